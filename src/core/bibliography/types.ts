@@ -1,0 +1,42 @@
+import type { Range } from '../text/positions';
+
+export interface Author {
+  readonly family?: string;
+  readonly given?: string;
+  /** A name that must not be split, e.g. an organisation written as `{World Health Organization}`. */
+  readonly literal?: string;
+}
+
+/** One entry of a .bib file, with LaTeX resolved to Unicode and macros expanded. */
+export interface BibEntry {
+  readonly key: string;
+  /** Entry type as written, lower-cased: `article`, `inproceedings`, … */
+  readonly type: string;
+  readonly file: string;
+  /** The whole entry, from `@` to its closing brace. */
+  readonly range: Range;
+  /** The key as written after the opening brace. */
+  readonly keyRange: Range;
+  readonly title?: string;
+  readonly authors: readonly Author[];
+  readonly year?: number;
+  /** Journal, book title or publisher series, whichever the entry has. */
+  readonly venue?: string;
+  readonly doi?: string;
+  readonly url?: string;
+  readonly arxivId?: string;
+  readonly abstract?: string;
+}
+
+/** A part of a .bib file that could not be read as an entry. */
+export interface BibProblem {
+  readonly message: string;
+  readonly range: Range;
+}
+
+export interface Bibliography {
+  readonly file: string;
+  /** In file order; duplicate keys are kept so they can be reported. */
+  readonly entries: readonly BibEntry[];
+  readonly problems: readonly BibProblem[];
+}
