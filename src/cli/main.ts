@@ -1,0 +1,88 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkManuscript, CheckSession } from '../core/check';
+import { FsWorkspace } from '../core/fsWorkspace';
+import { manuscriptRootOf } from '../core/manuscript/project';
+import { UnreadableFileError } from '../core/text/decode';
+import { formatJson, formatText } from './report';
+
+export const EXIT_OK = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_USAGE = 2;
+
+const USAGE = `Usage: attest check FILE [--bib FILE]... [--format text|json]
+
+Checks the citations of a LaTeX or Markdown manuscript against its bibliographies.
+  --bib FILE        a bibliography to use besides those the manuscript names (repeatable)
+  --format FORMAT   text (default) or json
+Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;
+
+/** Output streams, so tests can capture what a user would see. */
+export interface Console {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processConsole: Console = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+export async function main(argv: readonly string[], io: Console = processConsole): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    io.out(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  if (command !== 'check') {
+    io.err(`attest: ${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  return check(rest, io);
+}
+
+async function check(args: readonly string[], io: Console): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        bib: { type: 'string', multiple: true, default: [] },
+        format: { type: 'string', default: 'text' },
+      },
+    });
+  } catch (error) {
+    io.err(`attest check: ${(error as Error).message}\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) {
+    io.err(`attest check: expected one manuscript file, got ${positionals.length}\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  if (values.format !== 'text' && values.format !== 'json') {
+    io.err(`attest check: --format must be text or json, not '${values.format}'\n`);
+    return EXIT_USAGE;
+  }
+
+  const file = path.resolve(positionals[0]);
+  const workspace = new FsWorkspace();
+  const session = new CheckSession();
+  try {
+    const root = await manuscriptRootOf(file, workspace, session.manuscripts);
+    const result = await checkManuscript(root, workspace, session, { extraBibliographies: values.bib });
+    if (!result) {
+      io.err(`attest check: cannot read ${root}: no such file\n`);
+      return EXIT_USAGE;
+    }
+    io.out(values.format === 'json' ? formatJson(result) : formatText(result, process.cwd()));
+    return result.findings.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
+  } catch (error) {
+    if (error instanceof UnreadableFileError) {
+      io.err(`attest check: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,184 @@
+import * as path from 'node:path';
+import { BibliographyCache } from './bibliography/cache';
+import type { BibEntry, Bibliography } from './bibliography/types';
+import type { Finding } from './findings';
+import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
+import type { Citation } from './manuscript/types';
+import type { Range } from './text/positions';
+import { readIfText, type Workspace } from './workspace';
+
+export interface CheckOptions {
+  /** Bibliographies to use besides those the manuscript names (the CLI's `--bib`, a setting). */
+  readonly extraBibliographies?: readonly string[];
+  /** Report entries no citation uses. */
+  readonly reportUnused?: boolean;
+}
+
+export interface CheckResult {
+  readonly root: string;
+  readonly manuscript: Manuscript;
+  /** Every bibliography file the check looked for, found or not: what a change to should re-check. */
+  readonly bibliographyFiles: readonly string[];
+  /** The bibliographies that were found and read. */
+  readonly bibliographies: readonly Bibliography[];
+  readonly citations: readonly Citation[];
+  readonly findings: readonly Finding[];
+}
+
+/** The caches one session of checks shares, so unchanged files are not parsed again. */
+export class CheckSession {
+  readonly manuscripts = new ParseCache();
+  readonly bibliographies = new BibliographyCache();
+}
+
+/**
+ * Checks a manuscript's citations against its bibliographies: keys cited but defined nowhere, keys
+ * defined twice, entries never cited, files that are named but missing, and .bib text that does not parse.
+ * Returns undefined when the root file cannot be read.
+ */
+export async function checkManuscript(
+  root: string,
+  workspace: Workspace,
+  session: CheckSession,
+  options: CheckOptions = {},
+): Promise<CheckResult | undefined> {
+  const manuscript = await loadManuscript(root, workspace, session.manuscripts);
+  if (!manuscript) return undefined;
+  const findings: Finding[] = [];
+
+  for (const { reference, from, reason } of manuscript.missingIncludes) {
+    findings.push({
+      code: 'missing-file',
+      severity: 'warning',
+      message: reason ?? `File '${reference.name}' not found (looked for ${reference.path}).`,
+      file: from,
+      range: reference.range,
+    });
+  }
+
+  const bibliographies: Bibliography[] = [];
+  const wanted = bibliographyFiles(manuscript, options);
+  for (const { file, reference } of wanted) {
+    const read = await readIfText(workspace, file);
+    const at = reference ?? { file: root, range: START_OF_FILE };
+    if (read.error !== undefined) {
+      findings.push({ code: 'bib-parse-error', severity: 'error', message: read.error, file: at.file, range: at.range });
+      continue;
+    }
+    if (read.text === undefined) {
+      findings.push({
+        code: 'missing-file',
+        severity: reference ? 'warning' : 'error',
+        message: `Bibliography '${reference?.name ?? file}' not found (looked for ${file}).`,
+        file: at.file,
+        range: at.range,
+      });
+      continue;
+    }
+    const bibliography = session.bibliographies.parse(file, read.text);
+    bibliographies.push(bibliography);
+    for (const problem of bibliography.problems) {
+      findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range });
+    }
+  }
+
+  const entries = bibliographies.flatMap((b) => b.entries);
+  findings.push(...duplicateKeys(entries));
+  // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
+  if (manuscript.language === 'latex' || wanted.length > 0) findings.push(...missingKeys(manuscript, bibliographies, entries));
+  if (options.reportUnused ?? true) findings.push(...unusedEntries(manuscript, entries));
+
+  return {
+    root,
+    manuscript,
+    bibliographyFiles: wanted.map((w) => w.file),
+    bibliographies,
+    citations: manuscript.citations, findings: sortFindings(findings) };
+}
+
+const START_OF_FILE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+interface BibliographyFile {
+  readonly file: string;
+  /** Where the manuscript names it; undefined for one given by option. */
+  readonly reference?: { readonly file: string; readonly name: string; readonly range: Range };
+}
+
+/** The manuscript's own bibliographies, then the extra ones, each once. */
+function bibliographyFiles(manuscript: Manuscript, options: CheckOptions): BibliographyFile[] {
+  const files = new Map<string, BibliographyFile>();
+  for (const source of manuscript.sources) {
+    for (const b of source.bibliographies) {
+      if (!files.has(b.path)) files.set(b.path, { file: b.path, reference: { file: source.file, name: b.name, range: b.range } });
+    }
+  }
+  for (const extra of options.extraBibliographies ?? []) {
+    const file = path.resolve(extra);
+    if (!files.has(file)) files.set(file, { file });
+  }
+  return [...files.values()];
+}
+
+function duplicateKeys(entries: readonly BibEntry[]): Finding[] {
+  const first = new Map<string, BibEntry>();
+  const findings: Finding[] = [];
+  for (const entry of entries) {
+    const original = first.get(entry.key);
+    if (!original) {
+      first.set(entry.key, entry);
+      continue;
+    }
+    findings.push({
+      code: 'duplicate-key',
+      severity: 'warning',
+      message: `Duplicate key '${entry.key}': also defined at ${path.basename(original.file)}:${original.range.start.line + 1}. BibTeX uses the first definition.`,
+      file: entry.file,
+      range: entry.keyRange,
+      key: entry.key,
+    });
+  }
+  return findings;
+}
+
+function missingKeys(manuscript: Manuscript, bibliographies: readonly Bibliography[], entries: readonly BibEntry[]): Finding[] {
+  const bibitems = manuscript.sources.flatMap((s) => s.bibitems);
+  const keys = new Set([...entries.map((e) => e.key), ...bibitems]);
+  const byLowerCase = new Map(entries.map((e) => [e.key.toLowerCase(), e.key]));
+  const names = bibliographies.map((b) => path.basename(b.file));
+  if (bibitems.length > 0) names.push('thebibliography');
+  const where = names.length === 0 ? undefined : names.join(', ');
+  return manuscript.citations
+    .filter((c) => !keys.has(c.key))
+    .map((c) => {
+      const nearMiss = byLowerCase.get(c.key.toLowerCase());
+      const message =
+        where === undefined
+          ? `'${c.key}' cannot be resolved: the manuscript names no bibliography file that exists.`
+          : `'${c.key}' is not in any bibliography (${where}).` + (nearMiss ? ` Did you mean '${nearMiss}'?` : '');
+      return { code: 'missing-key', severity: 'error', message, file: c.file, range: c.range, key: c.key } satisfies Finding;
+    });
+}
+
+function unusedEntries(manuscript: Manuscript, entries: readonly BibEntry[]): Finding[] {
+  if (manuscript.citesAll) return [];
+  const cited = new Set(manuscript.citations.map((c) => c.key));
+  return entries
+    .filter((e) => !cited.has(e.key))
+    .map((e) => ({
+      code: 'unused-entry',
+      severity: 'hint',
+      message: `'${e.key}' is never cited in ${path.basename(manuscript.root)}.`,
+      file: e.file,
+      range: e.keyRange,
+      key: e.key,
+    }) satisfies Finding);
+}
+
+function sortFindings(findings: Finding[]): Finding[] {
+  return findings.sort(
+    (a, b) =>
+      a.file.localeCompare(b.file) ||
+      a.range.start.line - b.range.start.line ||
+      a.range.start.character - b.range.start.character,
+  );
+}

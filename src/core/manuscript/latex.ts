@@ -1,0 +1,577 @@
+import * as path from 'node:path';
+import { LineIndex } from '../text/positions';
+import { PlainTextBuilder } from './plainText';
+import { sentenceIndexAt, splitSentences, toClaims } from './sentences';
+import type { Citation, FileReference, ParsedSource } from './types';
+
+/** natbib, biblatex and LaTeX citation commands, lower-cased first letter (`\Textcite` is `textcite`). */
+const CITE_COMMANDS = new Set([
+  'cite', 'citep', 'citet', 'citealp', 'citealt', 'citeauthor', 'citeyear', 'citeyearpar', 'citenum',
+  'citetitle', 'citeurl', 'citedate', 'fullcite', 'footfullcite', 'parencite', 'textcite', 'autocite',
+  'footcite', 'footcitetext', 'smartcite', 'supercite', 'cites', 'parencites', 'textcites', 'autocites',
+  'footcites', 'footcitetexts', 'smartcites', 'supercites', 'nocite',
+]);
+
+/** Environments whose content is not prose and may contain anything, including `\cite` and `%`. */
+const VERBATIM_ENVIRONMENTS = new Set(['verbatim', 'verbatim*', 'Verbatim', 'Verbatim*', 'lstlisting', 'minted', 'comment', 'alltt', 'BVerbatim', 'LVerbatim']);
+
+/** Display math: skipped, but it does not end the sentence that surrounds it. */
+const MATH_ENVIRONMENTS = new Set([
+  'equation', 'equation*', 'align', 'align*', 'alignat', 'alignat*', 'gather', 'gather*', 'multline',
+  'multline*', 'eqnarray', 'eqnarray*', 'displaymath', 'math', 'flalign', 'flalign*', 'split', 'dmath', 'dmath*',
+]);
+
+/** Environments whose first braced argument is a specification, not text. */
+const ENVIRONMENT_ARGUMENTS: Record<string, number> = {
+  tabular: 1, 'tabular*': 2, tabularx: 2, array: 1, minipage: 1, multicols: 1, wrapfigure: 2, deluxetable: 1,
+  'deluxetable*': 1, longtable: 1, subfigure: 1,
+};
+
+/** Commands whose braced arguments are not prose: how many to drop (optional `[…]` are dropped too). */
+const NON_PROSE_ARGUMENTS: Record<string, number> = {
+  label: 1, ref: 1, eqref: 1, cref: 1, Cref: 1, autoref: 1, pageref: 1, nameref: 1, vref: 1, url: 1,
+  includegraphics: 1, bibliographystyle: 1, documentclass: 1, usepackage: 1, RequirePackage: 1,
+  newcommand: 2, renewcommand: 2, providecommand: 2, DeclareMathOperator: 2, newenvironment: 3,
+  renewenvironment: 3, newtheorem: 2, setlength: 2, addtolength: 2, setcounter: 2, addtocounter: 2,
+  vspace: 1, hspace: 1, 'vspace*': 1, 'hspace*': 1, rule: 2, color: 1, definecolor: 3, hypersetup: 1,
+  graphicspath: 1, pagestyle: 1, thispagestyle: 1, href: 1, textcolor: 1, affiliation: 1, email: 1,
+  author: 1, date: 1, orcid: 1, input: 1, include: 1, subfile: 1, import: 2, subimport: 2, inputminted: 2,
+  lstinputlisting: 1, bibliography: 1, addbibresource: 1, addglobalbib: 1, fontsize: 2, selectfont: 0,
+  newlength: 1, let: 0, def: 0, nolinkurl: 1, doi: 1, resizebox: 2, scalebox: 1, multicolumn: 2, multirow: 2,
+  setcitestyle: 1, bibpunct: 6, figcaption: 0, keywords: 1, received: 1, revised: 1, accepted: 1,
+  submitjournal: 1, shorttitle: 1, shortauthors: 1, AuthorCallLimit: 1,
+};
+
+/** Commands whose argument is a sentence context of its own: a heading, a caption, a footnote. */
+const SEPARATE_CONTEXT = new Set([
+  'part', 'chapter', 'section', 'subsection', 'subsubsection', 'paragraph', 'subparagraph', 'caption',
+  'footnote', 'footnotetext', 'title', 'abstract', 'figcaption', 'tablecaption', 'marginpar',
+]);
+
+/** Commands that print the author as part of the sentence ("\\citet{x} showed"): the claim keeps a placeholder. */
+const TEXTUAL_CITE_COMMANDS = new Set(['citet', 'citealt', 'citeauthor', 'textcite', 'textcites']);
+
+const BIBLIOGRAPHY_COMMANDS = new Set(['bibliography', 'addbibresource', 'addglobalbib']);
+const INCLUDE_COMMANDS = new Set(['input', 'include', 'subfile', 'import', 'subimport']);
+
+const ACCENTS: Record<string, string> = {
+  "'": '\u0301', '`': '\u0300', '^': '\u0302', '"': '\u0308', '~': '\u0303', '=': '\u0304', '.': '\u0307',
+  u: '\u0306', v: '\u030c', H: '\u030b', c: '\u0327', k: '\u0328', r: '\u030a', d: '\u0323', b: '\u0331',
+};
+
+const SYMBOL_COMMANDS: Record<string, string> = {
+  ss: 'ß', o: 'ø', O: 'Ø', ae: 'æ', AE: 'Æ', oe: 'œ', OE: 'Œ', aa: 'å', AA: 'Å', l: 'ł', L: 'Ł', i: 'ı',
+  j: 'ȷ', dag: '†', ddag: '‡', S: '§', P: '¶', copyright: '©', pounds: '£', ldots: '…', dots: '…',
+  textendash: '–', textemdash: '—', textasciitilde: '~', textbackslash: '\\', LaTeX: 'LaTeX', TeX: 'TeX',
+  textperiodcentered: '·', textbullet: '•', textdegree: '°', textmu: 'µ', textpm: '±', times: '×',
+};
+
+const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=\s*(.+?)\s*$/;
+
+/**
+ * Parses one LaTeX source file: citations with exact ranges, the sentences they stand in, file references.
+ * `rootDir` is the directory LaTeX runs in (the root file's), against which `\input` and `\bibliography`
+ * names resolve; it defaults to the file's own directory.
+ */
+export function parseLatex(text: string, file: string, rootDir = path.dirname(file)): ParsedSource {
+  return new LatexScanner(text, file, rootDir).scan();
+}
+
+interface PendingCitation {
+  readonly key: string;
+  readonly command: string;
+  readonly start: number;
+  readonly end: number;
+  /** Plain-text position of the citation, to find its sentence; undefined for `\nocite`. */
+  readonly anchor?: number;
+}
+
+class LatexScanner {
+  private readonly out = new PlainTextBuilder();
+  private readonly lines: LineIndex;
+  private readonly fileDir: string;
+  private readonly citations: PendingCitation[] = [];
+  private readonly includes: FileReference[] = [];
+  private readonly bibliographies: FileReference[] = [];
+  private readonly bibitems: string[] = [];
+  /** For each open `{`, whether closing it ends a sentence context. */
+  private readonly groups: boolean[] = [];
+  private citesAll = false;
+  private texRoot?: string;
+  private i = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+    private readonly rootDir: string,
+  ) {
+    this.lines = new LineIndex(text);
+    this.fileDir = path.dirname(file);
+  }
+
+  scan(): ParsedSource {
+    const { text } = this;
+    while (this.i < text.length) {
+      const ch = text[this.i];
+      switch (ch) {
+        case '\\':
+          this.command();
+          break;
+        case '%':
+          this.comment();
+          break;
+        case '$':
+          this.inlineMath();
+          break;
+        case '{':
+          this.groups.push(false);
+          this.i++;
+          break;
+        case '}':
+          if (this.groups.pop()) this.out.breakSentence();
+          this.i++;
+          break;
+        case '\n':
+          this.newline();
+          break;
+        case '~':
+        case '&':
+          this.out.appendSpace(this.i++);
+          break;
+        default:
+          this.out.appendChar(ch, this.i++);
+      }
+    }
+    return this.result();
+  }
+
+  private result(): ParsedSource {
+    const plain = this.out.build();
+    const spans = splitSentences(plain);
+    const claims = toClaims(plain, spans, this.lines);
+    const citations: Citation[] = this.citations.map((c) => {
+      const index = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
+      return {
+        key: c.key,
+        command: c.command,
+        file: this.file,
+        range: this.lines.rangeOf(c.start, c.end),
+        claim: index === undefined ? undefined : claims[index],
+      };
+    });
+    return {
+      file: this.file,
+      language: 'latex',
+      citations,
+      claims,
+      includes: this.includes,
+      bibliographies: this.bibliographies,
+      bibitems: this.bibitems,
+      citesAll: this.citesAll,
+      texRoot: this.texRoot,
+    };
+  }
+
+  private newline(): void {
+    const start = this.i;
+    this.i++;
+    if (this.atBlankLine()) this.out.breakSentence();
+    else this.out.appendSpace(start);
+  }
+
+  /** At the start of a line: whether the line is empty, i.e. TeX ends a paragraph here. Consumes it if so. */
+  private atBlankLine(): boolean {
+    let j = this.i;
+    while (j < this.text.length && (this.text[j] === ' ' || this.text[j] === '\t' || this.text[j] === '\r')) j++;
+    if (j < this.text.length && this.text[j] !== '\n') return false;
+    this.i = j;
+    return true;
+  }
+
+  private comment(): void {
+    const lineEnd = this.indexOfOr('\n', this.i);
+    const magic = MAGIC_ROOT.exec(this.text.slice(this.i, lineEnd));
+    if (magic && this.texRoot === undefined) this.texRoot = path.resolve(this.fileDir, magic[1]);
+    // TeX drops the comment, its line break and the next line's indentation; an empty next line still ends the paragraph.
+    this.i = Math.min(lineEnd + 1, this.text.length);
+    while (this.i < this.text.length && (this.text[this.i] === ' ' || this.text[this.i] === '\t')) this.i++;
+    if (this.text[this.i] === '\n' && this.atBlankLine()) this.out.breakSentence();
+  }
+
+  private inlineMath(): void {
+    const { text } = this;
+    const display = text[this.i + 1] === '$';
+    const open = display ? 2 : 1;
+    const close = this.findMathEnd(this.i + open, display ? '$$' : '$');
+    if (close < 0) {
+      // An unmatched `$` is most likely being typed: treat it as a character, not as math to the end of file.
+      this.out.appendChar('$', this.i++);
+      return;
+    }
+    if (!display) this.appendMathText(this.i + 1, close);
+    this.i = close + open;
+  }
+
+  /** The closing delimiter of math, not crossing a paragraph break; -1 when there is none. */
+  private findMathEnd(from: number, delimiter: string): number {
+    const { text } = this;
+    for (let j = from; j < text.length; j++) {
+      const c = text[j];
+      if (c === '\\') {
+        j++;
+      } else if (text.startsWith(delimiter, j)) {
+        return j;
+      } else if (c === '\n' && /^\n[ \t\r]*\n/.test(text.slice(j, j + 64))) {
+        return -1;
+      }
+    }
+    return -1;
+  }
+
+  /** Inline math keeps its letters, digits and operators so a claim like "for $N$ points" still reads. */
+  private appendMathText(from: number, to: number): void {
+    const { text } = this;
+    for (let j = from; j < to; j++) {
+      const c = text[j];
+      if (c === '\\') {
+        j++;
+        while (j < to && /[a-zA-Z]/.test(text[j + 1] ?? '')) j++;
+        this.out.appendSpace(j);
+      } else if (c === '{' || c === '}' || c === '_' || c === '^') {
+        continue;
+      } else {
+        this.out.appendChar(c, j);
+      }
+    }
+  }
+
+  private command(): void {
+    const { text } = this;
+    const start = this.i;
+    const next = text[start + 1];
+    if (next === undefined) {
+      this.i++;
+      return;
+    }
+    if (!/[a-zA-Z@]/.test(next)) {
+      this.controlSymbol(start, next);
+      return;
+    }
+    let end = start + 1;
+    while (end < text.length && /[a-zA-Z@]/.test(text[end])) end++;
+    let name = text.slice(start + 1, end);
+    if (text[end] === '*') {
+      name += '*';
+      end++;
+    }
+    this.i = end;
+    this.dispatch(name, start);
+  }
+
+  private controlSymbol(start: number, symbol: string): void {
+    this.i = start + 2;
+    if (ACCENTS[symbol] !== undefined) {
+      this.accent(start, symbol);
+    } else if (symbol === '\\') {
+      if (this.text[this.i] === '*') this.i++;
+      this.skipOptionalArgument();
+      this.out.appendSpace(start);
+    } else if (symbol === '(' || symbol === '[') {
+      this.skipDelimitedMath(start, symbol === '(' ? '\\)' : '\\]', symbol === '(');
+    } else if (' ,;:!\n\t'.includes(symbol)) {
+      this.out.appendSpace(start);
+    } else if (symbol === '/' || symbol === '-') {
+      // Italic correction and discretionary hyphen print nothing.
+    } else {
+      this.out.appendChar(symbol, start + 1);
+    }
+  }
+
+  private skipDelimitedMath(start: number, closer: string, inline: boolean): void {
+    const close = this.text.indexOf(closer, this.i);
+    if (close < 0) {
+      this.i = this.text.length;
+      return;
+    }
+    if (inline) this.appendMathText(start + 2, close);
+    this.i = close + 2;
+  }
+
+  private accent(start: number, symbol: string): void {
+    const { text } = this;
+    let base: string | undefined;
+    while (text[this.i] === ' ') this.i++;
+    if (text[this.i] === '{') {
+      const close = text.indexOf('}', this.i);
+      if (close > this.i) {
+        base = text.slice(this.i + 1, close).replace(/^\\([ij])$/, '$1');
+        this.i = close + 1;
+      }
+    } else if (this.i < text.length) {
+      base = text[this.i];
+      if (base === '\\' && /[ij]/.test(text[this.i + 1] ?? '')) {
+        base = text[this.i + 1];
+        this.i++;
+      }
+      this.i++;
+    }
+    this.out.appendReplacement(((base ?? '') + ACCENTS[symbol]).normalize('NFC'), start);
+  }
+
+  private dispatch(name: string, start: number): void {
+    const bare = name.endsWith('*') ? name.slice(0, -1) : name;
+    const citeName = bare[0].toLowerCase() + bare.slice(1);
+    if (CITE_COMMANDS.has(citeName)) return this.citation(name, citeName);
+    if (name.length === 1 && ACCENTS[name] !== undefined) return this.accent(start, name);
+    if (name === 'documentclass') this.out.muted = true;
+    if (name === 'bibitem') return this.bibitem();
+    if (name === 'item') {
+      this.out.breakSentence();
+      this.skipOptionalArgument();
+      return;
+    }
+    if (name === 'begin') return this.beginEnvironment();
+    if (name === 'end') return this.endEnvironment();
+    if (name === 'iffalse') return this.skipIfFalse();
+    if (INCLUDE_COMMANDS.has(name)) return this.include(name);
+    if (BIBLIOGRAPHY_COMMANDS.has(name)) return this.bibliography(name);
+    if (SEPARATE_CONTEXT.has(bare)) return this.separateContext();
+    if (SYMBOL_COMMANDS[name] !== undefined) {
+      this.out.appendReplacement(SYMBOL_COMMANDS[name], start);
+      this.skipSpacesAfterControlWord();
+      return;
+    }
+    const dropped = NON_PROSE_ARGUMENTS[name];
+    if (dropped !== undefined) {
+      for (let n = 0; n < dropped; n++) {
+        this.skipOptionalArguments();
+        this.readBracedArgument();
+      }
+      this.skipOptionalArguments();
+      return;
+    }
+    // Any other command prints nothing of its own; its braced arguments are read as prose by the main loop.
+    this.skipSpacesAfterControlWord();
+  }
+
+  /** TeX ignores spaces after a control word; a line break there still counts as a space between words. */
+  private skipSpacesAfterControlWord(): void {
+    while (this.text[this.i] === ' ' || this.text[this.i] === '\t') this.i++;
+  }
+
+  private citation(command: string, citeName: string): void {
+    const textual = TEXTUAL_CITE_COMMANDS.has(citeName);
+    // A textual citation is part of its sentence: it attaches where its placeholder starts.
+    const anchor = citeName === 'nocite' ? undefined : textual ? this.out.length : this.out.anchor();
+    const multi = citeName.endsWith('cites') || citeName === 'footcitetexts';
+    const save = this.i;
+    if (multi) {
+      this.skipParenthesisedArguments();
+    }
+    const first = this.citations.length;
+    let found = false;
+    do {
+      this.skipOptionalArguments(2);
+      const keys = this.readBracedArgument();
+      if (keys === undefined) break;
+      found = true;
+      this.addKeys(`\\${command}`, keys.start, keys.end, anchor);
+    } while (multi && (this.nextNonSpace() === '{' || this.nextNonSpace() === '['));
+    if (!found) {
+      // `\cite` without its braces yet (being typed): nothing to report, read on from after the name.
+      this.i = save;
+    } else if (textual) {
+      const keys = this.citations.slice(first).map((c) => c.key);
+      if (keys.length > 0) this.out.appendReplacement(`[${keys.join('; ')}]`, save - command.length - 1);
+    }
+  }
+
+  private addKeys(command: string, start: number, end: number, anchor: number | undefined): void {
+    const { text } = this;
+    let j = start;
+    while (j < end) {
+      while (j < end && /[\s,]/.test(text[j])) j++;
+      const keyStart = j;
+      while (j < end && text[j] !== ',') j++;
+      let keyEnd = j;
+      while (keyEnd > keyStart && /\s/.test(text[keyEnd - 1])) keyEnd--;
+      if (keyEnd > keyStart) {
+        const key = text.slice(keyStart, keyEnd);
+        if (key === '*' && command.toLowerCase().startsWith('\\nocite')) this.citesAll = true;
+        else this.citations.push({ key, command, start: keyStart, end: keyEnd, anchor });
+      }
+    }
+  }
+
+  private nextNonSpace(): string | undefined {
+    let j = this.i;
+    while (j < this.text.length && /\s/.test(this.text[j])) j++;
+    return this.text[j];
+  }
+
+  /** Reads `{…}` after optional spaces; returns the inner span and moves past it. Undefined if absent or unclosed. */
+  private readBracedArgument(): { start: number; end: number } | undefined {
+    const { text } = this;
+    let j = this.i;
+    while (j < text.length && /\s/.test(text[j])) j++;
+    if (text[j] !== '{') return undefined;
+    const close = this.matchingBrace(j);
+    if (close < 0) return undefined;
+    this.i = close + 1;
+    return { start: j + 1, end: close };
+  }
+
+  /** The index of the `}` closing the `{` at `open`, or -1 when it is not closed before a paragraph break. */
+  private matchingBrace(open: number): number {
+    const { text } = this;
+    let depth = 0;
+    for (let j = open; j < text.length; j++) {
+      const c = text[j];
+      if (c === '\\') {
+        j++;
+      } else if (c === '{') {
+        depth++;
+      } else if (c === '}') {
+        depth--;
+        if (depth === 0) return j;
+      } else if (c === '\n' && text[j + 1] === '\n') {
+        return -1;
+      }
+    }
+    return -1;
+  }
+
+  private skipOptionalArguments(max = Infinity): void {
+    for (let n = 0; n < max && this.skipOptionalArgument(); n++);
+  }
+
+  /** Skips one `[…]` (after optional spaces and one line break); false when there is none. */
+  private skipOptionalArgument(): boolean {
+    return this.skipBalanced('[', ']');
+  }
+
+  private skipParenthesisedArguments(): void {
+    while (this.skipBalanced('(', ')'));
+  }
+
+  private skipBalanced(open: string, close: string): boolean {
+    const { text } = this;
+    let j = this.i;
+    while (j < text.length && /\s/.test(text[j])) j++;
+    if (text[j] !== open) return false;
+    let depth = 0;
+    for (let k = j; k < text.length; k++) {
+      const c = text[k];
+      if (c === '\\') k++;
+      else if (c === '{' || c === open) depth++;
+      else if (c === '}' || c === close) {
+        depth--;
+        if (depth === 0) {
+          this.i = k + 1;
+          return true;
+        }
+      } else if (c === '\n' && text[k + 1] === '\n') return false;
+    }
+    return false;
+  }
+
+  private beginEnvironment(): void {
+    const arg = this.readBracedArgument();
+    if (!arg) return;
+    const env = this.text.slice(arg.start, arg.end).trim();
+    if (env === 'document') this.out.muted = false;
+    if (VERBATIM_ENVIRONMENTS.has(env) || MATH_ENVIRONMENTS.has(env)) {
+      this.skipEnvironmentBody(env);
+      return;
+    }
+    this.out.breakSentence();
+    this.skipOptionalArguments();
+    for (let n = 0; n < (ENVIRONMENT_ARGUMENTS[env] ?? 0); n++) {
+      this.readBracedArgument();
+      this.skipOptionalArguments();
+    }
+  }
+
+  private skipEnvironmentBody(env: string): void {
+    const end = this.text.indexOf(`\\end{${env}}`, this.i);
+    this.i = end < 0 ? this.text.length : end + `\\end{${env}}`.length;
+  }
+
+  private endEnvironment(): void {
+    this.readBracedArgument();
+    this.out.breakSentence();
+  }
+
+  /** `\iffalse … \fi` is the LaTeX way of commenting out a block. */
+  private skipIfFalse(): void {
+    const fi = /\\fi(?![a-zA-Z])/g;
+    fi.lastIndex = this.i;
+    const match = fi.exec(this.text);
+    this.i = match ? match.index + 3 : this.text.length;
+  }
+
+  private include(command: string): void {
+    const dirArg = command === 'import' || command === 'subimport' ? this.readBracedArgument() : undefined;
+    const arg = this.readBracedArgument();
+    if (!arg) return;
+    const name = this.text.slice(arg.start, arg.end).trim();
+    if (name.length === 0) return;
+    const dir = dirArg ? this.text.slice(dirArg.start, dirArg.end).trim() : '';
+    // `\subfile` and `\subimport` are relative to the including file; the others to where LaTeX runs.
+    const base = command === 'subfile' || command === 'subimport' ? this.fileDir : this.rootDir;
+    this.includes.push({
+      name: path.join(dir, name),
+      path: withDefaultExtension(path.resolve(base, dir, name), '.tex'),
+      range: this.lines.rangeOf(arg.start, arg.end),
+    });
+    this.out.breakSentence();
+  }
+
+  private bibliography(command: string): void {
+    this.skipOptionalArguments();
+    const arg = this.readBracedArgument();
+    if (!arg) return;
+    const names = command === 'bibliography' ? this.text.slice(arg.start, arg.end).split(',') : [this.text.slice(arg.start, arg.end)];
+    let offset = arg.start;
+    for (const raw of names) {
+      const name = raw.trim();
+      const at = offset + raw.indexOf(name);
+      offset += raw.length + 1;
+      if (name.length === 0) continue;
+      this.bibliographies.push({
+        name,
+        path: command === 'bibliography' ? withDefaultExtension(path.resolve(this.rootDir, name), '.bib') : path.resolve(this.rootDir, name),
+        range: this.lines.rangeOf(at, at + name.length),
+      });
+    }
+  }
+
+  private bibitem(): void {
+    this.out.breakSentence();
+    this.skipOptionalArgument();
+    const arg = this.readBracedArgument();
+    if (arg) this.bibitems.push(this.text.slice(arg.start, arg.end).trim());
+  }
+
+  /** A heading, caption or footnote: its text forms sentences of its own, apart from the surrounding ones. */
+  private separateContext(): void {
+    this.out.breakSentence();
+    this.skipOptionalArguments();
+    const { text } = this;
+    let j = this.i;
+    while (j < text.length && /\s/.test(text[j])) j++;
+    if (text[j] === '{') {
+      this.i = j + 1;
+      this.groups.push(true);
+    }
+  }
+
+  private indexOfOr(search: string, from: number): number {
+    const at = this.text.indexOf(search, from);
+    return at < 0 ? this.text.length : at;
+  }
+}
+
+function withDefaultExtension(file: string, extension: string): string {
+  return path.extname(file) === '' ? file + extension : file;
+}

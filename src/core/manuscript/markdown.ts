@@ -1,0 +1,374 @@
+import * as path from 'node:path';
+import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { LineIndex } from '../text/positions';
+import { PlainTextBuilder } from './plainText';
+import { sentenceIndexAt, splitSentences, toClaims } from './sentences';
+import type { Citation, FileReference, ParsedSource } from './types';
+
+/**
+ * A pandoc citation key: starts with a letter, digit or `_`; may contain `:.#$%&-+?<>~/` between
+ * word characters, so trailing punctuation ("see @smith2020.") is not part of the key.
+ */
+const KEY = /(?:\{([^{}\s]+)\}|([\p{L}\p{N}_](?:[\p{L}\p{N}_]|[:.#$%&\-+?<>~/](?=[\p{L}\p{N}_]))*))/uy;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const HEADING = /^ {0,3}#{1,6}(?=\s|$)/;
+const LIST_ITEM = /^ {0,3}(?:[*+-]|\d{1,9}[.)])(?=\s)/;
+const BLOCK_QUOTE = /^ {0,3}> ?/;
+
+interface PendingCitation {
+  readonly key: string;
+  readonly command: string;
+  readonly start: number;
+  readonly end: number;
+  readonly anchor?: number;
+}
+
+/** Parses a Markdown, R Markdown or Quarto file: pandoc citations, YAML `bibliography:`, sentences. */
+export function parseMarkdown(text: string, file: string): ParsedSource {
+  return new MarkdownScanner(text, file).scan();
+}
+
+class MarkdownScanner {
+  private readonly out = new PlainTextBuilder();
+  private readonly lines: LineIndex;
+  private readonly dir: string;
+  private readonly citations: PendingCitation[] = [];
+  private readonly bibliographies: FileReference[] = [];
+  private citesAll = false;
+
+  constructor(private readonly text: string, private readonly file: string) {
+    this.lines = new LineIndex(text);
+    this.dir = path.dirname(file);
+  }
+
+  scan(): ParsedSource {
+    const bodyStart = this.frontMatter();
+    this.blocks(bodyStart);
+    const plain = this.out.build();
+    const spans = splitSentences(plain);
+    const claims = toClaims(plain, spans, this.lines);
+    const citations: Citation[] = this.citations.map((c) => {
+      const index = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
+      return {
+        key: c.key,
+        command: c.command,
+        file: this.file,
+        range: this.lines.rangeOf(c.start, c.end),
+        claim: index === undefined ? undefined : claims[index],
+      };
+    });
+    return {
+      file: this.file,
+      language: 'markdown',
+      citations,
+      claims,
+      includes: [],
+      bibliographies: this.bibliographies,
+      bibitems: [],
+      citesAll: this.citesAll,
+    };
+  }
+
+  /** Reads YAML front matter for `bibliography:` and `nocite:`; returns where the body starts. */
+  private frontMatter(): number {
+    const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(this.text);
+    if (!match) return 0;
+    const yamlStart = match[0].indexOf('\n') + 1;
+    const doc = parseDocument(match[1], { uniqueKeys: false });
+    if (isMap(doc.contents)) {
+      this.yamlBibliography(doc.contents.get('bibliography', true), yamlStart);
+      const nocite = doc.contents.get('nocite', true);
+      if (isScalar(nocite) && typeof nocite.value === 'string' && nocite.range) {
+        this.nocite(nocite.value, nocite.range[0] + yamlStart);
+      }
+    }
+    return match[0].length;
+  }
+
+  private yamlBibliography(node: unknown, offset: number): void {
+    const items: unknown[] = isSeq(node) ? node.items : [node];
+    for (const item of items) {
+      if (!isScalar(item) || typeof item.value !== 'string' || !item.range) continue;
+      const name = item.value.trim();
+      const raw = this.text.slice(item.range[0] + offset, item.range[1] + offset);
+      const at = item.range[0] + offset + Math.max(0, raw.indexOf(name));
+      this.bibliographies.push({ name, path: path.resolve(this.dir, name), range: this.lines.rangeOf(at, at + name.length) });
+    }
+  }
+
+  /** `nocite: "@a, @b"` in the front matter; `@*` includes every entry. */
+  private nocite(value: string, approximateOffset: number): void {
+    for (const match of value.matchAll(/@(\*|[\p{L}\p{N}_][^\s,;]*)/gu)) {
+      if (match[1] === '*') this.citesAll = true;
+      else {
+        const at = this.text.indexOf(match[0], approximateOffset);
+        this.citations.push({ key: match[1], command: 'nocite', start: at + 1, end: at + match[0].length });
+      }
+    }
+  }
+
+  /** Walks the body line by line for block structure; prose lines go to the inline scanner. */
+  private blocks(bodyStart: number): void {
+    const { text } = this;
+    let lineStart = bodyStart;
+    let previousBlank = true;
+    let inList = false;
+    while (lineStart < text.length) {
+      const lineEnd = endOfLine(text, lineStart);
+      const line = text.slice(lineStart, lineEnd);
+      const next = Math.min(lineEnd + 1, text.length);
+      if (line.trim().length === 0) {
+        this.out.breakSentence();
+        previousBlank = true;
+        lineStart = next;
+        continue;
+      }
+      const fence = FENCE.exec(line);
+      if (fence) {
+        lineStart = this.skipFence(next, fence[1]);
+        this.out.breakSentence();
+        previousBlank = false;
+        continue;
+      }
+      if (previousBlank && !inList && /^(?: {4}|\t)/.test(line)) {
+        // An indented code block: only after a blank line and outside lists, as pandoc reads it.
+        lineStart = next;
+        continue;
+      }
+      let contentStart = lineStart;
+      const prefix = HEADING.exec(line) ?? LIST_ITEM.exec(line) ?? BLOCK_QUOTE.exec(line);
+      if (prefix) {
+        this.out.breakSentence();
+        contentStart += prefix[0].length;
+        if (LIST_ITEM.test(line)) inList = true;
+        else if (HEADING.test(line)) inList = false;
+      } else if (previousBlank && !/^\s/.test(line)) {
+        inList = false;
+      }
+      const continued = this.inline(contentStart, lineEnd);
+      if (HEADING.test(line)) this.out.breakSentence();
+      else this.out.appendSpace(lineEnd);
+      previousBlank = false;
+      lineStart = continued > next ? continued : next;
+    }
+  }
+
+  private skipFence(from: number, marker: string): number {
+    const { text } = this;
+    const closing = new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
+    let lineStart = from;
+    while (lineStart < text.length) {
+      const lineEnd = endOfLine(text, lineStart);
+      if (closing.test(text.slice(lineStart, lineEnd))) return Math.min(lineEnd + 1, text.length);
+      lineStart = lineEnd + 1;
+    }
+    return text.length;
+  }
+
+  /**
+   * Scans inline content from `from` to the end of its line. Returns where scanning stopped when a
+   * construct (display math, an HTML comment) ran past the line, so the block walker resumes there.
+   */
+  private inline(from: number, lineEnd: number): number {
+    let i = from;
+    let stop = lineEnd;
+    while (i < stop) {
+      i = this.inlineOne(i);
+      if (i > stop) stop = endOfLine(this.text, i);
+    }
+    return i;
+  }
+
+  private inlineRange(from: number, to: number): void {
+    for (let i = from; i < to; ) i = this.inlineOne(i);
+  }
+
+  /** Reads one inline construct or character at `i`; returns where the next one starts. */
+  private inlineOne(i: number): number {
+    const { text } = this;
+    const ch = text[i];
+    switch (ch) {
+      case '\\':
+        return i + 1 < text.length ? this.escapeOrCommand(i) : i + 1;
+      case '`':
+        return this.codeSpan(i);
+      case '$':
+        return this.math(i);
+      case '[':
+        return this.bracket(i);
+      case '@':
+        return this.inTextCitation(i);
+      case '*':
+        return i + 1;
+    }
+    if (ch === '<' && text.startsWith('<!--', i)) {
+      const close = text.indexOf('-->', i + 4);
+      return close < 0 ? text.length : close + 3;
+    }
+    if (ch === '!' && text[i + 1] === '[') return this.image(i);
+    // `_` marks emphasis only at a word boundary; inside snake_case it is a character.
+    if (ch !== '_' || isWordChar(text[i - 1]) === isWordChar(text[i + 1])) this.out.appendChar(ch, i);
+    return i + 1;
+  }
+
+  private escapeOrCommand(i: number): number {
+    const { text } = this;
+    const next = text[i + 1];
+    if (!/[a-zA-Z]/.test(next)) {
+      this.out.appendChar(next, i + 1);
+      return i + 2;
+    }
+    // Raw LaTeX in Markdown (`\autoref{fig:x}`, `\label{…}`) is not prose.
+    let j = i + 1;
+    while (j < text.length && /[a-zA-Z]/.test(text[j])) j++;
+    if (text[j] === '{') {
+      const close = text.indexOf('}', j);
+      if (close > 0 && !text.slice(j, close).includes('\n\n')) return close + 1;
+    }
+    return j;
+  }
+
+  private codeSpan(i: number): number {
+    const { text } = this;
+    let run = 0;
+    while (text[i + run] === '`') run++;
+    const fence = '`'.repeat(run);
+    let search = i + run;
+    while (true) {
+      const close = text.indexOf(fence, search);
+      if (close < 0 || /\n[ \t]*\n/.test(text.slice(i, close))) {
+        this.out.append(fence, i);
+        return i + run;
+      }
+      if (text[close + run] !== '`') return close + run;
+      search = close + run;
+      while (text[search] === '`') search++;
+    }
+  }
+
+  private math(i: number): number {
+    const { text } = this;
+    const display = text[i + 1] === '$';
+    const delimiter = display ? '$$' : '$';
+    const close = text.indexOf(delimiter, i + delimiter.length);
+    const body = close < 0 ? '' : text.slice(i + delimiter.length, close);
+    // pandoc: inline math may not start or end with a space, and neither may cross a blank line.
+    const valid = close >= 0 && !/\n[ \t]*\n/.test(body) && (display || (!/^\s/.test(body) && !/\s$/.test(body)));
+    if (!valid) {
+      this.out.appendChar('$', i);
+      return i + 1;
+    }
+    if (!display) this.out.append(body.replace(/\\[a-zA-Z]+|[{}_^]/g, ' '), i + 1);
+    return close + delimiter.length;
+  }
+
+  /** A bracketed citation group `[see @a, p. 3; -@b]`, or an ordinary bracket or link. */
+  private bracket(i: number): number {
+    const { text } = this;
+    const close = findBracketClose(text, i);
+    if (close < 0) {
+      this.out.appendChar('[', i);
+      return i + 1;
+    }
+    const after = text[close + 1];
+    const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
+    if (keys.length > 0) {
+      const anchor = this.out.anchor();
+      for (const k of keys) this.citations.push({ ...k, anchor });
+      return close + 1;
+    }
+    if (after === '(') {
+      // A link: its text is prose, its target is not.
+      this.inlineRange(i + 1, close);
+      const target = text.indexOf(')', close);
+      return target < 0 ? close + 1 : target + 1;
+    }
+    this.out.appendChar('[', i);
+    return i + 1;
+  }
+
+  private bracketKeys(from: number, to: number): { key: string; command: string; start: number; end: number }[] {
+    const { text } = this;
+    const found: { key: string; command: string; start: number; end: number }[] = [];
+    for (let j = from; j < to; j++) {
+      if (text[j] !== '@') continue;
+      const before = text[j - 1];
+      const suppress = before === '-';
+      const lead = suppress ? text[j - 2] : before;
+      if (j - (suppress ? 1 : 0) > from && !/[\s;\[]/.test(lead ?? '')) continue;
+      const key = matchKey(text, j + 1);
+      if (!key) continue;
+      found.push({ key: key.key, command: suppress ? '[-@]' : '[@]', start: key.start, end: key.end });
+      j = key.end - 1;
+    }
+    return found;
+  }
+
+  /** An image's alt text is a caption: a sentence context of its own. */
+  private image(i: number): number {
+    const { text } = this;
+    const close = findBracketClose(text, i + 1);
+    if (close < 0 || text[close + 1] !== '(') {
+      this.out.appendChar('!', i);
+      return i + 1;
+    }
+    this.out.breakSentence();
+    this.inlineRange(i + 2, close);
+    this.out.breakSentence();
+    const target = text.indexOf(')', close);
+    return target < 0 ? close + 1 : target + 1;
+  }
+
+  /** `@key` in running text, unless it is part of a word such as an e-mail address. */
+  private inTextCitation(i: number): number {
+    const { text } = this;
+    if (isWordChar(text[i - 1]) || /[.\-+@]/.test(text[i - 1] ?? '')) {
+      this.out.appendChar('@', i);
+      return i + 1;
+    }
+    const key = matchKey(text, i + 1);
+    if (!key) {
+      this.out.appendChar('@', i);
+      return i + 1;
+    }
+    // An in-text key is part of its sentence: it attaches where its placeholder starts.
+    this.citations.push({ key: key.key, command: '@', start: key.start, end: key.end, anchor: this.out.length });
+    // The key stands in the sentence as its subject ("@smith2020 showed…"), so the claim keeps a placeholder.
+    this.out.appendReplacement(`[${key.key}]`, i);
+    // `@smith2020 [p. 33]`: the locator belongs to the citation.
+    const locator = /^ ?\[[^\]@\n]*\](?![(\[])/.exec(text.slice(key.end, key.end + 200));
+    return locator ? key.end + locator[0].length : key.end;
+  }
+}
+
+function matchKey(text: string, at: number): { key: string; start: number; end: number } | undefined {
+  KEY.lastIndex = at;
+  const match = KEY.exec(text);
+  if (!match) return undefined;
+  if (match[1] !== undefined) return { key: match[1], start: at + 1, end: at + 1 + match[1].length };
+  return { key: match[2], start: at, end: at + match[2].length };
+}
+
+function findBracketClose(text: string, open: number): number {
+  let depth = 0;
+  for (let j = open; j < text.length; j++) {
+    const c = text[j];
+    if (c === '\\') j++;
+    else if (c === '[') depth++;
+    else if (c === ']') {
+      depth--;
+      if (depth === 0) return j;
+    } else if (c === '\n' && /^\n[ \t]*\n/.test(text.slice(j, j + 64))) return -1;
+  }
+  return -1;
+}
+
+function endOfLine(text: string, from: number): number {
+  const at = text.indexOf('\n', from);
+  return at < 0 ? text.length : at;
+}
+
+function isWordChar(ch: string | undefined): boolean {
+  return ch !== undefined && /[\p{L}\p{N}_]/u.test(ch);
+}
+

@@ -1,0 +1,104 @@
+import type { PlainText } from './plainText';
+import type { Claim } from './types';
+import type { LineIndex } from '../text/positions';
+
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Abbreviations after which a period does not end a sentence even before a capital letter
+ * ("Fig. 2", "et al. (2019)", "e.g. Gaussian"). Compared lower-cased, without the final period.
+ */
+const NON_FINAL_ABBREVIATIONS = new Set([
+  'al', 'e.g', 'i.e', 'cf', 'vs', 'viz', 'fig', 'figs', 'eq', 'eqs', 'eqn', 'eqns', 'sec', 'secs', 'sect',
+  'ref', 'refs', 'tab', 'tabs', 'ch', 'chap', 'app', 'no', 'nos', 'vol', 'vols', 'p', 'pp', 'dr', 'mr', 'mrs',
+  'ms', 'prof', 'st', 'jr', 'sr', 'approx', 'resp', 'a.k.a', 'w.r.t', 'e.t.c', 'ca', 'thm', 'lem', 'def',
+  'prop', 'cor', 'alg', 'ed', 'eds', 'inc', 'ltd', 'co', 'corp', 'u.s', 'dept', 'univ', 'est', 'min', 'max',
+]);
+
+const CLOSERS = new Set(['"', "'", ')', ']', '\u201d', '\u2019']);
+
+/** Splits plain text into sentences. Hard breaks (paragraphs, headings, items) always end one. */
+export function splitSentences(plain: PlainText): Span[] {
+  const { text, hardBreaks } = plain;
+  const spans: Span[] = [];
+  let segmentStart = 0;
+  for (const end of [...hardBreaks, text.length]) {
+    splitSegment(text, segmentStart, end, spans);
+    segmentStart = end;
+  }
+  return spans;
+}
+
+function splitSegment(text: string, from: number, to: number, out: Span[]): void {
+  let start = from;
+  for (let i = from; i < to; i++) {
+    const ch = text[i];
+    if (ch !== '.' && ch !== '!' && ch !== '?') continue;
+    let end = i + 1;
+    while (end < to && CLOSERS.has(text[end])) end++;
+    if (end >= to || text[end] !== ' ') continue;
+    const next = text[end + 1];
+    if (next === undefined || !startsSentence(next)) continue;
+    if (ch === '.' && isAbbreviationBefore(text, i)) continue;
+    pushTrimmed(text, start, end, out);
+    start = end;
+  }
+  pushTrimmed(text, start, to, out);
+}
+
+function startsSentence(ch: string): boolean {
+  return /[\p{Lu}\p{N}"'(\[\u201c\u2018]/u.test(ch);
+}
+
+function isAbbreviationBefore(text: string, periodIndex: number): boolean {
+  let wordStart = periodIndex;
+  while (wordStart > 0 && /[\p{L}.]/u.test(text[wordStart - 1])) wordStart--;
+  const word = text.slice(wordStart, periodIndex);
+  if (word.length === 0) return false;
+  // A single capital is an initial ("J. Smith"); a single lower-case letter ends no sentence either.
+  if (word.length === 1) return true;
+  return NON_FINAL_ABBREVIATIONS.has(word.toLowerCase());
+}
+
+function pushTrimmed(text: string, start: number, end: number, out: Span[]): void {
+  while (start < end && text[start] === ' ') start++;
+  while (end > start && text[end - 1] === ' ') end--;
+  if (end > start) out.push({ start, end });
+}
+
+/** Turns sentence spans into claims with their source ranges. */
+export function toClaims(plain: PlainText, spans: readonly Span[], lines: LineIndex): Claim[] {
+  return spans.map(({ start, end }) => {
+    const sourceOffsets = plain.offsets.slice(start, end);
+    return {
+      text: plain.text.slice(start, end),
+      range: lines.rangeOf(sourceOffsets[0], sourceOffsets[sourceOffsets.length - 1] + 1),
+      sourceOffsets,
+    };
+  });
+}
+
+/**
+ * The sentence a citation at plain-text position `anchor` belongs to: the one containing it, else the
+ * one it directly follows ("… is known.\cite{x}" cites the sentence it ends).
+ */
+export function sentenceIndexAt(spans: readonly Span[], anchor: number): number | undefined {
+  if (spans.length === 0) return undefined;
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (spans[mid].start <= anchor) lo = mid;
+    else hi = mid - 1;
+  }
+  const candidate = spans[lo];
+  if (candidate.start > anchor) return lo;
+  if (anchor <= candidate.end) {
+    const previous = spans[lo - 1];
+    return previous && previous.end === anchor && candidate.start === anchor ? lo - 1 : lo;
+  }
+  return lo;
+}

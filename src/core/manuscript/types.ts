@@ -1,0 +1,50 @@
+import type { Range } from '../text/positions';
+
+export type ManuscriptLanguage = 'latex' | 'markdown';
+
+/** A sentence of the manuscript as plain text, with the way back to the source. */
+export interface Claim {
+  /** The sentence with markup and citation commands removed. */
+  readonly text: string;
+  /** Where the sentence stands in its source file. */
+  readonly range: Range;
+  /** Source offset of each character of `text`. */
+  readonly sourceOffsets: readonly number[];
+}
+
+/** One cited key occurrence: `\citep{a,b}` is two citations. */
+export interface Citation {
+  readonly key: string;
+  /** The command as written (`\citep`, `\Textcite*`), or the pandoc form: `[@]`, `[-@]`, `@`. */
+  readonly command: string;
+  readonly file: string;
+  /** The key itself, as written. */
+  readonly range: Range;
+  /** The sentence the citation supports; undefined for `\nocite`, which makes no claim. */
+  readonly claim?: Claim;
+}
+
+/** A reference to another file: `\input`, `\include`, `\subfile`, `\bibliography`, YAML `bibliography:`. */
+export interface FileReference {
+  /** The name as written, before resolution. */
+  readonly name: string;
+  /** Absolute path the name resolves to (with the default extension added). */
+  readonly path: string;
+  readonly range: Range;
+}
+
+/** What one source file of a manuscript contains. */
+export interface ParsedSource {
+  readonly file: string;
+  readonly language: ManuscriptLanguage;
+  readonly citations: readonly Citation[];
+  readonly claims: readonly Claim[];
+  readonly includes: readonly FileReference[];
+  readonly bibliographies: readonly FileReference[];
+  /** Keys defined in the document itself by `\bibitem` (a `thebibliography` environment). */
+  readonly bibitems: readonly string[];
+  /** `\nocite{*}`: every entry of the bibliography counts as used. */
+  readonly citesAll: boolean;
+  /** The root named by a `% !TEX root = …` magic comment, as an absolute path. */
+  readonly texRoot?: string;
+}

@@ -1,0 +1,143 @@
+import * as vscode from 'vscode';
+import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
+import { languageOf } from '../core/manuscript/language';
+import { manuscriptRootOf } from '../core/manuscript/project';
+import { mergeFindings } from '../core/mergeFindings';
+import { UnreadableFileError } from '../core/text/decode';
+import type { Config } from './config';
+import { toDiagnostic } from './diagnostics';
+import { EditorWorkspace } from './editorWorkspace';
+
+/** The VS Code languages whose documents are manuscripts. */
+export const MANUSCRIPT_LANGUAGES = ['latex', 'markdown', 'rmd', 'quarto'];
+
+/**
+ * Keeps one check result per manuscript root and the Problems panel in step with them: checks on open,
+ * on edit (debounced), and when a file a manuscript depends on changes on disk.
+ */
+export class Checker implements vscode.Disposable {
+  private readonly session = new CheckSession();
+  private readonly workspace: EditorWorkspace;
+  private readonly results = new Map<string, CheckResult>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Incremented per scheduled check of a root, so a slow, superseded check does not overwrite a newer one. */
+  private readonly generations = new Map<string, number>();
+  private readonly published = new Set<string>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after results were published: the status bar and hovers read them. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly config: Config,
+    private readonly diagnostics: vscode.DiagnosticCollection,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.workspace = new EditorWorkspace(() => config.maxFileBytes);
+  }
+
+  /** The result of the manuscript a file belongs to, if it has been checked. */
+  resultFor(file: string): CheckResult | undefined {
+    return this.results.get(file) ?? [...this.results.values()].find((r) => r.manuscript.sources.some((s) => s.file === file));
+  }
+
+  allResults(): CheckResult[] {
+    return [...this.results.values()];
+  }
+
+  /** A manuscript document was opened or edited: check its manuscript after the debounce delay. */
+  async documentChanged(document: vscode.TextDocument, immediately = false): Promise<void> {
+    if (!isManuscript(document)) return;
+    const file = document.uri.fsPath;
+    const roots = this.rootsContaining(file);
+    if (roots.length === 0) roots.push(await manuscriptRootOf(file, this.workspace, this.session.manuscripts));
+    for (const root of roots) this.schedule(root, immediately ? 0 : this.config.debounceMs);
+  }
+
+  /** A file changed, was created or deleted on disk, or in an editor: re-check every manuscript that depends on it. */
+  dependencyChanged(file: string): void {
+    this.session.bibliographies.forget(file);
+    this.session.manuscripts.forget(file);
+    for (const result of this.results.values()) {
+      const dependsOn =
+        result.bibliographyFiles.includes(file) ||
+        result.manuscript.sources.some((s) => s.file === file) ||
+        result.manuscript.missingIncludes.some((m) => m.reference.path === file);
+      if (dependsOn) this.schedule(result.root, this.config.debounceMs);
+    }
+  }
+
+  /** Drops manuscripts none of whose files is open any more, with their diagnostics. */
+  documentClosed(): void {
+    const open = new Set(vscode.workspace.textDocuments.filter((d) => !d.isClosed).map((d) => d.uri.fsPath));
+    for (const [root, result] of this.results) {
+      if (!result.manuscript.sources.some((s) => open.has(s.file))) {
+        this.results.delete(root);
+        this.generations.set(root, (this.generations.get(root) ?? 0) + 1);
+      }
+    }
+    this.publish();
+  }
+
+  recheckAll(): void {
+    for (const root of this.results.keys()) this.schedule(root, 0);
+  }
+
+  private rootsContaining(file: string): string[] {
+    return [...this.results.values()].filter((r) => r.manuscript.sources.some((s) => s.file === file)).map((r) => r.root);
+  }
+
+  private schedule(root: string, delay: number): void {
+    clearTimeout(this.timers.get(root));
+    const generation = (this.generations.get(root) ?? 0) + 1;
+    this.generations.set(root, generation);
+    this.timers.set(
+      root,
+      setTimeout(() => {
+        this.timers.delete(root);
+        void this.run(root, generation);
+      }, delay),
+    );
+  }
+
+  private async run(root: string, generation: number): Promise<void> {
+    try {
+      const result = await checkManuscript(root, this.workspace, this.session, {
+        extraBibliographies: this.config.extraBibliographies,
+        reportUnused: this.config.reportUnused,
+      });
+      if (this.generations.get(root) !== generation) return;
+      if (result) this.results.set(root, result);
+      else this.results.delete(root);
+      this.publish();
+    } catch (error) {
+      if (error instanceof UnreadableFileError) {
+        this.log.warn(error.message);
+        void vscode.window.showWarningMessage(error.message);
+        return;
+      }
+      this.log.error(`Checking ${root} failed`, error);
+    }
+  }
+
+  private publish(): void {
+    const merged = mergeFindings(this.results.values());
+    for (const file of this.published) {
+      if (!merged.has(file)) this.diagnostics.delete(vscode.Uri.file(file));
+    }
+    this.published.clear();
+    for (const [file, findings] of merged) {
+      this.diagnostics.set(vscode.Uri.file(file), findings.map(toDiagnostic));
+      this.published.add(file);
+    }
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.changed.dispose();
+  }
+}
+
+export function isManuscript(document: vscode.TextDocument): boolean {
+  return document.uri.scheme === 'file' && (MANUSCRIPT_LANGUAGES.includes(document.languageId) || languageOf(document.uri.fsPath) !== undefined);
+}

@@ -1,0 +1,32 @@
+import * as vscode from 'vscode';
+
+/** Typed access to Attest's settings; one place that knows their names and defaults. */
+export class Config {
+  private get section(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration('attest');
+  }
+
+  get debounceMs(): number {
+    return this.section.get<number>('check.debounceMs', 400);
+  }
+
+  get maxFileBytes(): number {
+    return this.section.get<number>('check.maxFileSizeMB', 20) * 1024 * 1024;
+  }
+
+  get extraBibliographies(): string[] {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return this.section
+      .get<string[]>('bibliography.extraFiles', [])
+      .map((file) => (folder && !file.startsWith('/') && !/^[a-zA-Z]:/.test(file) ? `${folder}/${file}` : file));
+  }
+
+  get reportUnused(): boolean {
+    return this.section.get<boolean>('diagnostics.unusedEntries', true);
+  }
+
+  /** Whether a configuration change affects the results of a check, so open manuscripts must be re-checked. */
+  static affectsChecks(event: vscode.ConfigurationChangeEvent): boolean {
+    return event.affectsConfiguration('attest');
+  }
+}

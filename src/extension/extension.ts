@@ -1,0 +1,55 @@
+import * as vscode from 'vscode';
+import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
+import { Config } from './config';
+import { DIAGNOSTIC_SOURCE } from './diagnostics';
+import { CitationHoverProvider } from './hover';
+import { StatusBar } from './statusBar';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const config = new Config();
+  const log = vscode.window.createOutputChannel('Attest', { log: true });
+  const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
+  const checker = new Checker(config, diagnostics, log);
+  const statusBar = new StatusBar(checker);
+  const selector = MANUSCRIPT_LANGUAGES.map((language) => ({ language, scheme: 'file' }));
+
+  // Files a manuscript depends on change outside the editor too: a reference manager rewriting the .bib.
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{bib,tex,ltx,md,rmd,qmd}');
+  const onDisk = (uri: vscode.Uri): void => checker.dependencyChanged(uri.fsPath);
+
+  context.subscriptions.push(
+    log,
+    diagnostics,
+    checker,
+    statusBar,
+    watcher,
+    watcher.onDidChange(onDisk),
+    watcher.onDidCreate(onDisk),
+    watcher.onDidDelete(onDisk),
+    checker.onDidChange(() => statusBar.update()),
+    vscode.window.onDidChangeActiveTextEditor(() => statusBar.update()),
+    vscode.workspace.onDidOpenTextDocument((d) => void checker.documentChanged(d, true)),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.contentChanges.length === 0) return;
+      if (isManuscript(e.document)) void checker.documentChanged(e.document);
+      else if (e.document.languageId === 'bibtex') checker.dependencyChanged(e.document.uri.fsPath);
+    }),
+    vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (Config.affectsChecks(e)) checker.recheckAll();
+    }),
+    vscode.languages.registerHoverProvider(selector, new CitationHoverProvider(checker)),
+    vscode.commands.registerCommand('attest.checkDocument', async () => {
+      const document = vscode.window.activeTextEditor?.document;
+      if (!document || !isManuscript(document)) {
+        void vscode.window.showInformationMessage(vscode.l10n.t('Open a LaTeX or Markdown manuscript to check it.'));
+        return;
+      }
+      await checker.documentChanged(document, true);
+    }),
+  );
+
+  for (const document of vscode.workspace.textDocuments) void checker.documentChanged(document, true);
+}
+
+export function deactivate(): void {}

@@ -1,0 +1,45 @@
+import * as vscode from 'vscode';
+import type { BibEntry } from '../core/bibliography/types';
+import { listAuthors } from '../core/bibliography/describe';
+import type { Checker } from './checker';
+
+/** Shows the bibliography entry behind the citation key under the cursor. */
+export class CitationHoverProvider implements vscode.HoverProvider {
+  constructor(private readonly checker: Checker) {}
+
+  provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+    const result = this.checker.resultFor(document.uri.fsPath);
+    if (!result) return undefined;
+    const citation = result.citations.find(
+      (c) =>
+        c.file === document.uri.fsPath &&
+        new vscode.Range(c.range.start.line, c.range.start.character, c.range.end.line, c.range.end.character).contains(position),
+    );
+    if (!citation) return undefined;
+    const range = new vscode.Range(citation.range.start.line, citation.range.start.character, citation.range.end.line, citation.range.end.character);
+    const entry = result.bibliographies.flatMap((b) => b.entries).find((e) => e.key === citation.key);
+    return new vscode.Hover(entry ? describeEntry(entry) : describeMissing(citation.key), range);
+  }
+}
+
+function describeEntry(entry: BibEntry): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.appendMarkdown(`**${escape(entry.title ?? vscode.l10n.t('(no title)'))}**\n\n`);
+  const byline = [listAuthors(entry.authors), entry.year?.toString()].filter((s) => s && s.length > 0).join(', ');
+  if (byline) md.appendMarkdown(`${escape(byline)}\n\n`);
+  if (entry.venue) md.appendMarkdown(`*${escape(entry.venue)}*\n\n`);
+  if (entry.doi) md.appendMarkdown(`[doi:${escape(entry.doi)}](https://doi.org/${encodeURI(entry.doi)})\n\n`);
+  else if (entry.url) md.appendMarkdown(`[${escape(entry.url)}](${encodeURI(entry.url)})\n\n`);
+  const file = vscode.Uri.file(entry.file).with({ fragment: `L${entry.range.start.line + 1}` });
+  md.appendMarkdown(`[${escape(vscode.workspace.asRelativePath(entry.file))}:${entry.range.start.line + 1}](${file.toString()}) · \`${escape(entry.key)}\``);
+  return md;
+}
+
+function describeMissing(key: string): vscode.MarkdownString {
+  return new vscode.MarkdownString(vscode.l10n.t('`{0}` is not in any bibliography of this manuscript.', key));
+}
+
+/** Markdown-escapes text taken from a user's .bib file so it is shown, not interpreted. */
+function escape(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}

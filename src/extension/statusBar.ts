@@ -1,0 +1,47 @@
+import * as vscode from 'vscode';
+import type { Checker } from './checker';
+
+/** Counts of the active manuscript's problems; a click opens the Problems panel. */
+export class StatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('attest.status', vscode.StatusBarAlignment.Left, 10);
+
+  constructor(private readonly checker: Checker) {
+    this.item.name = vscode.l10n.t('Attest');
+    this.item.command = 'workbench.actions.view.problems';
+  }
+
+  update(): void {
+    const editor = vscode.window.activeTextEditor;
+    const result = editor ? this.checker.resultFor(editor.document.uri.fsPath) : undefined;
+    if (!result) {
+      this.item.hide();
+      return;
+    }
+    const counts = { error: 0, warning: 0, other: 0 };
+    for (const f of result.findings) {
+      if (f.severity === 'error') counts.error++;
+      else if (f.severity === 'warning') counts.warning++;
+      else counts.other++;
+    }
+    const keys = new Set(result.citations.map((c) => c.key)).size;
+    const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
+    this.item.text =
+      counts.error + counts.warning === 0
+        ? `$(pass) ${vscode.l10n.t('Attest')}`
+        : `$(error) ${counts.error} $(warning) ${counts.warning} ${vscode.l10n.t('Attest')}`;
+    this.item.tooltip = vscode.l10n.t(
+      '{0} citations of {1} keys, {2} bibliography entries. {3} errors, {4} warnings, {5} notes.',
+      result.citations.length,
+      keys,
+      entries,
+      counts.error,
+      counts.warning,
+      counts.other,
+    );
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

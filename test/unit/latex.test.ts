@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { parseLatex } from '../../src/core/manuscript/latex';
+import type { Citation } from '../../src/core/manuscript/types';
+
+const FILE = '/project/paper.tex';
+
+function keys(source: string): string[] {
+  return parseLatex(source, FILE).citations.map((c) => c.key);
+}
+
+/** The source text a citation's range covers. */
+function covered(source: string, citation: Citation): string {
+  const lines = source.split('\n');
+  const { start, end } = citation.range;
+  if (start.line === end.line) return lines[start.line].slice(start.character, end.character);
+  return [lines[start.line].slice(start.character), ...lines.slice(start.line + 1, end.line), lines[end.line].slice(0, end.character)].join('\n');
+}
+
+describe('LaTeX citations', () => {
+  it('finds every natbib and biblatex command, starred and capitalised', () => {
+    const commands = [
+      'cite', 'citep', 'citet', 'citealp', 'citealt', 'citeauthor', 'citeyear', 'parencite', 'textcite',
+      'autocite', 'footcite', 'smartcite', 'supercite', 'Cite', 'Citep', 'Citet', 'Parencite', 'Textcite',
+      'Autocite', 'citep*', 'citet*', 'Citeauthor*',
+    ];
+    const source = commands.map((c, i) => `Claim ${i} \\${c}{key${i}}.`).join('\n');
+    const parsed = parseLatex(source, FILE);
+    assert.deepEqual(parsed.citations.map((c) => c.key), commands.map((_, i) => `key${i}`));
+    assert.deepEqual(parsed.citations.map((c) => c.command), commands.map((c) => `\\${c}`));
+  });
+
+  it('gives each key of a multi-key citation its own exact range, across spaces and line breaks', () => {
+    const source = 'Known \\citep[see][p.~3]{alpha,  beta,\n   gamma} results.';
+    const parsed = parseLatex(source, FILE);
+    assert.deepEqual(parsed.citations.map((c) => c.key), ['alpha', 'beta', 'gamma']);
+    assert.deepEqual(parsed.citations.map((c) => covered(source, c)), ['alpha', 'beta', 'gamma']);
+    assert.deepEqual(parsed.citations[2].range.start, { line: 1, character: 3 });
+  });
+
+  it('reads optional arguments that span lines and contain brackets', () => {
+    assert.deepEqual(keys('A \\citep[{see [1]}\n][chap.~2]\n{k1} b.'), ['k1']);
+  });
+
+  it('reads every key group of \\cites and its relatives', () => {
+    assert.deepEqual(keys('As shown \\cites(pre)(post)[p.~1]{a}[3]{b,c}{d} and more.'), ['a', 'b', 'c', 'd']);
+    assert.deepEqual(keys('\\textcites{x}{y} showed it.'), ['x', 'y']);
+  });
+
+  it('counts \\nocite keys but gives them no claim, and \\nocite{*} cites everything', () => {
+    const parsed = parseLatex('Text.\\nocite{hidden}\\nocite{*}', FILE);
+    assert.deepEqual(parsed.citations.map((c) => [c.key, c.claim]), [['hidden', undefined]]);
+    assert.equal(parsed.citesAll, true);
+  });
+
+  it('skips comments but not escaped percent signs', () => {
+    assert.deepEqual(keys('A 50\\% rise \\cite{real}. % \\cite{commented}\n%\\citep{also}\nB \\cite{second}.'), ['real', 'second']);
+  });
+
+  it('skips verbatim, comment and lstlisting environments', () => {
+    const source = [
+      '\\begin{verbatim}\\cite{v1}\\end{verbatim}',
+      '\\begin{comment}\n\\cite{v2}\n\\end{comment}',
+      '\\begin{lstlisting}[language=TeX]\n\\cite{v3}\n\\end{lstlisting}',
+      '\\iffalse \\cite{v4} \\fi',
+      'Real \\cite{kept}.',
+    ].join('\n');
+    assert.deepEqual(keys(source), ['kept']);
+  });
+
+  it('returns what it can from half-typed text', () => {
+    assert.deepEqual(keys('Done \\cite{a}. Typing \\cite{ab'), ['a']);
+    assert.deepEqual(keys('Typing \\citep[see'), []);
+    assert.deepEqual(keys('Typing \\cite'), []);
+    assert.deepEqual(keys('Unbalanced {{{ braces \\cite{b} here.'), ['b']);
+    assert.deepEqual(keys('}}} \\cite{c}'), ['c']);
+  });
+
+  it('finds included files and bibliographies, resolved against the root directory', () => {
+    const parsed = parseLatex(
+      '\\input{sections/intro}\\include{appendix.tex}\\subfile{part}\n\\bibliography{refs, more/other}\\addbibresource[label=x]{lib.bib}',
+      '/project/chapters/main.tex',
+      '/project',
+    );
+    assert.deepEqual(parsed.includes.map((i) => i.path), ['/project/sections/intro.tex', '/project/appendix.tex', '/project/chapters/part.tex']);
+    assert.deepEqual(parsed.bibliographies.map((b) => b.path), ['/project/refs.bib', '/project/more/other.bib', '/project/lib.bib']);
+    assert.deepEqual(parsed.bibliographies.map((b) => b.name), ['refs', 'more/other', 'lib.bib']);
+  });
+
+  it('honours a % !TEX root magic comment', () => {
+    assert.equal(parseLatex('% !TEX root = ../main.tex\n\\section{Intro}', '/project/sec/intro.tex').texRoot, '/project/main.tex');
+    assert.equal(parseLatex('%!TeX root=main.tex\n', '/project/intro.tex').texRoot, '/project/main.tex');
+  });
+
+  it('records \\bibitem keys of a thebibliography environment', () => {
+    const parsed = parseLatex('\\begin{thebibliography}{9}\\bibitem[Knuth(1984)]{knuth84} D. Knuth.\\end{thebibliography}', FILE);
+    assert.deepEqual(parsed.bibitems, ['knuth84']);
+  });
+});
+
+describe('LaTeX claims', () => {
+  function claimOf(source: string, key: string): string | undefined {
+    return parseLatex(source, FILE).citations.find((c) => c.key === key)?.claim?.text;
+  }
+
+  it('is the sentence the citation stands in, with markup removed', () => {
+    const source = 'First sentence. GPs are \\emph{widely} used in astronomy \\citep{a}. Next one.';
+    assert.equal(claimOf(source, 'a'), 'GPs are widely used in astronomy.');
+  });
+
+  it('survives abbreviations, initials, decimals, figure and equation references', () => {
+    const source =
+      'Smith et al. (2019) found a 3.5-fold rise, e.g. in Fig. 2 and Eq. (3), as J. R. R. Tolkien noted \\citep{a}. ' +
+      'The next sentence i.e. this one is separate \\citep{b}.';
+    assert.equal(claimOf(source, 'a'), 'Smith et al. (2019) found a 3.5-fold rise, e.g. in Fig. 2 and Eq. (3), as J. R. R. Tolkien noted.');
+    assert.equal(claimOf(source, 'b'), 'The next sentence i.e. this one is separate.');
+  });
+
+  it('keeps a placeholder for textual citations so the sentence keeps its subject', () => {
+    assert.equal(claimOf('Earlier. \\citet{smith} showed that X holds.', 'smith'), '[smith] showed that X holds.');
+  });
+
+  it('ends sentences at paragraphs, headings and captions', () => {
+    const source = '\\section{Related work}\nNo period here\n\nA new paragraph \\cite{p}.\n\\caption{A caption \\cite{c}}';
+    assert.equal(claimOf(source, 'p'), 'A new paragraph.');
+    assert.equal(claimOf(source, 'c'), 'A caption');
+  });
+
+  it('maps the claim back to its exact source range', () => {
+    const source = 'Intro.\nThe \\textbf{bold} claim \\cite{k}\nspans lines. After.';
+    const citation = parseLatex(source, FILE).citations[0];
+    assert.ok(citation.claim);
+    assert.deepEqual(citation.claim.range, { start: { line: 1, character: 0 }, end: { line: 2, character: 12 } });
+    assert.equal(citation.claim.sourceOffsets.length, citation.claim.text.length);
+    assert.equal(source[citation.claim.sourceOffsets[citation.claim.text.indexOf('bold')]], 'b');
+  });
+
+  it('turns accents and escapes into characters', () => {
+    assert.equal(claimOf("Sch\\\"{o}lkopf and Erd\\H{o}s and \\'Etienne \\& co \\cite{k}.", 'k'), 'Schölkopf and Erdős and Étienne & co.');
+  });
+
+  it('keeps inline math readable and drops display math', () => {
+    assert.equal(claimOf('It scales as $\\mathcal{O}(N)$ for $N$ points \\cite{k}.', 'k'), 'It scales as O(N) for N points.');
+    assert.equal(claimOf('We solve\n\\begin{equation}x^2=1\\end{equation}\nexactly \\cite{k}.', 'k'), 'We solve exactly.');
+  });
+
+  it('ignores the preamble', () => {
+    const parsed = parseLatex('\\documentclass{article}\n\\newcommand{\\foo}{bar}\nPreamble junk.\n\\begin{document}\nBody \\cite{k}.\n\\end{document}', FILE);
+    assert.deepEqual(parsed.claims.map((c) => c.text), ['Body.']);
+  });
+});

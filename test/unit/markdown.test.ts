@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { parseMarkdown } from '../../src/core/manuscript/markdown';
+
+const FILE = '/project/paper.md';
+
+function cites(source: string): [string, string][] {
+  return parseMarkdown(source, FILE).citations.map((c) => [c.command, c.key]);
+}
+
+describe('Markdown citations', () => {
+  it('reads bracketed, multi-key, author-suppressed and in-text citations', () => {
+    assert.deepEqual(cites('As [@a] and [see @b, p. 3; @c, chap. 1] and [-@d] show, @e argues [p. 33] more.'), [
+      ['[@]', 'a'],
+      ['[@]', 'b'],
+      ['[@]', 'c'],
+      ['[-@]', 'd'],
+      ['@', 'e'],
+    ]);
+  });
+
+  it('accepts keys with internal punctuation and the braced form, leaving trailing punctuation out', () => {
+    assert.deepEqual(cites('See @doe:2020.x-y/z. And @smith04, then [@{https://x.org/p}].').map(([, k]) => k), [
+      'doe:2020.x-y/z',
+      'smith04',
+      'https://x.org/p',
+    ]);
+  });
+
+  it('gives each key its exact range', () => {
+    const parsed = parseMarkdown('Line one.\nIt holds [@alpha; @beta].', FILE);
+    assert.deepEqual(parsed.citations.map((c) => c.range.start), [
+      { line: 1, character: 11 },
+      { line: 1, character: 19 },
+    ]);
+    assert.deepEqual(parsed.citations[1].range.end, { line: 1, character: 23 });
+  });
+
+  it('ignores e-mail addresses, code, links and escaped at-signs', () => {
+    const source = [
+      'Write to user@example.com or \\@notakey.',
+      'Inline `code with @nope` here.',
+      '```python',
+      'x = "@fenced"',
+      '```',
+      '~~~~',
+      '[@tilde]',
+      '~~~~',
+      '',
+      '    @indented code',
+      '',
+      'A [link](http://x.org/@path) and [@real].',
+    ].join('\n');
+    assert.deepEqual(cites(source), [['[@]', 'real']]);
+  });
+
+  it('reads bibliography files from YAML front matter, as a string or a list', () => {
+    const single = parseMarkdown('---\ntitle: X\nbibliography: refs.bib\n---\nText.', FILE);
+    assert.deepEqual(single.bibliographies.map((b) => b.path), ['/project/refs.bib']);
+    assert.deepEqual(single.bibliographies[0].range.start, { line: 2, character: 14 });
+    const list = parseMarkdown('---\nbibliography:\n  - a.bib\n  - "sub/b.bib"\n---\n', FILE);
+    assert.deepEqual(list.bibliographies.map((b) => b.name), ['a.bib', 'sub/b.bib']);
+  });
+
+  it('does not take a front-matter-like block later in the file for front matter', () => {
+    assert.deepEqual(parseMarkdown('Text.\n\n---\nbibliography: x.bib\n---\n', FILE).bibliographies, []);
+  });
+
+  it('reads nocite from the front matter', () => {
+    const parsed = parseMarkdown('---\nnocite: |\n  @extra, @*\n---\nBody.', FILE);
+    assert.deepEqual(parsed.citations.map((c) => [c.key, c.claim]), [['extra', undefined]]);
+    assert.equal(parsed.citesAll, true);
+  });
+});
+
+describe('Markdown claims', () => {
+  function claimOf(source: string, key: string): string | undefined {
+    return parseMarkdown(source, FILE).citations.find((c) => c.key === key)?.claim?.text;
+  }
+
+  it('is the sentence the citation stands in, with markup removed', () => {
+    assert.equal(claimOf('# Title\n\nFirst. It is **very** _well_ known [@k]. Next.', 'k'), 'It is very well known.');
+  });
+
+  it('keeps in-text citations as placeholders so sentences stay apart', () => {
+    const source = 'It was first proposed by @a.\n@b introduced the term in robotics.';
+    assert.equal(claimOf(source, 'a'), 'It was first proposed by [a].');
+    assert.equal(claimOf(source, 'b'), '[b] introduced the term in robotics.');
+  });
+
+  it('ends sentences at list items and headings', () => {
+    const source = '* first item [@one]\n* second item [@two]\n\n## Heading [@three]\n';
+    assert.equal(claimOf(source, 'one'), 'first item');
+    assert.equal(claimOf(source, 'two'), 'second item');
+    assert.equal(claimOf(source, 'three'), 'Heading');
+  });
+
+  it('treats an image caption as its own sentence', () => {
+    assert.equal(claimOf('Before ![A plot of data [@fig].](plot.png) after.', 'fig'), 'A plot of data.');
+  });
+});
