@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { checkManuscript, CheckSession, type CheckResult } from '../../src/core/check';
+import { FsWorkspace } from '../../src/core/fsWorkspace';
+import type { FindingCode } from '../../src/core/findings';
+import { mergeFindings } from '../../src/core/mergeFindings';
+import { manuscriptRootOf } from '../../src/core/manuscript/project';
+import { MemoryWorkspace, SHARED_DATA } from './helpers';
+
+async function checkReal(relative: string): Promise<CheckResult> {
+  const result = await checkManuscript(path.join(SHARED_DATA, 'manuscripts', relative), new FsWorkspace(), new CheckSession());
+  assert.ok(result);
+  return result;
+}
+
+function count(result: CheckResult, code: FindingCode): number {
+  return result.findings.filter((f) => f.code === code).length;
+}
+
+function distinctKeys(result: CheckResult): number {
+  return new Set(result.citations.map((c) => c.key)).size;
+}
+
+describe('checking the real manuscripts', () => {
+  it('astro_celerite: 181 citations of 105 keys, 125 entries, 20 unused, none missing', async () => {
+    const result = await checkReal('astro_celerite/paper/ms.tex');
+    assert.equal(result.citations.length, 181);
+    assert.equal(distinctKeys(result), 105);
+    assert.equal(result.bibliographies.reduce((n, b) => n + b.entries.length, 0), 125);
+    assert.equal(count(result, 'unused-entry'), 20);
+    assert.equal(count(result, 'missing-key'), 0);
+    // It \input's generated files that are not in the repository: each is a warning, not a failure.
+    const missing = result.findings.filter((f) => f.code === 'missing-file');
+    assert.ok(missing.some((f) => f.message.includes('figures/simulated/correct-params')));
+    assert.ok(missing.every((f) => f.severity === 'warning' && f.file.endsWith('ms.tex')));
+  });
+
+  it('control_dynonet: 27 citations of 20 keys, 23 distinct entries, 3 unused, the duplicate reported', async () => {
+    const result = await checkReal('control_dynonet/doc/paper/ms.tex');
+    assert.equal(result.citations.length, 27);
+    assert.equal(distinctKeys(result), 20);
+    const entries = result.bibliographies.flatMap((b) => b.entries);
+    assert.equal(new Set(entries.map((e) => e.key)).size, 23);
+    assert.equal(count(result, 'unused-entry'), 3);
+    assert.equal(count(result, 'missing-key'), 0);
+    const duplicate = result.findings.filter((f) => f.code === 'duplicate-key');
+    assert.deepEqual(duplicate.map((f) => [f.key, f.range.start.line + 1]), [['ogata1995discrete', 214]]);
+  });
+
+  it('md_joss_gmr: 8 citations of 8 keys, all resolved', async () => {
+    const result = await checkReal('md_joss_gmr/paper/paper.md');
+    assert.equal(result.citations.length, 8);
+    assert.equal(distinctKeys(result), 8);
+    assert.equal(count(result, 'missing-key'), 0);
+    assert.equal(count(result, 'unused-entry'), 0);
+  });
+});
+
+describe('checking a project', () => {
+  const bib = '@article{known, title={Known}, author={Doe, J.}, year={2020}}\n@article{spare, title={Spare}, year={2021}}\n';
+
+  it('reports a cited key that no bibliography defines, at the key', async () => {
+    const ws = new MemoryWorkspace({ '/p/main.tex': 'It holds \\cite{known,unknown}.\n\\bibliography{refs}', '/p/refs.bib': bib });
+    const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
+    const missing = result?.findings.filter((f) => f.code === 'missing-key');
+    assert.deepEqual(missing?.map((f) => [f.key, f.severity, f.range.start.character]), [['unknown', 'error', 21]]);
+    assert.match(missing?.[0].message ?? '', /'unknown' is not in any bibliography \(refs\.bib\)/);
+  });
+
+  it('suggests the key that differs only in case', async () => {
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{Known}\\bibliography{refs}', '/p/refs.bib': bib });
+    const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
+    assert.match(result?.findings.find((f) => f.code === 'missing-key')?.message ?? '', /Did you mean 'known'\?/);
+  });
+
+  it('follows \\input from the root and reports missing files as warnings at the command', async () => {
+    const ws = new MemoryWorkspace({
+      '/p/main.tex': '\\input{sec/intro}\n\\input{sec/absent}\n\\bibliography{refs}',
+      '/p/sec/intro.tex': 'Intro \\cite{known}. \\input{sec/nested}',
+      '/p/sec/nested.tex': 'Nested \\cite{spare}.',
+      '/p/refs.bib': bib,
+    });
+    const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
+    assert.deepEqual(result?.citations.map((c) => [c.key, path.basename(c.file)]), [['known', 'intro.tex'], ['spare', 'nested.tex']]);
+    const missing = result?.findings.filter((f) => f.code === 'missing-file');
+    assert.deepEqual(missing?.map((f) => [f.severity, f.file, f.range.start.line]), [['warning', '/p/main.tex', 1]]);
+    assert.equal(result?.findings.filter((f) => f.code === 'unused-entry').length, 0);
+  });
+
+  it('does not loop on files that include each other', async () => {
+    const ws = new MemoryWorkspace({ '/p/a.tex': '\\input{b}\\cite{x}', '/p/b.tex': '\\input{a}' });
+    const result = await checkManuscript('/p/a.tex', ws, new CheckSession());
+    assert.deepEqual(result?.manuscript.sources.map((s) => path.basename(s.file)), ['a.tex', 'b.tex']);
+  });
+
+  it('checks from the root named by % !TEX root', async () => {
+    const ws = new MemoryWorkspace({ '/p/ch/one.tex': '% !TEX root = ../main.tex\nText.', '/p/main.tex': '\\input{ch/one}' });
+    assert.equal(await manuscriptRootOf('/p/ch/one.tex', ws, new CheckSession().manuscripts), '/p/main.tex');
+  });
+
+  it('reports a named bibliography that does not exist, and every key as unresolvable', async () => {
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{a}\n\\bibliography{nothere}' });
+    const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
+    assert.deepEqual(result?.findings.map((f) => [f.code, f.severity]), [['missing-key', 'error'], ['missing-file', 'warning']]);
+    assert.match(result?.findings[0].message ?? '', /names no bibliography file that exists/);
+  });
+
+  it('treats @mentions in a Markdown file without a bibliography as mentions, not citations', async () => {
+    const ws = new MemoryWorkspace({ '/p/README.md': 'Thanks to @octocat for the fix.' });
+    const result = await checkManuscript('/p/README.md', ws, new CheckSession());
+    assert.deepEqual(result?.findings, []);
+  });
+
+  it('uses extra bibliographies given by option', async () => {
+    const ws = new MemoryWorkspace({ '/p/notes.md': 'As shown [@known].', '/lib/refs.bib': bib });
+    const result = await checkManuscript('/p/notes.md', ws, new CheckSession(), { extraBibliographies: ['/lib/refs.bib'] });
+    assert.equal(result?.findings.filter((f) => f.code === 'missing-key').length, 0);
+  });
+
+  it('counts \\nocite{*} as citing every entry', async () => {
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\nocite{*}\\bibliography{refs}', '/p/refs.bib': bib });
+    const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
+    assert.equal(result?.findings.length, 0);
+  });
+
+  it('reports bibliography parse errors and still resolves the entries around them', async () => {
+    const broken = '@article{first, title={A}}\n@article{broken, title={B}\n@article{last, title={C}}\n';
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{first,last}\\bibliography{refs}', '/p/refs.bib': broken });
+    const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
+    assert.deepEqual(result?.findings.map((f) => [f.code, f.range.start.line]), [['bib-parse-error', 1]]);
+  });
+
+  it('re-uses parsed files that did not change, and sees a change', async () => {
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{known}\\bibliography{refs}', '/p/refs.bib': bib });
+    const session = new CheckSession();
+    const first = await checkManuscript('/p/main.tex', ws, session);
+    const second = await checkManuscript('/p/main.tex', ws, session);
+    assert.equal(first?.bibliographies[0], second?.bibliographies[0]);
+    ws.files.set('/p/main.tex', '\\cite{gone}\\bibliography{refs}');
+    const third = await checkManuscript('/p/main.tex', ws, session);
+    assert.deepEqual(third?.findings.filter((f) => f.code === 'missing-key').map((f) => f.key), ['gone']);
+  });
+});
+
+describe('merging the findings of several manuscripts', () => {
+  it('reports an entry unused only when no manuscript reading its bibliography cites it', async () => {
+    const bib = '@article{a, title={A}}\n@article{b, title={B}}\n';
+    const ws = new MemoryWorkspace({ '/p/one.tex': '\\cite{a}\\bibliography{refs}', '/p/two.tex': '\\cite{a,b}\\bibliography{refs}', '/p/refs.bib': bib });
+    const session = new CheckSession();
+    const one = await checkManuscript('/p/one.tex', ws, session);
+    const two = await checkManuscript('/p/two.tex', ws, session);
+    assert.ok(one && two);
+    assert.equal(one.findings.filter((f) => f.code === 'unused-entry').length, 1);
+    assert.deepEqual(mergeFindings([one, two]).get('/p/refs.bib') ?? [], []);
+    assert.deepEqual(mergeFindings([one]).get('/p/refs.bib')?.map((f) => f.key), ['b']);
+  });
+});

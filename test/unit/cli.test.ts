@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { main } from '../../src/cli/main';
+import { REPO_ROOT } from './helpers';
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function attest(...args: string[]): Promise<Run> {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+interface JsonReport {
+  file: string;
+  bibliographies: string[];
+  citations: { key: string; command: string; line: number; column: number; endLine: number; endColumn: number; sentence: string | null }[];
+  findings: { code: string; severity: string; key: string | null; file: string; line: number; column: number; message: string }[];
+}
+
+const EXAMPLE = path.join(REPO_ROOT, 'examples/paper.tex');
+
+describe('attest check', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-cli-'));
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('reports the example manuscript\'s mistakes and exits 1', async () => {
+    const run = await attest('check', EXAMPLE);
+    assert.equal(run.code, 1);
+    assert.match(run.out, /paper\.tex:\d+:\d+: error: 'smith2023citations' is not in any bibliography \(references\.bib\)\. \[missing-key\]/);
+    assert.match(run.out, /warning: Duplicate key 'walters2023fabrication'/);
+    assert.match(run.out, /hint: 'thakur2021beir' is never cited/);
+    assert.match(run.out, /\[bib-parse-error\]/);
+  });
+
+  it('writes the documented JSON report with 1-based positions', async () => {
+    const run = await attest('check', EXAMPLE, '--format', 'json');
+    const report = JSON.parse(run.out) as JsonReport;
+    assert.equal(report.file, EXAMPLE);
+    assert.deepEqual(report.bibliographies, [path.join(REPO_ROOT, 'examples/references.bib')]);
+    const missing = report.citations.find((c) => c.key === 'smith2023citations');
+    assert.ok(missing);
+    const source = (await fs.readFile(EXAMPLE, 'utf8')).split('\n');
+    assert.equal(source[missing.line - 1].slice(missing.column - 1, missing.endColumn - 1), 'smith2023citations');
+    assert.match(missing.sentence ?? '', /^One widely shared draft even claimed that 94% of citations in arXiv preprints are fabricated\.$/);
+    const finding = report.findings.find((f) => f.code === 'missing-key');
+    assert.deepEqual(
+      finding && [finding.severity, finding.key, finding.line, finding.column],
+      ['error', 'smith2023citations', missing.line, missing.column],
+    );
+    assert.deepEqual(Object.keys(report.findings[0]).slice(0, 7), ['code', 'severity', 'key', 'file', 'line', 'column', 'endLine']);
+  });
+
+  it('exits 0 when nothing is wrong, and takes extra bibliographies with --bib', async () => {
+    await fs.writeFile(path.join(dir, 'notes.md'), 'Known [@a].\n');
+    await fs.writeFile(path.join(dir, 'lib.bib'), '@article{a, title={A}, year={2020}}\n');
+    const run = await attest('check', path.join(dir, 'notes.md'), '--bib', path.join(dir, 'lib.bib'));
+    assert.equal(run.code, 0, run.out + run.err);
+  });
+
+  it('exits 2 with a message on usage and I/O errors', async () => {
+    for (const args of [[], ['check'], ['check', 'a.tex', 'b.tex'], ['check', EXAMPLE, '--format', 'xml'], ['check', EXAMPLE, '--nope'], ['frobnicate']]) {
+      const run = await attest(...args);
+      assert.equal(run.code, 2, args.join(' '));
+      assert.match(run.err, /Usage|--format/);
+    }
+    const absent = await attest('check', path.join(dir, 'absent.tex'));
+    assert.equal(absent.code, 2);
+    assert.match(absent.err, /cannot read .*absent\.tex/);
+  });
+
+  it('refuses a binary manuscript with a clear message', async () => {
+    const file = path.join(dir, 'paper.tex');
+    await fs.writeFile(file, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
+    const run = await attest('check', file);
+    assert.equal(run.code, 2);
+    assert.match(run.err, /binary file/);
+  });
+
+  it('reads Latin-1 files without mangling accents', async () => {
+    await fs.writeFile(path.join(dir, 'paper.tex'), Buffer.from('Sch\xf6n \\cite{k}.\\bibliography{r}', 'latin1'));
+    await fs.writeFile(path.join(dir, 'r.bib'), Buffer.from('@article{k, title={Gr\xfcn}}', 'latin1'));
+    const report = JSON.parse((await attest('check', path.join(dir, 'paper.tex'), '--format', 'json')).out) as JsonReport;
+    assert.equal(report.citations[0].sentence, 'Schön.');
+  });
+
+  it('never modifies the files it checks', async () => {
+    const tex = path.join(dir, 'paper.tex');
+    const bib = path.join(dir, 'refs.bib');
+    await fs.writeFile(tex, 'A \\cite{x}. \\cite{{{\n\\bibliography{refs}');
+    await fs.writeFile(bib, '@article{x, title={Unclosed}\n@@@ junk {{{');
+    const before = await Promise.all([fs.readFile(tex), fs.readFile(bib)]);
+    await attest('check', tex);
+    assert.deepEqual(await Promise.all([fs.readFile(tex), fs.readFile(bib)]), before);
+  });
+
+  it('runs as the attest command from bin/', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', EXAMPLE, '--format', 'json']).catch(
+      (error: { stdout: string; code: number }) => {
+        assert.equal(error.code, 1);
+        return error;
+      },
+    );
+    assert.equal((JSON.parse(stdout) as JsonReport).file, EXAMPLE);
+  });
+});
