@@ -19,6 +19,8 @@ export interface BibEntry {
   readonly keyRange: Range;
   readonly title?: string;
   readonly authors: readonly Author[];
+  /** The author list ended in `and others`, so `authors` is not the full list. */
+  readonly authorsTruncated?: boolean;
   readonly year?: number;
   /** Journal, book title or publisher series, whichever the entry has. */
   readonly venue?: string;

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { LineIndex } from '../text/positions';
+import { DelimiterIndex } from './delimiters';
 import { PlainTextBuilder } from './plainText';
 import { sentenceIndexAt, splitSentences, toClaims } from './sentences';
 import type { Citation, FileReference, ParsedSource } from './types';
@@ -66,6 +67,12 @@ const SYMBOL_COMMANDS: Record<string, string> = {
   textperiodcentered: '·', textbullet: '•', textdegree: '°', textmu: 'µ', textpm: '±', times: '×',
 };
 
+/**
+ * How far inline math may reach. Real formulas are far shorter; the limit keeps stray `$` signs from
+ * making parsing quadratic.
+ */
+const MAX_MATH_LENGTH = 20_000;
+
 const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=\s*(.+?)\s*$/;
 
 /**
@@ -89,6 +96,7 @@ interface PendingCitation {
 class LatexScanner {
   private readonly out = new PlainTextBuilder();
   private readonly lines: LineIndex;
+  private readonly delimiters: DelimiterIndex;
   private readonly fileDir: string;
   private readonly citations: PendingCitation[] = [];
   private readonly includes: FileReference[] = [];
@@ -106,6 +114,7 @@ class LatexScanner {
     private readonly rootDir: string,
   ) {
     this.lines = new LineIndex(text);
+    this.delimiters = new DelimiterIndex(text, { latexComments: true });
     this.fileDir = path.dirname(file);
   }
 
@@ -215,7 +224,8 @@ class LatexScanner {
   /** The closing delimiter of math, not crossing a paragraph break; -1 when there is none. */
   private findMathEnd(from: number, delimiter: string): number {
     const { text } = this;
-    for (let j = from; j < text.length; j++) {
+    const limit = Math.min(text.length, from + MAX_MATH_LENGTH);
+    for (let j = from; j < limit; j++) {
       const c = text[j];
       if (c === '\\') {
         j++;
@@ -302,7 +312,7 @@ class LatexScanner {
     let base: string | undefined;
     while (text[this.i] === ' ') this.i++;
     if (text[this.i] === '{') {
-      const close = text.indexOf('}', this.i);
+      const close = this.matchingBrace(this.i);
       if (close > this.i) {
         base = text.slice(this.i + 1, close).replace(/^\\([ij])$/, '$1');
         this.i = close + 1;
@@ -423,22 +433,7 @@ class LatexScanner {
 
   /** The index of the `}` closing the `{` at `open`, or -1 when it is not closed before a paragraph break. */
   private matchingBrace(open: number): number {
-    const { text } = this;
-    let depth = 0;
-    for (let j = open; j < text.length; j++) {
-      const c = text[j];
-      if (c === '\\') {
-        j++;
-      } else if (c === '{') {
-        depth++;
-      } else if (c === '}') {
-        depth--;
-        if (depth === 0) return j;
-      } else if (c === '\n' && text[j + 1] === '\n') {
-        return -1;
-      }
-    }
-    return -1;
+    return this.delimiters.closeOf(open);
   }
 
   private skipOptionalArguments(max = Infinity): void {
@@ -447,32 +442,22 @@ class LatexScanner {
 
   /** Skips one `[…]` (after optional spaces and one line break); false when there is none. */
   private skipOptionalArgument(): boolean {
-    return this.skipBalanced('[', ']');
+    return this.skipBalanced('[');
   }
 
   private skipParenthesisedArguments(): void {
-    while (this.skipBalanced('(', ')'));
+    while (this.skipBalanced('('));
   }
 
-  private skipBalanced(open: string, close: string): boolean {
+  private skipBalanced(open: string): boolean {
     const { text } = this;
     let j = this.i;
     while (j < text.length && /\s/.test(text[j])) j++;
     if (text[j] !== open) return false;
-    let depth = 0;
-    for (let k = j; k < text.length; k++) {
-      const c = text[k];
-      if (c === '\\') k++;
-      else if (c === '{' || c === open) depth++;
-      else if (c === '}' || c === close) {
-        depth--;
-        if (depth === 0) {
-          this.i = k + 1;
-          return true;
-        }
-      } else if (c === '\n' && text[k + 1] === '\n') return false;
-    }
-    return false;
+    const close = this.delimiters.closeOf(j);
+    if (close < 0) return false;
+    this.i = close + 1;
+    return true;
   }
 
   private beginEnvironment(): void {

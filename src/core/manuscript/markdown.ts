@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { LineIndex } from '../text/positions';
+import { DelimiterIndex } from './delimiters';
 import { PlainTextBuilder } from './plainText';
 import { sentenceIndexAt, splitSentences, toClaims } from './sentences';
 import type { Citation, FileReference, ParsedSource } from './types';
@@ -31,6 +32,7 @@ export function parseMarkdown(text: string, file: string): ParsedSource {
 class MarkdownScanner {
   private readonly out = new PlainTextBuilder();
   private readonly lines: LineIndex;
+  private readonly delimiters: DelimiterIndex;
   private readonly dir: string;
   private readonly citations: PendingCitation[] = [];
   private readonly bibliographies: FileReference[] = [];
@@ -38,6 +40,7 @@ class MarkdownScanner {
 
   constructor(private readonly text: string, private readonly file: string) {
     this.lines = new LineIndex(text);
+    this.delimiters = new DelimiterIndex(text, { latexComments: false });
     this.dir = path.dirname(file);
   }
 
@@ -222,8 +225,8 @@ class MarkdownScanner {
     let j = i + 1;
     while (j < text.length && /[a-zA-Z]/.test(text[j])) j++;
     if (text[j] === '{') {
-      const close = text.indexOf('}', j);
-      if (close > 0 && !text.slice(j, close).includes('\n\n')) return close + 1;
+      const close = this.delimiters.closeOf(j);
+      if (close > 0) return close + 1;
     }
     return j;
   }
@@ -234,9 +237,11 @@ class MarkdownScanner {
     while (text[i + run] === '`') run++;
     const fence = '`'.repeat(run);
     let search = i + run;
+    const paragraphEnd = text.slice(i, i + 20_000).search(/\n[ \t]*\n/);
+    const limit = paragraphEnd < 0 ? i + 20_000 : i + paragraphEnd;
     while (true) {
       const close = text.indexOf(fence, search);
-      if (close < 0 || /\n[ \t]*\n/.test(text.slice(i, close))) {
+      if (close < 0 || close > limit) {
         this.out.append(fence, i);
         return i + run;
       }
@@ -265,7 +270,7 @@ class MarkdownScanner {
   /** A bracketed citation group `[see @a, p. 3; -@b]`, or an ordinary bracket or link. */
   private bracket(i: number): number {
     const { text } = this;
-    const close = findBracketClose(text, i);
+    const close = this.delimiters.closeOf(i);
     if (close < 0) {
       this.out.appendChar('[', i);
       return i + 1;
@@ -307,7 +312,7 @@ class MarkdownScanner {
   /** An image's alt text is a caption: a sentence context of its own. */
   private image(i: number): number {
     const { text } = this;
-    const close = findBracketClose(text, i + 1);
+    const close = this.delimiters.closeOf(i + 1);
     if (close < 0 || text[close + 1] !== '(') {
       this.out.appendChar('!', i);
       return i + 1;
@@ -347,20 +352,6 @@ function matchKey(text: string, at: number): { key: string; start: number; end: 
   if (!match) return undefined;
   if (match[1] !== undefined) return { key: match[1], start: at + 1, end: at + 1 + match[1].length };
   return { key: match[2], start: at, end: at + match[2].length };
-}
-
-function findBracketClose(text: string, open: number): number {
-  let depth = 0;
-  for (let j = open; j < text.length; j++) {
-    const c = text[j];
-    if (c === '\\') j++;
-    else if (c === '[') depth++;
-    else if (c === ']') {
-      depth--;
-      if (depth === 0) return j;
-    } else if (c === '\n' && /^\n[ \t]*\n/.test(text.slice(j, j + 64))) return -1;
-  }
-  return -1;
 }
 
 function endOfLine(text: string, from: number): number {

@@ -1,0 +1,62 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import * as util from 'util';
+import Mocha from 'mocha';
+
+/**
+ * Entry point the extension host calls (extensionTestsPath). Runs inside VS Code's
+ * Node extension host, so the suite files can `require('vscode')`.
+ *
+ * Under run.js the reporter writes to ATTEST_HOST_LOG instead of the console: the
+ * workbench re-logs the extension host's console mixed with its own, unformatted
+ * (printf arguments unapplied), and sometimes after the run has already ended.
+ * Appending synchronously to a file keeps every line, in order, before run() returns.
+ */
+export async function run(): Promise<void> {
+  const logFile = process.env.ATTEST_HOST_LOG;
+  if (logFile) {
+    Mocha.reporters.Base.consoleLog = (...args: unknown[]): void => {
+      fs.appendFileSync(logFile, util.format(...args) + '\n');
+    };
+  }
+
+  const mocha = new Mocha({
+    ui: 'tdd',
+    color: false,
+    reporter: 'spec',
+    // Tests poll for at most ~10 s each; this only catches a hang.
+    timeout: 60_000,
+    grep: process.env.ATTEST_HOST_GREP || undefined,
+  });
+
+  const files = fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
+  for (const f of files) {
+    mocha.addFile(path.join(__dirname, f));
+  }
+
+  const stats = await new Promise<Mocha.Stats>((resolve, reject) => {
+    try {
+      const runner = mocha.run(() => resolve(runner.stats ?? emptyStats()));
+    } catch (err) {
+      reject(err);
+    }
+  });
+
+  const resultFile = process.env.ATTEST_HOST_RESULT;
+  if (resultFile) {
+    fs.writeFileSync(
+      resultFile,
+      JSON.stringify({ passes: stats.passes, failures: stats.failures, pending: stats.pending, tests: stats.tests }),
+    );
+  }
+  if (stats.failures > 0) {
+    throw new Error(`${stats.failures} host test(s) failed`);
+  }
+}
+
+function emptyStats(): Mocha.Stats {
+  return { suites: 0, tests: 0, passes: 0, pending: 0, failures: 0 };
+}

@@ -1,0 +1,24 @@
+import * as assert from 'assert';
+import * as path from 'path';
+import * as vscode from 'vscode';
+
+// Proves the harness itself: a failure here means run.js, not the extension.
+suite('host harness', () => {
+  test('the workspace is a temporary copy of the fixture workspace', () => {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    assert.strictEqual(folders.length, 1, 'exactly one workspace folder');
+    const root = folders[0].uri.fsPath;
+    const fixtures = path.resolve(__dirname, '../../../../test/host/fixtures/workspace');
+    assert.notStrictEqual(path.resolve(root), fixtures, 'tests must run on a copy, never on the fixtures');
+    assert.ok(path.basename(root) === 'workspace', `unexpected folder ${root}`);
+    assert.ok(process.env.ATTEST_HOST_WORKSPACE, 'run.js passes the workspace path');
+    assert.strictEqual(path.resolve(root), path.resolve(process.env.ATTEST_HOST_WORKSPACE ?? ''));
+  });
+
+  test('the extension under development is loaded from the repo', () => {
+    const ext = vscode.extensions.getExtension('attest.attest');
+    assert.ok(ext, 'extension attest.attest is known to the extension host');
+    const repoRoot = path.resolve(__dirname, '../../../..');
+    assert.strictEqual(path.resolve(ext.extensionPath), repoRoot);
+  });
+});
