@@ -1,0 +1,64 @@
+import type { Author } from '../bibliography/types';
+
+/** The open bibliographic sources Attest asks. */
+export type SourceId = 'openalex' | 'crossref' | 'semanticscholar' | 'arxiv' | 'europepmc' | 'core';
+
+/** A bibliographic record as a source returns it, normalised to one shape. */
+export interface SourceRecord {
+  readonly source: SourceId;
+  /** The source's own identifier: an OpenAlex work id, a Semantic Scholar paperId, an arXiv id, a PMID, … */
+  readonly id: string;
+  /** The record's page at the source, for "Open record". */
+  readonly url?: string;
+  readonly title: string;
+  readonly authors: readonly Author[];
+  readonly year?: number;
+  readonly venue?: string;
+  /** Lower-case, without a `https://doi.org/` prefix. */
+  readonly doi?: string;
+  /** Without version suffix: `2305.18248`, `hep-th/9901001`. */
+  readonly arxivId?: string;
+  readonly abstract?: string;
+  readonly openAccessUrl?: string;
+}
+
+/** What a title search looks for: the fields of a .bib entry that identify a work. */
+export interface BibliographicQuery {
+  readonly title: string;
+  /** Family names, first author first. */
+  readonly authors?: readonly string[];
+  readonly year?: number;
+  /** How many candidates to return at most. */
+  readonly limit?: number;
+}
+
+export interface RequestOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * One open bibliographic source. `byDoi` and `byArxivId` resolve to undefined when the source answers
+ * that it has no such work (a 404), and throw `SourceError` when it could not answer.
+ */
+export interface PaperSource {
+  readonly id: SourceId;
+  /** The name users know it by: "OpenAlex", "Crossref", … */
+  readonly name: string;
+  byDoi?(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
+  byArxivId?(arxivId: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
+  search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]>;
+}
+
+/** Why a source could not answer. None of these means the work does not exist. */
+export type SourceErrorKind = 'offline' | 'rate-limited' | 'unavailable' | 'timeout' | 'malformed' | 'cancelled' | 'unauthorized';
+
+export class SourceError extends Error {
+  constructor(
+    readonly kind: SourceErrorKind,
+    message: string,
+    readonly source?: SourceId,
+  ) {
+    super(message);
+    this.name = 'SourceError';
+  }
+}
