@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import * as path from 'node:path';
 import { BibliographyCache } from './bibliography/cache';
 import type { BibEntry, Bibliography } from './bibliography/types';
@@ -142,21 +143,34 @@ function duplicateKeys(entries: readonly BibEntry[]): Finding[] {
 
 function missingKeys(manuscript: Manuscript, bibliographies: readonly Bibliography[], entries: readonly BibEntry[]): Finding[] {
   const bibitems = manuscript.sources.flatMap((s) => s.bibitems);
-  const keys = new Set([...entries.map((e) => e.key), ...bibitems]);
-  const byLowerCase = new Map(entries.map((e) => [e.key.toLowerCase(), e.key]));
+  const known = [...new Set([...entries.map((e) => e.key), ...bibitems])];
+  const keys = new Set(known);
   const names = bibliographies.map((b) => path.basename(b.file));
   if (bibitems.length > 0) names.push('thebibliography');
   const where = names.length === 0 ? undefined : names.join(', ');
   return manuscript.citations
     .filter((c) => !keys.has(c.key))
     .map((c) => {
-      const nearMiss = byLowerCase.get(c.key.toLowerCase());
+      const replacements = similarKeys(c.key, known);
       const message =
         where === undefined
           ? `'${c.key}' cannot be resolved: the manuscript names no bibliography file that exists.`
-          : `'${c.key}' is not in any bibliography (${where}).` + (nearMiss ? ` Did you mean '${nearMiss}'?` : '');
-      return { code: 'missing-key', severity: 'error', message, file: c.file, range: c.range, key: c.key } satisfies Finding;
+          : `'${c.key}' is not in any bibliography (${where}).` + (replacements.length > 0 ? ` Did you mean '${replacements[0]}'?` : '');
+      return { code: 'missing-key', severity: 'error', message, file: c.file, range: c.range, key: c.key, replacements } satisfies Finding;
     });
+}
+
+/** Keys that differ from `key` only in case or by a typo or two, closest first. */
+function similarKeys(key: string, known: readonly string[]): string[] {
+  const lower = key.toLowerCase();
+  // Short keys are one edit away from many others; only a case difference is a safe guess for them.
+  const allowed = key.length < 5 ? 0 : key.length < 10 ? 1 : 2;
+  return known
+    .map((candidate) => ({ candidate, d: distance(lower, candidate.toLowerCase()) }))
+    .filter(({ d }) => d <= allowed)
+    .sort((a, b) => a.d - b.d || a.candidate.localeCompare(b.candidate))
+    .slice(0, 3)
+    .map(({ candidate }) => candidate);
 }
 
 function unusedEntries(manuscript: Manuscript, entries: readonly BibEntry[]): Finding[] {

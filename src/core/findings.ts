@@ -15,4 +15,6 @@ export interface Finding {
   readonly range: Range;
   /** The citation or entry key the finding is about, when there is one. */
   readonly key?: string;
+  /** Text that may replace the finding's range to fix it, best first: the keys a mistyped key may have meant. */
+  readonly replacements?: readonly string[];
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
+import { CitationCodeActionProvider } from './codeActions';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { CitationHoverProvider } from './hover';
@@ -39,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (Config.affectsChecks(e)) checker.recheckAll();
     }),
     vscode.languages.registerHoverProvider(selector, new CitationHoverProvider(checker)),
+    vscode.languages.registerCodeActionsProvider(selector, new CitationCodeActionProvider(checker), CitationCodeActionProvider.metadata),
     vscode.commands.registerCommand('attest.checkDocument', async () => {
       const document = vscode.window.activeTextEditor?.document;
       if (!document || !isManuscript(document)) {

@@ -73,6 +73,18 @@ describe('checking a project', () => {
     assert.match(result?.findings.find((f) => f.code === 'missing-key')?.message ?? '', /Did you mean 'known'\?/);
   });
 
+  it('offers the keys a mistyped key may have meant, closest first, and no guess for short keys', async () => {
+    const entries = '@article{hochreiter1997long, title={L}}\n@article{hochreiter1997lung, title={M}}\n@article{abc, title={A}}\n';
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{hochreiter1997lnog,hochreiter1997lon,abd}\\bibliography{refs}', '/p/refs.bib': entries });
+    const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
+    const replacements = result?.findings.filter((f) => f.code === 'missing-key').map((f) => [f.key, f.replacements]);
+    assert.deepEqual(replacements, [
+      ['hochreiter1997lnog', ['hochreiter1997long', 'hochreiter1997lung']],
+      ['hochreiter1997lon', ['hochreiter1997long', 'hochreiter1997lung']],
+      ['abd', []],
+    ]);
+  });
+
   it('follows \\input from the root and reports missing files as warnings at the command', async () => {
     const ws = new MemoryWorkspace({
       '/p/main.tex': '\\input{sec/intro}\n\\input{sec/absent}\n\\bibliography{refs}',

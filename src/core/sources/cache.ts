@@ -1,0 +1,88 @@
+/**
+ * The disk cache of source lookups, so a reference checked yesterday is not asked about again today
+ * and a manuscript can be checked offline.
+ *
+ *   const cache = new LookupCache(directory);            // lifetimes default to 30 days / 7 days
+ *   await cache.get(key)                                 // CachedAnswer | undefined (miss, expired, corrupt)
+ *   await cache.get(key, { includeExpired: true })       // what offline mode serves
+ *   await cache.set(key, { status: 200, body })          // or { status: 404, body: '' }
+ *
+ * Keys are request URLs without secrets (`HttpClient` builds them). One file per entry, in a
+ * directory sharded by the key's hash; a file that cannot be read as an entry is a miss.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+/** A source's answer worth remembering: the work (200) or its absence (404). */
+export interface CachedAnswer {
+  readonly status: 200 | 404;
+  /** The response body as text; empty for a 404. */
+  readonly body: string;
+}
+
+export interface CacheLifetimes {
+  readonly foundMs: number;
+  /** Shorter, because a work missing today (a new DOI not yet indexed) may be found next week. */
+  readonly notFoundMs: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_LIFETIMES: CacheLifetimes = { foundMs: 30 * DAY_MS, notFoundMs: 7 * DAY_MS };
+
+interface StoredEntry extends CachedAnswer {
+  /** Kept so two keys whose hashes collide are never confused, and so a person can read the file. */
+  readonly key: string;
+  readonly storedAt: number;
+}
+
+export class LookupCache {
+  constructor(
+    readonly directory: string,
+    private readonly lifetimes: CacheLifetimes = DEFAULT_LIFETIMES,
+  ) {}
+
+  async get(key: string, options: { includeExpired?: boolean } = {}): Promise<CachedAnswer | undefined> {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(await fs.readFile(this.fileFor(key), 'utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!isStoredEntry(entry) || entry.key !== key) return undefined;
+    const lifetime = entry.status === 200 ? this.lifetimes.foundMs : this.lifetimes.notFoundMs;
+    if (!options.includeExpired && Date.now() - entry.storedAt > lifetime) return undefined;
+    return { status: entry.status, body: entry.body };
+  }
+
+  async set(key: string, answer: CachedAnswer): Promise<void> {
+    const file = this.fileFor(key);
+    const entry: StoredEntry = { key, status: answer.status, body: answer.body, storedAt: Date.now() };
+    // Written aside and renamed, so a reader (or a crash) never sees half an entry.
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(temp, JSON.stringify(entry));
+      await fs.rename(temp, file);
+    } catch {
+      // A cache that cannot be written only costs a repeated lookup; the answer in hand is still good.
+      await fs.rm(temp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  private fileFor(key: string): string {
+    const hash = createHash('sha256').update(key).digest('hex');
+    return path.join(this.directory, hash.slice(0, 2), `${hash}.json`);
+  }
+}
+
+function isStoredEntry(value: unknown): value is StoredEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return (
+    typeof entry.key === 'string' &&
+    (entry.status === 200 || entry.status === 404) &&
+    typeof entry.body === 'string' &&
+    typeof entry.storedAt === 'number'
+  );
+}

@@ -1,0 +1,330 @@
+/**
+ * The one HTTP client every source uses: politeness (User-Agent with contact address, rate and
+ * concurrency limits), retries with backoff, timeouts, cancellation, size caps, the disk cache and
+ * offline mode, so each source module only builds URLs and reads answers.
+ *
+ *   const http = new HttpClient({
+ *     source: 'openalex', baseUrl: 'https://api.openalex.org', email,
+ *     privateParams: { api_key: key }, credentialsSetting: 'attest.sources.openalex.apiKey',
+ *     requestsPerSecond: 10, maxConcurrent: 4, cache, offline,
+ *   });
+ *   await http.getJson('/works/doi:10.1/x', { select: 'id,doi' }, { signal })  // unknown | undefined
+ *   await http.getText('/query', { id_list: '2305.18248' }, { signal })         // string | undefined
+ *
+ * Both resolve to undefined when the source answers 404 (it has no such work) and throw
+ * `SourceError` when it could not answer:
+ *   401/403 → 'unauthorized' (names `credentialsSetting`); 429 until retries run out → 'rate-limited';
+ *   5xx until retries run out, other statuses, network failure → 'unavailable'; no answer within
+ *   `timeoutMs` → 'timeout'; `signal` aborted → 'cancelled'; invalid JSON or a body over 20 MB →
+ *   'malformed'; offline and not in the cache → 'offline'.
+ * 429 and 5xx are retried up to 3 times, waiting `Retry-After` when given (a wait over 60 s gives
+ * up at once) or an exponential backoff with jitter; a 429 holds back every request of the client.
+ *
+ * Private params and headers (API keys, the contact e-mail) are sent but never appear in cache
+ * keys, files or error messages, and headers are dropped when a redirect leaves the origin.
+ */
+import { version } from '../../../package.json';
+import type { LookupCache } from './cache';
+import type { RequestOptions, SourceId } from './types';
+import { SourceError } from './types';
+
+export type QueryParams = Readonly<Record<string, string | number | undefined>>;
+
+export interface HttpClientOptions {
+  readonly source: SourceId;
+  /** Where the API lives, e.g. `https://api.openalex.org`; a mirror or a test server may stand in. */
+  readonly baseUrl: string;
+  /** The user's contact address, put in the User-Agent as the sources' polite pools ask. */
+  readonly email?: string;
+  readonly privateParams?: Readonly<Record<string, string>>;
+  readonly privateHeaders?: Readonly<Record<string, string>>;
+  /** The setting or environment variable holding the credentials, named when the source refuses them. */
+  readonly credentialsSetting?: string;
+  readonly requestsPerSecond: number;
+  readonly maxConcurrent: number;
+  /** Per attempt, body included. */
+  readonly timeoutMs?: number;
+  /** The first retry's wait when the source gives no `Retry-After`; doubled for each further retry. */
+  readonly backoffMs?: number;
+  readonly cache?: LookupCache;
+  /** Answer from the cache only (expired entries included) and send nothing. */
+  readonly offline?: boolean;
+}
+
+const RETRIES = 3;
+const MAX_RETRY_WAIT_MS = 60_000;
+const MAX_BODY_BYTES = 20 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+
+type Answer = { readonly status: 200; readonly body: string } | { readonly status: 404; readonly body: '' };
+type Attempt = Answer | { readonly status: 'retry'; readonly code: number; readonly retryAfterMs?: number };
+
+export class HttpClient {
+  private readonly gate: RequestGate;
+  private readonly host: string;
+  private readonly timeoutMs: number;
+  private readonly backoffMs: number;
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.gate = new RequestGate(1000 / options.requestsPerSecond, options.maxConcurrent);
+    this.host = new URL(options.baseUrl).host;
+    this.timeoutMs = options.timeoutMs ?? 20_000;
+    this.backoffMs = options.backoffMs ?? 1000;
+  }
+
+  async getJson(path: string, params: QueryParams = {}, options: RequestOptions = {}): Promise<unknown> {
+    return this.get(path, params, options.signal, (body) => {
+      try {
+        return JSON.parse(body) as unknown;
+      } catch (error) {
+        throw this.error('malformed', `${this.host} sent ${body.length} characters that are not valid JSON (${(error as Error).message}).`);
+      }
+    });
+  }
+
+  async getText(path: string, params: QueryParams = {}, options: RequestOptions = {}): Promise<string | undefined> {
+    return this.get(path, params, options.signal, (body) => body);
+  }
+
+  private async get<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T): Promise<T | undefined> {
+    const url = this.publicUrl(path, params);
+    const { cache, offline } = this.options;
+    const cached = await cache?.get(url.href, { includeExpired: offline });
+    if (cached) return cached.status === 404 ? undefined : read(cached.body);
+    if (offline) throw this.error('offline', `Offline: no answer from ${this.host} is cached for this lookup.`);
+    let answer: Answer;
+    try {
+      answer = await this.fetchWithRetries(url, signal);
+    } catch (error) {
+      if (signal?.aborted) throw this.error('cancelled', `The lookup at ${this.host} was cancelled.`);
+      throw error;
+    }
+    // Read before caching, so an answer that cannot be read is never served from the cache.
+    const value = answer.status === 404 ? undefined : read(answer.body);
+    await cache?.set(url.href, answer);
+    return value;
+  }
+
+  private publicUrl(path: string, params: QueryParams): URL {
+    const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path);
+    for (const [name, value] of Object.entries(params)) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url;
+  }
+
+  private async fetchWithRetries(publicUrl: URL, signal: AbortSignal | undefined): Promise<Answer> {
+    const url = new URL(publicUrl);
+    for (const [name, value] of Object.entries(this.options.privateParams ?? {})) url.searchParams.set(name, value);
+    for (let retry = 0; ; retry++) {
+      const leave = await this.gate.enter(signal);
+      let attempt: Attempt;
+      try {
+        attempt = await this.attempt(url, signal);
+      } finally {
+        leave();
+      }
+      if (attempt.status !== 'retry') return attempt;
+      const wait = attempt.retryAfterMs ?? this.backoffMs * 2 ** retry * (0.5 + Math.random() / 2);
+      if (retry === RETRIES || wait > MAX_RETRY_WAIT_MS) throw this.exhausted(attempt.code, retry + 1, wait);
+      if (attempt.code === 429) this.gate.pause(wait);
+      else await sleep(wait, signal);
+    }
+  }
+
+  private exhausted(code: number, attempts: number, wait: number): SourceError {
+    const tried = `after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    const asked = wait > MAX_RETRY_WAIT_MS ? ` (it asked to wait ${Math.round(wait / 1000)} s)` : '';
+    return code === 429
+      ? this.error('rate-limited', `${this.host} is limiting Attest's requests; gave up ${tried}${asked}.`)
+      : this.error('unavailable', `${this.host} answered HTTP ${code}; gave up ${tried}${asked}.`);
+  }
+
+  private async attempt(url: URL, signal: AbortSignal | undefined): Promise<Attempt> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const response = await this.fetchFollowingRedirects(url, combined);
+      const { status } = response;
+      if (status === 404 || status === 410) {
+        await response.body?.cancel();
+        return { status: 404, body: '' };
+      }
+      if (status >= 200 && status < 300) return { status: 200, body: await this.readBody(response) };
+      await response.body?.cancel();
+      if (status === 401 || status === 403) throw this.unauthorized(status);
+      if (status === 429 || status >= 500) return { status: 'retry', code: status, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+      throw this.error('unavailable', `${this.host} answered HTTP ${status}.`);
+    } catch (error) {
+      if (error instanceof SourceError) throw error;
+      if (signal?.aborted) throw error;
+      if (timeout.aborted) throw this.error('timeout', `${this.host} did not answer within ${this.timeoutMs / 1000} s.`);
+      throw this.error('unavailable', `Could not reach ${this.host}: ${this.redact(describeNetworkError(error))}.`);
+    }
+  }
+
+  /** Follows redirects itself to bound them and to keep credentials from leaving the source's origin. */
+  private async fetchFollowingRedirects(start: URL, signal: AbortSignal): Promise<Response> {
+    let url = start;
+    let headers = this.headers(true);
+    for (let redirects = 0; ; redirects++) {
+      const response = await fetch(url, { headers, signal, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || location === null) return response;
+      await response.body?.cancel();
+      if (redirects === MAX_REDIRECTS) throw this.error('unavailable', `${this.host} redirected more than ${MAX_REDIRECTS} times.`);
+      const next = new URL(location, url);
+      if (next.origin !== url.origin) headers = this.headers(false);
+      url = next;
+    }
+  }
+
+  private headers(withPrivate: boolean): Record<string, string> {
+    const contact = this.options.email ? ` (mailto:${this.options.email})` : '';
+    return { 'User-Agent': `Attest/${version}${contact}`, ...(withPrivate ? this.options.privateHeaders : {}) };
+  }
+
+  private async readBody(response: Response): Promise<string> {
+    const tooLarge = (): SourceError =>
+      this.error('malformed', `${this.host} sent an answer larger than ${MAX_BODY_BYTES / 1024 / 1024} MB; Attest does not read it.`);
+    if (Number(response.headers.get('content-length')) > MAX_BODY_BYTES) {
+      await response.body?.cancel();
+      throw tooLarge();
+    }
+    if (!response.body) return '';
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private unauthorized(status: number): SourceError {
+    const fix = this.options.credentialsSetting ? ` Check the API key in ${this.options.credentialsSetting}.` : '';
+    return this.error('unauthorized', `${this.host} refused Attest's request (HTTP ${status}).${fix}`);
+  }
+
+  private redact(text: string): string {
+    const secrets = [...Object.values(this.options.privateParams ?? {}), ...Object.values(this.options.privateHeaders ?? {})];
+    return secrets.filter((s) => s.length > 0).reduce((t, secret) => t.split(secret).join('…'), text);
+  }
+
+  private error(kind: SourceError['kind'], message: string): SourceError {
+    return new SourceError(kind, message, this.options.source);
+  }
+}
+
+/**
+ * Admits requests one source can take: at most `maxConcurrent` at once, starts at least `intervalMs`
+ * apart, none while paused after a 429.
+ */
+class RequestGate {
+  private active = 0;
+  private readonly queue: Array<() => void> = [];
+  private nextStart = 0;
+  private pausedUntil = 0;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly maxConcurrent: number,
+  ) {}
+
+  /** Resolves to the function that lets the next request in. */
+  async enter(signal: AbortSignal | undefined): Promise<() => void> {
+    await this.takeSlot(signal);
+    try {
+      await this.awaitTurn(signal);
+    } catch (error) {
+      this.releaseSlot();
+      throw error;
+    }
+    let left = false;
+    return () => {
+      if (!left) this.releaseSlot();
+      left = true;
+    };
+  }
+
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.nextStart = Math.max(this.nextStart, this.pausedUntil);
+  }
+
+  private async takeSlot(signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.active < this.maxConcurrent) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.queue.splice(this.queue.indexOf(admit), 1);
+        reject(signal?.reason);
+      };
+      const admit = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.queue.push(admit);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The slot passes straight to the next in the queue, so a newcomer cannot overtake it. */
+  private releaseSlot(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.active--;
+  }
+
+  private async awaitTurn(signal: AbortSignal | undefined): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const start = Math.max(now, this.nextStart);
+      this.nextStart = start + this.intervalMs;
+      await sleep(start - now, signal);
+      // A 429 that arrived while this request waited moves it behind the pause.
+      if (this.pausedUntil <= start) return;
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve();
+  return new Promise((resolve, reject) => {
+    signal?.throwIfAborted();
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** `Retry-After` is either seconds or an HTTP date. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** fetch reports "fetch failed"; the reason a user can act on is in its cause. */
+function describeNetworkError(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  return cause instanceof Error ? cause.message : String(cause);
+}
