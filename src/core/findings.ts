@@ -3,7 +3,16 @@ import type { Range } from './text/positions';
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
 /** Stable codes: they appear in diagnostics, in the CLI's JSON and in user settings. */
-export type FindingCode = 'missing-key' | 'missing-file' | 'duplicate-key' | 'unused-entry' | 'bib-parse-error';
+export type FindingCode =
+  | 'missing-key'
+  | 'missing-file'
+  | 'duplicate-key'
+  | 'unused-entry'
+  | 'bib-parse-error'
+  | 'not-found'
+  | 'metadata-mismatch'
+  | 'unchecked'
+  | 'suspicious-metadata';
 
 /** One problem Attest reports, as plain data that the editor and the CLI each present their own way. */
 export interface Finding {
@@ -17,4 +26,27 @@ export interface Finding {
   readonly key?: string;
   /** Text that may replace the finding's range to fix it, best first: the keys a mistyped key may have meant. */
   readonly replacements?: readonly string[];
+  /** What the verdict rests on, for the user to judge it: the matched record, the fields that differ, … */
+  readonly evidence?: Evidence;
+}
+
+/** JSON-safe evidence behind a finding; the CLI prints it as is. */
+export interface Evidence {
+  /** The source whose record decided the verdict. */
+  readonly source?: string;
+  readonly record?: {
+    readonly id: string;
+    readonly url?: string;
+    readonly title: string;
+    readonly authors: readonly string[];
+    readonly year?: number;
+    readonly venue?: string;
+    readonly doi?: string;
+    readonly arxivId?: string;
+  };
+  /** How the record was found: by `doi`, `arxiv` id or `title` search. */
+  readonly via?: string;
+  readonly differences?: readonly { readonly field: string; readonly expected: string; readonly found: string }[];
+  /** Sources that were asked and had no record. */
+  readonly asked?: readonly string[];
 }

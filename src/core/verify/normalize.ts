@@ -1,0 +1,366 @@
+import type { Author } from '../bibliography/types';
+
+/*
+ * Bibliographic strings reach us from .bib files (LaTeX already turned into Unicode by the
+ * reader, but braces and stray commands survive) and from APIs (HTML tags and entities in
+ * Crossref titles, MathML, DBLP homonym numbers). Everything is compared in one plain form:
+ * lower-case ASCII-ish words separated by single spaces.
+ */
+
+const HTML_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** Letters NFKD does not decompose into a base letter and a combining mark. */
+const SPECIAL_LETTERS: Readonly<Record<string, string>> = {
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŋ: 'ng',
+};
+
+/** A title written `$\alpha$-divergence` in one place is `α-divergence` or `alpha-divergence` in another. */
+const GREEK: Readonly<Record<string, string>> = {
+  α: 'alpha', β: 'beta', γ: 'gamma', δ: 'delta', ε: 'epsilon', ϵ: 'epsilon', ζ: 'zeta', η: 'eta', θ: 'theta',
+  ι: 'iota', κ: 'kappa', λ: 'lambda', μ: 'mu', ν: 'nu', ξ: 'xi', π: 'pi', ρ: 'rho', σ: 'sigma', ς: 'sigma',
+  τ: 'tau', υ: 'upsilon', φ: 'phi', ϕ: 'phi', χ: 'chi', ψ: 'psi', ω: 'omega',
+};
+
+/** LaTeX commands that only format their argument; their names are not words of the text. */
+const FORMATTING_COMMANDS =
+  /\\(?:emph|textit|textbf|textsc|texttt|textrm|textsf|textup|textnormal|text|mathrm|mathbf|mathit|mathcal|mathbb|mathsf|mathtt|mathfrak|boldsymbol|bm|operatorname|url|href|mbox|hbox|uppercase|lowercase|MakeUppercase|MakeLowercase|NoCaseChange|protect|relax)\b\s*/g;
+
+/** Accent commands the .bib reader normally resolves, for strings that did not go through it. */
+const LATEX_ACCENT = /\\(?:['"`^~=.]|[uvHcdbtrk](?![a-zA-Z]))\s*\{?\s*(\\?[a-zA-Z])\s*\}?/g;
+
+/** Lower-case words separated by single spaces: no accents, markup, punctuation or case. */
+export function normalizeText(value: string): string {
+  let text = value
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => decodeEntity(name) ?? whole)
+    .replace(/<\/?[a-z][^<>]*>/gi, ' ')
+    .replace(LATEX_ACCENT, (_, letter: string) => letter.replace('\\', ''))
+    .replace(FORMATTING_COMMANDS, ' ')
+    .replace(/\\&/g, '&')
+    // Any other command is probably a symbol whose name is the word: \alpha, \ell, \LaTeX.
+    .replace(/\\([a-zA-Z]+)/g, ' $1 ')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase();
+  text = Array.from(text, (ch) => SPECIAL_LETTERS[ch] ?? (GREEK[ch] === undefined ? ch : ` ${GREEK[ch]} `)).join('');
+  return text
+    .replace(/&/g, ' and ')
+    .replace(/['’‘`´]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function decodeEntity(name: string): string | undefined {
+  if (name.startsWith('#x') || name.startsWith('#X')) return String.fromCodePoint(parseInt(name.slice(2), 16));
+  if (name.startsWith('#')) return String.fromCodePoint(parseInt(name.slice(1), 10));
+  return HTML_ENTITIES[name.toLowerCase()];
+}
+
+// ---------------------------------------------------------------------------------------
+// Titles
+
+/** Words that carry no meaning of their own in a title; they do not make a title distinctive. */
+const TITLE_STOPWORDS = new Set([
+  'a', 'an', 'the', 'of', 'for', 'in', 'on', 'and', 'or', 'to', 'with', 'by', 'from', 'at', 'as', 'is', 'are',
+  'via', 'into', 'its', 'their', 'our', 'we', 'be', 'vs', 'versus', 'toward', 'towards', 'using', 'based',
+]);
+
+/** The title's words; "towards" and "toward" are used interchangeably by authors and sources. */
+export function titleWords(title: string): string[] {
+  const text = normalizeText(title);
+  return text === '' ? [] : text.split(' ').map((w) => (w === 'towards' ? 'toward' : w));
+}
+
+/** How many of the title's words say something: a two-word title like "Deep learning" names many works. */
+export function significantWordCount(words: readonly string[]): number {
+  return words.filter((w) => !TITLE_STOPWORDS.has(w)).length;
+}
+
+/**
+ * The part before a subtitle, as written: "BERT: Pre-training …" → "BERT". Undefined when the
+ * title has no subtitle separator.
+ */
+export function mainTitle(title: string): string | undefined {
+  const match = /^(.+?)(?:\s*[:;]\s+|\s+[-–—]{1,2}\s+|[?!]\s+)\S/u.exec(title.trim());
+  if (!match) return undefined;
+  // "?" and "!" end the main title but belong to it: "Why should I trust you?: Explaining …".
+  const end = match[0].length - 1;
+  return title.trim().slice(0, end).replace(/\s*[:;–—-]+\s*$/u, '').trim();
+}
+
+// ---------------------------------------------------------------------------------------
+// Names
+
+/** Lower-case particles that belong to a family name but are not what it is sorted or looked up by. */
+const PARTICLES = new Set([
+  'van', 'von', 'der', 'den', 'de', 'del', 'della', 'degli', 'di', 'da', 'dos', 'das', 'du', 'le', 'la',
+  'ten', 'ter', 'vander', 'zu', 'bin', 'binti', 'ibn', 'al', 'el', 'y', 'st', 'saint',
+]);
+
+/** A literal name with one of these words is an organisation, compared as a whole. */
+const ORGANISATION_WORDS = new Set([
+  'university', 'consortium', 'collaboration', 'group', 'team', 'organization', 'organisation', 'association',
+  'institute', 'committee', 'inc', 'ltd', 'corporation', 'project', 'society', 'foundation', 'council',
+  'agency', 'initiative', 'network', 'center', 'centre', 'laboratory', 'lab', 'labs', 'office', 'board',
+  'department', 'ministry', 'alliance', 'working', 'openai', 'google', 'deepmind', 'meta', 'microsoft',
+]);
+
+/** A name split into the words that identify it and the initials of the given names. */
+export interface NameKey {
+  /** Family name words without particles or DBLP homonym numbers: "van der Schaar" → ["schaar"]. */
+  readonly family: readonly string[];
+  /** Given name words, normalised; used to recognise a given/family swap. */
+  readonly given: readonly string[];
+  /** First letters of the given names: "Jean-Christophe" → ["j", "c"], "JC" → ["j", "c"]. */
+  readonly initials: readonly string[];
+  /** An organisation written as one literal name. */
+  readonly organisation: boolean;
+}
+
+export function nameKey(author: Author): NameKey {
+  if (author.family === undefined && author.literal !== undefined) return literalNameKey(author.literal);
+  const familyText = author.family ?? author.given ?? '';
+  const givenText = author.family === undefined ? '' : (author.given ?? '');
+  let family = withoutParticles(nameWords(familyText), 'leading');
+  let given = withoutParticles(nameWords(givenText), 'trailing');
+  let initials = initialsOf(givenText);
+  if (family.length === 0 && given.length > 0) {
+    // "Xin Wang 0001" from DBLP, split so that the homonym number became the family name.
+    family = given.slice(-1);
+    given = given.slice(0, -1);
+    initials = initials.slice(0, -1);
+  }
+  return { family, given, initials, organisation: false };
+}
+
+function literalNameKey(literal: string): NameKey {
+  const words = nameWords(literal);
+  if (words.some((w) => ORGANISATION_WORDS.has(w)) || words.length === 1) {
+    return { family: words.filter((w) => w !== 'the'), given: [], initials: [], organisation: words.length > 1 };
+  }
+  // A person the source could not split: the family name is the last word with its particles.
+  let start = words.length - 1;
+  while (start > 0 && PARTICLES.has(words[start - 1])) start--;
+  const rawParts = literal.trim().split(/\s+/);
+  return {
+    family: withoutParticles(words.slice(start), 'leading'),
+    given: words.slice(0, start),
+    initials: initialsOf(rawParts.slice(0, Math.max(0, rawParts.length - (words.length - start))).join(' ')),
+    organisation: false,
+  };
+}
+
+/** Words of a name, without numbers (DBLP's "0001") and without "Jr."-style suffixes. */
+function nameWords(value: string): string[] {
+  const text = normalizeText(value);
+  if (text === '') return [];
+  return text.split(' ').filter((w) => !/^\d+$/.test(w) && !/^(?:jr|sr|ii|iii|iv)$/.test(w));
+}
+
+/** Particles are dropped only while a real name word remains: "Le" and "Du" are family names too. */
+function withoutParticles(words: string[], where: 'leading' | 'trailing'): string[] {
+  const result = [...words];
+  if (where === 'leading') {
+    while (result.length > 1 && PARTICLES.has(result[0])) result.shift();
+  } else {
+    while (result.length > 1 && PARTICLES.has(result[result.length - 1])) result.pop();
+  }
+  return result;
+}
+
+/** "J.-C." and "Jean-Christophe" both give j, c; an all-capitals "JC" (PubMed style) is two initials. */
+function initialsOf(given: string): string[] {
+  const initials: string[] = [];
+  for (const part of given.split(/[\s.\-‐–]+/u)) {
+    if (part === '') continue;
+    const letters = normalizeText(part).replace(/ /g, '');
+    if (letters === '' || PARTICLES.has(letters)) continue;
+    const allCapitals = part.length <= 3 && part === part.toUpperCase() && /\p{Lu}/u.test(part);
+    if (allCapitals) initials.push(...letters.split(''));
+    else initials.push(letters[0]);
+  }
+  return initials;
+}
+
+/** "Smith, John" / "J. Smith" / "World Health Organization": how a name is shown in messages. */
+export function displayName(author: Author): string {
+  if (author.family !== undefined) return author.given ? `${author.family}, ${author.given}` : author.family;
+  return author.literal ?? author.given ?? '';
+}
+
+// ---------------------------------------------------------------------------------------
+// Venues
+
+export interface VenueWord {
+  readonly text: string;
+  /** "Proceedings", "International", "IEEE": present or absent in different spellings of one venue. */
+  readonly generic: boolean;
+  /** The word with the stopwords written just before it, for acronyms that keep them ("COLT"). */
+  readonly withStopwords: readonly string[];
+}
+
+export interface VenueWords {
+  /** Without stopwords, years, ordinals and edition numbers. */
+  readonly words: readonly VenueWord[];
+  /** Acronyms the venue is known by that its initials do not spell ("NAACL", "WWW"). */
+  readonly acronyms: readonly string[];
+  /** arXiv, CoRR, bioRxiv…: where preprints are posted, not where papers are published. */
+  readonly preprint: boolean;
+  /** A publisher or a series (PMLR, LNCS) that publishes many venues. */
+  readonly host: boolean;
+}
+
+const VENUE_STOPWORDS = new Set(['of', 'the', 'on', 'in', 'and', 'for', 'at', 'to', 'a', 'an', 'its']);
+
+const GENERIC_VENUE_WORDS = new Set([
+  'proceedings', 'proc', 'conference', 'conf', 'international', 'intl', 'int', 'annual', 'annu', 'meeting',
+  'ieee', 'acm', 'cvf', 'rsj', 'siam', 'usenix', 'workshop', 'workshops', 'symposium', 'symp', 'advances', 'adv',
+  'joint', 'vol', 'volume', 'part', 'findings', 'companion', 'main', 'track', 'papers', 'paper', 'long', 'short',
+  'edition', 'series', 'th', 'st', 'nd', 'rd',
+]);
+
+/** Ordinals spelled out: "Thirty-Fifth AAAI Conference". */
+const NUMBER_WORDS =
+  /^(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|(?:thir|four|fif|six|seven|eigh|nine)teenth|twentieth|thirtieth|fortieth|fiftieth|sixtieth|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)$/;
+
+const VENUE_ALIASES: Readonly<Record<string, string>> = { neurips: 'nips', sigkdd: 'kdd' };
+
+/** Names whose acronym is not their initials, matched on the words without stopwords. */
+const VENUE_PHRASES: readonly (readonly [string, string])[] = [
+  ['north american chapter association computational linguistics', 'naacl'],
+  ['web conference', 'www'],
+  ['world wide web', 'www'],
+  ['artificial intelligence statistics', 'aistats'],
+  ['intelligent robots systems', 'iros'],
+  ['neural information processing systems', 'nips'],
+];
+
+const PREPRINT = /\b(?:arxiv|corr|biorxiv|medrxiv|chemrxiv|psyarxiv|techrxiv|eartharxiv|ssrn|preprints?|eprints?|research square)\b/;
+
+const HOST =
+  /^(?:pmlr|proceedings of machine learning research|lecture notes(?: in)? (?:computer science|artificial intelligence|networks and systems)|lncs|lnai|springer|elsevier|curran associates|openreview(?: net)?|ceur workshop proceedings|acm|ieee)$/;
+
+export function venueWords(venue: string): VenueWords {
+  const text = normalizeText(venue);
+  const words: VenueWord[] = [];
+  let pendingStopwords: string[] = [];
+  for (const raw of text === '' ? [] : text.split(' ')) {
+    if (VENUE_STOPWORDS.has(raw)) {
+      pendingStopwords.push(raw);
+      continue;
+    }
+    if (/^\d+(?:st|nd|rd|th)?$/.test(raw) || NUMBER_WORDS.test(raw)) continue;
+    // "NeurIPS2021", "ICML'21": the year glued to the name.
+    const bare = raw.replace(/^([a-z]{3,})(?:\d{2}|\d{4})$/, '$1');
+    const word = VENUE_ALIASES[bare] ?? bare;
+    words.push({ text: word, generic: GENERIC_VENUE_WORDS.has(word), withStopwords: [...pendingStopwords, word] });
+    pendingStopwords = [];
+  }
+  const plain = words.map((w) => w.text).join(' ');
+  return {
+    words,
+    acronyms: VENUE_PHRASES.filter(([phrase]) => plain.includes(phrase)).map(([, acronym]) => acronym),
+    preprint: PREPRINT.test(text),
+    host: HOST.test(text),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Identifiers
+
+/** A DOI is "10.", a registrant code of 4–9 digits (with optional sub-codes), "/", and a suffix. */
+const DOI = /^10\.\d{4,9}(?:\.\d+)*\/\S+$/;
+
+/** The DOI in lower case (DOIs are case-insensitive) without resolver prefix, or undefined if it is not one. */
+export function normalizeDoi(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const doi = stripDoiPrefix(value).toLowerCase();
+  return DOI.test(doi) ? doi : undefined;
+}
+
+/** The DOI as written minus `https://doi.org/` or `doi:`, for messages and validation. */
+export function stripDoiPrefix(value: string): string {
+  return value
+    .trim()
+    .replace(/^(?:https?:\/\/)?(?:dx\.|www\.)?doi\.org\//i, '')
+    .replace(/^doi:\s*/i, '')
+    .trim();
+}
+
+export function isValidDoi(value: string): boolean {
+  return DOI.test(stripDoiPrefix(value));
+}
+
+/** arXiv registers a DOI for every paper: 10.48550/arXiv.<id>. */
+const ARXIV_DOI = /^10\.48550\/arxiv\.(.+)$/i;
+
+/** The arXiv identifier inside an arXiv DOI, as written (possibly malformed), or undefined. */
+export function arxivPartOfDoi(doi: string): string | undefined {
+  return ARXIV_DOI.exec(stripDoiPrefix(doi))?.[1];
+}
+
+export interface ArxivId {
+  /** Without version, lower-case archive: `2305.18248`, `hep-th/9901001`. */
+  readonly id: string;
+  /** Year and month the identifier was assigned. */
+  readonly year: number;
+  readonly month: number;
+}
+
+const NEW_ARXIV = /^(\d{2})(\d{2})\.(\d{4,5})(?:v\d+)?$/;
+const OLD_ARXIV = /^([a-z]+(?:-[a-z]+)*)(\.[a-z]{2})?\/(\d{2})(\d{2})(\d{3})(?:v\d+)?$/i;
+
+/**
+ * Reads an arXiv identifier and checks that it could have been assigned: new-style ids start in
+ * April 2007 (0704) with four-digit numbers until 1412 and five-digit ones from 1501; old-style ids
+ * run from 1991 to March 2007. Undefined if the text is no such identifier.
+ */
+export function parseArxivId(value: string): ArxivId | undefined {
+  const text = value.trim().replace(/^arxiv:\s*/i, '');
+  const modern = NEW_ARXIV.exec(text);
+  if (modern) {
+    const year = 2000 + Number(modern[1]);
+    const month = Number(modern[2]);
+    const digits = modern[3].length;
+    if (month < 1 || month > 12 || year * 100 + month < 200704) return undefined;
+    if ((digits === 5) !== year * 100 + month >= 201501) return undefined;
+    return { id: text.replace(/v\d+$/, ''), year, month };
+  }
+  const old = OLD_ARXIV.exec(text);
+  if (old) {
+    const yy = Number(old[3]);
+    const year = yy >= 91 ? 1900 + yy : 2000 + yy;
+    const month = Number(old[4]);
+    if (month < 1 || month > 12 || year * 100 + month > 200703) return undefined;
+    return { id: `${old[1].toLowerCase()}${old[2]?.toUpperCase() ?? ''}/${old[3]}${old[4]}${old[5]}`, year, month };
+  }
+  return undefined;
+}
+
+/** The versionless arXiv id of a record or entry, from its arXiv id or its arXiv DOI. */
+export function arxivIdOf(arxivId: string | undefined, doi: string | undefined): string | undefined {
+  const fromId = arxivId === undefined ? undefined : parseArxivId(arxivId)?.id;
+  if (fromId !== undefined) return fromId;
+  const inDoi = doi === undefined ? undefined : arxivPartOfDoi(doi);
+  return inDoi === undefined ? undefined : parseArxivId(inDoi)?.id;
+}
+
+// ---------------------------------------------------------------------------------------
+
+/** Edit distance with insertions, deletions and substitutions, in O(min(a, b)) memory. */
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length < b.length) [a, b] = [b, a];
+  if (b.length === 0) return a.length;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let current = new Array<number>(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    const ca = a.charCodeAt(i - 1);
+    for (let j = 1; j <= b.length; j++) {
+      const cost = ca === b.charCodeAt(j - 1) ? 0 : 1;
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+    }
+    [previous, current] = [current, previous];
+  }
+  return previous[b.length];
+}

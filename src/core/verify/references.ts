@@ -1,0 +1,115 @@
+import { authorName } from '../bibliography/describe';
+import type { BibEntry } from '../bibliography/types';
+import type { CheckResult } from '../check';
+import type { Evidence, Finding } from '../findings';
+import { SOURCE_NAMES } from '../sources/config';
+import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
+import { resolveEntry, type ExistenceVerdict } from './existence';
+
+export interface ReferenceCheckOptions {
+  readonly signal?: AbortSignal;
+  /** Called after each entry, for a progress bar. */
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Entries looked up at once; each source's own rate limit still applies. */
+  readonly concurrency?: number;
+}
+
+/** One verdict per distinct key: the first definition, as BibTeX uses it. */
+export type Verdicts = ReadonlyMap<string, { readonly entry: BibEntry; readonly verdict: ExistenceVerdict }>;
+
+/** Looks every entry up in the sources. Throws `SourceError('cancelled')` when the signal aborts. */
+export async function verifyEntries(entries: readonly BibEntry[], sources: readonly PaperSource[], options: ReferenceCheckOptions = {}): Promise<Verdicts> {
+  const unique = new Map<string, BibEntry>();
+  for (const entry of entries) if (!unique.has(entry.key)) unique.set(entry.key, entry);
+  const queue = [...unique.values()];
+  const verdicts = new Map<string, { entry: BibEntry; verdict: ExistenceVerdict }>();
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    for (let entry = queue.shift(); entry; entry = queue.shift()) {
+      verdicts.set(entry.key, { entry, verdict: await resolveEntry(entry, sources, options.signal) });
+      options.onProgress?.(++done, unique.size);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+  if (options.signal?.aborted) throw new SourceError('cancelled', 'The reference check was cancelled.');
+  // Keep the bibliography's order, whatever order the workers finished in.
+  return new Map([...unique.keys()].filter((k) => verdicts.has(k)).map((k) => [k, verdicts.get(k)!]));
+}
+
+/** The entries of a check worth looking up: those the manuscript cites (all of them under `\nocite{*}`). */
+export function citedEntries(result: CheckResult): BibEntry[] {
+  const entries = result.bibliographies.flatMap((b) => b.entries);
+  if (result.manuscript.citesAll) return entries;
+  const cited = new Set(result.citations.map((c) => c.key));
+  return entries.filter((e) => cited.has(e.key));
+}
+
+/**
+ * Findings for the verdicts: on the entry in its .bib, and for a reference that was not found, on each
+ * citation of it too, where the writer is looking.
+ */
+export function referenceFindings(verdicts: Verdicts, citations: CheckResult['citations'], showUnchecked: boolean): Finding[] {
+  const findings: Finding[] = [];
+  for (const { entry, verdict } of verdicts.values()) {
+    const finding = findingFor(entry, verdict, showUnchecked);
+    if (!finding) continue;
+    findings.push(finding);
+    if (verdict.status !== 'not-found') continue;
+    for (const citation of citations) {
+      if (citation.key === entry.key) findings.push({ ...finding, file: citation.file, range: citation.range });
+    }
+  }
+  return findings;
+}
+
+function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: boolean): Finding | undefined {
+  const at = { file: entry.file, range: entry.keyRange, key: entry.key };
+  switch (verdict.status) {
+    case 'found':
+      return undefined;
+    case 'not-found': {
+      const names = verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ');
+      const doi = verdict.doiNamesOther ? ` Its DOI belongs to a different work: "${verdict.doiNamesOther.title}".` : '';
+      return {
+        ...at,
+        code: 'not-found',
+        severity: 'error',
+        message: `No record of '${entry.key}' in ${names}; possibly fabricated.${doi}`,
+        evidence: { asked: verdict.asked.map((id) => SOURCE_NAMES[id]), ...(verdict.doiNamesOther ? recordEvidence(verdict.doiNamesOther, 'doi') : {}) },
+      };
+    }
+    case 'metadata-mismatch': {
+      const name = SOURCE_NAMES[verdict.record.source];
+      const fields = verdict.differences.map((d) => `${d.field} "${d.expected ?? '(none)'}" here, "${d.found ?? '(none)'}" in ${name}`).join('; ');
+      return {
+        ...at,
+        code: 'metadata-mismatch',
+        severity: 'warning',
+        message: `'${entry.key}' matches a record in ${name} whose metadata differs: ${fields}.`,
+        evidence: {
+          ...recordEvidence(verdict.record, verdict.via),
+          differences: verdict.differences.map((d) => ({ field: d.field, expected: d.expected ?? '', found: d.found ?? '' })),
+        },
+      };
+    }
+    case 'unchecked':
+      return showUnchecked ? { ...at, code: 'unchecked', severity: 'hint', message: `'${entry.key}' could not be checked: ${verdict.reason}` } : undefined;
+  }
+}
+
+function recordEvidence(record: SourceRecord, via: string): Evidence {
+  return {
+    source: SOURCE_NAMES[record.source],
+    via,
+    record: {
+      id: record.id,
+      url: record.url,
+      title: record.title,
+      authors: record.authors.map(authorName).filter((a) => a.length > 0),
+      year: record.year,
+      venue: record.venue,
+      doi: record.doi,
+      arxivId: record.arxivId,
+    },
+  };
+}
