@@ -4,17 +4,28 @@ import { checkManuscript, CheckSession } from '../core/check';
 import { FsWorkspace } from '../core/fsWorkspace';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { UnreadableFileError } from '../core/text/decode';
+import { citedEntries, verifyEntries, withReferenceFindings } from '../core/verify/references';
 import { formatJson, formatText } from './report';
+import { ConfigFileError, setUpSources } from './sourcesSetup';
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
 
-const USAGE = `Usage: attest check FILE [--bib FILE]... [--format text|json]
+const USAGE = `Usage: attest check FILE [--bib FILE]... [--format text|json] [--offline] [--config FILE]
+                    [--cache DIR] [--show-unchecked]
 
-Checks the citations of a LaTeX or Markdown manuscript against its bibliographies.
-  --bib FILE        a bibliography to use besides those the manuscript names (repeatable)
-  --format FORMAT   text (default) or json
+Checks the citations of a LaTeX or Markdown manuscript against its bibliographies, and looks the
+cited references up in open bibliographic sources (Crossref, OpenAlex, Semantic Scholar, arXiv,
+Europe PMC; CORE with a key) to tell fabricated references and wrong metadata.
+  --bib FILE          a bibliography to use besides those the manuscript names (repeatable)
+  --format FORMAT     text (default) or json
+  --offline           send nothing: answer from cached lookups only, report the rest as unchecked
+  --config FILE       JSON settings with the editor's keys, e.g. {"attest.sources.enabled": ["crossref"]}
+  --cache DIR         where lookups are kept between runs (default: $XDG_CACHE_HOME/attest/lookups)
+  --show-unchecked    also list references that could not be checked
+API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
+ATTEST_CROSSREF_PLUS_TOKEN.
 Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;
 
 /** Output streams, so tests can capture what a user would see. */
@@ -50,6 +61,10 @@ async function check(args: readonly string[], io: Console): Promise<number> {
       options: {
         bib: { type: 'string', multiple: true, default: [] },
         format: { type: 'string', default: 'text' },
+        offline: { type: 'boolean', default: false },
+        config: { type: 'string' },
+        cache: { type: 'string' },
+        'show-unchecked': { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -70,19 +85,31 @@ async function check(args: readonly string[], io: Console): Promise<number> {
   const workspace = new FsWorkspace();
   const session = new CheckSession();
   try {
+    const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'] });
+    for (const warning of setup.warnings) io.err(`attest check: ${warning}\n`);
     const root = await manuscriptRootOf(file, workspace, session.manuscripts);
-    const result = await checkManuscript(root, workspace, session, { extraBibliographies: values.bib });
+    let result = await checkManuscript(root, workspace, session, { extraBibliographies: values.bib });
     if (!result) {
       io.err(`attest check: cannot read ${root}: no such file\n`);
       return EXIT_USAGE;
     }
+    if (setup.checkReferences) {
+      const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(io) });
+      result = withReferenceFindings(result, verdicts, setup.showUnchecked);
+    }
     io.out(values.format === 'json' ? formatJson(result) : formatText(result, process.cwd()));
     return result.findings.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
   } catch (error) {
-    if (error instanceof UnreadableFileError) {
+    if (error instanceof UnreadableFileError || error instanceof ConfigFileError) {
       io.err(`attest check: ${error.message}\n`);
       return EXIT_USAGE;
     }
     throw error;
   }
+}
+
+/** Progress on standard error while references are looked up, when a person is watching. */
+function progressReporter(io: Console): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY || io !== processConsole) return undefined;
+  return (done, total) => io.err(`\rLooking up references: ${done}/${total}${done === total ? '\n' : ''}`);
 }

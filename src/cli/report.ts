@@ -1,6 +1,9 @@
 import * as path from 'node:path';
 import type { CheckResult } from '../core/check';
+import { authorName } from '../core/bibliography/describe';
 import type { Finding } from '../core/findings';
+import type { SourceRecord } from '../core/sources/types';
+import type { ExistenceVerdict } from '../core/verify/existence';
 
 /**
  * The JSON report, a public interface: fields are added, never renamed or removed.
@@ -30,7 +33,9 @@ export function formatJson(result: CheckResult): string {
       endLine: f.range.end.line + 1,
       endColumn: f.range.end.character + 1,
       message: f.message,
+      ...(f.evidence ? { evidence: f.evidence } : {}),
     })),
+    ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict }) => referenceReport(entry.key, verdict)) } : {}),
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }
@@ -57,4 +62,39 @@ function countBySeverity(findings: readonly Finding[]): Record<Finding['severity
   const counts = { error: 0, warning: 0, information: 0, hint: 0 };
   for (const f of findings) counts[f.severity]++;
   return counts;
+}
+
+/** One looked-up reference in the JSON report: its verdict and what it rests on. */
+function referenceReport(key: string, verdict: ExistenceVerdict): Record<string, unknown> {
+  switch (verdict.status) {
+    case 'found':
+      return { key, status: verdict.status, via: verdict.via, source: verdict.record.source, record: recordReport(verdict.record) };
+    case 'metadata-mismatch':
+      return {
+        key,
+        status: verdict.status,
+        via: verdict.via,
+        source: verdict.record.source,
+        record: recordReport(verdict.record),
+        differences: verdict.differences.map((d) => ({ field: d.field, expected: d.expected ?? null, found: d.found ?? null })),
+      };
+    case 'not-found':
+      return { key, status: verdict.status, asked: verdict.asked };
+    case 'unchecked':
+      return { key, status: verdict.status, reason: verdict.reason };
+  }
+}
+
+function recordReport(record: SourceRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    url: record.url ?? null,
+    title: record.title,
+    authors: record.authors.map(authorName),
+    year: record.year ?? null,
+    venue: record.venue ?? null,
+    doi: record.doi ?? null,
+    arxivId: record.arxivId ?? null,
+    hasAbstract: Boolean(record.abstract),
+  };
 }

@@ -6,6 +6,8 @@ import type { Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
 import type { Citation } from './manuscript/types';
 import type { Range } from './text/positions';
+import { checkIntrinsic } from './verify/intrinsic';
+import type { Verdicts } from './verify/references';
 import { readIfText, type Workspace } from './workspace';
 
 export interface CheckOptions {
@@ -13,6 +15,8 @@ export interface CheckOptions {
   readonly extraBibliographies?: readonly string[];
   /** Report entries no citation uses. */
   readonly reportUnused?: boolean;
+  /** The present, for telling a year in the future; the clock by default. */
+  readonly now?: Date;
 }
 
 export interface CheckResult {
@@ -24,6 +28,8 @@ export interface CheckResult {
   readonly bibliographies: readonly Bibliography[];
   readonly citations: readonly Citation[];
   readonly findings: readonly Finding[];
+  /** What the open sources said about the cited entries, once the reference check has run. */
+  readonly verdicts?: Verdicts;
 }
 
 /** The caches one session of checks shares, so unchanged files are not parsed again. */
@@ -88,6 +94,7 @@ export async function checkManuscript(
   // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
   if (manuscript.language === 'latex' || wanted.length > 0) findings.push(...missingKeys(manuscript, bibliographies, entries));
   if (options.reportUnused ?? true) findings.push(...unusedEntries(manuscript, entries));
+  findings.push(...suspiciousMetadata(manuscript, entries, options.now));
 
   return {
     root,
@@ -188,7 +195,27 @@ function unusedEntries(manuscript: Manuscript, entries: readonly BibEntry[]): Fi
     }) satisfies Finding);
 }
 
-function sortFindings(findings: Finding[]): Finding[] {
+/** Entries the manuscript cites whose metadata no real work has: a year to come, a placeholder author, a malformed DOI. */
+function suspiciousMetadata(manuscript: Manuscript, entries: readonly BibEntry[], now: Date | undefined): Finding[] {
+  const cited = new Set(manuscript.citations.map((c) => c.key));
+  return entries
+    .filter((e) => manuscript.citesAll || cited.has(e.key))
+    .flatMap((e) =>
+      checkIntrinsic(e, { now }).map(
+        (issue) =>
+          ({
+            code: 'suspicious-metadata',
+            severity: 'warning',
+            message: `'${e.key}': ${issue.message}`,
+            file: e.file,
+            range: e.keyRange,
+            key: e.key,
+          }) satisfies Finding,
+      ),
+    );
+}
+
+export function sortFindings(findings: Finding[]): Finding[] {
   return findings.sort(
     (a, b) =>
       a.file.localeCompare(b.file) ||

@@ -57,7 +57,7 @@ describe('checking the real manuscripts', () => {
 });
 
 describe('checking a project', () => {
-  const bib = '@article{known, title={Known}, author={Doe, J.}, year={2020}}\n@article{spare, title={Spare}, year={2021}}\n';
+  const bib = '@article{known, title={Known}, author={Dunn, J.}, year={2020}}\n@article{spare, title={Spare}, year={2021}}\n';
 
   it('reports a cited key that no bibliography defines, at the key', async () => {
     const ws = new MemoryWorkspace({ '/p/main.tex': 'It holds \\cite{known,unknown}.\n\\bibliography{refs}', '/p/refs.bib': bib });

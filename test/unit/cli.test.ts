@@ -39,7 +39,7 @@ describe('attest check', () => {
   });
 
   it('reports the example manuscript\'s mistakes and exits 1', async () => {
-    const run = await attest('check', EXAMPLE);
+    const run = await attest('check', EXAMPLE, '--offline', '--cache', dir);
     assert.equal(run.code, 1);
     assert.match(run.out, /paper\.tex:\d+:\d+: error: 'smith2023citations' is not in any bibliography \(references\.bib\)\. \[missing-key\]/);
     assert.match(run.out, /warning: Duplicate key 'walters2023fabrication'/);
@@ -48,7 +48,7 @@ describe('attest check', () => {
   });
 
   it('writes the documented JSON report with 1-based positions', async () => {
-    const run = await attest('check', EXAMPLE, '--format', 'json');
+    const run = await attest('check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir);
     const report = JSON.parse(run.out) as JsonReport;
     assert.equal(report.file, EXAMPLE);
     assert.deepEqual(report.bibliographies, [path.join(REPO_ROOT, 'examples/references.bib')]);
@@ -68,7 +68,7 @@ describe('attest check', () => {
   it('exits 0 when nothing is wrong, and takes extra bibliographies with --bib', async () => {
     await fs.writeFile(path.join(dir, 'notes.md'), 'Known [@a].\n');
     await fs.writeFile(path.join(dir, 'lib.bib'), '@article{a, title={A}, year={2020}}\n');
-    const run = await attest('check', path.join(dir, 'notes.md'), '--bib', path.join(dir, 'lib.bib'));
+    const run = await attest('check', path.join(dir, 'notes.md'), '--bib', path.join(dir, 'lib.bib'), '--offline', '--cache', dir);
     assert.equal(run.code, 0, run.out + run.err);
   });
 
@@ -86,7 +86,7 @@ describe('attest check', () => {
   it('refuses a binary manuscript with a clear message', async () => {
     const file = path.join(dir, 'paper.tex');
     await fs.writeFile(file, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
-    const run = await attest('check', file);
+    const run = await attest('check', file, '--offline', '--cache', dir);
     assert.equal(run.code, 2);
     assert.match(run.err, /binary file/);
   });
@@ -94,7 +94,7 @@ describe('attest check', () => {
   it('reads Latin-1 files without mangling accents', async () => {
     await fs.writeFile(path.join(dir, 'paper.tex'), Buffer.from('Sch\xf6n \\cite{k}.\\bibliography{r}', 'latin1'));
     await fs.writeFile(path.join(dir, 'r.bib'), Buffer.from('@article{k, title={Gr\xfcn}}', 'latin1'));
-    const report = JSON.parse((await attest('check', path.join(dir, 'paper.tex'), '--format', 'json')).out) as JsonReport;
+    const report = JSON.parse((await attest('check', path.join(dir, 'paper.tex'), '--format', 'json', '--offline', '--cache', dir)).out) as JsonReport;
     assert.equal(report.citations[0].sentence, 'Schön.');
   });
 
@@ -104,12 +104,12 @@ describe('attest check', () => {
     await fs.writeFile(tex, 'A \\cite{x}. \\cite{{{\n\\bibliography{refs}');
     await fs.writeFile(bib, '@article{x, title={Unclosed}\n@@@ junk {{{');
     const before = await Promise.all([fs.readFile(tex), fs.readFile(bib)]);
-    await attest('check', tex);
+    await attest('check', tex, '--offline', '--cache', dir);
     assert.deepEqual(await Promise.all([fs.readFile(tex), fs.readFile(bib)]), before);
   });
 
   it('runs as the attest command from bin/', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', EXAMPLE, '--format', 'json']).catch(
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir]).catch(
       (error: { stdout: string; code: number }) => {
         assert.equal(error.code, 1);
         return error;

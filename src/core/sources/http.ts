@@ -8,10 +8,14 @@
  *     privateParams: { api_key: key }, credentialsSetting: 'attest.sources.openalex.apiKey',
  *     requestsPerSecond: 10, maxConcurrent: 4, cache, offline,
  *   });
- *   await http.getJson('/works/doi:10.1/x', { select: 'id,doi' }, { signal })  // unknown | undefined
- *   await http.getText('/query', { id_list: '2305.18248' }, { signal })         // string | undefined
+ *   await http.getJson('/works/doi:10.1/x', { select: 'id,doi' }, { signal })             // unknown | undefined
+ *   await http.getJson('/works/doi:10.1/x', { select: 'id,doi' }, { signal }, parseWork)  // Work | undefined
+ *   await http.getText('/query', { id_list: '2305.18248' }, { signal }, parseFeed)       // Feed | undefined
  *
- * Both resolve to undefined when the source answers 404 (it has no such work) and throw
+ * The optional last argument reads the body (parsed JSON, or text) into what the source wants and
+ * throws `SourceError('malformed')` when it cannot; it runs before the answer is cached, so an
+ * answer it rejects is never served from the cache, and a cached one it rejects counts as a miss.
+ * All resolve to undefined when the source answers 404 (it has no such work) and throw
  * `SourceError` when it could not answer:
  *   401/403 → 'unauthorized' (names `credentialsSetting`); 429 until retries run out → 'rate-limited';
  *   5xx until retries run out, other statuses, network failure → 'unavailable'; no answer within
@@ -72,25 +76,38 @@ export class HttpClient {
     this.backoffMs = options.backoffMs ?? 1000;
   }
 
-  async getJson(path: string, params: QueryParams = {}, options: RequestOptions = {}): Promise<unknown> {
+  async getJson(path: string, params?: QueryParams, options?: RequestOptions): Promise<unknown>;
+  async getJson<T>(path: string, params: QueryParams, options: RequestOptions, read: (json: unknown) => T): Promise<T | undefined>;
+  async getJson<T>(path: string, params: QueryParams = {}, options: RequestOptions = {}, read?: (json: unknown) => T): Promise<unknown> {
     return this.get(path, params, options.signal, (body) => {
+      let json: unknown;
       try {
-        return JSON.parse(body) as unknown;
+        json = JSON.parse(body);
       } catch (error) {
         throw this.error('malformed', `${this.host} sent ${body.length} characters that are not valid JSON (${(error as Error).message}).`);
       }
+      return read ? read(json) : json;
     });
   }
 
-  async getText(path: string, params: QueryParams = {}, options: RequestOptions = {}): Promise<string | undefined> {
-    return this.get(path, params, options.signal, (body) => body);
+  async getText(path: string, params?: QueryParams, options?: RequestOptions): Promise<string | undefined>;
+  async getText<T>(path: string, params: QueryParams, options: RequestOptions, read: (text: string) => T): Promise<T | undefined>;
+  async getText<T>(path: string, params: QueryParams = {}, options: RequestOptions = {}, read?: (text: string) => T): Promise<unknown> {
+    return this.get(path, params, options.signal, (body) => (read ? read(body) : body));
   }
 
   private async get<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T): Promise<T | undefined> {
     const url = this.publicUrl(path, params);
     const { cache, offline } = this.options;
     const cached = await cache?.get(url.href, { includeExpired: offline });
-    if (cached) return cached.status === 404 ? undefined : read(cached.body);
+    if (cached?.status === 404) return undefined;
+    if (cached) {
+      try {
+        return read(cached.body);
+      } catch {
+        // An entry the reader rejects (damaged, or stored when Attest read answers differently) is a miss.
+      }
+    }
     if (offline) throw this.error('offline', `Offline: no answer from ${this.host} is cached for this lookup.`);
     let answer: Answer;
     try {
@@ -151,10 +168,13 @@ export class HttpClient {
         return { status: 404, body: '' };
       }
       if (status >= 200 && status < 300) return { status: 200, body: await this.readBody(response) };
-      await response.body?.cancel();
-      if (status === 401 || status === 403) throw this.unauthorized(status);
-      if (status === 429 || status >= 500) return { status: 'retry', code: status, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
-      throw this.error('unavailable', `${this.host} answered HTTP ${status}.`);
+      if (status === 429 || status >= 500) {
+        await response.body?.cancel();
+        return { status: 'retry', code: status, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+      }
+      const answer = `HTTP ${status}${await this.explanation(response)}`;
+      if (status === 401 || status === 403) throw this.unauthorized(answer);
+      throw this.error('unavailable', `${this.host} answered ${answer}.`);
     } catch (error) {
       if (error instanceof SourceError) throw error;
       if (signal?.aborted) throw error;
@@ -208,9 +228,16 @@ export class HttpClient {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  private unauthorized(status: number): SourceError {
+  /** The start of an error body, where sources say what was wrong ("Invalid API key"), as `: …`. */
+  private async explanation(response: Response): Promise<string> {
+    const text = (await this.readBody(response)).replace(/\s+/g, ' ').trim();
+    if (!text) return '';
+    return `: ${this.redact(text.length > 200 ? `${text.slice(0, 200)}…` : text)}`;
+  }
+
+  private unauthorized(answer: string): SourceError {
     const fix = this.options.credentialsSetting ? ` Check the API key in ${this.options.credentialsSetting}.` : '';
-    return this.error('unauthorized', `${this.host} refused Attest's request (HTTP ${status}).${fix}`);
+    return this.error('unauthorized', `${this.host} refused Attest's request (${answer}).${fix}`);
   }
 
   private redact(text: string): string {

@@ -156,7 +156,7 @@ function identify(
     return undefined;
   }
   const sameLeadAuthors = authorsKnown && authors.firstAuthorMatches && authors.matched / authors.entryCount >= 0.5;
-  return title.similarity >= SIMILAR_TITLE && sameLeadAuthors ? 'title' : undefined;
+  return (title.similarity >= SIMILAR_TITLE || title.truncated) && sameLeadAuthors ? 'title' : undefined;
 }
 
 function isDistinctive(title: string, year: FieldComparison): boolean {
@@ -177,25 +177,30 @@ export interface TitleComparison {
    * edits, while two works on one topic share many words but differ in the rest, which costs many.
    */
   readonly similarity: number;
+  /** One title is a run of the other's words, long enough to be meant as it ("Deep residual learning"). */
+  readonly truncated: boolean;
 }
 
 export function compareTitles(expected: string | undefined, found: string | undefined): TitleComparison {
   const base = { field: 'title' as const, expected, found };
   const a = expected === undefined ? [] : titleWords(expected);
   const b = found === undefined ? [] : titleWords(found);
-  if (a.length === 0 || b.length === 0) return { field: { ...base, status: 'unknown' }, similarity: 0 };
+  if (a.length === 0 || b.length === 0) return { field: { ...base, status: 'unknown' }, similarity: 0, truncated: false };
   const joinedA = a.join('');
   const joinedB = b.join('');
   const spaced = (words: readonly string[]): string => words.join(' ');
   const ratio = 1 - levenshtein(spaced(a), spaced(b)) / Math.max(spaced(a).length, spaced(b).length);
-  if (joinedA === joinedB) return { field: { ...base, status: 'agree' }, similarity: 1 };
+  if (joinedA === joinedB) return { field: { ...base, status: 'agree' }, similarity: 1, truncated: false };
   if (onlySpellingDiffers(a, b)) {
-    return { field: { ...base, status: 'agree', note: 'differs only in spelling' }, similarity: ratio };
+    return { field: { ...base, status: 'agree', note: 'differs only in spelling' }, similarity: ratio, truncated: false };
   }
   const subtitle = subtitleRelation(expected ?? '', found ?? '', joinedA, joinedB);
-  if (subtitle !== undefined) return { field: { ...base, status: 'agree', note: subtitle }, similarity: 0.95 };
-  const similarity = sameNumbers(a, b) ? ratio : Math.min(ratio, DIFFERENT_NUMBERS_CAP);
-  return { field: { ...base, status: 'differ' }, similarity };
+  if (subtitle !== undefined) return { field: { ...base, status: 'agree', note: subtitle }, similarity: 0.95, truncated: false };
+  const numbersAgree = sameNumbers(a, b);
+  const similarity = numbersAgree ? ratio : Math.min(ratio, DIFFERENT_NUMBERS_CAP);
+  const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
+  const truncated = numbersAgree && significantWordCount(shorter) >= 3 && containsRun(longer, shorter);
+  return { field: { ...base, status: 'differ' }, similarity, truncated };
 }
 
 /**
@@ -225,6 +230,13 @@ function subtitleRelation(expected: string, found: string, joinedA: string, join
   if (mainOf(found)?.join('') === joinedA) return 'the entry omits the subtitle';
   if (mainOf(expected)?.join('') === joinedB) return 'the record has no subtitle';
   return undefined;
+}
+
+function containsRun(haystack: readonly string[], needle: readonly string[]): boolean {
+  for (let i = 0; i + needle.length <= haystack.length; i++) {
+    if (needle.every((w, k) => haystack[i + k] === w)) return true;
+  }
+  return false;
 }
 
 function sameNumbers(a: readonly string[], b: readonly string[]): boolean {
@@ -390,21 +402,16 @@ export function compareVenues(expected: string | undefined, found: string | unde
 }
 
 function venuesAgree(a: VenueWords, b: VenueWords): boolean {
-  const names = (venue: VenueWords): string[] => venue.words.filter((w) => !w.generic).map((w) => w.text);
-  const x = names(a);
-  const y = names(b);
+  const x = a.words.filter((w) => !w.generic);
+  const y = b.words.filter((w) => !w.generic);
   if (x.length === 0 || y.length === 0) return false;
-  if (containsRun(x, y) || containsRun(y, x)) return true;
+  const texts = (words: readonly VenueWord[]): string[] => words.map((w) => w.text);
+  if (texts(x).join(' ') === texts(y).join(' ')) return true;
+  // One name inside a longer one: "CVPR" in "… Conference on CVPR", "NeurIPS" in "NeurIPS Workshop on …".
+  // Several words must match all of it: "Quantum Machine Learning" is not "Machine Learning".
+  if ((x.length === 1 && texts(y).includes(x[0].text)) || (y.length === 1 && texts(x).includes(y[0].text))) return true;
   if (abbreviates(a.words, b.words) || abbreviates(b.words, a.words)) return true;
   return isAcronymOf(x, b) || isAcronymOf(y, a);
-}
-
-function containsRun(haystack: readonly string[], needle: readonly string[]): boolean {
-  if (needle.length > haystack.length) return false;
-  for (let i = 0; i + needle.length <= haystack.length; i++) {
-    if (needle.every((w, k) => haystack[i + k] === w)) return true;
-  }
-  return false;
 }
 
 /**
@@ -422,14 +429,19 @@ function abbreviates(short: readonly VenueWord[], long: readonly VenueWord[]): b
   return long.slice(j).every((w) => w.generic);
 }
 
-/** A one-word name that is the initials of the other venue's words, or a known alias of it. */
-function isAcronymOf(names: readonly string[], other: VenueWords): boolean {
-  if (names.length !== 1 || names[0].length < 3) return false;
-  const acronym = names[0];
+/**
+ * A name made of acronyms, each the initials of the other venue's words or a known alias of it:
+ * "ICLR", "NAACL-HLT". A lone word counts as an acronym however it is capitalised ("icml").
+ */
+function isAcronymOf(names: readonly VenueWord[], other: VenueWords): boolean {
+  if (names.length > 1 && !names.every((w) => w.acronym)) return false;
   const words = other.words.map((w) => w.text);
-  if (words.includes(acronym) || other.acronyms.includes(acronym)) return true;
   const initials = (ws: readonly string[]): string => ws.map((w) => w[0]).join('');
-  return initials(words).includes(acronym) || initials(other.words.flatMap((w) => w.withStopwords)).includes(acronym);
+  const spelled = [initials(words), initials(other.words.flatMap((w) => w.withStopwords))];
+  return names.every(
+    ({ text }) =>
+      text.length >= 3 && (words.includes(text) || other.acronyms.includes(text) || spelled.some((s) => s.includes(text))),
+  );
 }
 
 // ---------------------------------------------------------------------------------------

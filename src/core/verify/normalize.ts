@@ -44,7 +44,8 @@ export function normalizeText(value: string): string {
   text = Array.from(text, (ch) => SPECIAL_LETTERS[ch] ?? (GREEK[ch] === undefined ? ch : ` ${GREEK[ch]} `)).join('');
   return text
     .replace(/&/g, ' and ')
-    .replace(/['’‘`´]/g, '')
+    // Braces group letters in BibTeX ("{B}ayes", "Sch{\\"o}n"); they never separate words.
+    .replace(/['’‘`´{}]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
 }
@@ -192,6 +193,8 @@ export function displayName(author: Author): string {
 
 export interface VenueWord {
   readonly text: string;
+  /** Written with several capitals, as acronyms are: "NAACL", "NeurIPS", "SIGKDD". */
+  readonly acronym: boolean;
   /** "Proceedings", "International", "IEEE": present or absent in different spellings of one venue. */
   readonly generic: boolean;
   /** The word with the stopwords written just before it, for acronyms that keep them ("COLT"). */
@@ -243,17 +246,22 @@ export function venueWords(venue: string): VenueWords {
   const text = normalizeText(venue);
   const words: VenueWord[] = [];
   let pendingStopwords: string[] = [];
-  for (const raw of text === '' ? [] : text.split(' ')) {
-    if (VENUE_STOPWORDS.has(raw)) {
-      pendingStopwords.push(raw);
-      continue;
+  // Split as written first: capitals tell an acronym from a word, and normalising loses them.
+  for (const token of venue.split(/[\s/:;,()[\]{}\-‐–—]+/u)) {
+    const acronym = (token.match(/\p{Lu}/gu)?.length ?? 0) >= 2;
+    for (const raw of normalizeText(token).split(' ')) {
+      if (raw === '') continue;
+      if (VENUE_STOPWORDS.has(raw)) {
+        pendingStopwords.push(raw);
+        continue;
+      }
+      if (/^\d+(?:st|nd|rd|th)?$/.test(raw) || NUMBER_WORDS.test(raw)) continue;
+      // "NeurIPS2021", "ICML'21": the year glued to the name.
+      const bare = raw.replace(/^([a-z]{3,})(?:\d{2}|\d{4})$/, '$1');
+      const word = VENUE_ALIASES[bare] ?? bare;
+      words.push({ text: word, acronym, generic: GENERIC_VENUE_WORDS.has(word), withStopwords: [...pendingStopwords, word] });
+      pendingStopwords = [];
     }
-    if (/^\d+(?:st|nd|rd|th)?$/.test(raw) || NUMBER_WORDS.test(raw)) continue;
-    // "NeurIPS2021", "ICML'21": the year glued to the name.
-    const bare = raw.replace(/^([a-z]{3,})(?:\d{2}|\d{4})$/, '$1');
-    const word = VENUE_ALIASES[bare] ?? bare;
-    words.push({ text: word, generic: GENERIC_VENUE_WORDS.has(word), withStopwords: [...pendingStopwords, word] });
-    pendingStopwords = [];
   }
   const plain = words.map((w) => w.text).join(' ');
   return {

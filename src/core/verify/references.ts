@@ -1,6 +1,6 @@
 import { authorName } from '../bibliography/describe';
 import type { BibEntry } from '../bibliography/types';
-import type { CheckResult } from '../check';
+import { sortFindings, type CheckResult } from '../check';
 import type { Evidence, Finding } from '../findings';
 import { SOURCE_NAMES } from '../sources/config';
 import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
@@ -112,4 +112,9 @@ function recordEvidence(record: SourceRecord, via: string): Evidence {
       arxivId: record.arxivId,
     },
   };
+}
+
+/** The check's result with the reference findings added in their places. */
+export function withReferenceFindings(result: CheckResult, verdicts: Verdicts, showUnchecked: boolean): CheckResult {
+  return { ...result, verdicts, findings: sortFindings([...result.findings, ...referenceFindings(verdicts, result.citations, showUnchecked)]) };
 }

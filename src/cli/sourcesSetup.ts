@@ -1,0 +1,64 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LookupCache } from '../core/sources/cache';
+import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
+import { createSources, secretsFromEnvironment } from '../core/sources/registry';
+import type { PaperSource } from '../core/sources/types';
+
+export interface SourcesSetup {
+  readonly config: SourcesConfig;
+  readonly sources: PaperSource[];
+  /** Whether to look references up at all (`attest.references.check`). */
+  readonly checkReferences: boolean;
+  readonly showUnchecked: boolean;
+  /** Settings that were not understood, for the user to fix. */
+  readonly warnings: string[];
+}
+
+/** Thrown for a config file that cannot be used; the message says why. */
+export class ConfigFileError extends Error {}
+
+/**
+ * The sources as the CLI's flags, `--config` file (the same keys as the editor's settings) and
+ * environment (API keys) configure them.
+ */
+export async function setUpSources(flags: { config?: string; offline: boolean; cache?: string; showUnchecked: boolean }): Promise<SourcesSetup> {
+  const settings = flags.config ? await readConfigFile(flags.config) : {};
+  const { config, problems } = sourcesConfigFrom((key) => settings[key]);
+  const effective: SourcesConfig = { ...config, offline: flags.offline || config.offline };
+  const cache = new LookupCache(flags.cache ? path.resolve(flags.cache) : defaultCacheDirectory());
+  const checkReferences = settings['attest.references.check'] !== false;
+  return {
+    config: effective,
+    sources: createSources(effective, secretsFromEnvironment(process.env), cache),
+    checkReferences,
+    showUnchecked: flags.showUnchecked || settings['attest.references.showUnchecked'] === true,
+    warnings: problems,
+  };
+}
+
+async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigFileError(`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigFileError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigFileError(`config file ${file} must hold a JSON object of settings, e.g. {"attest.sources.offline": true}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Where lookups are kept between runs: the XDG cache directory, as other command-line tools use. */
+function defaultCacheDirectory(): string {
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'attest', 'lookups');
+}

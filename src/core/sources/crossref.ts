@@ -1,0 +1,170 @@
+/**
+ * Crossref (https://api.crossref.org): works by DOI (`/works/{doi}`) and by reference
+ * (`/works?query.bibliographic=…`). Crossref limits single-record and list requests separately, so
+ * each kind has its own client and limits.
+ */
+import type { Author } from '../bibliography/types';
+import type { LookupCache } from './cache';
+import { DEFAULT_SOURCES } from './config';
+import { HttpClient } from './http';
+import type { HttpClientOptions } from './http';
+import { doiPath, normalizeDoi, stripMarkup } from './normalize';
+import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
+import { SourceError } from './types';
+
+export interface CrossrefOptions {
+  /** Defaults to https://api.crossref.org. */
+  readonly baseUrl?: string;
+  /** For single records; list requests keep to Crossref's lower limit for lists. Defaults to the pool's limit. */
+  readonly requestsPerSecond?: number;
+  /** Puts requests in Crossref's "polite pool", which allows more of them. */
+  readonly email?: string;
+  /** A Metadata Plus token, for subscribers. */
+  readonly plusToken?: string;
+  readonly cache?: LookupCache;
+  readonly offline?: boolean;
+}
+
+/** Only the fields Attest reads; Crossref's full records carry every reference of the work. */
+const FIELDS = ['DOI', 'URL', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract'].join(',');
+const DEFAULT_LIMIT = 5;
+
+export class CrossrefSource implements PaperSource {
+  readonly id = 'crossref';
+  readonly name = 'Crossref';
+  private readonly records: HttpClient;
+  private readonly lists: HttpClient;
+
+  constructor(options: CrossrefOptions = {}) {
+    const shared: Omit<HttpClientOptions, 'requestsPerSecond' | 'maxConcurrent'> = {
+      source: 'crossref',
+      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.crossref.baseUrl,
+      email: options.email,
+      privateParams: options.email ? { mailto: options.email } : {},
+      privateHeaders: options.plusToken ? { 'Crossref-Plus-API-Token': `Bearer ${options.plusToken}` } : {},
+      credentialsSetting: 'the Crossref Plus token of "Attest: Set Source API Key" (ATTEST_CROSSREF_PLUS_TOKEN for the CLI)',
+      cache: options.cache,
+      offline: options.offline,
+    };
+    // Crossref's limits since December 2025: polite pool 10/s single records and 3/s lists, 3 at once;
+    // public pool 5/s and 1/s, one at a time.
+    const polite = options.email !== undefined || options.plusToken !== undefined;
+    const records = options.requestsPerSecond ?? (polite ? 10 : DEFAULT_SOURCES.crossref.requestsPerSecond);
+    const maxConcurrent = polite ? 3 : 1;
+    this.records = new HttpClient({ ...shared, requestsPerSecond: records, maxConcurrent });
+    this.lists = new HttpClient({ ...shared, requestsPerSecond: Math.min(records, polite ? 3 : 1), maxConcurrent });
+  }
+
+  async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
+    const normalized = normalizeDoi(doi);
+    if (!normalized) return undefined;
+    return this.records.getJson(`/works/${doiPath(normalized)}`, {}, options, parseCrossrefWorkResponse);
+  }
+
+  async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
+    const title = query.title.trim();
+    // An empty query lists every work Crossref has.
+    if (title === '') return [];
+    const params = {
+      // The year only weighs the ranking, so a wrong year in the .bib entry cannot hide the work.
+      'query.bibliographic': query.year === undefined ? title : `${title} ${query.year}`,
+      'query.author': query.authors?.length ? query.authors.join(' ') : undefined,
+      rows: query.limit ?? DEFAULT_LIMIT,
+      select: FIELDS,
+    };
+    return (await this.lists.getJson('/works', params, options, parseCrossrefListResponse)) ?? [];
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function malformed(what: string): SourceError {
+  return new SourceError('malformed', `Crossref sent ${what}, not the work Attest expects.`, 'crossref');
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** The first string of a list, as Crossref gives titles and container titles. */
+function first(value: unknown): string | undefined {
+  return Array.isArray(value) ? text(value[0]) : undefined;
+}
+
+/** `/works/{doi}`: `{ status: "ok", message-type: "work", message: work }`. */
+export function parseCrossrefWorkResponse(body: unknown): SourceRecord {
+  if (!isObject(body) || body['message-type'] !== 'work' || !isObject(body.message)) throw malformed('an answer without a work');
+  return parseCrossrefWork(body.message);
+}
+
+/** `/works?…`: `{ status: "ok", message-type: "work-list", message: { items: [work, …] } }`. */
+export function parseCrossrefListResponse(body: unknown): SourceRecord[] {
+  if (!isObject(body) || body['message-type'] !== 'work-list' || !isObject(body.message) || !Array.isArray(body.message.items)) {
+    throw malformed('an answer without a list of works');
+  }
+  return body.message.items.map(parseCrossrefWork);
+}
+
+/**
+ * One work. It must have a DOI, Crossref's identifier; fields it lacks or holds in another shape are
+ * left out of the record rather than failing it.
+ */
+export function parseCrossrefWork(work: unknown): SourceRecord {
+  if (!isObject(work)) throw malformed('something other than an object');
+  const rawDoi = text(work.DOI);
+  const doi = rawDoi && normalizeDoi(rawDoi);
+  if (!doi) throw malformed('a work without a DOI');
+  return {
+    source: 'crossref',
+    id: doi,
+    url: text(work.URL) ?? `https://doi.org/${doi}`,
+    title: titleOf(work),
+    authors: authorsOf(work.author),
+    year: yearOf(work),
+    venue: maybeStripped(first(work['container-title'])),
+    doi,
+    abstract: maybeStripped(text(work.abstract)),
+  };
+}
+
+function maybeStripped(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : stripMarkup(value) || undefined;
+}
+
+/** Crossref keeps a subtitle apart from the title; a .bib entry usually writes "Title: Subtitle". */
+function titleOf(work: Json): string {
+  const title = maybeStripped(first(work.title)) ?? '';
+  const subtitle = maybeStripped(first(work.subtitle));
+  if (!subtitle || title.toLowerCase().includes(subtitle.toLowerCase())) return title;
+  return title ? `${title}: ${subtitle}` : subtitle;
+}
+
+function authorsOf(authors: unknown): Author[] {
+  if (!Array.isArray(authors)) return [];
+  const result: Author[] = [];
+  for (const author of authors) {
+    if (!isObject(author)) continue;
+    const family = text(author.family);
+    const given = text(author.given);
+    const name = text(author.name);
+    if (family) result.push(given ? { family, given } : { family });
+    // Organisations come as `name` alone.
+    else if (name) result.push({ literal: name });
+  }
+  return result;
+}
+
+/** `issued` is the earliest of print and online; a work can still lack it (`"date-parts": [[null]]`). */
+function yearOf(work: Json): number | undefined {
+  for (const field of ['issued', 'published-print', 'published-online']) {
+    const date = work[field];
+    const parts = isObject(date) && Array.isArray(date['date-parts']) ? date['date-parts'][0] : undefined;
+    const year: unknown = Array.isArray(parts) ? parts[0] : undefined;
+    if (typeof year === 'number' && Number.isInteger(year)) return year;
+  }
+  return undefined;
+}

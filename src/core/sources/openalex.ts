@@ -1,0 +1,173 @@
+/**
+ * OpenAlex (https://api.openalex.org): works by DOI (`/works/doi:…`, a free singleton request) and by
+ * title (`/works?search=…`, which costs from the daily allowance of the API key).
+ */
+import type { Author } from '../bibliography/types';
+import type { LookupCache } from './cache';
+import { DEFAULT_SOURCES } from './config';
+import { HttpClient } from './http';
+import { doiPath, normalizeArxivId, normalizeDoi, splitPersonName, stripMarkup } from './normalize';
+import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
+import { SourceError } from './types';
+
+export interface OpenAlexOptions {
+  /** Defaults to https://api.openalex.org. */
+  readonly baseUrl?: string;
+  /** Defaults to 10, a tenth of what OpenAlex allows, which keeps Attest a modest guest. */
+  readonly requestsPerSecond?: number;
+  /** Sent as `mailto`, which OpenAlex asks for to contact users whose requests cause trouble. */
+  readonly email?: string;
+  readonly apiKey?: string;
+  readonly cache?: LookupCache;
+  readonly offline?: boolean;
+}
+
+/** Only the fields Attest reads, which keeps answers small (`abstract_inverted_index` is most of them). */
+const FIELDS = ['id', 'doi', 'title', 'display_name', 'publication_year', 'authorships', 'primary_location', 'locations', 'open_access', 'best_oa_location', 'abstract_inverted_index'].join(',');
+const DEFAULT_LIMIT = 5;
+
+export class OpenAlexSource implements PaperSource {
+  readonly id = 'openalex';
+  readonly name = 'OpenAlex';
+  private readonly http: HttpClient;
+
+  constructor(options: OpenAlexOptions = {}) {
+    const privateParams: Record<string, string> = {};
+    if (options.apiKey) privateParams.api_key = options.apiKey;
+    if (options.email) privateParams.mailto = options.email;
+    this.http = new HttpClient({
+      source: 'openalex',
+      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.openalex.baseUrl,
+      email: options.email,
+      privateParams,
+      credentialsSetting: 'the OpenAlex key of "Attest: Set Source API Key" (ATTEST_OPENALEX_API_KEY for the CLI)',
+      requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.openalex.requestsPerSecond,
+      maxConcurrent: 4,
+      cache: options.cache,
+      offline: options.offline,
+    });
+  }
+
+  async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
+    const normalized = normalizeDoi(doi);
+    if (!normalized) return undefined;
+    // OpenAlex answers 403 to ids containing these, which would read as a refused API key.
+    if (/[,&]/.test(normalized)) {
+      throw new SourceError('unavailable', `OpenAlex cannot look up a DOI containing "," or "&" (${normalized}).`, 'openalex');
+    }
+    return this.http.getJson(`/works/doi:${doiPath(normalized)}`, { select: FIELDS }, options, parseOpenAlexWork);
+  }
+
+  async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
+    // Lower case, so words of the title such as "AND" or "NOT" are not read as search operators.
+    const search = query.title.toLowerCase().replace(/["()]/g, ' ').replace(/\s+/g, ' ').trim();
+    // An empty search lists every work OpenAlex has.
+    if (search === '') return [];
+    const params = { search, 'per-page': query.limit ?? DEFAULT_LIMIT, select: FIELDS };
+    return (await this.http.getJson('/works', params, options, parseOpenAlexResults)) ?? [];
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function malformed(what: string): SourceError {
+  return new SourceError('malformed', `OpenAlex sent ${what}, not the work Attest expects.`, 'openalex');
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** A `/works?…` answer: `{ meta, results: [work, …] }`. */
+export function parseOpenAlexResults(body: unknown): SourceRecord[] {
+  if (!isObject(body) || !Array.isArray(body.results)) throw malformed('a list without "results"');
+  return body.results.map(parseOpenAlexWork);
+}
+
+/**
+ * One Work object. It must be an object with an `id`; fields it lacks or holds in another shape are
+ * left out of the record rather than failing it, since the work's existence is already answered.
+ */
+export function parseOpenAlexWork(work: unknown): SourceRecord {
+  if (!isObject(work)) throw malformed('something other than an object');
+  const url = text(work.id);
+  if (!url) throw malformed('a work without an "id"');
+  const ids = isObject(work.ids) ? work.ids : {};
+  const doi = maybe(text(work.doi) ?? text(ids.doi), normalizeDoi);
+  return {
+    source: 'openalex',
+    id: url.replace(/^https:\/\/openalex\.org\//, ''),
+    url,
+    // Titles keep the publisher's markup, as Crossref has them: `<i>E. coli</i>`, `CO<sub>2</sub>`.
+    title: stripMarkup(text(work.title) ?? text(work.display_name) ?? ''),
+    authors: authorsOf(work.authorships),
+    year: typeof work.publication_year === 'number' ? work.publication_year : undefined,
+    venue: text(sourceOf(work.primary_location)?.display_name),
+    doi,
+    arxivId: arxivIdOf(doi, work.locations),
+    abstract: rebuildAbstract(work.abstract_inverted_index),
+    openAccessUrl: openAccessUrlOf(work),
+  };
+}
+
+function maybe<T>(value: string | undefined, f: (value: string) => T | undefined): T | undefined {
+  return value === undefined ? undefined : f(value);
+}
+
+function authorsOf(authorships: unknown): Author[] {
+  if (!Array.isArray(authorships)) return [];
+  const authors: Author[] = [];
+  for (const authorship of authorships) {
+    if (!isObject(authorship)) continue;
+    const name = text(isObject(authorship.author) ? authorship.author.display_name : undefined) ?? text(authorship.raw_author_name);
+    if (name) authors.push(splitPersonName(name));
+  }
+  return authors;
+}
+
+function sourceOf(location: unknown): Json | undefined {
+  return isObject(location) && isObject(location.source) ? location.source : undefined;
+}
+
+/** arXiv copies show as the arXiv DOI or as a location on arxiv.org. */
+function arxivIdOf(doi: string | undefined, locations: unknown): string | undefined {
+  const fromDoi = maybe(doi, normalizeArxivId);
+  if (fromDoi || !Array.isArray(locations)) return fromDoi;
+  for (const location of locations) {
+    const landing = isObject(location) ? text(location.landing_page_url) : undefined;
+    const id = landing && /arxiv\.org\/abs\//i.test(landing) ? normalizeArxivId(landing) : undefined;
+    if (id) return id;
+  }
+  return undefined;
+}
+
+function openAccessUrlOf(work: Json): string | undefined {
+  const openAccess = isObject(work.open_access) ? work.open_access : {};
+  const best = isObject(work.best_oa_location) ? work.best_oa_location : {};
+  return text(openAccess.oa_url) ?? text(best.pdf_url) ?? text(best.landing_page_url);
+}
+
+/**
+ * OpenAlex gives abstracts as `{ word: [positions] }`; the text is each word at its positions, in
+ * order. Positions are sorted rather than used as array indexes, so a stray huge one cannot allocate.
+ */
+export function rebuildAbstract(index: unknown): string | undefined {
+  if (!isObject(index)) return undefined;
+  const placed: Array<[number, string]> = [];
+  for (const [word, positions] of Object.entries(index)) {
+    if (!Array.isArray(positions)) continue;
+    for (const position of positions) {
+      if (Number.isInteger(position)) placed.push([position as number, word]);
+    }
+  }
+  placed.sort((a, b) => a[0] - b[0]);
+  const abstract = placed
+    .map(([, word]) => word)
+    .join(' ')
+    .trim();
+  return abstract || undefined;
+}

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { CrossrefSource, parseCrossrefListResponse, parseCrossrefWork, parseCrossrefWorkResponse } from '../../src/core/sources/crossref';
+import { normalizeDoi, stripMarkup } from '../../src/core/sources/normalize';
+import type { SourceRecord } from '../../src/core/sources/types';
+import { SourceError } from '../../src/core/sources/types';
+import { sourceFixture } from './support/fixtures';
+import type { Handler } from './support/server';
+import { delay, ScriptedServer, sendJson, sendText } from './support/server';
+
+const WORK = sourceFixture('crossref/work-peerj.4375.json');
+const SEARCH = sourceFixture('crossref/search-state-of-oa.json');
+const TOKEN = 'plus-token-5be07a';
+
+const STATE_OF_OA: SourceRecord = {
+  source: 'crossref',
+  id: '10.7717/peerj.4375',
+  url: 'http://dx.doi.org/10.7717/peerj.4375',
+  title: 'The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles',
+  authors: [
+    { family: 'Piwowar', given: 'Heather' },
+    { family: 'Priem', given: 'Jason' },
+    { family: 'Larivière', given: 'Vincent' },
+    { family: 'Alperin', given: 'Juan Pablo' },
+    { family: 'Matthias', given: 'Lisa' },
+    { family: 'Norlander', given: 'Bree' },
+    { family: 'Farley', given: 'Ashley' },
+    { family: 'West', given: 'Jevin' },
+    { family: 'Haustein', given: 'Stefanie' },
+  ],
+  year: 2018,
+  venue: 'PeerJ',
+  doi: '10.7717/peerj.4375',
+  abstract:
+    'Despite growing interest in Open Access (OA) to scholarly literature, there is an unmet need for large-scale, ' +
+    'up-to-date, and reproducible studies assessing the prevalence and characteristics of OA. We address this need using oaDOI, ' +
+    'an open online service that determines OA status for 67 million articles.',
+};
+
+function assertMalformed(f: () => unknown): void {
+  assert.throws(f, (error: unknown) => error instanceof SourceError && error.kind === 'malformed' && error.source === 'crossref');
+}
+
+describe('Crossref', () => {
+  describe('reading works', () => {
+    it('maps a work to a record, with the JATS abstract as plain text', () => {
+      assert.deepEqual(parseCrossrefWorkResponse(WORK), STATE_OF_OA);
+    });
+
+    it('reads every item of a work list', () => {
+      const [first, uniprot, ligo, chemistry] = parseCrossrefListResponse(SEARCH);
+      assert.deepEqual(first, STATE_OF_OA);
+
+      assert.equal(uniprot.doi, '10.1093/nar/gkaa1100', 'DOIs are lower-cased');
+      assert.equal(uniprot.title, 'UniProt: the universal protein knowledgebase in 2021', 'a subtitle already in the title is not repeated');
+      assert.deepEqual(uniprot.authors, [{ literal: 'The UniProt Consortium' }]);
+      assert.equal(uniprot.year, 2020, 'issued, the earliest date, wins over published-print');
+
+      assert.equal(ligo.title, 'Observation of Gravitational Waves from a Binary Black Hole Merger: LIGO Scientific and Virgo Collaborations');
+      assert.equal(ligo.year, 2016, 'issued without a year falls back to published-print');
+      assert.deepEqual(ligo.authors, [{ family: 'Abbott', given: 'B. P.' }, { family: 'Zweizig' }]);
+
+      assert.equal(chemistry.title, 'Synthesis of N-Heterocycles by Photoredox Catalysis & CO2 Fixation');
+      assert.equal(chemistry.abstract, 'A one-pot route. Yields > 90 %.');
+      assert.equal(chemistry.venue, 'Angewandte Chemie International Edition');
+    });
+
+    it('rejects answers that are not works as malformed', () => {
+      assertMalformed(() => parseCrossrefWorkResponse(SEARCH));
+      assertMalformed(() => parseCrossrefWorkResponse({ status: 'ok', 'message-type': 'work', message: 'gone' }));
+      assertMalformed(() => parseCrossrefListResponse(WORK));
+      assertMalformed(() => parseCrossrefListResponse({ status: 'ok', 'message-type': 'work-list', message: { items: {} } }));
+      assertMalformed(() => parseCrossrefWork({ title: ['No DOI'] }));
+      assertMalformed(() => parseCrossrefWork({ DOI: 'not-a-doi' }));
+    });
+
+    it('ignores fields of an unexpected type instead of failing the work', () => {
+      const record = parseCrossrefWork({ DOI: '10.1/x', title: 'not a list', author: [{ given: 'Only given' }, 'x'], issued: { 'date-parts': 2018 }, 'container-title': [] });
+      assert.equal(record.title, '');
+      assert.deepEqual(record.authors, []);
+      assert.equal(record.year, undefined);
+      assert.equal(record.venue, undefined);
+      assert.equal(record.url, 'https://doi.org/10.1/x');
+    });
+  });
+
+  describe('text', () => {
+    it('strips JATS and HTML, decoding entities and dropping an "Abstract" heading', () => {
+      assert.equal(
+        stripMarkup('<jats:title>Abstract</jats:title>\n<jats:sec><jats:title>Background</jats:title><jats:p>H<jats:sub>2</jats:sub>O &amp; CO<sub>2</sub> &#x3b1;&#946;</jats:p></jats:sec>'),
+        'Background H2O & CO2 αβ',
+      );
+      assert.equal(stripMarkup('a &unknown; b &#0; c'), 'a &unknown; b &#0; c');
+    });
+
+    it('normalises DOIs and refuses what is none', () => {
+      assert.equal(normalizeDoi('https://doi.org/10.7717/PeerJ.4375'), '10.7717/peerj.4375');
+      assert.equal(normalizeDoi('http://dx.doi.org/10.7717/peerj.4375'), '10.7717/peerj.4375');
+      assert.equal(normalizeDoi(' doi:10.7717/peerj.4375 '), '10.7717/peerj.4375');
+      assert.equal(normalizeDoi('peerj.4375'), undefined);
+      assert.equal(normalizeDoi('10.7717/'), undefined);
+    });
+  });
+
+  describe('the client', () => {
+    const servers: ScriptedServer[] = [];
+
+    async function serve(handler: Handler): Promise<ScriptedServer> {
+      const server = await ScriptedServer.start(handler);
+      servers.push(server);
+      return server;
+    }
+
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    });
+
+    it('looks a DOI up as /works/{doi}, with the contact address', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
+      const crossref = new CrossrefSource({ baseUrl: server.baseUrl, email: 'me@example.org' });
+      assert.deepEqual(await crossref.byDoi('10.7717/PeerJ.4375'), STATE_OF_OA);
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/works/10.7717/peerj.4375');
+      assert.equal(url.searchParams.get('mailto'), 'me@example.org');
+      assert.match(String(server.requests[0].headers['user-agent']), /^Attest\/.* \(mailto:me@example\.org\)$/);
+    });
+
+    it('answers undefined when Crossref has no such DOI', async () => {
+      const server = await serve((_, res) => sendText(res, 404, 'Resource not found.'));
+      assert.equal(await new CrossrefSource({ baseUrl: server.baseUrl }).byDoi('10.7717/peerj.99999999'), undefined);
+    });
+
+    it('searches with query.bibliographic, query.author, rows and select', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, SEARCH));
+      const records = await new CrossrefSource({ baseUrl: server.baseUrl }).search({ title: 'The state of OA', authors: ['Piwowar', 'Priem'], year: 2018, limit: 4 });
+      assert.equal(records.length, 4);
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/works');
+      assert.equal(url.searchParams.get('query.bibliographic'), 'The state of OA 2018');
+      assert.equal(url.searchParams.get('query.author'), 'Piwowar Priem');
+      assert.equal(url.searchParams.get('rows'), '4');
+      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'subtitle', 'title']);
+    });
+
+    it('leaves out query.author when the entry names no author', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, SEARCH));
+      await new CrossrefSource({ baseUrl: server.baseUrl }).search({ title: 'The state of OA' });
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.searchParams.has('query.author'), false);
+      assert.equal(url.searchParams.get('rows'), '5');
+    });
+
+    it('finds nothing for an empty title, without asking', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, SEARCH));
+      assert.deepEqual(await new CrossrefSource({ baseUrl: server.baseUrl }).search({ title: '  ', authors: ['Piwowar'] }), []);
+      assert.equal(server.requests.length, 0);
+    });
+
+    it('sends a Metadata Plus token as a header, and names its setting when it is refused', async () => {
+      const server = await serve((_, res) => sendText(res, 401, 'Unauthorized'));
+      const error = await new CrossrefSource({ baseUrl: server.baseUrl, plusToken: TOKEN }).byDoi('10.7717/peerj.4375').catch((e: unknown) => e);
+      assert.equal(server.requests[0].headers['crossref-plus-api-token'], `Bearer ${TOKEN}`);
+      assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
+      assert.match(error.message, /attest\.sources\.crossref\.plusToken/);
+      assert.ok(!error.message.includes(TOKEN));
+    });
+
+    it('reports an answer of the wrong shape as malformed', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, { status: 'ok', 'message-type': 'work-list', message: { items: [] } }));
+      await assert.rejects(new CrossrefSource({ baseUrl: server.baseUrl }).byDoi('10.7717/peerj.4375'), (e: unknown) => e instanceof SourceError && e.kind === 'malformed');
+    });
+
+    it('without a contact address, sends one request at a time as the public pool requires', async () => {
+      const server = await serve(async (_, res) => {
+        await delay(30);
+        sendJson(res, 200, WORK);
+      });
+      const crossref = new CrossrefSource({ baseUrl: server.baseUrl });
+      await Promise.all(['10.1/a', '10.1/b', '10.1/c'].map((doi) => crossref.byDoi(doi)));
+      assert.equal(server.maxInFlight, 1);
+    });
+  });
+});

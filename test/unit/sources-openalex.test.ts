@@ -1,0 +1,254 @@
+import assert from 'node:assert/strict';
+import { LookupCache } from '../../src/core/sources/cache';
+import { normalizeArxivId, splitPersonName } from '../../src/core/sources/normalize';
+import { OpenAlexSource, parseOpenAlexResults, parseOpenAlexWork, rebuildAbstract } from '../../src/core/sources/openalex';
+import type { SourceRecord } from '../../src/core/sources/types';
+import { SourceError } from '../../src/core/sources/types';
+import { sourceFixture } from './support/fixtures';
+import type { Handler } from './support/server';
+import { ScriptedServer, sendJson, sendText } from './support/server';
+import { makeTempDir } from './support/tempDir';
+
+const WORK = sourceFixture('openalex/work-peerj.4375.json');
+const SEARCH = sourceFixture('openalex/search-state-of-oa.json');
+const KEY = 'oa-key-93f1c2';
+
+const STATE_OF_OA: SourceRecord = {
+  source: 'openalex',
+  id: 'W2741809807',
+  url: 'https://openalex.org/W2741809807',
+  title: 'The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles',
+  authors: [
+    { family: 'Piwowar', given: 'Heather' },
+    { family: 'Priem', given: 'Jason' },
+    { family: 'Larivière', given: 'Vincent' },
+    { family: 'Alperin', given: 'Juan Pablo' },
+    { family: 'Matthias', given: 'Lisa' },
+    { family: 'Norlander', given: 'Bree' },
+    { family: 'Farley', given: 'Ashley' },
+    { family: 'West', given: 'Jevin D.' },
+    { family: 'Haustein', given: 'Stefanie' },
+  ],
+  year: 2018,
+  venue: 'PeerJ',
+  doi: '10.7717/peerj.4375',
+  arxivId: undefined,
+  abstract:
+    'Despite growing interest in Open Access (OA) to scholarly literature, there is an unmet need for large-scale, ' +
+    'up-to-date, and reproducible studies assessing the prevalence and characteristics of OA. We address this need using oaDOI, ' +
+    'an open online service that determines OA status for 67 million articles.',
+  openAccessUrl: 'https://peerj.com/articles/4375.pdf',
+};
+
+function assertMalformed(f: () => unknown): void {
+  assert.throws(f, (error: unknown) => error instanceof SourceError && error.kind === 'malformed' && error.source === 'openalex');
+}
+
+describe('OpenAlex', () => {
+  describe('reading works', () => {
+    it('maps a Work object to a record, rebuilding the abstract from its inverted index', () => {
+      assert.deepEqual(parseOpenAlexWork(WORK), STATE_OF_OA);
+    });
+
+    it('reads every work of a list, taking what each has', () => {
+      const [first, attention, untitled] = parseOpenAlexResults(SEARCH);
+      assert.deepEqual(first, STATE_OF_OA);
+      assert.equal(attention.title, 'Attention Is All You Need');
+      assert.equal(attention.doi, undefined);
+      assert.equal(attention.arxivId, '1706.03762', 'from its location on arxiv.org');
+      assert.equal(attention.venue, 'Neural Information Processing Systems');
+      assert.equal(attention.abstract, undefined);
+      assert.equal(attention.openAccessUrl, 'http://arxiv.org/pdf/1706.03762', 'the best open location when oa_url is null');
+      assert.deepEqual(
+        attention.authors.map((a) => a.family),
+        ['Vaswani', 'Shazeer', 'Kaiser', 'Polosukhin'],
+        'an authorship without a linked author still names its raw author',
+      );
+      assert.equal(untitled.title, '');
+      assert.equal(untitled.doi, '10.1234/abc.def');
+      assert.equal(untitled.year, undefined);
+      assert.equal(untitled.venue, undefined);
+      assert.deepEqual(untitled.authors, []);
+    });
+
+    it('strips the markup publishers leave in titles', () => {
+      const record = parseOpenAlexWork({ id: 'https://openalex.org/W1', title: 'Growth of <i>E. coli</i> under CO<sub>2</sub> &amp; heat' });
+      assert.equal(record.title, 'Growth of E. coli under CO2 & heat');
+    });
+
+    it('takes the arXiv id from an arXiv DOI', () => {
+      const record = parseOpenAlexWork({ id: 'https://openalex.org/W1', doi: 'https://doi.org/10.48550/arxiv.2305.18248', title: 'T' });
+      assert.equal(record.arxivId, '2305.18248');
+    });
+
+    it('rejects answers that are not works as malformed', () => {
+      assertMalformed(() => parseOpenAlexWork([WORK]));
+      assertMalformed(() => parseOpenAlexWork(null));
+      assertMalformed(() => parseOpenAlexWork({ title: 'No id' }));
+      assertMalformed(() => parseOpenAlexResults({ meta: {}, results: { id: 'W1' } }));
+      assertMalformed(() => parseOpenAlexResults(WORK));
+      assertMalformed(() => parseOpenAlexResults({ results: [{ id: 'W1' }, 'W2'] }));
+    });
+
+    it('ignores fields of an unexpected type instead of failing the work', () => {
+      const record = parseOpenAlexWork({
+        id: 'https://openalex.org/W1',
+        title: 42,
+        display_name: 'Shown name',
+        publication_year: '2018',
+        authorships: 'nobody',
+        primary_location: { source: 'PeerJ' },
+        abstract_inverted_index: ['Despite'],
+      });
+      assert.equal(record.title, 'Shown name');
+      assert.equal(record.year, undefined);
+      assert.deepEqual(record.authors, []);
+      assert.equal(record.venue, undefined);
+      assert.equal(record.abstract, undefined);
+    });
+  });
+
+  describe('rebuilding abstracts', () => {
+    it('puts each word at each of its positions', () => {
+      assert.equal(rebuildAbstract({ rose: [1, 3, 5], a: [0, 2, 4], is: [6] }), 'a rose a rose a rose is');
+    });
+
+    it('closes gaps and skips entries that are not lists of positions', () => {
+      assert.equal(rebuildAbstract({ end: [90], start: [0], noise: 'x', half: [1.5, 40] }), 'start half end');
+    });
+
+    it('gives undefined for an empty or missing index', () => {
+      assert.equal(rebuildAbstract({}), undefined);
+      assert.equal(rebuildAbstract(null), undefined);
+    });
+
+    it('handles a huge position without allocating for it', () => {
+      assert.equal(rebuildAbstract({ last: [2 ** 31], first: [0] }), 'first last');
+    });
+  });
+
+  describe('names', () => {
+    it('splits display names into family and given names', () => {
+      assert.deepEqual(splitPersonName('Juan Pablo Alperin'), { family: 'Alperin', given: 'Juan Pablo' });
+      assert.deepEqual(splitPersonName('Ludwig van Beethoven'), { family: 'van Beethoven', given: 'Ludwig' });
+      assert.deepEqual(splitPersonName('Martin Luther King Jr.'), { family: 'King', given: 'Martin Luther' });
+      assert.deepEqual(splitPersonName('Alperin, Juan Pablo'), { family: 'Alperin', given: 'Juan Pablo' });
+      assert.deepEqual(splitPersonName('  Plato '), { family: 'Plato' });
+    });
+
+    it('normalises arXiv ids from their many spellings', () => {
+      assert.equal(normalizeArxivId('arXiv:2305.18248v2'), '2305.18248');
+      assert.equal(normalizeArxivId('https://arxiv.org/abs/hep-th/9901001v1'), 'hep-th/9901001');
+      assert.equal(normalizeArxivId('http://arxiv.org/pdf/1706.03762.pdf'), '1706.03762');
+      assert.equal(normalizeArxivId('math.AG/0309136'), 'math.AG/0309136');
+      assert.equal(normalizeArxivId('10.48550/arXiv.1706.03762'), '1706.03762');
+      assert.equal(normalizeArxivId('10.7717/peerj.4375'), undefined);
+      assert.equal(normalizeArxivId('not an id'), undefined);
+    });
+  });
+
+  describe('the client', () => {
+    const servers: ScriptedServer[] = [];
+    const cleanups: Array<() => Promise<void>> = [];
+
+    async function serve(handler: Handler): Promise<ScriptedServer> {
+      const server = await ScriptedServer.start(handler);
+      servers.push(server);
+      return server;
+    }
+
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+      await Promise.all(cleanups.splice(0).map((remove) => remove()));
+    });
+
+    it('looks a DOI up as /works/doi:…, with the key and contact address', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
+      const openalex = new OpenAlexSource({ baseUrl: server.baseUrl, email: 'me@example.org', apiKey: KEY });
+      assert.deepEqual(await openalex.byDoi('https://doi.org/10.7717/PEERJ.4375'), STATE_OF_OA);
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/works/doi:10.7717/peerj.4375');
+      assert.equal(url.searchParams.get('api_key'), KEY);
+      assert.equal(url.searchParams.get('mailto'), 'me@example.org');
+      assert.match(url.searchParams.get('select') ?? '', /abstract_inverted_index/);
+      assert.match(String(server.requests[0].headers['user-agent']), /mailto:me@example\.org/);
+    });
+
+    it('escapes characters of a DOI that would break the URL', async () => {
+      const server = await serve((_, res) => sendText(res, 404, ''));
+      await new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('10.1002/(SICI)1097-4636<778::AID>3.0.CO;2-#');
+      assert.equal(new URL(server.urls[0], server.baseUrl).pathname, '/works/doi:10.1002/(sici)1097-4636%3C778%3A%3Aaid%3E3.0.co%3B2-%23');
+    });
+
+    it('answers undefined for a DOI OpenAlex does not know', async () => {
+      const server = await serve((_, res) => sendJson(res, 404, { error: 'Not found', message: 'Work doi:10.1/none not found' }));
+      assert.equal(await new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('10.1/none'), undefined);
+    });
+
+    it('answers undefined for something that is no DOI, without asking', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
+      assert.equal(await new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('peerj.4375'), undefined);
+      assert.equal(server.requests.length, 0);
+    });
+
+    it('does not send DOIs OpenAlex refuses, so the refusal is not mistaken for a bad key', async () => {
+      const server = await serve((_, res) => sendText(res, 403, ''));
+      await assert.rejects(new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('10.1000/a,b'), (e: unknown) => e instanceof SourceError && e.kind === 'unavailable');
+      assert.equal(server.requests.length, 0);
+    });
+
+    it('searches titles with search= and per-page=, lower-cased so words are not operators', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, SEARCH));
+      const records = await new OpenAlexSource({ baseUrl: server.baseUrl }).search({ title: 'The State of OA: NOT "Closed"', authors: ['Piwowar'], year: 2018, limit: 3 });
+      assert.deepEqual(
+        records.map((r) => r.id),
+        ['W2741809807', 'W2963403868', 'W4000000001'],
+      );
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/works');
+      assert.equal(url.searchParams.get('search'), 'the state of oa: not closed');
+      assert.equal(url.searchParams.get('per-page'), '3');
+    });
+
+    it('finds nothing for an empty title, without asking', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, SEARCH));
+      assert.deepEqual(await new OpenAlexSource({ baseUrl: server.baseUrl }).search({ title: ' "()" ' }), []);
+      assert.equal(server.requests.length, 0);
+    });
+
+    it('reports a refused key as unauthorized, naming the setting and not the key', async () => {
+      const server = await serve((_, res) => sendJson(res, 401, { error: 'Invalid API key' }));
+      const error = await new OpenAlexSource({ baseUrl: server.baseUrl, apiKey: KEY }).search({ title: 'x' }).catch((e: unknown) => e);
+      assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
+      assert.match(error.message, /attest\.sources\.openalex\.apiKey/);
+      assert.ok(!error.message.includes(KEY));
+    });
+
+    it('reports an answer of the wrong shape as malformed', async () => {
+      const server = await serve((req, res) => sendJson(res, 200, req.url?.startsWith('/works?') ? { meta: {}, results: null } : SEARCH));
+      const openalex = new OpenAlexSource({ baseUrl: server.baseUrl });
+      await assert.rejects(openalex.search({ title: 'x' }), (e: unknown) => e instanceof SourceError && e.kind === 'malformed');
+      await assert.rejects(openalex.byDoi('10.7717/peerj.4375'), (e: unknown) => e instanceof SourceError && e.kind === 'malformed');
+    });
+
+    it('does not cache an answer of the wrong shape', async () => {
+      const server = await serve((_, res, i) => sendJson(res, 200, i === 0 ? { error: 'shape' } : WORK));
+      const temp = await makeTempDir();
+      cleanups.push(temp.remove);
+      const openalex = new OpenAlexSource({ baseUrl: server.baseUrl, cache: new LookupCache(temp.dir) });
+      await assert.rejects(openalex.byDoi('10.7717/peerj.4375'), (e: unknown) => e instanceof SourceError && e.kind === 'malformed');
+      assert.deepEqual(await openalex.byDoi('10.7717/peerj.4375'), STATE_OF_OA);
+    });
+
+    it('answers from its cache after a restart, and offline, without asking again', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
+      const temp = await makeTempDir();
+      cleanups.push(temp.remove);
+      await new OpenAlexSource({ baseUrl: server.baseUrl, apiKey: KEY, cache: new LookupCache(temp.dir) }).byDoi('10.7717/peerj.4375');
+      const offline = new OpenAlexSource({ baseUrl: server.baseUrl, cache: new LookupCache(temp.dir), offline: true });
+      assert.deepEqual(await offline.byDoi('doi:10.7717/peerj.4375'), STATE_OF_OA);
+      await assert.rejects(offline.byDoi('10.1/other'), (e: unknown) => e instanceof SourceError && e.kind === 'offline');
+      assert.equal(server.requests.length, 1);
+    });
+  });
+});
