@@ -1,0 +1,139 @@
+/**
+ * Semantic Scholar's Academic Graph API (https://api.semanticscholar.org/graph/v1): papers by DOI or
+ * arXiv id (`/paper/DOI:…`, `/paper/ARXIV:…`) and by title (`/paper/search?query=…`). Without an API
+ * key requests share a pool with every anonymous client and are often refused with 429.
+ */
+import type { Author } from '../bibliography/types';
+import type { LookupCache } from './cache';
+import { DEFAULT_SOURCES } from './config';
+import { HttpClient } from './http';
+import { doiPath, normalizeArxivId, normalizeDoi, splitPersonName } from './normalize';
+import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
+import { SourceError } from './types';
+
+export interface SemanticScholarOptions {
+  /** Defaults to https://api.semanticscholar.org. */
+  readonly baseUrl?: string;
+  /** Sent as `x-api-key`; a key has its own rate limit instead of the shared anonymous one. */
+  readonly apiKey?: string;
+  /** Defaults to one request a second, the rate a new API key is granted. */
+  readonly requestsPerSecond?: number;
+  readonly email?: string;
+  readonly cache?: LookupCache;
+  readonly offline?: boolean;
+}
+
+/** Only the fields Attest reads; without `fields` the API sends the title alone. */
+const FIELDS = ['paperId', 'title', 'abstract', 'year', 'venue', 'publicationVenue', 'journal', 'authors', 'externalIds', 'url', 'openAccessPdf'].join(',');
+const DEFAULT_LIMIT = 5;
+
+export class SemanticScholarSource implements PaperSource {
+  readonly id = 'semanticscholar';
+  readonly name = 'Semantic Scholar';
+  private readonly http: HttpClient;
+
+  constructor(options: SemanticScholarOptions = {}) {
+    this.http = new HttpClient({
+      source: 'semanticscholar',
+      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.semanticscholar.baseUrl,
+      email: options.email,
+      privateHeaders: options.apiKey ? { 'x-api-key': options.apiKey } : {},
+      credentialsSetting: 'attest.sources.semanticscholar.apiKey (or ATTEST_SEMANTICSCHOLAR_API_KEY)',
+      requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.semanticscholar.requestsPerSecond,
+      maxConcurrent: 1,
+      cache: options.cache,
+      offline: options.offline,
+    });
+  }
+
+  async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
+    const normalized = normalizeDoi(doi);
+    return normalized === undefined ? undefined : this.paper(`DOI:${doiPath(normalized)}`, options);
+  }
+
+  async byArxivId(arxivId: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
+    const normalized = normalizeArxivId(arxivId);
+    return normalized === undefined ? undefined : this.paper(`ARXIV:${normalized}`, options);
+  }
+
+  async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
+    // Plain words only: the relevance search has no query syntax, and punctuation only adds noise.
+    const words = query.title.replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+    if (words === '') return [];
+    const params = { query: words, fields: FIELDS, limit: query.limit ?? DEFAULT_LIMIT };
+    return (await this.http.getJson('/graph/v1/paper/search', params, options, parseSemanticScholarSearch)) ?? [];
+  }
+
+  private async paper(id: string, options: RequestOptions): Promise<SourceRecord | undefined> {
+    // A paper Semantic Scholar does not know is a 404, which the HTTP client turns into undefined.
+    return this.http.getJson(`/graph/v1/paper/${id}`, { fields: FIELDS }, options, parseSemanticScholarPaper);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function malformed(what: string): SourceError {
+  return new SourceError('malformed', `Semantic Scholar sent ${what}, not the paper Attest expects.`, 'semanticscholar');
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** `/paper/search`: `{ total, offset, next?, data: [paper, …] }`; with no match, `data` is left out. */
+export function parseSemanticScholarSearch(body: unknown): SourceRecord[] {
+  if (!isObject(body)) throw malformed('something other than an object');
+  if (body.data === undefined && body.total === 0) return [];
+  if (!Array.isArray(body.data)) throw malformed('a search answer without "data"');
+  return body.data.map(parseSemanticScholarPaper);
+}
+
+/** `/paper/batch`: one entry per id asked for, in the same order, null where the id is unknown. */
+export function parseSemanticScholarBatch(body: unknown): Array<SourceRecord | undefined> {
+  if (!Array.isArray(body)) throw malformed('a batch answer that is not a list');
+  return body.map((paper: unknown) => (paper === null ? undefined : parseSemanticScholarPaper(paper)));
+}
+
+/**
+ * One paper. It must be an object with a `paperId`; fields it lacks or holds in another shape are left
+ * out of the record rather than failing it, since the paper's existence is already answered.
+ */
+export function parseSemanticScholarPaper(paper: unknown): SourceRecord {
+  if (!isObject(paper)) throw malformed('something other than an object');
+  const paperId = text(paper.paperId);
+  if (!paperId) throw malformed('a paper without a "paperId"');
+  const ids = isObject(paper.externalIds) ? paper.externalIds : {};
+  const doi = text(ids.DOI);
+  const arxivId = text(ids.ArXiv);
+  const venue = isObject(paper.publicationVenue) ? text(paper.publicationVenue.name) : undefined;
+  const journal = isObject(paper.journal) ? text(paper.journal.name) : undefined;
+  // A paper without open access still has `openAccessPdf`, with an empty `url`.
+  const pdf = isObject(paper.openAccessPdf) ? text(paper.openAccessPdf.url) : undefined;
+  return {
+    source: 'semanticscholar',
+    id: paperId,
+    url: text(paper.url) ?? `https://www.semanticscholar.org/paper/${paperId}`,
+    title: text(paper.title) ?? '',
+    authors: authorsOf(paper.authors),
+    year: typeof paper.year === 'number' && Number.isInteger(paper.year) ? paper.year : undefined,
+    venue: venue ?? text(paper.venue) ?? journal,
+    doi: doi === undefined ? undefined : normalizeDoi(doi),
+    arxivId: arxivId === undefined ? undefined : normalizeArxivId(arxivId),
+    abstract: text(paper.abstract),
+    openAccessUrl: pdf,
+  };
+}
+
+function authorsOf(authors: unknown): Author[] {
+  if (!Array.isArray(authors)) return [];
+  const result: Author[] = [];
+  for (const author of authors) {
+    const name = isObject(author) ? text(author.name) : undefined;
+    if (name) result.push(splitPersonName(name));
+  }
+  return result;
+}
