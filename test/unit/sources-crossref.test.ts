@@ -160,7 +160,7 @@ describe('Crossref', () => {
       const error = await new CrossrefSource({ baseUrl: server.baseUrl, plusToken: TOKEN }).byDoi('10.7717/peerj.4375').catch((e: unknown) => e);
       assert.equal(server.requests[0].headers['crossref-plus-api-token'], `Bearer ${TOKEN}`);
       assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
-      assert.match(error.message, /attest\.sources\.crossref\.plusToken/);
+      assert.match(error.message, /Attest: Set Source API Key.*ATTEST_CROSSREF_PLUS_TOKEN/);
       assert.ok(!error.message.includes(TOKEN));
     });
 

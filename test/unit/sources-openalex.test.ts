@@ -220,7 +220,7 @@ describe('OpenAlex', () => {
       const server = await serve((_, res) => sendJson(res, 401, { error: 'Invalid API key' }));
       const error = await new OpenAlexSource({ baseUrl: server.baseUrl, apiKey: KEY }).search({ title: 'x' }).catch((e: unknown) => e);
       assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
-      assert.match(error.message, /attest\.sources\.openalex\.apiKey/);
+      assert.match(error.message, /Attest: Set Source API Key.*ATTEST_OPENALEX_API_KEY/);
       assert.ok(!error.message.includes(KEY));
     });
 
