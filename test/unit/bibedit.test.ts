@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { applyEdits, escapeBibtex, setFields } from '../../src/core/bibliography/edit';
 import { parseBibliography } from '../../src/core/bibliography/parse';
+import { fieldsFromRecord } from '../../src/core/verify/fixes';
 
 const BIB = `% my library
 @article{smith2020,
@@ -41,5 +42,34 @@ describe('editing .bib entries', () => {
 
   it('escapes BibTeX specials and keeps acronyms capitalised', () => {
     assert.equal(escapeBibtex('50% of R&D_costs in {BERT} #1'), '50\\% of R\\&D\\_costs in {BERT} \\#1');
+  });
+});
+
+describe('using a matched record\'s metadata', () => {
+  it('rewrites the differing fields so that the entry matches the record', () => {
+    const bib = '@inproceedings{he2016,\n  title = {Deep residual learning},\n  author = {He, K. and Smith, J.},\n  year = {2019},\n  booktitle = {CVPR}\n}\n';
+    const [entry] = parseBibliography(bib, '/x.bib').entries;
+    const record = {
+      source: 'crossref' as const,
+      id: 'x',
+      title: 'Deep Residual Learning for Image Recognition',
+      authors: [{ family: 'He', given: 'Kaiming' }, { family: 'van der Berg', given: 'Anna' }, { literal: 'Research and Development Group' }],
+      year: 2016,
+      venue: 'IEEE Conference on Computer Vision and Pattern Recognition',
+      doi: '10.1109/cvpr.2016.90',
+    };
+    const fields = fieldsFromRecord(entry, record, [
+      { field: 'title', status: 'differ', expected: '', found: '' },
+      { field: 'authors', status: 'differ', expected: '', found: '' },
+      { field: 'year', status: 'differ', expected: '', found: '' },
+      { field: 'doi', status: 'differ', expected: '', found: '' },
+    ]);
+    const updated = applyEdits(bib, setFields(bib, 0, fields));
+    const [after] = parseBibliography(updated, '/x.bib').entries;
+    assert.equal(after.title, record.title);
+    assert.deepEqual(after.authors, [{ family: 'He', given: 'Kaiming' }, { family: 'van der Berg', given: 'Anna' }, { literal: 'Research and Development Group' }]);
+    assert.equal(after.year, 2016);
+    assert.equal(after.doi, '10.1109/cvpr.2016.90');
+    assert.equal(after.venue, 'CVPR', 'fields that did not differ stay as written');
   });
 });

@@ -106,6 +106,19 @@ describe('reference existence', () => {
     assert.equal(verdict.status === 'not-found' && verdict.doiNamesOther?.title, RESNET.title);
   });
 
+  it('reports a DOI that no source knows when the work is found by its title', async () => {
+    const made = entry('@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.9999/fake.123}}');
+    const verdict = await resolveEntry(made, [new FakeSource('crossref', []), new FakeSource('openalex', [LSTM])]);
+    assert.equal(verdict.status, 'metadata-mismatch');
+    const doi = verdict.status === 'metadata-mismatch' ? verdict.differences.find((d) => d.field === 'doi') : undefined;
+    assert.equal(doi?.expected, '10.9999/fake.123');
+    assert.equal(doi?.found, LSTM.doi);
+    const onlyOneAsked = await resolveEntry(made, [new FakeSource('openalex', [{ ...LSTM, doi: undefined }])]);
+    assert.equal(onlyOneAsked.status, 'found', 'one index not knowing a DOI is not proof it does not exist');
+    const bothAsked = await resolveEntry(made, [new FakeSource('crossref', []), new FakeSource('openalex', [{ ...LSTM, doi: undefined }])]);
+    assert.match(bothAsked.status === 'metadata-mismatch' ? bothAsked.differences[0].found ?? '' : '', /no such DOI in crossref, openalex|no such DOI in Crossref, OpenAlex/);
+  });
+
   it('never calls a reference fabricated when sources could not answer', async () => {
     const real = entry('@article{x, title={Made up or not}, author={Doe, Q.}, year={2020}}');
     const allDown = await resolveEntry(real, [down('crossref'), down('openalex')]);

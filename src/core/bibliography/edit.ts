@@ -8,17 +8,20 @@ export interface TextEdit {
 /**
  * Edits that set fields of the entry starting at `entryOffset` (its `@`) to new values, leaving the
  * rest of the entry as the user wrote it: an existing field's value is replaced in place, a missing
- * field is added before the closing brace. Values are plain text and are escaped for BibTeX here.
+ * field is added before the closing brace. Plain-text values are escaped for BibTeX here.
  * Returns no edits when the entry cannot be read (the caller then changes nothing).
  */
-export function setFields(text: string, entryOffset: number, values: ReadonlyMap<string, string>): TextEdit[] {
+/** A field's new value: plain text to escape, or BibTeX already written (an author list with braced names). */
+export type FieldValue = string | { readonly bibtex: string };
+
+export function setFields(text: string, entryOffset: number, values: ReadonlyMap<string, FieldValue>): TextEdit[] {
   const entry = readEntry(text, entryOffset);
   if (!entry) return [];
   const edits: TextEdit[] = [];
   const missing: string[] = [];
   for (const [name, value] of values) {
     const field = entry.fields.get(name.toLowerCase());
-    const braced = `{${escapeBibtex(value)}}`;
+    const braced = `{${typeof value === 'string' ? escapeBibtex(value) : value.bibtex}}`;
     if (field) edits.push({ offset: field.valueStart, length: field.valueEnd - field.valueStart, text: braced });
     else missing.push(`${name} = ${braced}`);
   }

@@ -35,7 +35,8 @@ export const DEFAULT_SOURCES: Readonly<Record<SourceId, SourceSettings>> = {
   semanticscholar: { baseUrl: 'https://api.semanticscholar.org', requestsPerSecond: 1 },
   arxiv: { baseUrl: 'https://export.arxiv.org', requestsPerSecond: 1 / 3 },
   europepmc: { baseUrl: 'https://www.ebi.ac.uk', requestsPerSecond: 10 },
-  core: { baseUrl: 'https://api.core.ac.uk', requestsPerSecond: 2 },
+  // CORE allows registered keys 10 to 25 requests a minute.
+  core: { baseUrl: 'https://api.core.ac.uk', requestsPerSecond: 0.4 },
 };
 
 /** CORE answers only with an API key, so it is asked only when the user enables it. */

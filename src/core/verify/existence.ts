@@ -1,5 +1,6 @@
 import type { BibEntry } from '../bibliography/types';
 import { SourceError, type PaperSource, type SourceId, type SourceRecord } from '../sources/types';
+import { SOURCE_NAMES } from '../sources/config';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
 
 /** How the matched record was found. */
@@ -42,11 +43,18 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
   const attempts: Attempts = { answered: new Set(), failures: [] };
   let doiNamesOther: SourceRecord | undefined;
+  /** Sources that answered that they know no work with the entry's DOI. */
+  const doiUnknownTo: SourceId[] = [];
 
   for (const [route, id, lookup] of identifierLookups(entry)) {
     for (const source of sources) {
-      const record = await ask(source, attempts, signal, (s) => lookup(s, id));
-      if (!record) continue;
+      const answer = await ask(source, attempts, signal, (s) => lookup(s, id));
+      if (!answer) continue;
+      const record = answer.value;
+      if (!record) {
+        if (route === 'doi') doiUnknownTo.push(source.id);
+        continue;
+      }
       const comparison = compareEntryToRecord(entry, record);
       if (comparison.decision !== 'different-work') return verdictFor(record, route, comparison.differences);
       // The identifier exists but names another work: the entry may still exist under its title.
@@ -57,15 +65,26 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
 
   if (entry.title) {
     for (const source of sources) {
-      const candidates = await ask(source, attempts, signal, (s) =>
+      const answer = await ask(source, attempts, signal, (s) =>
         s.search({ title: entry.title ?? '', authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 }),
       );
-      const best = candidates && pickBestMatch(entry, candidates);
-      if (best) return verdictFor(best.record, 'title', best.differences);
+      const best = answer && pickBestMatch(entry, answer.value);
+      if (best) return verdictFor(best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
     }
   }
 
   return notFoundOrUnchecked(entry, attempts, doiNamesOther);
+}
+
+/**
+ * A DOI that sources asked directly say does not exist is wrong metadata once the work is found by its
+ * title, whatever DOI (or none) the record has. It takes two such answers, because one index's gap
+ * (a DataCite DOI Crossref does not hold) is not a DOI's absence.
+ */
+function withUnresolvedDoi(entry: BibEntry, differences: readonly FieldDifference[], unknownTo: readonly SourceId[]): readonly FieldDifference[] {
+  if (!entry.doi || unknownTo.length < 2 || differences.some((d) => d.field === 'doi')) return differences;
+  const names = unknownTo.map((id) => SOURCE_NAMES[id]).join(', ');
+  return [...differences, { field: 'doi', status: 'differ', expected: entry.doi, found: `(no such DOI in ${names})`, note: 'the DOI does not resolve' }];
 }
 
 function verdictFor(record: SourceRecord, via: LookupRoute, differences: readonly FieldDifference[]): ExistenceVerdict {
@@ -81,20 +100,23 @@ function identifierLookups(entry: BibEntry): IdentifierLookup[] {
   return lookups;
 }
 
-/** Asks one source, recording whether it answered; undefined when it could not or has no such lookup. */
+/**
+ * Asks one source, recording whether it answered. Undefined when it could not answer or has no such
+ * lookup; otherwise its answer, which may itself be "no such work".
+ */
 async function ask<T>(
   source: PaperSource,
   attempts: Attempts,
   signal: AbortSignal | undefined,
   question: (source: PaperSource) => Promise<T> | undefined,
-): Promise<T | undefined> {
+): Promise<{ readonly value: T } | undefined> {
   if (signal?.aborted) throw new SourceError('cancelled', 'The reference check was cancelled.');
   try {
     const pending = question(source);
     if (pending === undefined) return undefined;
-    const answer = await pending;
+    const value = await pending;
     attempts.answered.add(source.id);
-    return answer;
+    return { value };
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     if (error.kind === 'cancelled') throw error;

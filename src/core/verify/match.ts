@@ -9,8 +9,8 @@ import {
   nameKey,
   normalizeDoi,
   normalizeText,
-  significantWordCount,
   parseArxivId,
+  significantWordCount,
   titleWords,
   venueWords,
   type NameKey,
@@ -78,9 +78,11 @@ const UNRELATED_TITLE = 0.6;
 
 /**
  * Titles at least this similar, by the same first author and half the authors, are one work whose
- * title was misremembered ("Learning to summarize with human feedback" for "… from …"). Measured
- * on our normalised-Levenshtein scale, a changed word in a short title scores about 0.8, while two
- * papers of the same group with related titles score well below 0.6.
+ * title was misremembered. A word changed in a title scores 0.78–0.90 ("Robust"/"Resilient Dynamic
+ * Radiance Fields", "… with"/"… from Human Feedback"); two papers of one group on one subject score
+ * lower ("Deep residual learning for image recognition"/"Identity mappings in deep residual
+ * networks" 0.18, AlphaGo's "… with deep neural networks and tree search"/"… without human
+ * knowledge" 0.56).
  */
 const SIMILAR_TITLE = 0.75;
 
@@ -100,6 +102,7 @@ export function compareEntryToRecord(entry: BibEntry, record: SourceRecord): Mat
   const identifiedBy = identify(entry, title, authors, year, doi, arxiv);
   const decision: MatchDecision =
     identifiedBy === undefined ? 'different-work' : differences.length === 0 ? 'same-work' : 'same-work-with-differences';
+  // The title dominates; authors and dates separate versions of one work; an identifier settles it.
   const score =
     title.similarity +
     0.5 * authors.f1 +
@@ -156,7 +159,7 @@ function identify(
     return undefined;
   }
   const sameLeadAuthors = authorsKnown && authors.firstAuthorMatches && authors.matched / authors.entryCount >= 0.5;
-  return (title.similarity >= SIMILAR_TITLE || title.truncated) && sameLeadAuthors ? 'title' : undefined;
+  return (title.similarity >= SIMILAR_TITLE || title.shortened) && sameLeadAuthors ? 'title' : undefined;
 }
 
 function isDistinctive(title: string, year: FieldComparison): boolean {
@@ -177,30 +180,31 @@ export interface TitleComparison {
    * edits, while two works on one topic share many words but differ in the rest, which costs many.
    */
   readonly similarity: number;
-  /** One title is a run of the other's words, long enough to be meant as it ("Deep residual learning"). */
-  readonly truncated: boolean;
+  /** One title is the beginning of the other, long enough to be meant as it ("Deep residual learning"). */
+  readonly shortened: boolean;
 }
 
 export function compareTitles(expected: string | undefined, found: string | undefined): TitleComparison {
   const base = { field: 'title' as const, expected, found };
   const a = expected === undefined ? [] : titleWords(expected);
   const b = found === undefined ? [] : titleWords(found);
-  if (a.length === 0 || b.length === 0) return { field: { ...base, status: 'unknown' }, similarity: 0, truncated: false };
+  if (a.length === 0 || b.length === 0) return { field: { ...base, status: 'unknown' }, similarity: 0, shortened: false };
   const joinedA = a.join('');
   const joinedB = b.join('');
   const spaced = (words: readonly string[]): string => words.join(' ');
   const ratio = 1 - levenshtein(spaced(a), spaced(b)) / Math.max(spaced(a).length, spaced(b).length);
-  if (joinedA === joinedB) return { field: { ...base, status: 'agree' }, similarity: 1, truncated: false };
+  if (joinedA === joinedB) return { field: { ...base, status: 'agree' }, similarity: 1, shortened: false };
   if (onlySpellingDiffers(a, b)) {
-    return { field: { ...base, status: 'agree', note: 'differs only in spelling' }, similarity: ratio, truncated: false };
+    return { field: { ...base, status: 'agree', note: 'differs only in spelling' }, similarity: ratio, shortened: false };
   }
   const subtitle = subtitleRelation(expected ?? '', found ?? '', joinedA, joinedB);
-  if (subtitle !== undefined) return { field: { ...base, status: 'agree', note: subtitle }, similarity: 0.95, truncated: false };
+  if (subtitle !== undefined) return { field: { ...base, status: 'agree', note: subtitle }, similarity: 0.95, shortened: false };
   const numbersAgree = sameNumbers(a, b);
   const similarity = numbersAgree ? ratio : Math.min(ratio, DIFFERENT_NUMBERS_CAP);
   const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
-  const truncated = numbersAgree && significantWordCount(shorter) >= 3 && containsRun(longer, shorter);
-  return { field: { ...base, status: 'differ' }, similarity, truncated };
+  // Only the end may be missing: "Improved denoising diffusion models" is a paper of its own.
+  const shortened = numbersAgree && significantWordCount(shorter) >= 3 && shorter.every((w, i) => longer[i] === w);
+  return { field: { ...base, status: 'differ' }, similarity, shortened };
 }
 
 /**
@@ -232,13 +236,6 @@ function subtitleRelation(expected: string, found: string, joinedA: string, join
   return undefined;
 }
 
-function containsRun(haystack: readonly string[], needle: readonly string[]): boolean {
-  for (let i = 0; i + needle.length <= haystack.length; i++) {
-    if (needle.every((w, k) => haystack[i + k] === w)) return true;
-  }
-  return false;
-}
-
 function sameNumbers(a: readonly string[], b: readonly string[]): boolean {
   const numbers = (words: readonly string[]): string =>
     [...(words.join('').match(/\d+/g) ?? []), ...words.filter((w) => /^(?:ii|iii|iv|vi|vii|viii|ix)$/.test(w))]
@@ -265,6 +262,9 @@ export interface AuthorComparison {
 /** Names shown in a message before "et al.". */
 const SHOWN_NAMES = 8;
 
+/** A record with this many authors may have been cut short by its source. */
+const LONG_AUTHOR_LIST = 10;
+
 export function compareAuthorLists(expected: readonly Author[], found: readonly Author[], truncated: boolean): AuthorComparison {
   const listed = expected.filter((a) => !isEtAl(a));
   const isTruncated = truncated || listed.length < expected.length;
@@ -279,7 +279,10 @@ export function compareAuthorLists(expected: readonly Author[], found: readonly 
   const matched = partner.filter((j) => j >= 0).length;
   const firstAuthorMatches = partner[0] === 0;
 
-  const notOnRecord = listed.filter((_, i) => partner[i] < 0);
+  // Some sources list only the first authors of a long paper; the rest of the entry's list is then
+  // neither confirmed nor contradicted.
+  const recordCut = found.length >= LONG_AUTHOR_LIST && found.every((_, j) => partner[j] === j);
+  const notOnRecord = recordCut ? [] : listed.filter((_, i) => partner[i] < 0);
   const used = new Set(partner);
   const missing = isTruncated ? [] : found.filter((_, j) => !used.has(j));
   const notes: string[] = [];
@@ -383,10 +386,10 @@ export function compareYears(expected: number | undefined, found: number | undef
 /**
  * Venues are written in many ways: "CVPR", "Proc. of the IEEE Conf. on CVPR", "2022 IEEE/CVF
  * Conference on Computer Vision and Pattern Recognition (CVPR)". They agree when, after dropping
- * years, ordinals and words like "Proceedings" or "International", one contains the other, one
- * abbreviates the other word by word ("J. Mach. Learn. Res."), or one is the other's acronym.
- * A preprint server or a publisher's series says nothing about where a paper appeared, so it is
- * never a mismatch. Only two venues that are clearly different names are reported.
+ * years, ordinals and words like "Proceedings" or "International", they are the same words, one is
+ * a single word of the other, one abbreviates the other word by word ("J. Mach. Learn. Res."), or
+ * one is the other's acronym. A preprint server or a publisher's series says nothing about where a
+ * paper appeared, so it is never a mismatch. Only venues that are clearly different are reported.
  */
 export function compareVenues(expected: string | undefined, found: string | undefined): FieldComparison {
   const base = { field: 'venue' as const, expected, found };
@@ -420,6 +423,8 @@ function venuesAgree(a: VenueWords, b: VenueWords): boolean {
  * and Machine Intelligence".
  */
 function abbreviates(short: readonly VenueWord[], long: readonly VenueWord[]): boolean {
+  // A single word would make "ICML" an abbreviation of "ICMLA", another conference.
+  if (short.filter((w) => !w.generic).length < 2) return false;
   let j = 0;
   for (const word of short) {
     while (j < long.length && !long[j].text.startsWith(word.text) && long[j].generic) j++;
@@ -461,7 +466,8 @@ export function compareDois(expected: string | undefined, found: string | undefi
   const arxivA = arxivPartOfDoi(a);
   const arxivB = arxivPartOfDoi(b);
   if (arxivA !== undefined && arxivB !== undefined) {
-    const same = parseArxivId(arxivA)?.id.toLowerCase() === parseArxivId(arxivB)?.id.toLowerCase();
+    const idA = parseArxivId(arxivA)?.id.toLowerCase();
+    const same = idA !== undefined && idA === parseArxivId(arxivB)?.id.toLowerCase();
     return same ? { ...base, status: 'agree', note: 'the same arXiv paper, another version' } : { ...base, status: 'differ' };
   }
   if (arxivA !== undefined || arxivB !== undefined) {

@@ -44,7 +44,7 @@ export function normalizeText(value: string): string {
   text = Array.from(text, (ch) => SPECIAL_LETTERS[ch] ?? (GREEK[ch] === undefined ? ch : ` ${GREEK[ch]} `)).join('');
   return text
     .replace(/&/g, ' and ')
-    // Braces group letters in BibTeX ("{B}ayes", "Sch{\\"o}n"); they never separate words.
+    // Braces group letters in BibTeX ("{B}ayes"); they never separate words.
     .replace(/['’‘`´{}]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
@@ -141,13 +141,8 @@ function literalNameKey(literal: string): NameKey {
   // A person the source could not split: the family name is the last word with its particles.
   let start = words.length - 1;
   while (start > 0 && PARTICLES.has(words[start - 1])) start--;
-  const rawParts = literal.trim().split(/\s+/);
-  return {
-    family: withoutParticles(words.slice(start), 'leading'),
-    given: words.slice(0, start),
-    initials: initialsOf(rawParts.slice(0, Math.max(0, rawParts.length - (words.length - start))).join(' ')),
-    organisation: false,
-  };
+  const given = words.slice(0, start);
+  return { family: withoutParticles(words.slice(start), 'leading'), given, initials: given.map((w) => w[0]), organisation: false };
 }
 
 /** Words of a name, without numbers (DBLP's "0001") and without "Jr."-style suffixes. */

@@ -12,6 +12,33 @@ export interface ReferenceCheckOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** Entries looked up at once; each source's own rate limit still applies. */
   readonly concurrency?: number;
+  /** Verdicts already reached, so an edit to one entry does not look the others up again. */
+  readonly cache?: VerdictCache;
+}
+
+/**
+ * Verdicts by what an entry says, not by its key: editing an entry's fields looks it up again.
+ * Unchecked verdicts are not kept, so a source that was down is asked again next time.
+ */
+export class VerdictCache {
+  private readonly verdicts = new Map<string, ExistenceVerdict>();
+
+  get(entry: BibEntry): ExistenceVerdict | undefined {
+    return this.verdicts.get(fingerprint(entry));
+  }
+
+  set(entry: BibEntry, verdict: ExistenceVerdict): void {
+    if (verdict.status !== 'unchecked') this.verdicts.set(fingerprint(entry), verdict);
+  }
+
+  clear(): void {
+    this.verdicts.clear();
+  }
+}
+
+function fingerprint(entry: BibEntry): string {
+  const { type, title, authors, year, venue, doi, arxivId } = entry;
+  return JSON.stringify([type, title, authors, year, venue, doi, arxivId]);
 }
 
 /** One verdict per distinct key: the first definition, as BibTeX uses it. */
@@ -26,7 +53,9 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   let done = 0;
   const worker = async (): Promise<void> => {
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
-      verdicts.set(entry.key, { entry, verdict: await resolveEntry(entry, sources, options.signal) });
+      const verdict = options.cache?.get(entry) ?? (await resolveEntry(entry, sources, options.signal));
+      options.cache?.set(entry, verdict);
+      verdicts.set(entry.key, { entry, verdict });
       options.onProgress?.(++done, unique.size);
     }
   };
