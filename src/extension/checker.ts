@@ -1,12 +1,17 @@
 import * as vscode from 'vscode';
+import type { BibEntry } from '../core/bibliography/types';
 import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
+import type { Finding } from '../core/findings';
 import { languageOf } from '../core/manuscript/language';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { mergeFindings } from '../core/mergeFindings';
 import { UnreadableFileError } from '../core/text/decode';
+import { citedEntries, referenceFindings, withReferenceFindings, type Verdicts } from '../core/verify/references';
+import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Config } from './config';
 import { toDiagnostic } from './diagnostics';
 import { EditorWorkspace } from './editorWorkspace';
+import type { ReferenceLookups } from './references';
 
 /** The VS Code languages whose documents are manuscripts. */
 export const MANUSCRIPT_LANGUAGES = ['latex', 'markdown', 'rmd', 'quarto'];
@@ -22,14 +27,18 @@ export class Checker implements vscode.Disposable {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Incremented per scheduled check of a root, so a slow, superseded check does not overwrite a newer one. */
   private readonly generations = new Map<string, number>();
-  private readonly published = new Set<string>();
+  private readonly publishedFindings = new Map<string, readonly Finding[]>();
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after results were published: the status bar and hovers read them. */
   readonly onDidChange = this.changed.event;
 
+  /** Reference checks of whole bibliographies ("Attest: Check References"), by .bib file. */
+  private readonly bibliographyVerdicts = new Map<string, Verdicts>();
+
   constructor(
     private readonly config: Config,
     private readonly diagnostics: vscode.DiagnosticCollection,
+    private readonly references: ReferenceLookups,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.workspace = new EditorWorkspace(() => config.maxFileBytes);
@@ -109,6 +118,7 @@ export class Checker implements vscode.Disposable {
       if (result) this.results.set(root, result);
       else this.results.delete(root);
       this.publish();
+      if (result) await this.lookUpReferences(result, generation);
     } catch (error) {
       if (error instanceof UnreadableFileError) {
         this.log.warn(error.message);
@@ -119,15 +129,66 @@ export class Checker implements vscode.Disposable {
     }
   }
 
+  /** Adds the sources' verdicts on the cited references once they are in, unless the manuscript changed meanwhile. */
+  private async lookUpReferences(result: CheckResult, generation: number): Promise<void> {
+    const verdicts = await this.references.verify(result.root, citedEntries(result));
+    if (!verdicts || this.generations.get(result.root) !== generation) return;
+    this.results.set(result.root, withReferenceFindings(result, verdicts, this.config.showUnchecked));
+    this.publish();
+  }
+
+  /**
+   * Looks every entry of a bibliography up, cited or not, with a cancellable notification; returns the
+   * verdicts, or undefined when cancelled or turned off.
+   */
+  async checkBibliography(file: string): Promise<Verdicts | undefined> {
+    const text = await this.workspace.readText(file);
+    if (text === undefined) return undefined;
+    const entries = this.session.bibliographies.parse(file, text).entries;
+    const verdicts = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Looking up {0} references', entries.length), cancellable: true },
+      (_progress, token) => this.references.verify(`bibliography:${file}`, entries, token),
+    );
+    if (verdicts) {
+      this.bibliographyVerdicts.set(file, verdicts);
+      this.publish();
+    }
+    return verdicts;
+  }
+
+  /** What the sources said about an entry of a .bib file, from whichever check looked it up. */
+  lookupOf(file: string, key: string): { readonly entry: BibEntry; readonly verdict: ExistenceVerdict } | undefined {
+    const fromBibliography = this.bibliographyVerdicts.get(file)?.get(key);
+    if (fromBibliography) return fromBibliography;
+    for (const result of this.results.values()) {
+      const found = result.verdicts?.get(key);
+      if (found && found.entry.file === file) return found;
+    }
+    return undefined;
+  }
+
+  /** The findings published for a file. */
+  findingsIn(file: string): readonly Finding[] {
+    return this.publishedFindings.get(file) ?? [];
+  }
+
+  /** Settings or credentials changed: verdicts are reached afresh. */
+  referencesChanged(): void {
+    this.references.reset();
+    this.bibliographyVerdicts.clear();
+    this.recheckAll();
+  }
+
   private publish(): void {
-    const merged = mergeFindings(this.results.values());
-    for (const file of this.published) {
+    const extra = [...this.bibliographyVerdicts.values()].flatMap((v) => referenceFindings(v, [], this.config.showUnchecked));
+    const merged = mergeFindings(this.results.values(), extra);
+    for (const file of this.publishedFindings.keys()) {
       if (!merged.has(file)) this.diagnostics.delete(vscode.Uri.file(file));
     }
-    this.published.clear();
+    this.publishedFindings.clear();
     for (const [file, findings] of merged) {
       this.diagnostics.set(vscode.Uri.file(file), findings.map(toDiagnostic));
-      this.published.add(file);
+      this.publishedFindings.set(file, findings);
     }
     this.changed.fire();
   }

@@ -1,29 +1,74 @@
 import * as vscode from 'vscode';
+import { setFields } from '../core/bibliography/edit';
+import type { Finding } from '../core/findings';
+import { fieldsFromRecord } from '../core/verify/fixes';
 import type { Checker } from './checker';
 import { DIAGNOSTIC_SOURCE, toRange } from './diagnostics';
 
-/** Quick fixes for Attest's findings: replace a mistyped key with the one it probably meant. */
+/**
+ * Quick fixes for Attest's findings: replace a mistyped key with the one it probably meant; make an
+ * entry say what its matched record says; open the record a verdict rests on.
+ */
 export class CitationCodeActionProvider implements vscode.CodeActionProvider {
   static readonly metadata: vscode.CodeActionProviderMetadata = { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] };
 
   constructor(private readonly checker: Checker) {}
 
   provideCodeActions(document: vscode.TextDocument, range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
-    const ours = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE && d.code === 'missing-key');
-    if (ours.length === 0) return [];
-    const findings = this.checker.resultFor(document.uri.fsPath)?.findings ?? [];
     const actions: vscode.CodeAction[] = [];
-    for (const diagnostic of ours) {
-      const finding = findings.find((f) => f.code === 'missing-key' && f.file === document.uri.fsPath && toRange(f.range).isEqual(diagnostic.range));
-      for (const [index, replacement] of (finding?.replacements ?? []).entries()) {
-        const action = new vscode.CodeAction(vscode.l10n.t("Change to '{0}'", replacement), vscode.CodeActionKind.QuickFix);
-        action.edit = new vscode.WorkspaceEdit();
-        action.edit.replace(document.uri, diagnostic.range, replacement);
-        action.diagnostics = [diagnostic];
-        action.isPreferred = index === 0;
-        actions.push(action);
-      }
+    for (const diagnostic of context.diagnostics) {
+      if (diagnostic.source !== DIAGNOSTIC_SOURCE || !diagnostic.range.intersection(range)) continue;
+      const finding = this.findingOf(document, diagnostic);
+      if (!finding) continue;
+      if (finding.code === 'missing-key') actions.push(...this.keyReplacements(document, diagnostic, finding));
+      if (finding.code === 'metadata-mismatch') actions.push(...this.useMatchedMetadata(document, diagnostic, finding));
+      const url = finding.evidence?.record?.url;
+      if (url) actions.push(openRecord(url, diagnostic));
     }
-    return actions.filter((a) => a.diagnostics?.some((d) => d.range.intersection(range) !== undefined));
+    return actions;
   }
+
+  /** The finding a diagnostic was made from: diagnostics come back as copies, findings keep the data. */
+  private findingOf(document: vscode.TextDocument, diagnostic: vscode.Diagnostic): Finding | undefined {
+    const file = document.uri.fsPath;
+    return this.checker
+      .findingsIn(file)
+      .find((f) => f.code === diagnostic.code && toRange(f.range).isEqual(diagnostic.range));
+  }
+
+  private keyReplacements(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {
+    return (finding.replacements ?? []).map((replacement, index) => {
+      const action = new vscode.CodeAction(vscode.l10n.t("Change to '{0}'", replacement), vscode.CodeActionKind.QuickFix);
+      action.edit = new vscode.WorkspaceEdit();
+      action.edit.replace(document.uri, diagnostic.range, replacement);
+      action.diagnostics = [diagnostic];
+      action.isPreferred = index === 0;
+      return action;
+    });
+  }
+
+  private useMatchedMetadata(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {
+    const verdict = finding.key === undefined ? undefined : this.checker.lookupOf(document.uri.fsPath, finding.key);
+    if (verdict?.verdict.status !== 'metadata-mismatch') return [];
+    const { entry } = verdict;
+    const { record, differences } = verdict.verdict;
+    // The entry must still start where it was parsed; after an unsaved edit the next check catches up.
+    const offset = document.offsetAt(new vscode.Position(entry.range.start.line, entry.range.start.character));
+    const edits = document.getText()[offset] === '@' ? setFields(document.getText(), offset, fieldsFromRecord(entry, record, differences)) : [];
+    if (edits.length === 0) return [];
+    const action = new vscode.CodeAction(vscode.l10n.t('Use the metadata of the matched record'), vscode.CodeActionKind.QuickFix);
+    action.edit = new vscode.WorkspaceEdit();
+    for (const edit of edits) {
+      action.edit.replace(document.uri, new vscode.Range(document.positionAt(edit.offset), document.positionAt(edit.offset + edit.length)), edit.text);
+    }
+    action.diagnostics = [diagnostic];
+    return [action];
+  }
+}
+
+function openRecord(url: string, diagnostic: vscode.Diagnostic): vscode.CodeAction {
+  const action = new vscode.CodeAction(vscode.l10n.t('Open the matched record'), vscode.CodeActionKind.QuickFix);
+  action.command = { command: 'vscode.open', title: action.title, arguments: [vscode.Uri.parse(url)] };
+  action.diagnostics = [diagnostic];
+  return action;
 }

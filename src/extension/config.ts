@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
 
 /** Typed access to Attest's settings; one place that knows their names and defaults. */
 export class Config {
@@ -23,6 +24,25 @@ export class Config {
 
   get reportUnused(): boolean {
     return this.section.get<boolean>('diagnostics.unusedEntries', true);
+  }
+
+  get checkReferences(): boolean {
+    return this.section.get<boolean>('references.check', true);
+  }
+
+  get showUnchecked(): boolean {
+    return this.section.get<boolean>('references.showUnchecked', false);
+  }
+
+  /** The sources' settings, read by the same code as the CLI's `--config`, with what was not understood. */
+  sources(): { config: SourcesConfig; problems: string[] } {
+    const all = vscode.workspace.getConfiguration();
+    return sourcesConfigFrom((key) => all.get(key));
+  }
+
+  /** Whether a change alters which sources are asked or how, so verdicts must be reached afresh. */
+  static affectsReferences(event: vscode.ConfigurationChangeEvent): boolean {
+    return event.affectsConfiguration('attest.sources') || event.affectsConfiguration('attest.references');
   }
 
   /** Whether a configuration change affects the results of a check, so open manuscripts must be re-checked. */

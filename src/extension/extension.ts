@@ -1,17 +1,20 @@
 import * as vscode from 'vscode';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
 import { CitationCodeActionProvider } from './codeActions';
+import { checkReferencesCommand, setSourceApiKeyCommand } from './commands';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { CitationHoverProvider } from './hover';
+import { ReferenceLookups } from './references';
 import { StatusBar } from './statusBar';
 
 export function activate(context: vscode.ExtensionContext): void {
   const config = new Config();
   const log = vscode.window.createOutputChannel('Attest', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
-  const checker = new Checker(config, diagnostics, log);
-  const statusBar = new StatusBar(checker);
+  const lookups = new ReferenceLookups(config, context.secrets, context.globalStorageUri, log);
+  const checker = new Checker(config, diagnostics, lookups, log);
+  const statusBar = new StatusBar(checker, lookups);
   const selector = MANUSCRIPT_LANGUAGES.map((language) => ({ language, scheme: 'file' }));
 
   // Files a manuscript depends on change outside the editor too: a reference manager rewriting the .bib.
@@ -27,7 +30,10 @@ export function activate(context: vscode.ExtensionContext): void {
     watcher.onDidChange(onDisk),
     watcher.onDidCreate(onDisk),
     watcher.onDidDelete(onDisk),
+    lookups,
     checker.onDidChange(() => statusBar.update()),
+    lookups.onDidChange(() => statusBar.update()),
+    context.secrets.onDidChange(() => checker.referencesChanged()),
     vscode.window.onDidChangeActiveTextEditor(() => statusBar.update()),
     vscode.workspace.onDidOpenTextDocument((d) => void checker.documentChanged(d, true)),
     vscode.workspace.onDidChangeTextDocument((e) => {
@@ -37,10 +43,14 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (Config.affectsChecks(e)) checker.recheckAll();
+      if (Config.affectsReferences(e)) checker.referencesChanged();
+      else if (Config.affectsChecks(e)) checker.recheckAll();
     }),
     vscode.languages.registerHoverProvider(selector, new CitationHoverProvider(checker)),
     vscode.languages.registerCodeActionsProvider(selector, new CitationCodeActionProvider(checker), CitationCodeActionProvider.metadata),
+    vscode.commands.registerCommand('attest.checkReferences', () => checkReferencesCommand(checker)),
+    vscode.commands.registerCommand('attest.cancelReferenceCheck', () => lookups.cancelAll()),
+    vscode.commands.registerCommand('attest.setSourceApiKey', () => setSourceApiKeyCommand(context.secrets, lookups)),
     vscode.commands.registerCommand('attest.checkDocument', async () => {
       const document = vscode.window.activeTextEditor?.document;
       if (!document || !isManuscript(document)) {

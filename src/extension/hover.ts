@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { listAuthors } from '../core/bibliography/describe';
+import { SOURCE_NAMES } from '../core/sources/config';
+import type { SourceRecord } from '../core/sources/types';
+import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Checker } from './checker';
 
 /** Shows the bibliography entry behind the citation key under the cursor. */
@@ -18,8 +21,38 @@ export class CitationHoverProvider implements vscode.HoverProvider {
     if (!citation) return undefined;
     const range = new vscode.Range(citation.range.start.line, citation.range.start.character, citation.range.end.line, citation.range.end.character);
     const entry = result.bibliographies.flatMap((b) => b.entries).find((e) => e.key === citation.key);
-    return new vscode.Hover(entry ? describeEntry(entry) : describeMissing(citation.key), range);
+    if (!entry) return new vscode.Hover(describeMissing(citation.key), range);
+    const verdict = result.verdicts?.get(citation.key)?.verdict;
+    return new vscode.Hover(verdict ? [describeEntry(entry), describeVerdict(verdict)] : describeEntry(entry), range);
   }
+}
+
+/** What the open sources said, with a link to the record the verdict rests on. */
+function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  const link = (record: SourceRecord): string => {
+    const title = escape(record.title || record.id);
+    return record.url ? `[${title}](${encodeURI(record.url)})` : title;
+  };
+  switch (verdict.status) {
+    case 'found':
+      md.appendMarkdown(`$(pass) ${escape(vscode.l10n.t('Found in {0}:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`);
+      break;
+    case 'metadata-mismatch':
+      md.appendMarkdown(`$(warning) ${escape(vscode.l10n.t('Matches a record in {0} whose metadata differs:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}\n\n`);
+      for (const d of verdict.differences) {
+        md.appendMarkdown(`- ${escape(d.field)}: ${escape(d.expected || '—')} → ${escape(d.found || '—')}\n`);
+      }
+      break;
+    case 'not-found':
+      md.appendMarkdown(`$(error) ${escape(vscode.l10n.t('No record in {0}; possibly fabricated.', verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ')))}`);
+      if (verdict.doiNamesOther) md.appendMarkdown(`\n\n${escape(vscode.l10n.t('Its DOI belongs to:'))} ${link(verdict.doiNamesOther)}`);
+      break;
+    case 'unchecked':
+      md.appendMarkdown(`$(question) ${escape(vscode.l10n.t('Not checked: {0}', verdict.reason))}`);
+      break;
+  }
+  return md;
 }
 
 function describeEntry(entry: BibEntry): vscode.MarkdownString {

@@ -1,16 +1,29 @@
 import * as vscode from 'vscode';
 import type { Checker } from './checker';
+import type { ReferenceLookups } from './references';
 
 /** Counts of the active manuscript's problems; a click opens the Problems panel. */
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('attest.status', vscode.StatusBarAlignment.Left, 10);
 
-  constructor(private readonly checker: Checker) {
+  constructor(
+    private readonly checker: Checker,
+    private readonly lookups: ReferenceLookups,
+  ) {
     this.item.name = vscode.l10n.t('Attest');
     this.item.command = 'workbench.actions.view.problems';
   }
 
   update(): void {
+    const progress = this.lookups.progress;
+    if (progress) {
+      this.item.text = `$(sync~spin) ${vscode.l10n.t('Attest: looking up references {0}/{1}', progress.done, progress.total)}`;
+      this.item.tooltip = vscode.l10n.t('Click to cancel the reference check.');
+      this.item.command = 'attest.cancelReferenceCheck';
+      this.item.show();
+      return;
+    }
+    this.item.command = 'workbench.actions.view.problems';
     const editor = vscode.window.activeTextEditor;
     const result = editor ? this.checker.resultFor(editor.document.uri.fsPath) : undefined;
     if (!result) {

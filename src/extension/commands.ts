@@ -1,0 +1,65 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Verdicts } from '../core/verify/references';
+import { isManuscript, type Checker } from './checker';
+import { SECRET_KEYS, type ReferenceLookups } from './references';
+
+/** "Attest: Check References": every entry of the active bibliography, or of the active manuscript's. */
+export async function checkReferencesCommand(checker: Checker): Promise<void> {
+  const document = vscode.window.activeTextEditor?.document;
+  const files =
+    document?.languageId === 'bibtex'
+      ? [document.uri.fsPath]
+      : document && isManuscript(document)
+        ? checker.resultFor(document.uri.fsPath)?.bibliographies.map((b) => b.file) ?? []
+        : [];
+  if (files.length === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Open a .bib file, or a manuscript whose bibliography Attest has read, to check its references.'));
+    return;
+  }
+  for (const file of files) {
+    const verdicts = await checker.checkBibliography(file);
+    if (verdicts) void vscode.window.showInformationMessage(summary(path.basename(file), verdicts));
+  }
+}
+
+function summary(file: string, verdicts: Verdicts): string {
+  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
+  for (const { verdict } of verdicts.values()) counts[verdict.status]++;
+  return vscode.l10n.t(
+    '{0}: {1} references found, {2} with differing metadata, {3} not found in any source, {4} could not be checked.',
+    file,
+    counts.found,
+    counts['metadata-mismatch'],
+    counts['not-found'],
+    counts.unchecked,
+  );
+}
+
+const CREDENTIALS: readonly { label: string; key: keyof typeof SECRET_KEYS; detail: string }[] = [
+  { label: 'OpenAlex API key', key: 'openalexApiKey', detail: 'Needed for OpenAlex title searches; free at openalex.org.' },
+  { label: 'Semantic Scholar API key', key: 'semanticscholarApiKey', detail: 'A rate limit of its own instead of the shared anonymous one.' },
+  { label: 'CORE API key', key: 'coreApiKey', detail: 'CORE answers only with a key; free at core.ac.uk.' },
+  { label: 'Crossref Metadata Plus token', key: 'crossrefPlusToken', detail: 'For Metadata Plus subscribers.' },
+];
+
+/** "Attest: Set Source API Key": kept in the editor's secret storage, never in settings. */
+export async function setSourceApiKeyCommand(secrets: vscode.SecretStorage, lookups: ReferenceLookups): Promise<void> {
+  const choice = await vscode.window.showQuickPick(
+    CREDENTIALS.map((c) => ({ label: c.label, detail: c.detail, key: c.key })),
+    { title: vscode.l10n.t('Which credential?') },
+  );
+  if (!choice) return;
+  const value = await vscode.window.showInputBox({
+    title: choice.label,
+    prompt: vscode.l10n.t('Leave empty to remove the stored value.'),
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (value === undefined) return;
+  const key = SECRET_KEYS[choice.key];
+  if (value.trim() === '') await secrets.delete(key);
+  else await secrets.store(key, value.trim());
+  lookups.reset();
+  void vscode.window.showInformationMessage(value.trim() === '' ? vscode.l10n.t('{0} removed.', choice.label) : vscode.l10n.t('{0} saved.', choice.label));
+}

@@ -1,0 +1,123 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { BibEntry } from '../core/bibliography/types';
+import { LookupCache } from '../core/sources/cache';
+import { createSources, type SourceSecrets } from '../core/sources/registry';
+import { SourceError, type PaperSource } from '../core/sources/types';
+import { VerdictCache, verifyEntries, type Verdicts } from '../core/verify/references';
+import type { Config } from './config';
+
+/** Where each credential is kept in the editor's secret storage. */
+export const SECRET_KEYS: Readonly<Record<keyof SourceSecrets, string>> = {
+  openalexApiKey: 'attest.sources.openalex.apiKey',
+  semanticscholarApiKey: 'attest.sources.semanticscholar.apiKey',
+  coreApiKey: 'attest.sources.core.apiKey',
+  crossrefPlusToken: 'attest.sources.crossref.plusToken',
+};
+
+export interface Progress {
+  readonly done: number;
+  readonly total: number;
+}
+
+/**
+ * Looks references up in the open sources, off the typing path: one run per manuscript or bibliography
+ * at a time (a newer one cancels the older), verdicts remembered so that only new or edited entries are
+ * looked up again, and lookups cached on disk across sessions.
+ */
+export class ReferenceLookups implements vscode.Disposable {
+  private sources?: Promise<PaperSource[]>;
+  private readonly verdicts = new VerdictCache();
+  private readonly runs = new Map<string, AbortController>();
+  private readonly progressById = new Map<string, Progress>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when lookups start, advance or end: the status bar shows them. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly config: Config,
+    private readonly secrets: vscode.SecretStorage,
+    private readonly storage: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** Lookups under way, summed over all runs; undefined when none is. */
+  get progress(): Progress | undefined {
+    if (this.progressById.size === 0) return undefined;
+    let done = 0;
+    let total = 0;
+    for (const p of this.progressById.values()) {
+      done += p.done;
+      total += p.total;
+    }
+    return { done, total };
+  }
+
+  /**
+   * Verdicts for `entries`, as run `id` (a manuscript root or a .bib file). Undefined when reference
+   * checks are turned off or the run was cancelled or superseded.
+   */
+  async verify(id: string, entries: readonly BibEntry[], token?: vscode.CancellationToken): Promise<Verdicts | undefined> {
+    if (!this.config.checkReferences || entries.length === 0) return undefined;
+    this.runs.get(id)?.abort();
+    const controller = new AbortController();
+    this.runs.set(id, controller);
+    const onCancel = token?.onCancellationRequested(() => controller.abort());
+    try {
+      const verdicts = await verifyEntries(entries, await this.activeSources(), {
+        signal: controller.signal,
+        cache: this.verdicts,
+        onProgress: (done, total) => {
+          this.progressById.set(id, { done, total });
+          this.changed.fire();
+        },
+      });
+      return verdicts;
+    } catch (error) {
+      if (error instanceof SourceError && error.kind === 'cancelled') return undefined;
+      this.log.error(`Looking up references failed`, error);
+      return undefined;
+    } finally {
+      onCancel?.dispose();
+      if (this.runs.get(id) === controller) {
+        this.runs.delete(id);
+        this.progressById.delete(id);
+        this.changed.fire();
+      }
+    }
+  }
+
+  cancelAll(): void {
+    for (const run of this.runs.values()) run.abort();
+  }
+
+  /** Settings or credentials changed: later lookups use new clients, and verdicts are reached afresh. */
+  reset(): void {
+    this.cancelAll();
+    this.sources = undefined;
+    this.verdicts.clear();
+  }
+
+  private activeSources(): Promise<PaperSource[]> {
+    this.sources ??= this.createSources();
+    return this.sources;
+  }
+
+  private async createSources(): Promise<PaperSource[]> {
+    const { config, problems } = this.config.sources();
+    for (const problem of problems) this.log.warn(problem);
+    const read = async (name: keyof SourceSecrets): Promise<string | undefined> => (await this.secrets.get(SECRET_KEYS[name])) || undefined;
+    const secrets: SourceSecrets = {
+      openalexApiKey: await read('openalexApiKey'),
+      semanticscholarApiKey: await read('semanticscholarApiKey'),
+      coreApiKey: await read('coreApiKey'),
+      crossrefPlusToken: await read('crossrefPlusToken'),
+    };
+    return createSources(config, secrets, new LookupCache(path.join(this.storage.fsPath, 'lookups')));
+  }
+
+  dispose(): void {
+    this.cancelAll();
+    this.changed.dispose();
+  }
+}
