@@ -47,7 +47,11 @@ export function activate(context: vscode.ExtensionContext): void {
       else if (Config.affectsChecks(e)) checker.recheckAll();
     }),
     vscode.languages.registerHoverProvider(selector, new CitationHoverProvider(checker)),
-    vscode.languages.registerCodeActionsProvider(selector, new CitationCodeActionProvider(checker), CitationCodeActionProvider.metadata),
+    vscode.languages.registerCodeActionsProvider(
+      [...selector, { language: 'bibtex', scheme: 'file' }],
+      new CitationCodeActionProvider(checker),
+      CitationCodeActionProvider.metadata,
+    ),
     vscode.commands.registerCommand('attest.checkReferences', () => checkReferencesCommand(checker)),
     vscode.commands.registerCommand('attest.cancelReferenceCheck', () => lookups.cancelAll()),
     vscode.commands.registerCommand('attest.setSourceApiKey', () => setSourceApiKeyCommand(context.secrets, lookups)),

@@ -1,0 +1,100 @@
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import { BibliographicServer } from '../../../bench/support/bibliographicServer';
+import type { SourceRecord } from '../../../src/core/sources/types';
+import { attestDiagnostics, describeDiagnostics, fixtureUri, hoverText, screenshot, showProblems, uniqueRange, waitFor } from './harness';
+
+const RECORDS: SourceRecord[] = [
+  {
+    source: 'crossref',
+    id: 'lstm',
+    title: 'Long Short-Term Memory',
+    authors: [{ family: 'Hochreiter', given: 'Sepp' }, { family: 'Schmidhuber', given: 'Jürgen' }],
+    year: 1997,
+    venue: 'Neural Computation',
+    doi: '10.1162/neco.1997.9.8.1735',
+  },
+  {
+    source: 'crossref',
+    id: 'resnet',
+    title: 'Deep Residual Learning for Image Recognition',
+    authors: [{ family: 'He', given: 'Kaiming' }, { family: 'Zhang', given: 'Xiangyu' }, { family: 'Ren', given: 'Shaoqing' }, { family: 'Sun', given: 'Jian' }],
+    year: 2016,
+    venue: '2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)',
+    doi: '10.1109/cvpr.2016.90',
+  },
+  { source: 'crossref', id: 'other', title: 'Gated Feedback Recurrent Neural Networks', authors: [{ family: 'Chung', given: 'Junyoung' }], year: 2015 },
+];
+
+suite('reference check', () => {
+  const server = new BibliographicServer(RECORDS);
+  const texUri = (): vscode.Uri => fixtureUri('refcheck', 'paper.tex');
+  const bibUri = (): vscode.Uri => fixtureUri('refcheck', 'refs.bib');
+  const attest = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('attest');
+
+  suiteSetup(async () => {
+    const base = await server.start();
+    await attest().update('sources.enabled', ['crossref', 'openalex'], vscode.ConfigurationTarget.Workspace);
+    await attest().update('sources.crossref.baseUrl', `${base}/crossref`, vscode.ConfigurationTarget.Workspace);
+    await attest().update('sources.openalex.baseUrl', `${base}/openalex`, vscode.ConfigurationTarget.Workspace);
+    await attest().update('sources.offline', false, vscode.ConfigurationTarget.Workspace);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
+  });
+
+  suiteTeardown(async () => {
+    for (const key of ['sources.enabled', 'sources.crossref.baseUrl', 'sources.openalex.baseUrl']) {
+      await attest().update(key, undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await attest().update('sources.offline', true, vscode.ConfigurationTarget.Workspace);
+    await server.stop();
+  });
+
+  test('a reference no source knows is an error on its citation and its entry', async () => {
+    const [onCitation] = await waitFor(
+      'a not-found error on the citation',
+      () => nonEmpty(attestDiagnostics(texUri(), 'not-found')),
+      () => describeDiagnostics(texUri()),
+      20_000,
+    );
+    const tex = await vscode.workspace.openTextDocument(texUri());
+    assert.ok(onCitation.range.isEqual(uniqueRange(tex, 'smith2023equivalence')), `at ${tex.getText(onCitation.range)}`);
+    assert.strictEqual(onCitation.severity, vscode.DiagnosticSeverity.Error);
+    assert.match(onCitation.message, /No record of 'smith2023equivalence' in Crossref, OpenAlex; possibly fabricated/);
+    const onEntry = attestDiagnostics(bibUri(), 'not-found');
+    assert.strictEqual(onEntry.length, 1, describeDiagnostics(bibUri()));
+    assert.strictEqual(attestDiagnostics(bibUri()).filter((d) => /hochreiter1997lstm/.test(d.message)).length, 0, 'the correct entry is not flagged');
+  });
+
+  test('metadata that differs from the matched record is a warning, and the hover shows the record', async () => {
+    const [mismatch] = await waitFor('a metadata-mismatch warning', () => nonEmpty(attestDiagnostics(bibUri(), 'metadata-mismatch')), () => describeDiagnostics(bibUri()), 20_000);
+    assert.strictEqual(mismatch.severity, vscode.DiagnosticSeverity.Warning);
+    assert.match(mismatch.message, /year "2013" here, "2016" in Crossref/);
+    const tex = await vscode.workspace.openTextDocument(texUri());
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), uniqueRange(tex, 'he2015residual').start.translate(0, 2));
+    assert.match(hoverText(hovers), /Matches a record in Crossref whose metadata differs/);
+    await showProblems();
+    await screenshot('references-problems');
+  });
+
+  test('"Use the metadata of the matched record" fixes the entry in one undoable edit', async () => {
+    const bib = await vscode.workspace.openTextDocument(bibUri());
+    await vscode.window.showTextDocument(bib);
+    const original = bib.getText();
+    const [mismatch] = attestDiagnostics(bibUri(), 'metadata-mismatch');
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', bibUri(), mismatch.range);
+    const fix = actions.find((a) => a.title === 'Use the metadata of the matched record');
+    assert.ok(fix?.edit, `actions: ${actions.map((a) => a.title).join(', ')}`);
+    assert.ok(actions.some((a) => a.title === 'Open the matched record'));
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    assert.match(bib.getText(), /year {6}= \{2016\}/);
+    assert.strictEqual(bib.getText().replace(/\{2016\}/, '{2013}'), original, 'only the year changed');
+    await waitFor('the warning to clear', () => (attestDiagnostics(bibUri(), 'metadata-mismatch').length === 0 ? true : undefined), () => describeDiagnostics(bibUri()), 20_000);
+    await vscode.commands.executeCommand('undo');
+    assert.strictEqual(bib.getText(), original, 'one undo restores the entry');
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+  });
+});
+
+function nonEmpty<T>(items: T[]): T[] | undefined {
+  return items.length > 0 ? items : undefined;
+}
