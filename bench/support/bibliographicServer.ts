@@ -105,6 +105,7 @@ function crossrefWork(r: SourceRecord): Record<string, unknown> {
     author: r.authors.map((a) => ({ given: a.given, family: a.family ?? a.literal, sequence: 'additional' })),
     issued: { 'date-parts': [[r.year ?? null]] },
     'container-title': r.venue ? [r.venue] : [],
+    ...(r.abstract ? { abstract: `<jats:p>${r.abstract}</jats:p>` } : {}),
   };
 }
 

@@ -35,7 +35,7 @@ export function formatJson(result: CheckResult): string {
       message: f.message,
       ...(f.evidence ? { evidence: f.evidence } : {}),
     })),
-    ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict }) => referenceReport(entry.key, verdict)) } : {}),
+    ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }
@@ -95,6 +95,5 @@ function recordReport(record: SourceRecord): Record<string, unknown> {
     venue: record.venue ?? null,
     doi: record.doi ?? null,
     arxivId: record.arxivId ?? null,
-    hasAbstract: Boolean(record.abstract),
   };
 }

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../src/cli/main';
+import { BibliographicServer } from '../../bench/support/bibliographicServer';
 import { REPO_ROOT } from './helpers';
 
 interface Run {
@@ -116,5 +117,98 @@ describe('attest check', () => {
       },
     );
     assert.equal((JSON.parse(stdout) as JsonReport).file, EXAMPLE);
+  });
+});
+
+describe('attest check looking references up', () => {
+  const records = [
+    {
+      source: 'crossref' as const,
+      id: 'lstm',
+      title: 'Long Short-Term Memory',
+      authors: [{ family: 'Hochreiter', given: 'Sepp' }, { family: 'Schmidhuber', given: 'Jürgen' }],
+      year: 1997,
+      venue: 'Neural Computation',
+      doi: '10.1162/neco.1997.9.8.1735',
+      abstract: 'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time.',
+    },
+    {
+      source: 'crossref' as const,
+      id: 'resnet',
+      title: 'Deep Residual Learning for Image Recognition',
+      authors: [{ family: 'He', given: 'Kaiming' }, { family: 'Zhang', given: 'Xiangyu' }, { family: 'Ren', given: 'Shaoqing' }, { family: 'Sun', given: 'Jian' }],
+      year: 2016,
+      venue: 'IEEE Conference on Computer Vision and Pattern Recognition',
+      doi: '10.1109/cvpr.2016.90',
+    },
+  ];
+  const bib = [
+    '@article{lstm, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, title={Long Short-Term Memory}, journal={Neural Computation}, year={1997}, doi={10.1162/neco.1997.9.8.1735}}',
+    '@inproceedings{resnet, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, title={Deep Residual Learning for Image Recognition}, booktitle={CVPR}, year={2012}}',
+    '@article{invented, author={Smith, Alex}, title={Recurrent Residual Gates Are All You Need}, journal={Nature}, year={2023}}',
+  ].join('\n');
+  let dir: string;
+  let server: BibliographicServer;
+  let config: string;
+
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-refs-'));
+    server = new BibliographicServer(records);
+    const base = await server.start();
+    config = path.join(dir, 'attest.json');
+    await fs.writeFile(
+      config,
+      JSON.stringify({
+        'attest.sources.enabled': ['crossref', 'openalex'],
+        'attest.sources.email': 'test@example.org',
+        'attest.sources.crossref.baseUrl': `${base}/crossref`,
+        'attest.sources.openalex.baseUrl': `${base}/openalex`,
+      }),
+    );
+    await fs.writeFile(path.join(dir, 'paper.tex'), 'LSTMs \\cite{lstm}. ResNets \\cite{resnet}. Both \\cite{invented}.\n\\bibliography{refs}');
+    await fs.writeFile(path.join(dir, 'refs.bib'), bib);
+  });
+  afterEach(async () => {
+    await server.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const check = (...flags: string[]): Promise<Run> => attest('check', path.join(dir, 'paper.tex'), '--format', 'json', '--cache', path.join(dir, 'cache'), ...flags);
+
+  it('reports a fabricated reference as an error and wrong metadata as a warning, with the evidence', async () => {
+    const run = await check('--config', config);
+    assert.equal(run.code, 1, run.err);
+    const report = JSON.parse(run.out) as JsonReport & { references: { key: string; status: string; abstract?: { text: string; from: string } }[] };
+    assert.deepEqual(report.references.map((r) => [r.key, r.status]), [['lstm', 'found'], ['resnet', 'metadata-mismatch'], ['invented', 'not-found']]);
+    assert.match(report.references[0].abstract?.text ?? '', /^Learning to store information/);
+    const notFound = report.findings.filter((f) => f.code === 'not-found');
+    assert.deepEqual(notFound.map((f) => [path.basename(f.file), f.severity]), [['paper.tex', 'error'], ['refs.bib', 'error']]);
+    const mismatch = report.findings.find((f) => f.code === 'metadata-mismatch') as unknown as { evidence: { source: string; differences: { field: string; expected: string; found: string }[] } };
+    assert.equal(mismatch.evidence.source, 'Crossref');
+    assert.deepEqual(mismatch.evidence.differences, [{ field: 'year', expected: '2012', found: '2016' }]);
+  });
+
+  it('answers from its cache after a restart, offline, sending nothing', async () => {
+    await check('--config', config);
+    const sent = server.requests;
+    const run = await check('--config', config, '--offline');
+    assert.equal(server.requests, sent);
+    const report = JSON.parse(run.out) as { references: { status: string }[] };
+    assert.deepEqual(report.references.map((r) => r.status), ['found', 'metadata-mismatch', 'not-found']);
+  });
+
+  it('never calls a reference fabricated when it could not ask, and says so when asked to', async () => {
+    const offline = await check('--config', config, '--offline');
+    assert.equal(server.requests, 0);
+    assert.equal(offline.code, 0, offline.out);
+    const shown = JSON.parse((await check('--config', config, '--offline', '--show-unchecked')).out) as JsonReport;
+    assert.deepEqual(shown.findings.filter((f) => f.code === 'unchecked').map((f) => [f.key, f.severity]), [['lstm', 'hint'], ['resnet', 'hint'], ['invented', 'hint']]);
+  });
+
+  it('exits 2 on a config file it cannot use', async () => {
+    await fs.writeFile(config, '{ not json');
+    const run = await check('--config', config);
+    assert.equal(run.code, 2);
+    assert.match(run.err, /not valid JSON/);
   });
 });

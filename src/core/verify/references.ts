@@ -4,6 +4,7 @@ import { sortFindings, type CheckResult } from '../check';
 import type { Evidence, Finding } from '../findings';
 import { SOURCE_NAMES } from '../sources/config';
 import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
+import { abstractOf, type Abstract } from './abstracts';
 import { resolveEntry, type ExistenceVerdict } from './existence';
 
 export interface ReferenceCheckOptions {
@@ -21,18 +22,19 @@ export interface ReferenceCheckOptions {
  * Unchecked verdicts are not kept, so a source that was down is asked again next time.
  */
 export class VerdictCache {
-  private readonly verdicts = new Map<string, ExistenceVerdict>();
+  private readonly lookups = new Map<string, Omit<Lookup, 'entry'>>();
 
-  get(entry: BibEntry): ExistenceVerdict | undefined {
-    return this.verdicts.get(fingerprint(entry));
+  get(entry: BibEntry): Lookup | undefined {
+    const known = this.lookups.get(fingerprint(entry));
+    return known && { ...known, entry };
   }
 
-  set(entry: BibEntry, verdict: ExistenceVerdict): void {
-    if (verdict.status !== 'unchecked') this.verdicts.set(fingerprint(entry), verdict);
+  set(lookup: Lookup): void {
+    if (lookup.verdict.status !== 'unchecked') this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract });
   }
 
   clear(): void {
-    this.verdicts.clear();
+    this.lookups.clear();
   }
 }
 
@@ -41,21 +43,28 @@ function fingerprint(entry: BibEntry): string {
   return JSON.stringify([type, title, authors, year, venue, doi, arxivId]);
 }
 
-/** One verdict per distinct key: the first definition, as BibTeX uses it. */
-export type Verdicts = ReadonlyMap<string, { readonly entry: BibEntry; readonly verdict: ExistenceVerdict }>;
+/** What was learnt about one entry: the verdict and, for a work that was found, its abstract. */
+export interface Lookup {
+  readonly entry: BibEntry;
+  readonly verdict: ExistenceVerdict;
+  readonly abstract?: Abstract;
+}
 
-/** Looks every entry up in the sources. Throws `SourceError('cancelled')` when the signal aborts. */
+/** One lookup per distinct key: the first definition, as BibTeX uses it. */
+export type Verdicts = ReadonlyMap<string, Lookup>;
+
+/** Looks every entry up in the sources, and fetches the abstracts of those found. Throws `SourceError('cancelled')` when the signal aborts. */
 export async function verifyEntries(entries: readonly BibEntry[], sources: readonly PaperSource[], options: ReferenceCheckOptions = {}): Promise<Verdicts> {
   const unique = new Map<string, BibEntry>();
   for (const entry of entries) if (!unique.has(entry.key)) unique.set(entry.key, entry);
   const queue = [...unique.values()];
-  const verdicts = new Map<string, { entry: BibEntry; verdict: ExistenceVerdict }>();
+  const verdicts = new Map<string, Lookup>();
   let done = 0;
   const worker = async (): Promise<void> => {
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
-      const verdict = options.cache?.get(entry) ?? (await resolveEntry(entry, sources, options.signal));
-      options.cache?.set(entry, verdict);
-      verdicts.set(entry.key, { entry, verdict });
+      const lookup = options.cache?.get(entry) ?? (await lookUp(entry, sources, options.signal));
+      options.cache?.set(lookup);
+      verdicts.set(entry.key, lookup);
       options.onProgress?.(++done, unique.size);
     }
   };
@@ -63,6 +72,12 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   if (options.signal?.aborted) throw new SourceError('cancelled', 'The reference check was cancelled.');
   // Keep the bibliography's order, whatever order the workers finished in.
   return new Map([...unique.keys()].filter((k) => verdicts.has(k)).map((k) => [k, verdicts.get(k)!]));
+}
+
+async function lookUp(entry: BibEntry, sources: readonly PaperSource[], signal: AbortSignal | undefined): Promise<Lookup> {
+  const verdict = await resolveEntry(entry, sources, signal);
+  if (verdict.status !== 'found' && verdict.status !== 'metadata-mismatch') return { entry, verdict };
+  return { entry, verdict, abstract: await abstractOf(entry, verdict.record, sources, signal) };
 }
 
 /** The entries of a check worth looking up: those the manuscript cites (all of them under `\nocite{*}`). */

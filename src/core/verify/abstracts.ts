@@ -1,0 +1,31 @@
+import type { BibEntry } from '../bibliography/types';
+import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
+
+/** Where an abstract came from, for the user to judge the evidence drawn from it. */
+export interface Abstract {
+  readonly text: string;
+  /** `bib` for the entry's own `abstract` field, else the source that supplied it. */
+  readonly from: string;
+}
+
+/**
+ * The abstract of a reference that was found: the .bib's own, else the matched record's, else the
+ * first other source that has the same work by DOI or arXiv id with an abstract (OpenAlex and Crossref
+ * often lack one that Semantic Scholar or Europe PMC hold). Lookups go through the sources' disk cache.
+ */
+export async function abstractOf(entry: BibEntry, record: SourceRecord, sources: readonly PaperSource[], signal?: AbortSignal): Promise<Abstract | undefined> {
+  if (entry.abstract?.trim()) return { text: entry.abstract.trim(), from: 'bib' };
+  if (record.abstract?.trim()) return { text: record.abstract.trim(), from: record.source };
+  const doi = record.doi ?? entry.doi;
+  const arxivId = record.arxivId ?? entry.arxivId;
+  for (const source of sources) {
+    if (source.id === record.source) continue;
+    try {
+      const other = (doi ? await source.byDoi?.(doi, { signal }) : undefined) ?? (arxivId ? await source.byArxivId?.(arxivId, { signal }) : undefined);
+      if (other?.abstract?.trim()) return { text: other.abstract.trim(), from: source.id };
+    } catch (error) {
+      if (!(error instanceof SourceError) || error.kind === 'cancelled') throw error;
+    }
+  }
+  return undefined;
+}
