@@ -4,6 +4,7 @@ import { authorName } from '../core/bibliography/describe';
 import type { Finding } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
+import type { Verdicts } from '../core/verify/references';
 
 /**
  * The JSON report, a public interface: fields are added, never renamed or removed.
@@ -50,6 +51,7 @@ export function formatText(result: CheckResult, cwd: string): string {
     `${path.relative(cwd, result.root) || result.root}: ${result.citations.length} citations of ${keys} keys, ` +
       `${entries} bibliography entries; ${counts.error} errors, ${counts.warning} warnings, ${counts.hint + counts.information} notes.`,
   );
+  if (result.verdicts) lines.push(referenceSummary(result.verdicts));
   return `${lines.join('\n')}\n`;
 }
 
@@ -96,4 +98,14 @@ function recordReport(record: SourceRecord): Record<string, unknown> {
     doi: record.doi ?? null,
     arxivId: record.arxivId ?? null,
   };
+}
+
+/** "references: 5 found, 1 with differing metadata, …", and what to do about the unchecked ones. */
+function referenceSummary(verdicts: Verdicts): string {
+  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
+  for (const { verdict } of verdicts.values()) counts[verdict.status]++;
+  const summary =
+    `references: ${counts.found} found, ${counts['metadata-mismatch']} with differing metadata, ` +
+    `${counts['not-found']} not found in any source, ${counts.unchecked} could not be checked`;
+  return counts.unchecked > 0 ? `${summary} (--show-unchecked says why).` : `${summary}.`;
 }

@@ -188,6 +188,18 @@ describe('the HTTP client of the sources', () => {
       assert.match(error.message, /Could not reach 127\.0\.0\.1/);
       assert.ok(!error.message.includes(SECRET));
     });
+
+    it('fails at once while a source it could not reach stays unreachable, instead of each request waiting its turn', async () => {
+      const server = await serve(() => undefined);
+      const baseUrl = server.baseUrl;
+      await server.close();
+      servers.splice(servers.indexOf(server), 1);
+      // One request every 10 s: a second request that went to the network would wait its turn and say "Could not reach".
+      const http = new HttpClient({ source: 'openalex', baseUrl, requestsPerSecond: 0.1, maxConcurrent: 1 });
+      await failsWith(http.getJson('/works'), 'unavailable');
+      const again = await failsWith(http.getJson('/works/other'), 'unavailable');
+      assert.match(again.message, /could not be reached moments ago/);
+    });
   });
 
   describe('time limits and cancellation', () => {

@@ -59,6 +59,8 @@ const RETRIES = 3;
 const MAX_RETRY_WAIT_MS = 60_000;
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
+/** Long enough to cover one check of a manuscript, short enough that a returning network is used soon. */
+const UNREACHABLE_FOR_MS = 30_000;
 
 type Answer = { readonly status: 200; readonly body: string } | { readonly status: 404; readonly body: '' };
 type Attempt = Answer | { readonly status: 'retry'; readonly code: number; readonly retryAfterMs?: number };
@@ -68,6 +70,8 @@ export class HttpClient {
   private readonly host: string;
   private readonly timeoutMs: number;
   private readonly backoffMs: number;
+  /** After a network failure, requests fail at once for a while instead of each waiting its turn to fail. */
+  private unreachableUntil = 0;
 
   constructor(private readonly options: HttpClientOptions) {
     this.gate = new RequestGate(1000 / options.requestsPerSecond, options.maxConcurrent);
@@ -131,6 +135,9 @@ export class HttpClient {
   }
 
   private async fetchWithRetries(publicUrl: URL, signal: AbortSignal | undefined): Promise<Answer> {
+    if (Date.now() < this.unreachableUntil) {
+      throw this.error('unavailable', `${this.host} could not be reached moments ago; not asking again yet.`);
+    }
     const url = new URL(publicUrl);
     for (const [name, value] of Object.entries(this.options.privateParams ?? {})) url.searchParams.set(name, value);
     for (let retry = 0; ; retry++) {
@@ -179,6 +186,7 @@ export class HttpClient {
       if (error instanceof SourceError) throw error;
       if (signal?.aborted) throw error;
       if (timeout.aborted) throw this.error('timeout', `${this.host} did not answer within ${this.timeoutMs / 1000} s.`);
+      this.unreachableUntil = Date.now() + UNREACHABLE_FOR_MS;
       throw this.error('unavailable', `Could not reach ${this.host}: ${this.redact(describeNetworkError(error))}.`);
     }
   }
