@@ -101,7 +101,7 @@ describe('CORE', () => {
       const source = core(server, {});
       for (const lookup of [source.byDoi('10.48550/arXiv.1905.11946'), source.byArxivId('1905.11946'), source.search({ title: 'EfficientNet' })]) {
         const error = await failsWith(lookup, 'unauthorized');
-        assert.match(error.message, /attest\.sources\.core\.apiKey/);
+        assert.match(error.message, /Attest: Set Source API Key/);
         assert.match(error.message, /ATTEST_CORE_API_KEY/);
       }
       assert.equal(server.requests.length, 0);
@@ -145,7 +145,7 @@ describe('CORE', () => {
     it('names the key setting when CORE refuses the key', async () => {
       const server = await serve((_, res) => sendJson(res, 401, { message: 'Invalid API key' }));
       const error = await failsWith(core(server).search({ title: 'EfficientNet' }), 'unauthorized');
-      assert.match(error.message, /attest\.sources\.core\.apiKey/);
+      assert.match(error.message, /Attest: Set Source API Key/);
       assert.ok(!error.message.includes(KEY));
     });
 

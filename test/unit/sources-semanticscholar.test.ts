@@ -143,6 +143,24 @@ describe('Semantic Scholar', () => {
       assert.equal(await s2(server).byArxivId('2301.00001'), undefined);
     });
 
+    it('looks many ids up in one batch request, then answers lookups of them from memory', async () => {
+      const bodies: string[] = [];
+      const server = await serve(async (req, res) => {
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        bodies.push(`${req.method} ${body}`);
+        sendJson(res, 200, BATCH);
+      });
+      const source = s2(server);
+      await source.prefetch({ dois: ['https://doi.org/10.18653/V1/N18-3011'], arxivIds: ['arXiv:1234.56789v2'] });
+      assert.equal(sent(server).pathname, '/graph/v1/paper/batch');
+      assert.ok(sent(server).searchParams.get('fields')?.includes('externalIds'));
+      assert.deepEqual(bodies, ['POST {"ids":["DOI:10.18653/v1/n18-3011","ARXIV:1234.56789"]}']);
+      assert.equal((await source.byDoi('10.18653/v1/N18-3011'))?.id, parseSemanticScholarBatch(BATCH)[0]?.id);
+      assert.equal(await source.byArxivId('1234.56789'), undefined, 'null in the batch: no such paper');
+      assert.equal(server.requests.length, 1);
+    });
+
     it('answers undefined without asking for text that is no DOI or arXiv id', async () => {
       const server = await serve((_, res) => sendJson(res, 200, PAPER));
       assert.equal(await s2(server).byDoi('not a doi'), undefined);
@@ -177,7 +195,7 @@ describe('Semantic Scholar', () => {
     it('names the setting of the API key when Semantic Scholar refuses it', async () => {
       const server = await serve((_, res) => sendJson(res, 403, { message: 'Forbidden' }));
       const error = await failsWith(s2(server, { apiKey: KEY }).byDoi('10.18653/v1/n18-3011'), 'unauthorized');
-      assert.match(error.message, /attest\.sources\.semanticscholar\.apiKey/);
+      assert.match(error.message, /Attest: Set Source API Key.*ATTEST_SEMANTICSCHOLAR_API_KEY/);
       assert.ok(!error.message.includes(KEY));
     });
 

@@ -22,7 +22,7 @@ export interface CoreOptions {
   readonly offline?: boolean;
 }
 
-const CREDENTIALS_SETTING = 'attest.sources.core.apiKey (or the environment variable ATTEST_CORE_API_KEY)';
+const CREDENTIALS_SETTING = 'the CORE key of "Attest: Set Source API Key" (ATTEST_CORE_API_KEY for the CLI)';
 /** With the slash: without it CORE answers with a redirect to it. */
 const SEARCH_PATH = '/v3/search/works/';
 const DEFAULT_LIMIT = 5;

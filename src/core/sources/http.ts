@@ -84,12 +84,7 @@ export class HttpClient {
   async getJson<T>(path: string, params: QueryParams, options: RequestOptions, read: (json: unknown) => T): Promise<T | undefined>;
   async getJson<T>(path: string, params: QueryParams = {}, options: RequestOptions = {}, read?: (json: unknown) => T): Promise<unknown> {
     return this.get(path, params, options.signal, (body) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(body);
-      } catch (error) {
-        throw this.error('malformed', `${this.host} sent ${body.length} characters that are not valid JSON (${(error as Error).message}).`);
-      }
+      const json = this.parseJson(body);
       return read ? read(json) : json;
     });
   }
@@ -100,10 +95,32 @@ export class HttpClient {
     return this.get(path, params, options.signal, (body) => (read ? read(body) : body));
   }
 
-  private async get<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T): Promise<T | undefined> {
+  /**
+   * POSTs a JSON body (Semantic Scholar's batch lookup) and reads the JSON answer. The body is part of
+   * the cache key, so it must hold no secrets.
+   */
+  async postJson<T>(path: string, params: QueryParams, body: unknown, options: RequestOptions, read: (json: unknown) => T): Promise<T | undefined> {
+    const payload = JSON.stringify(body);
+    return this.request(path, params, options.signal, (text) => read(this.parseJson(text)), { method: 'POST', body: payload });
+  }
+
+  private parseJson(body: string): unknown {
+    try {
+      return JSON.parse(body);
+    } catch (error) {
+      throw this.error('malformed', `${this.host} sent ${body.length} characters that are not valid JSON (${(error as Error).message}).`);
+    }
+  }
+
+  private get<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T): Promise<T | undefined> {
+    return this.request(path, params, signal, read, { method: 'GET' });
+  }
+
+  private async request<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T, init: RequestInit): Promise<T | undefined> {
     const url = this.publicUrl(path, params);
+    const cacheKey = init.body === undefined ? url.href : `${init.method} ${url.href} ${init.body}`;
     const { cache, offline } = this.options;
-    const cached = await cache?.get(url.href, { includeExpired: offline });
+    const cached = await cache?.get(cacheKey, { includeExpired: offline });
     if (cached?.status === 404) return undefined;
     if (cached) {
       try {
@@ -115,14 +132,14 @@ export class HttpClient {
     if (offline) throw this.error('offline', `Offline: no answer from ${this.host} is cached for this lookup.`);
     let answer: Answer;
     try {
-      answer = await this.fetchWithRetries(url, signal);
+      answer = await this.fetchWithRetries(url, signal, init);
     } catch (error) {
       if (signal?.aborted) throw this.error('cancelled', `The lookup at ${this.host} was cancelled.`);
       throw error;
     }
     // Read before caching, so an answer that cannot be read is never served from the cache.
     const value = answer.status === 404 ? undefined : read(answer.body);
-    await cache?.set(url.href, answer);
+    await cache?.set(cacheKey, answer);
     return value;
   }
 
@@ -134,7 +151,7 @@ export class HttpClient {
     return url;
   }
 
-  private async fetchWithRetries(publicUrl: URL, signal: AbortSignal | undefined): Promise<Answer> {
+  private async fetchWithRetries(publicUrl: URL, signal: AbortSignal | undefined, init: RequestInit): Promise<Answer> {
     if (Date.now() < this.unreachableUntil) {
       throw this.error('unavailable', `${this.host} could not be reached moments ago; not asking again yet.`);
     }
@@ -144,7 +161,7 @@ export class HttpClient {
       const leave = await this.gate.enter(signal);
       let attempt: Attempt;
       try {
-        attempt = await this.attempt(url, signal);
+        attempt = await this.attempt(url, signal, init);
       } finally {
         leave();
       }
@@ -164,11 +181,11 @@ export class HttpClient {
       : this.error('unavailable', `${this.host} answered HTTP ${code}; gave up ${tried}${asked}.`);
   }
 
-  private async attempt(url: URL, signal: AbortSignal | undefined): Promise<Attempt> {
+  private async attempt(url: URL, signal: AbortSignal | undefined, init: RequestInit): Promise<Attempt> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      const response = await this.fetchFollowingRedirects(url, combined);
+      const response = await this.fetchFollowingRedirects(url, combined, init);
       const { status } = response;
       if (status === 404 || status === 410) {
         await response.body?.cancel();
@@ -192,17 +209,24 @@ export class HttpClient {
   }
 
   /** Follows redirects itself to bound them and to keep credentials from leaving the source's origin. */
-  private async fetchFollowingRedirects(start: URL, signal: AbortSignal): Promise<Response> {
+  private async fetchFollowingRedirects(start: URL, signal: AbortSignal, init: RequestInit): Promise<Response> {
     let url = start;
     let headers = this.headers(true);
+    let { method, body } = init;
     for (let redirects = 0; ; redirects++) {
-      const response = await fetch(url, { headers, signal, redirect: 'manual' });
+      const contentType: Record<string, string> = body === undefined ? {} : { 'Content-Type': 'application/json' };
+      const response = await fetch(url, { method, body, headers: { ...headers, ...contentType }, signal, redirect: 'manual' });
       const location = response.headers.get('location');
       if (response.status < 300 || response.status >= 400 || location === null) return response;
       await response.body?.cancel();
       if (redirects === MAX_REDIRECTS) throw this.error('unavailable', `${this.host} redirected more than ${MAX_REDIRECTS} times.`);
       const next = new URL(location, url);
       if (next.origin !== url.origin) headers = this.headers(false);
+      // Only 307 and 308 ask for the same request again; the others redirect to a GET.
+      if (response.status !== 307 && response.status !== 308) {
+        method = 'GET';
+        body = undefined;
+      }
       url = next;
     }
   }

@@ -26,11 +26,14 @@ export interface SemanticScholarOptions {
 /** Only the fields Attest reads; without `fields` the API sends the title alone. */
 const FIELDS = ['paperId', 'title', 'abstract', 'year', 'venue', 'publicationVenue', 'journal', 'authors', 'externalIds', 'url', 'openAccessPdf'].join(',');
 const DEFAULT_LIMIT = 5;
+const BATCH_LIMIT = 500;
 
 export class SemanticScholarSource implements PaperSource {
   readonly id = 'semanticscholar';
   readonly name = 'Semantic Scholar';
   private readonly http: HttpClient;
+  /** Answers of batch lookups by id (`DOI:…`, `ARXIV:…`); undefined where Semantic Scholar has no such paper. */
+  private readonly prefetched = new Map<string, SourceRecord | undefined>();
 
   constructor(options: SemanticScholarOptions = {}) {
     this.http = new HttpClient({
@@ -38,7 +41,7 @@ export class SemanticScholarSource implements PaperSource {
       baseUrl: options.baseUrl ?? DEFAULT_SOURCES.semanticscholar.baseUrl,
       email: options.email,
       privateHeaders: options.apiKey ? { 'x-api-key': options.apiKey } : {},
-      credentialsSetting: 'attest.sources.semanticscholar.apiKey (or ATTEST_SEMANTICSCHOLAR_API_KEY)',
+      credentialsSetting: 'the Semantic Scholar key of "Attest: Set Source API Key" (ATTEST_SEMANTICSCHOLAR_API_KEY for the CLI)',
       requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.semanticscholar.requestsPerSecond,
       maxConcurrent: 1,
       cache: options.cache,
@@ -48,12 +51,29 @@ export class SemanticScholarSource implements PaperSource {
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
     const normalized = normalizeDoi(doi);
-    return normalized === undefined ? undefined : this.paper(`DOI:${doiPath(normalized)}`, options);
+    return normalized === undefined ? undefined : this.paper(`DOI:${normalized}`, options);
   }
 
   async byArxivId(arxivId: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
     const normalized = normalizeArxivId(arxivId);
     return normalized === undefined ? undefined : this.paper(`ARXIV:${normalized}`, options);
+  }
+
+  /**
+   * `POST /paper/batch`, up to 500 ids a request: at one request a second, a bibliography of 200 DOIs
+   * takes one request instead of three minutes.
+   */
+  async prefetch(ids: { readonly dois: readonly string[]; readonly arxivIds: readonly string[] }, options: RequestOptions = {}): Promise<void> {
+    const wanted = [
+      ...ids.dois.map((d) => normalizeDoi(d)).flatMap((d) => (d ? [`DOI:${d}`] : [])),
+      ...ids.arxivIds.map((a) => normalizeArxivId(a)).flatMap((a) => (a ? [`ARXIV:${a}`] : [])),
+    ].filter((id) => !this.prefetched.has(id));
+    for (let start = 0; start < wanted.length; start += BATCH_LIMIT) {
+      const chunk = [...new Set(wanted.slice(start, start + BATCH_LIMIT))];
+      const papers = await this.http.postJson('/graph/v1/paper/batch', { fields: FIELDS }, { ids: chunk }, options, parseSemanticScholarBatch);
+      if (!papers || papers.length !== chunk.length) throw malformed(`a batch answer of ${papers?.length ?? 0} papers for ${chunk.length} ids`);
+      chunk.forEach((id, i) => this.prefetched.set(id, papers[i]));
+    }
   }
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
@@ -65,8 +85,10 @@ export class SemanticScholarSource implements PaperSource {
   }
 
   private async paper(id: string, options: RequestOptions): Promise<SourceRecord | undefined> {
+    if (this.prefetched.has(id)) return this.prefetched.get(id);
     // A paper Semantic Scholar does not know is a 404, which the HTTP client turns into undefined.
-    return this.http.getJson(`/graph/v1/paper/${id}`, { fields: FIELDS }, options, parseSemanticScholarPaper);
+    const path = id.startsWith('DOI:') ? `DOI:${doiPath(id.slice(4))}` : id;
+    return this.http.getJson(`/graph/v1/paper/${path}`, { fields: FIELDS }, options, parseSemanticScholarPaper);
   }
 }
 

@@ -47,6 +47,11 @@ export interface PaperSource {
   byDoi?(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   byArxivId?(arxivId: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]>;
+  /**
+   * Looks many works up in one request where the source offers it, so that later `byDoi` and
+   * `byArxivId` calls for them are answered from memory. Throws `SourceError` like the others.
+   */
+  prefetch?(ids: { readonly dois: readonly string[]; readonly arxivIds: readonly string[] }, options?: RequestOptions): Promise<void>;
 }
 
 /** Why a source could not answer. None of these means the work does not exist. */

@@ -58,6 +58,7 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   const unique = new Map<string, BibEntry>();
   for (const entry of entries) if (!unique.has(entry.key)) unique.set(entry.key, entry);
   const queue = [...unique.values()];
+  await prefetch(queue, sources, options.signal);
   const verdicts = new Map<string, Lookup>();
   let done = 0;
   const worker = async (): Promise<void> => {
@@ -72,6 +73,23 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   if (options.signal?.aborted) throw new SourceError('cancelled', 'The reference check was cancelled.');
   // Keep the bibliography's order, whatever order the workers finished in.
   return new Map([...unique.keys()].filter((k) => verdicts.has(k)).map((k) => [k, verdicts.get(k)!]));
+}
+
+/** Lets sources that can answer many identifiers at once do so before entries are looked up one by one. */
+async function prefetch(entries: readonly BibEntry[], sources: readonly PaperSource[], signal: AbortSignal | undefined): Promise<void> {
+  const dois = entries.flatMap((e) => (e.doi ? [e.doi] : []));
+  const arxivIds = entries.flatMap((e) => (e.arxivId ? [e.arxivId] : []));
+  if (dois.length + arxivIds.length < 2) return;
+  await Promise.all(
+    sources.map(async (source) => {
+      try {
+        await source.prefetch?.({ dois, arxivIds }, { signal });
+      } catch (error) {
+        // The lookups one by one that follow ask again, and report what fails then.
+        if (!(error instanceof SourceError) || error.kind === 'cancelled') throw error;
+      }
+    }),
+  );
 }
 
 async function lookUp(entry: BibEntry, sources: readonly PaperSource[], signal: AbortSignal | undefined): Promise<Lookup> {
