@@ -12,7 +12,10 @@ export type FindingCode =
   | 'not-found'
   | 'metadata-mismatch'
   | 'unchecked'
-  | 'suspicious-metadata';
+  | 'suspicious-metadata'
+  | 'contradicted'
+  | 'unsupported'
+  | 'unverifiable';
 
 /** One problem Attest reports, as plain data that the editor and the CLI each present their own way. */
 export interface Finding {
@@ -49,4 +52,9 @@ export interface Evidence {
   readonly differences?: readonly { readonly field: string; readonly expected: string; readonly found: string }[];
   /** Sources that were asked and had no record. */
   readonly asked?: readonly string[];
+  /** The sentence of the cited abstract a support verdict rests on. */
+  readonly sentence?: string;
+  readonly scores?: { readonly entailment?: number; readonly contradiction?: number; readonly relevance: number };
+  /** The NLI model that judged, when one did. */
+  readonly model?: string;
 }

@@ -1,0 +1,72 @@
+/**
+ * How a sentence encoder turns token states into one vector, and what it expects before a query.
+ * sentence-transformers keeps this beside the model (1_Pooling/config.json, sentence_bert_config.json);
+ * ONNX exports usually leave those files out, so the encoders Attest offers are also known by name.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ModelError } from './errors';
+import type { ModelFolder } from './folder';
+
+export type Pooling = 'mean' | 'cls';
+
+export interface EncoderConfig {
+  readonly pooling: Pooling;
+  /** Put before a query (never a passage), as the model was trained. */
+  readonly queryPrefix: string;
+  /** The longest input the encoder was trained on, when shorter than the model allows. */
+  readonly maxLength?: number;
+}
+
+const BGE: EncoderConfig = { pooling: 'cls', queryPrefix: 'Represent this sentence for searching relevant passages: ', maxLength: 512 };
+
+/** By the last part of the model's name (config.json's `_name_or_path`, else the folder's name), lower case. */
+const KNOWN: Readonly<Record<string, EncoderConfig>> = {
+  'bge-small-en-v1.5': BGE,
+  'bge-base-en-v1.5': BGE,
+  'bge-large-en-v1.5': BGE,
+  'all-minilm-l6-v2': { pooling: 'mean', queryPrefix: '', maxLength: 256 },
+};
+
+/** sentence-transformers' default for a model it knows nothing about. */
+const FALLBACK: EncoderConfig = { pooling: 'mean', queryPrefix: '' };
+
+export async function readEncoderConfig(folder: ModelFolder): Promise<EncoderConfig> {
+  const name = path.basename(folder.config.nameOrPath ?? folder.dir).toLowerCase();
+  const known = KNOWN[name] ?? FALLBACK;
+  const pooling = await readPooling(folder.dir);
+  const maxLength = await readMaxLength(folder.dir);
+  return { ...known, ...(pooling && { pooling }), ...(maxLength && { maxLength }) };
+}
+
+async function readPooling(dir: string): Promise<Pooling | undefined> {
+  const file = path.join(dir, '1_Pooling', 'config.json');
+  const json = await readOptionalJson(file);
+  if (json === undefined) return undefined;
+  if (json.pooling_mode_cls_token === true) return 'cls';
+  if (json.pooling_mode_mean_tokens === true) return 'mean';
+  throw new ModelError(`${file} asks for a pooling Attest does not do; it does CLS-token and mean pooling.`, file);
+}
+
+async function readMaxLength(dir: string): Promise<number | undefined> {
+  const file = path.join(dir, 'sentence_bert_config.json');
+  const json = await readOptionalJson(file);
+  const length = json?.max_seq_length;
+  return typeof length === 'number' && length > 0 ? length : undefined;
+}
+
+async function readOptionalJson(file: string): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const json: unknown = JSON.parse(text);
+    if (typeof json === 'object' && json !== null) return json as Record<string, unknown>;
+  } catch {
+    // reported below, with the file's name
+  }
+  throw new ModelError(`${file} is not a JSON object; download it again or delete it.`, file);
+}

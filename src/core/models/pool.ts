@@ -1,0 +1,233 @@
+/**
+ * Models run in a worker thread, so that inference never holds up the thread that asked for it (in
+ * the extension, the extension host). `WorkerNliModel` and `WorkerEmbedder` are the worker-backed
+ * `NliModel` and `Embedder`:
+ *
+ *   const nli = await WorkerNliModel.start(dir, { preferQuantized: true, threads: 2 });
+ *   const scores = await nli.classify(pairs, signal);   // aborting drops the batches not yet run
+ *   await nli.dispose();                                // ends the thread; pending calls reject
+ *
+ * Each call is cut into batches sent one at a time; calls take turns batch by batch, so a short
+ * verification is not stuck behind a long indexing run.
+ */
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Embedder, TextKind } from './embedder';
+import { ModelError } from './errors';
+import type { NliModel, NliPair, NliScores } from './nli';
+import type { ModelOptions } from './options';
+import { DEFAULT_BATCH_SIZE, inBatches } from './options';
+import type { CloseRequest, WorkerModelSpec, WorkerReply, WorkerTask } from './protocol';
+import { deserializeError } from './protocol';
+
+/** Takes what it needs from a reply, or throws when the reply is not for this kind of call. */
+type ReadReply<R> = (reply: WorkerReply) => R[];
+
+/** A call as the queue sees it, whatever its results are. */
+interface PendingCall {
+  readonly settled: boolean;
+  readonly allSent: boolean;
+  takeTask(): WorkerTask | undefined;
+  accept(reply: WorkerReply): void;
+  fail(error: Error): void;
+}
+
+class Call<R> implements PendingCall {
+  private next = 0;
+  private readonly results: R[] = [];
+  settled = false;
+
+  constructor(
+    private readonly tasks: readonly WorkerTask[],
+    private readonly read: ReadReply<R>,
+    private readonly resolve: (results: R[]) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  takeTask(): WorkerTask | undefined {
+    return this.tasks[this.next++];
+  }
+
+  get allSent(): boolean {
+    return this.next >= this.tasks.length;
+  }
+
+  accept(reply: WorkerReply): void {
+    if (this.settled) return;
+    try {
+      this.results.push(...this.read(reply));
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    }
+    if (this.allSent) {
+      this.settled = true;
+      this.resolve(this.results);
+    }
+  }
+
+  fail(error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+}
+
+/** One worker thread holding one model, and the queue of calls waiting for it. */
+class ModelWorker {
+  private readonly waiting: PendingCall[] = [];
+  private running: { readonly id: number; readonly call: PendingCall } | undefined;
+  private nextId = 1;
+  private stopped: Error | undefined;
+  /** Settles when the worker has loaded its model or failed to. */
+  private readonly loaded: Promise<void>;
+  private settleLoad!: (error?: Error) => void;
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly label: string,
+  ) {
+    this.loaded = new Promise<void>((resolve, reject) => {
+      this.settleLoad = (error) => (error ? reject(error) : resolve());
+    });
+    this.exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.on('message', (reply: WorkerReply) => this.onReply(reply));
+    worker.on('error', (error) => this.stop(new ModelError(`The ${label} failed: ${error.message}`)));
+    worker.on('exit', (code) => this.stop(new ModelError(`The ${label} stopped unexpectedly (exit code ${code}).`)));
+  }
+
+  static async start(spec: WorkerModelSpec): Promise<ModelWorker> {
+    const label = spec.kind === 'nli' ? 'NLI model' : 'sentence encoder';
+    const model = new ModelWorker(new Worker(path.join(__dirname, 'worker.js'), { workerData: spec }), label);
+    try {
+      await model.loaded;
+    } catch (error) {
+      // A worker that could not load has nothing left to do and ends by itself.
+      await model.exited;
+      throw error;
+    }
+    return model;
+  }
+
+  run<R>(tasks: readonly WorkerTask[], read: ReadReply<R>, signal?: AbortSignal): Promise<R[]> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (tasks.length === 0) return Promise.resolve([]);
+    return new Promise<R[]>((resolve, reject) => {
+      const onAbort = () => this.drop(call, signal?.reason as Error);
+      const call = new Call<R>(
+        tasks,
+        read,
+        (results) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(results);
+        },
+        (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(call);
+      this.pump();
+    });
+  }
+
+  /**
+   * Calls not finished reject at once; the thread ends after the batch it is running (see
+   * worker.ts for why it is not simply terminated).
+   */
+  async close(): Promise<void> {
+    if (!this.stopped) {
+      this.stop(new ModelError(`The ${this.label} was shut down.`));
+      this.worker.postMessage({ type: 'close' } satisfies CloseRequest);
+    }
+    await this.exited;
+  }
+
+  private pump(): void {
+    if (this.running || this.stopped) return;
+    const call = this.waiting.shift();
+    const task = call?.takeTask();
+    if (!call || !task) return;
+    const id = this.nextId++;
+    this.running = { id, call };
+    this.worker.postMessage({ ...task, id });
+  }
+
+  private onReply(reply: WorkerReply): void {
+    if (reply.type === 'ready') return this.settleLoad();
+    if (reply.type === 'load-failed') return this.settleLoad(deserializeError(reply.error));
+    if (!this.running || !('id' in reply) || reply.id !== this.running.id) return;
+    const { call } = this.running;
+    this.running = undefined;
+    if (reply.type === 'failed') call.fail(deserializeError(reply.error));
+    else call.accept(reply);
+    if (!call.settled && !call.allSent) this.waiting.push(call);
+    this.pump();
+  }
+
+  /** A cancelled call's batches still waiting are never sent; the one running finishes unread. */
+  private drop(call: PendingCall, reason: Error): void {
+    const index = this.waiting.indexOf(call);
+    if (index >= 0) this.waiting.splice(index, 1);
+    call.fail(reason);
+  }
+
+  private stop(error: Error): void {
+    if (this.stopped) return;
+    this.stopped = error;
+    this.settleLoad(error);
+    const calls = [...this.waiting, ...(this.running ? [this.running.call] : [])];
+    this.waiting.length = 0;
+    this.running = undefined;
+    for (const call of calls) call.fail(error);
+  }
+}
+
+function unexpected(reply: WorkerReply): never {
+  throw new Error(`the model's worker answered ${reply.type}`);
+}
+
+export class WorkerNliModel implements NliModel {
+  private constructor(
+    private readonly worker: ModelWorker,
+    private readonly batchSize: number,
+  ) {}
+
+  static async start(dir: string, options: ModelOptions = {}): Promise<WorkerNliModel> {
+    const worker = await ModelWorker.start({ kind: 'nli', dir, options });
+    return new WorkerNliModel(worker, options.batchSize ?? DEFAULT_BATCH_SIZE);
+  }
+
+  classify(pairs: readonly NliPair[], signal?: AbortSignal): Promise<NliScores[]> {
+    const tasks = inBatches(pairs, this.batchSize).map((batch): WorkerTask => ({ type: 'classify', pairs: batch }));
+    return this.worker.run(tasks, (reply) => (reply.type === 'classified' ? reply.scores : unexpected(reply)), signal);
+  }
+
+  dispose(): Promise<void> {
+    return this.worker.close();
+  }
+}
+
+export class WorkerEmbedder implements Embedder {
+  private constructor(
+    private readonly worker: ModelWorker,
+    private readonly batchSize: number,
+  ) {}
+
+  static async start(dir: string, options: ModelOptions = {}): Promise<WorkerEmbedder> {
+    const worker = await ModelWorker.start({ kind: 'embedder', dir, options });
+    return new WorkerEmbedder(worker, options.batchSize ?? DEFAULT_BATCH_SIZE);
+  }
+
+  embed(texts: readonly string[], kind: TextKind, signal?: AbortSignal): Promise<Float32Array[]> {
+    const tasks = inBatches(texts, this.batchSize).map((batch): WorkerTask => ({ type: 'embed', texts: batch, kind }));
+    return this.worker.run(tasks, (reply) => (reply.type === 'embedded' ? reply.vectors : unexpected(reply)), signal);
+  }
+
+  dispose(): Promise<void> {
+    return this.worker.close();
+  }
+}

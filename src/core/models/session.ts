@@ -1,0 +1,79 @@
+/**
+ * An ONNX Runtime session over one model file, fed from a `TokenBatch`: it gives the model exactly
+ * the inputs its graph declares (DeBERTa-v3 exports take no `token_type_ids`; BERT exports do) and
+ * hands one output back as a typed array.
+ */
+import * as ort from 'onnxruntime-node';
+import { ModelError } from './errors';
+import type { TokenBatch } from './tokenizer';
+
+export interface SessionOptions {
+  /** Threads one inference may use; ONNX Runtime's default is one per physical core. */
+  readonly threads?: number;
+}
+
+export interface OutputTensor {
+  readonly data: Float32Array;
+  readonly dims: readonly number[];
+}
+
+const FEEDS: Readonly<Record<string, (batch: TokenBatch) => BigInt64Array>> = {
+  input_ids: (batch) => batch.inputIds,
+  attention_mask: (batch) => batch.attentionMask,
+  token_type_ids: (batch) => batch.tokenTypeIds,
+};
+
+export class OnnxSession {
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    readonly file: string,
+  ) {}
+
+  static async open(file: string, options: SessionOptions = {}): Promise<OnnxSession> {
+    let session: ort.InferenceSession;
+    try {
+      session = await ort.InferenceSession.create(file, {
+        executionProviders: ['cpu'],
+        // Errors only: its warnings are about the graph, not anything a user can act on.
+        logSeverityLevel: 3,
+        ...(options.threads !== undefined ? { intraOpNumThreads: options.threads } : {}),
+      });
+    } catch (error) {
+      throw new ModelError(
+        `ONNX Runtime could not load ${file} (${(error as Error).message}). The file may be incomplete or not an ONNX model: download it again.`,
+        file,
+      );
+    }
+    const unknown = session.inputNames.filter((name) => !(name in FEEDS));
+    if (unknown.length > 0) {
+      await session.release();
+      throw new ModelError(
+        `${file} takes inputs Attest cannot supply (${unknown.join(', ')}); it supplies ${Object.keys(FEEDS).join(', ')}. Use a text-classification or feature-extraction export.`,
+        file,
+      );
+    }
+    return new OnnxSession(session, file);
+  }
+
+  /** `preferred` when the graph has such an output, else its first one. */
+  outputName(preferred: string): string {
+    return this.session.outputNames.includes(preferred) ? preferred : this.session.outputNames[0];
+  }
+
+  async run(batch: TokenBatch, output: string): Promise<OutputTensor> {
+    const feeds: Record<string, ort.Tensor> = {};
+    for (const name of this.session.inputNames) {
+      feeds[name] = new ort.Tensor('int64', FEEDS[name](batch), [batch.size, batch.length]);
+    }
+    const results = await this.session.run(feeds, [output]);
+    const tensor = results[output];
+    if (tensor.type !== 'float32') {
+      throw new ModelError(`${this.file} gives ${output} as ${tensor.type}; Attest reads float32 outputs.`, this.file);
+    }
+    return { data: tensor.data as Float32Array, dims: tensor.dims };
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+}

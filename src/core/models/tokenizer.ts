@@ -1,0 +1,119 @@
+/**
+ * Turns text into the integer inputs of a transformer, the way the model's own tokenizer.json says,
+ * with what `@huggingface/tokenizers` leaves out: truncation to the model's length, padding a batch
+ * to one length, and segment ids for the models that take them.
+ *
+ *   const tokenizer = TextTokenizer.fromFolder(folder);
+ *   const batch = tokenizer.batch([tokenizer.encodePair(premise, hypothesis), …]);
+ */
+import { Tokenizer } from '@huggingface/tokenizers';
+import type { ModelFolder } from './folder';
+import { ModelError } from './errors';
+
+/** One text or pair, special tokens included, not padded. */
+export interface Encoding {
+  readonly ids: readonly number[];
+  /** 0 for the first segment and its special tokens, 1 for the second, as the tokenizer's template says. */
+  readonly typeIds: readonly number[];
+}
+
+/** Encodings padded to one length, row after row, as int64 tensors want them. */
+export interface TokenBatch {
+  readonly size: number;
+  readonly length: number;
+  readonly inputIds: BigInt64Array;
+  readonly attentionMask: BigInt64Array;
+  readonly tokenTypeIds: BigInt64Array;
+}
+
+export class TextTokenizer {
+  private readonly tokenizer: Tokenizer;
+  private readonly unknownId: number;
+
+  /**
+   * @param tokenizerJson tokenizer.json, parsed
+   * @param tokenizerConfig tokenizer_config.json, parsed (`{}` when there is none)
+   * @param maxLength the longest encoding, special tokens included
+   */
+  constructor(
+    tokenizerJson: object,
+    tokenizerConfig: object,
+    readonly maxLength: number,
+    private readonly padId: number,
+  ) {
+    try {
+      this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+    } catch (error) {
+      throw new ModelError(`tokenizer.json cannot be read: ${(error as Error).message}. Download it again from the model's repository.`);
+    }
+    // Every token the model's own pipeline yields is in its vocabulary; this only mirrors the
+    // library's encode, which maps a stray token to the unknown token.
+    this.unknownId = this.tokenizer.model?.unk_token_id ?? padId;
+  }
+
+  /** @param maxLength a limit below the model's own, e.g. the length a sentence encoder was trained on */
+  static fromFolder(folder: ModelFolder, maxLength = folder.config.maxLength): TextTokenizer {
+    try {
+      return new TextTokenizer(folder.tokenizer, folder.tokenizerConfig, Math.min(maxLength, folder.config.maxLength), folder.config.padTokenId);
+    } catch (error) {
+      if (error instanceof ModelError) throw new ModelError(`${folder.dir}: ${error.message}`, `${folder.dir}/tokenizer.json`);
+      throw error;
+    }
+  }
+
+  encode(text: string): Encoding {
+    const tokens = this.tokenizer.tokenize(text);
+    return this.assemble(tokens.slice(0, Math.max(0, this.maxLength - this.specialTokens(false))), null);
+  }
+
+  /**
+   * Cuts the longer segment first, as tokenizers' `longest_first` does: the shorter keeps all its
+   * tokens up to half the room, the longer gets the rest; on a tie the premise gives more.
+   */
+  encodePair(premise: string, hypothesis: string): Encoding {
+    const first = this.tokenizer.tokenize(premise);
+    const second = this.tokenizer.tokenize(hypothesis);
+    const room = Math.max(0, this.maxLength - this.specialTokens(true));
+    if (first.length + second.length <= room) return this.assemble(first, second);
+    const half = Math.floor(room / 2);
+    if (second.length < first.length) {
+      const kept = Math.min(second.length, half);
+      return this.assemble(first.slice(0, room - kept), second.slice(0, kept));
+    }
+    const kept = Math.min(first.length, half);
+    return this.assemble(first.slice(0, kept), second.slice(0, room - kept));
+  }
+
+  /** Pads to the longest encoding; padding gets the model's pad id and attention 0. */
+  batch(encodings: readonly Encoding[]): TokenBatch {
+    const length = Math.max(0, ...encodings.map((e) => e.ids.length));
+    const size = encodings.length;
+    const inputIds = new BigInt64Array(size * length).fill(BigInt(this.padId));
+    const attentionMask = new BigInt64Array(size * length);
+    const tokenTypeIds = new BigInt64Array(size * length);
+    encodings.forEach((encoding, row) => {
+      const offset = row * length;
+      encoding.ids.forEach((id, t) => {
+        inputIds[offset + t] = BigInt(id);
+        attentionMask[offset + t] = 1n;
+        tokenTypeIds[offset + t] = BigInt(encoding.typeIds[t]);
+      });
+    });
+    return { size, length, inputIds, attentionMask, tokenTypeIds };
+  }
+
+  private specialTokens(pair: boolean): number {
+    return this.assemble([], pair ? [] : null).ids.length;
+  }
+
+  /** Adds the special tokens of the tokenizer's template around already-cut segments. */
+  private assemble(first: string[], second: string[] | null): Encoding {
+    const processor = this.tokenizer.post_processor;
+    const processed = processor ? processor.post_process(first, second, true) : { tokens: [...first, ...(second ?? [])] };
+    // A ByteLevel step hands the second segment back beside the first rather than joined to it.
+    const tokens = [...processed.tokens, ...(processed.tokens_pair ?? [])];
+    const ids = tokens.map((token) => this.tokenizer.token_to_id(token) ?? this.unknownId);
+    const typeIds = processed.token_type_ids ?? new Array<number>(ids.length).fill(0);
+    return { ids, typeIds };
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import type { BibEntry } from '../bibliography/types';
+import type { CheckResult } from '../check';
+import type { Finding } from '../findings';
+import { splitSentences } from '../manuscript/sentences';
+import type { Citation } from '../manuscript/types';
+import type { LookupCache } from '../sources/cache';
+import { DEFAULT_THRESHOLDS, judgeSupport, type SupportDependencies, type SupportJudgement } from './support';
+
+/** One citation's support verdict. */
+export interface CitationSupport {
+  readonly citation: Citation;
+  readonly judgement: SupportJudgement;
+  /** Another citation of the same sentence supports the claim, so this one need not. */
+  readonly supportedTogether: boolean;
+}
+
+/** Splits an abstract into sentences with the manuscript's splitter ("et al.", "Fig. 2", decimals). */
+export function abstractSentences(abstract: string): string[] {
+  const text = abstract.replace(/\s+/g, ' ').trim();
+  const spans = splitSentences({ text, offsets: [], hardBreaks: [] });
+  return spans.map((s) => text.slice(s.start, s.end));
+}
+
+/**
+ * Judges every citation that makes a claim against the abstract of the entry it cites: the .bib's
+ * `abstract`, or the one the reference check fetched. Judgements are cached on disk by model, claim
+ * and abstract, so editing one sentence judges only its own citations again.
+ */
+export async function checkSupport(result: CheckResult, deps: SupportDependencies, cache?: LookupCache): Promise<CitationSupport[]> {
+  const entries = new Map<string, BibEntry>();
+  for (const entry of result.bibliographies.flatMap((b) => b.entries)) if (!entries.has(entry.key)) entries.set(entry.key, entry);
+  const judged: { citation: Citation; judgement: SupportJudgement }[] = [];
+  for (const citation of result.citations) {
+    const entry = entries.get(citation.key);
+    if (!citation.claim || !entry) continue;
+    const abstract = entry.abstract ?? result.verdicts?.get(citation.key)?.abstract?.text;
+    const judgement = await cached(cache, deps, citation.claim.text, abstract, () =>
+      judgeSupport(citation.claim?.text ?? '', abstract === undefined ? undefined : abstractSentences(abstract), deps),
+    );
+    judged.push({ citation, judgement });
+  }
+  const supportedClaims = await claimsSupportedTogether(judged, deps);
+  return judged.map((j) => ({ ...j, supportedTogether: j.judgement.label !== 'supported' && supportedClaims.has(claimId(j.citation)) }));
+}
+
+/**
+ * Sentences whose citations support them together: one of them does alone, or, with a model, the best
+ * sentences of all their abstracts read as one premise entail the claim ("A does X [1] and Y [2]").
+ */
+async function claimsSupportedTogether(judged: readonly { citation: Citation; judgement: SupportJudgement }[], deps: SupportDependencies): Promise<Set<string>> {
+  const byClaim = new Map<string, { citation: Citation; judgement: SupportJudgement }[]>();
+  for (const j of judged) byClaim.set(claimId(j.citation), [...(byClaim.get(claimId(j.citation)) ?? []), j]);
+  const supported = new Set<string>();
+  const threshold = (deps.thresholds ?? DEFAULT_THRESHOLDS).entailment;
+  for (const [id, group] of byClaim) {
+    if (group.some((j) => j.judgement.label === 'supported')) {
+      supported.add(id);
+      continue;
+    }
+    const evidence = group.filter((j) => j.judgement.label !== 'contradicted' && j.judgement.sentence).map((j) => j.judgement.sentence ?? '');
+    if (!deps.nli || evidence.length < 2) continue;
+    const [scores] = await deps.nli.model.classify([{ premise: evidence.join(' '), hypothesis: group[0].citation.claim?.text ?? '' }], deps.signal);
+    if (scores && scores.entailment >= threshold) supported.add(id);
+  }
+  return supported;
+}
+
+function claimId(citation: Citation): string {
+  const range = citation.claim?.range;
+  return `${citation.file}:${range?.start.line}:${range?.start.character}`;
+}
+
+async function cached(
+  cache: LookupCache | undefined,
+  deps: SupportDependencies,
+  claim: string,
+  abstract: string | undefined,
+  judge: () => Promise<SupportJudgement>,
+): Promise<SupportJudgement> {
+  if (!cache || abstract === undefined) return judge();
+  const key = `support:${deps.nli?.id ?? 'relevance'}:${hash(claim)}:${hash(abstract)}`;
+  const hit = await cache.get(key);
+  if (hit?.status === 200) return JSON.parse(hit.body) as SupportJudgement;
+  const judgement = await judge();
+  await cache.set(key, { status: 200, body: JSON.stringify(judgement) });
+  return judgement;
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/**
+ * Findings for support verdicts, on the citation: contradicted (warning), unsupported (information)
+ * unless another citation of the sentence supports it, unverifiable (hint) when there is no abstract.
+ */
+export function supportFindings(supports: readonly CitationSupport[], ignored: (citation: Citation) => boolean = () => false): Finding[] {
+  const findings: Finding[] = [];
+  for (const { citation, judgement, supportedTogether } of supports) {
+    if (ignored(citation)) continue;
+    const at = { file: citation.file, range: citation.range, key: citation.key };
+    const evidence = {
+      sentence: judgement.sentence,
+      scores: { entailment: judgement.entailment, contradiction: judgement.contradiction, relevance: round(judgement.relevance) },
+      model: judgement.model,
+    };
+    if (judgement.label === 'contradicted') {
+      findings.push({ ...at, code: 'contradicted', severity: 'warning', message: `The abstract of '${citation.key}' contradicts this sentence: "${judgement.sentence}"`, evidence });
+    } else if (judgement.label === 'unsupported' && !supportedTogether) {
+      const why = judgement.reason ? ` (${judgement.reason})` : '';
+      findings.push({ ...at, code: 'unsupported', severity: 'information', message: `The abstract of '${citation.key}' does not support this sentence${why}. Closest: "${judgement.sentence}"`, evidence });
+    } else if (judgement.label === 'unverifiable' && judgement.reason === 'no abstract') {
+      findings.push({ ...at, code: 'unverifiable', severity: 'hint', message: `No abstract of '${citation.key}' to check this sentence against.`, evidence });
+    }
+  }
+  return findings;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

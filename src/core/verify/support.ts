@@ -1,0 +1,90 @@
+import type { NliModel, NliScores } from '../models/nli';
+
+/** Whether a cited abstract backs the sentence that cites it. */
+export type SupportLabel = 'supported' | 'contradicted' | 'unsupported' | 'unverifiable';
+
+export interface SupportThresholds {
+  /** Entailment probability from which a sentence of the abstract supports the claim. */
+  readonly entailment: number;
+  /** Contradiction probability from which a sentence of the abstract contradicts the claim. */
+  readonly contradiction: number;
+  /** Relevance below which the abstract is taken to be about something else. */
+  readonly relevance: number;
+}
+
+/**
+ * Entailment and contradiction at 0.5 are the models' own decision boundary for a 3-way softmax.
+ * Relevance 0.05 (stemmed TF-IDF cosine) sits below nearly every cited abstract of SciFact and
+ * Citation-Integrity train (see `npm run bench`); set from train data, not tuned on dev.
+ */
+export const DEFAULT_THRESHOLDS: SupportThresholds = { entailment: 0.5, contradiction: 0.5, relevance: 0.05 };
+
+/** How related a claim is to passages of an abstract: the best passage and its score, 0–1. */
+export type RelevanceScorer = (claim: string, passages: readonly string[]) => { readonly score: number; readonly best: number };
+
+export interface SupportJudgement {
+  readonly label: SupportLabel;
+  /** Why, in a few words, when the label alone does not say it (`no abstract`, `no NLI model`). */
+  readonly reason?: string;
+  readonly relevance: number;
+  /** Highest entailment over the abstract and its sentences; undefined without a model. */
+  readonly entailment?: number;
+  readonly contradiction?: number;
+  /** The sentence the label rests on (the entailing or contradicting one, else the closest), or the whole abstract when it decided. */
+  readonly sentence?: string;
+  readonly model?: string;
+}
+
+export interface SupportDependencies {
+  readonly relevance: RelevanceScorer;
+  readonly nli?: { readonly model: NliModel; readonly id: string };
+  readonly thresholds?: SupportThresholds;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Judges one (claim, cited abstract) pair. Premises are each sentence of the abstract and, when it
+ * has several, the whole abstract (a claim may rest on two sentences together); the hypothesis is the
+ * claim. The best entailment and contradiction over the premises decide, with the sentence that gave
+ * them. Without a model, only an unrelated abstract can be told: that is `unsupported`.
+ */
+export async function judgeSupport(claim: string, abstract: readonly string[] | undefined, deps: SupportDependencies): Promise<SupportJudgement> {
+  const sentences = (abstract ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
+  if (sentences.length === 0) return { label: 'unverifiable', reason: 'no abstract', relevance: 0 };
+  const thresholds = deps.thresholds ?? DEFAULT_THRESHOLDS;
+  const premises = sentences.length > 1 ? [...sentences, sentences.join(' ')] : sentences;
+  // Relevance is the best of the abstract and its sentences; the sentence shown is always a sentence.
+  const bySentence = deps.relevance(claim, sentences);
+  const relevance = { score: Math.max(bySentence.score, deps.relevance(claim, [sentences.join(' ')]).score) };
+  const closest = sentences[bySentence.best];
+  if (!deps.nli) {
+    return relevance.score < thresholds.relevance
+      ? { label: 'unsupported', reason: 'the abstract is about something else', relevance: relevance.score, sentence: closest }
+      : { label: 'unverifiable', reason: 'no NLI model', relevance: relevance.score, sentence: closest };
+  }
+  const scores = await deps.nli.model.classify(
+    premises.map((premise) => ({ premise, hypothesis: claim })),
+    deps.signal,
+  );
+  const entail = strongest(scores, 'entailment');
+  const contra = strongest(scores, 'contradiction');
+  const base = { relevance: relevance.score, entailment: entail.value, contradiction: contra.value, model: deps.nli.id };
+  if (contra.value >= thresholds.contradiction && contra.value > entail.value) {
+    return { ...base, label: 'contradicted', sentence: sentenceFor(premises, contra.index, sentences) };
+  }
+  if (entail.value >= thresholds.entailment) return { ...base, label: 'supported', sentence: sentenceFor(premises, entail.index, sentences) };
+  return { ...base, label: 'unsupported', sentence: closest };
+}
+
+function strongest(scores: readonly NliScores[], label: 'entailment' | 'contradiction'): { value: number; index: number } {
+  let index = 0;
+  scores.forEach((s, i) => {
+    if (s[label] > scores[index][label]) index = i;
+  });
+  return { value: scores[index]?.[label] ?? 0, index };
+}
+
+/** The text to show for a premise: the sentence, or the whole abstract when the whole decided. */
+function sentenceFor(premises: readonly string[], index: number, sentences: readonly string[]): string {
+  return index < sentences.length ? sentences[index] : premises[index];
+}

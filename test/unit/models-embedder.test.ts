@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { OnnxEmbedder } from '../../src/core/models/embedder';
+import { ModelError } from '../../src/core/models/errors';
+import { TextTokenizer } from '../../src/core/models/tokenizer';
+import { assertClose, unit } from './support/onnx/expect';
+import { MINILM_TOKENIZER, writeModelFolder } from './support/onnx/folders';
+import { encoderGraph, encoderStates } from './support/onnx/graphs';
+import { makeTempDir } from './support/tempDir';
+
+// Checked against the real vocabulary in models-tokenizer.test.ts.
+const TEXT = 'Aspirin reduces the risk of stroke.';
+const TEXT_IDS = [101, 2004, 8197, 6657, 13416, 1996, 3891, 1997, 6909, 1012, 102];
+const BGE_QUERY_PREFIX = 'Represent this sentence for searching relevant passages: ';
+
+const TEXTS = [TEXT, 'Stroke.', 'Most citations in the preprints we read were accurate, and none was fabricated.', 'Risk.'];
+
+function meanOf(states: number[][]): number[] {
+  return states[0].map((_, d) => states.reduce((sum, s) => sum + s[d], 0) / states.length);
+}
+
+function encoderConfig(nameOrPath: string): Record<string, unknown> {
+  return { model_type: 'bert', _name_or_path: nameOrPath, max_position_embeddings: 512, pad_token_id: 0 };
+}
+
+describe('the ONNX sentence encoder', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  const encoders: OnnxEmbedder[] = [];
+
+  async function load(nameOrPath: string, files: Record<string, string> = {}, batchSize?: number): Promise<OnnxEmbedder> {
+    const temp = await makeTempDir();
+    cleanups.push(temp.remove);
+    await writeModelFolder(temp.dir, { model: encoderGraph(), config: encoderConfig(nameOrPath), files });
+    const encoder = await OnnxEmbedder.load(temp.dir, { batchSize, threads: 1 });
+    encoders.push(encoder);
+    return encoder;
+  }
+
+  afterEach(async () => {
+    for (const encoder of encoders.splice(0)) await encoder.dispose();
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it('averages the token states of all-MiniLM-L6-v2 and scales the mean to unit length', async () => {
+    const encoder = await load('sentence-transformers/all-MiniLM-L6-v2');
+    const [vector] = await encoder.embed([TEXT], 'passage');
+    assertClose(vector, unit(meanOf(encoderStates(TEXT_IDS))));
+  });
+
+  it('takes the [CLS] state of bge-small-en-v1.5, and puts its instruction before queries only', async () => {
+    const encoder = await load('BAAI/bge-small-en-v1.5');
+    const [passage] = await encoder.embed([TEXT], 'passage');
+    const [query] = await encoder.embed([TEXT], 'query');
+    assertClose(passage, unit(encoderStates(TEXT_IDS)[0]));
+    const tokenizer = new TextTokenizer(JSON.parse(readFileSync(MINILM_TOKENIZER, 'utf8')) as object, {}, 512, 0);
+    const queryIds = [...tokenizer.encode(BGE_QUERY_PREFIX + TEXT).ids];
+    assert.deepEqual(queryIds.slice(-10), TEXT_IDS.slice(1));
+    assertClose(query, unit(encoderStates(queryIds)[0]));
+  });
+
+  it('follows 1_Pooling/config.json over its defaults', async () => {
+    const encoder = await load('someone/unknown-encoder', { '1_Pooling/config.json': JSON.stringify({ pooling_mode_cls_token: true, pooling_mode_mean_tokens: false }) });
+    const [vector] = await encoder.embed([TEXT], 'query');
+    assertClose(vector, unit(encoderStates(TEXT_IDS)[0]));
+  });
+
+  it('cuts texts to max_seq_length of sentence_bert_config.json', async () => {
+    const encoder = await load('sentence-transformers/all-MiniLM-L6-v2', { 'sentence_bert_config.json': JSON.stringify({ max_seq_length: 6 }) });
+    const [vector] = await encoder.embed([TEXT], 'passage');
+    assertClose(vector, unit(meanOf(encoderStates([101, 2004, 8197, 6657, 13416, 102]))));
+  });
+
+  it('gives unit vectors that do not depend on the batch size or the padding of shorter texts', async () => {
+    const one = await (await load('sentence-transformers/all-MiniLM-L6-v2', {}, 1)).embed(TEXTS, 'passage');
+    const all = await (await load('sentence-transformers/all-MiniLM-L6-v2', {}, 16)).embed(TEXTS, 'passage');
+    assert.equal(all.length, TEXTS.length);
+    assert.deepEqual(all, one);
+    for (const vector of all) assert.ok(Math.abs(Math.hypot(...vector) - 1) < 1e-6);
+    assert.notDeepEqual(all[0], all[1]);
+  });
+
+  it('refuses a pooling it does not do, naming the file', async () => {
+    await assert.rejects(load('someone/unknown-encoder', { '1_Pooling/config.json': JSON.stringify({ pooling_mode_max_tokens: true }) }), (error: Error) => {
+      assert.ok(error instanceof ModelError);
+      assert.match(error.message, /1_Pooling\/config\.json asks for a pooling Attest does not do/);
+      return true;
+    });
+  });
+});

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ModelError } from '../../src/core/models/errors';
+import { readModelFolder } from '../../src/core/models/folder';
+import { OnnxNliModel } from '../../src/core/models/nli';
+import { nliConfig, writeModelFolder } from './support/onnx/folders';
+import { nliGraph } from './support/onnx/graphs';
+import { makeTempDir } from './support/tempDir';
+
+/** Asserts the promise rejects with a ModelError about `file` whose message matches `message`. */
+async function rejectsAbout(promise: Promise<unknown>, file: string | undefined, message: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: Error) => {
+    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
+    assert.equal(error.file, file);
+    assert.match(error.message, message);
+    return true;
+  });
+}
+
+describe('reading a model folder', () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, remove } = await makeTempDir());
+  });
+
+  afterEach(() => remove());
+
+  it('finds model.onnx, tokenizer.json and config.json, and reads labels by index', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), config: nliConfig({ 2: 'neutral', 0: 'contradiction', 1: 'entailment' }) });
+    const folder = await readModelFolder(dir);
+    assert.equal(folder.modelFile, path.join(dir, 'model.onnx'));
+    assert.deepEqual(folder.config.labels, ['contradiction', 'entailment', 'neutral']);
+    assert.equal(folder.config.maxLength, 512);
+    assert.equal(folder.config.modelType, 'deberta-v2');
+    assert.deepEqual(folder.tokenizerConfig, {});
+  });
+
+  it('takes the quantized graph only when asked to prefer it', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), modelPath: 'onnx/model.onnx', config: nliConfig() });
+    await fs.writeFile(path.join(dir, 'onnx/model_quantized.onnx'), nliGraph());
+    assert.equal((await readModelFolder(dir)).modelFile, path.join(dir, 'onnx/model.onnx'));
+    assert.equal((await readModelFolder(dir, { preferQuantized: true })).modelFile, path.join(dir, 'onnx/model_quantized.onnx'));
+  });
+
+  it('uses the quantized graph when it is the only one, as a download of it leaves the folder', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), modelPath: 'onnx/model_quantized.onnx', config: nliConfig() });
+    assert.equal((await readModelFolder(dir)).modelFile, path.join(dir, 'onnx/model_quantized.onnx'));
+  });
+
+  it('limits inputs to the shorter of max_position_embeddings and the model_max_length of tokenizer_config.json', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), config: nliConfig(), files: { 'tokenizer_config.json': JSON.stringify({ model_max_length: 256 }) } });
+    assert.equal((await readModelFolder(dir)).config.maxLength, 256);
+    // tokenizers writes 1e30 when a model sets no limit.
+    await fs.writeFile(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ model_max_length: 1e30 }));
+    assert.equal((await readModelFolder(dir)).config.maxLength, 512);
+  });
+
+  it('says a folder that does not exist does not exist', async () => {
+    const missing = path.join(dir, 'nowhere');
+    await rejectsAbout(readModelFolder(missing), undefined, new RegExp(`The model folder ${missing} does not exist`));
+  });
+
+  it('names the model files it looked for when there is none', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), modelPath: 'weights.bin', config: nliConfig() });
+    await rejectsAbout(readModelFolder(dir), path.join(dir, 'model.onnx'), /has no ONNX model \(looked for model\.onnx, onnx\/model\.onnx, onnx\/model_quantized\.onnx\)/);
+  });
+
+  it('names a missing tokenizer.json', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), config: nliConfig() });
+    await fs.rm(path.join(dir, 'tokenizer.json'));
+    await rejectsAbout(readModelFolder(dir), path.join(dir, 'tokenizer.json'), /has no tokenizer\.json/);
+  });
+
+  it('names a config.json that is cut off, and says to download it again', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), config: nliConfig() });
+    await fs.writeFile(path.join(dir, 'config.json'), '{"model_type": "deberta-v2", "id2l');
+    const file = path.join(dir, 'config.json');
+    await rejectsAbout(readModelFolder(dir), file, /config\.json is not valid JSON .*download it again/);
+  });
+
+  it('refuses an id2label with a gap', async () => {
+    await writeModelFolder(dir, { model: nliGraph(), config: nliConfig({ 0: 'entailment', 2: 'neutral' }) });
+    await rejectsAbout(readModelFolder(dir), path.join(dir, 'config.json'), /id2label should name every output index from 0 up/);
+  });
+
+  it('says a model.onnx ONNX Runtime cannot read may be incomplete', async () => {
+    await writeModelFolder(dir, { model: nliGraph().subarray(0, 40), config: nliConfig() });
+    const file = path.join(dir, 'model.onnx');
+    await rejectsAbout(OnnxNliModel.load(dir), file, /ONNX Runtime could not load .*model\.onnx .*may be incomplete or not an ONNX model: download it again/);
+  });
+});
