@@ -5,15 +5,22 @@ import { FsWorkspace } from '../core/fsWorkspace';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { UnreadableFileError } from '../core/text/decode';
 import { citedEntries, verifyEntries, withReferenceFindings } from '../core/verify/references';
+import type { CheckResult } from '../core/check';
+import { analyze } from '../core/index/analyzer';
+import { ModelError } from '../core/models/errors';
+import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
+import { IgnoreList, ignoreFileFor } from '../core/verify/ignore';
+import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 import { formatJson, formatText } from './report';
-import { ConfigFileError, setUpSources } from './sourcesSetup';
+import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
+import { verify, VERIFY_USAGE } from './verify';
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
 
 const USAGE = `Usage: attest check FILE [--bib FILE]... [--format text|json] [--offline] [--config FILE]
-                    [--cache DIR] [--show-unchecked]
+                    [--cache DIR] [--show-unchecked] [--nli-model DIR]
 
 Checks the citations of a LaTeX or Markdown manuscript against its bibliographies, and looks the
 cited references up in open bibliographic sources (Crossref, OpenAlex, Semantic Scholar, arXiv,
@@ -24,6 +31,8 @@ Europe PMC; CORE with a key) to tell fabricated references and wrong metadata.
   --config FILE       JSON settings with the editor's keys, e.g. {"attest.sources.enabled": ["crossref"]}
   --cache DIR         where lookups are kept between runs (default: $XDG_CACHE_HOME/attest/lookups)
   --show-unchecked    also list references that could not be checked
+  --nli-model DIR     an ONNX NLI model folder (or ATTEST_NLI_MODEL) to judge whether each cited
+                      abstract supports its sentence; without one, only unrelated abstracts are caught
 API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
 ATTEST_CROSSREF_PLUS_TOKEN.
 Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;
@@ -42,9 +51,10 @@ const processConsole: Console = {
 export async function main(argv: readonly string[], io: Console = processConsole): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
-    io.out(`${USAGE}\n`);
+    io.out(`${USAGE}\n\n${VERIFY_USAGE}\n`);
     return EXIT_OK;
   }
+  if (command === 'verify') return verify(rest, io);
   if (command !== 'check') {
     io.err(`attest: ${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${USAGE}\n`);
     return EXIT_USAGE;
@@ -65,6 +75,7 @@ async function check(args: readonly string[], io: Console): Promise<number> {
         config: { type: 'string' },
         cache: { type: 'string' },
         'show-unchecked': { type: 'boolean', default: false },
+        'nli-model': { type: 'string' },
       },
     });
   } catch (error) {
@@ -97,10 +108,11 @@ async function check(args: readonly string[], io: Console): Promise<number> {
       const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(io) });
       result = withReferenceFindings(result, verdicts, setup.showUnchecked);
     }
+    if (setup.checkSupport) result = await checkClaims(result, values['nli-model'], setup, io);
     io.out(values.format === 'json' ? formatJson(result) : formatText(result, process.cwd()));
     return result.findings.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
   } catch (error) {
-    if (error instanceof UnreadableFileError || error instanceof ConfigFileError) {
+    if (error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError) {
       io.err(`attest check: ${error.message}\n`);
       return EXIT_USAGE;
     }
@@ -112,4 +124,18 @@ async function check(args: readonly string[], io: Console): Promise<number> {
 function progressReporter(io: Console): ((done: number, total: number) => void) | undefined {
   if (!process.stderr.isTTY || io !== processConsole) return undefined;
   return (done, total) => io.err(`\rLooking up references: ${done}/${total}${done === total ? '\n' : ''}`);
+}
+
+/** Whether each cited abstract supports its sentence: with the NLI model when one is given, else by relevance. */
+async function checkClaims(result: CheckResult, modelFlag: string | undefined, setup: SourcesSetup, io: Console): Promise<CheckResult> {
+  const nli = await loadNliModel(modelFlag, process.env);
+  const hasAbstracts = result.bibliographies.some((b) => b.entries.some((e) => e.abstract)) || [...(result.verdicts?.values() ?? [])].some((l) => l.abstract);
+  if (!nli && hasAbstracts) io.err(`attest check: ${NO_MODEL_MESSAGE}\n`);
+  try {
+    const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache);
+    const ignored = await IgnoreList.load(ignoreFileFor(result.root));
+    return withSupportFindings(result, supports, (c) => ignored.has(c));
+  } finally {
+    await nli?.model.dispose();
+  }
 }

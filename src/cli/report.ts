@@ -36,6 +36,23 @@ export function formatJson(result: CheckResult): string {
       message: f.message,
       ...(f.evidence ? { evidence: f.evidence } : {}),
     })),
+    ...(result.supports
+      ? {
+          support: result.supports.map(({ citation, judgement, supportedTogether }) => ({
+            key: citation.key,
+            file: citation.file,
+            line: citation.range.start.line + 1,
+            column: citation.range.start.character + 1,
+            label: judgement.label,
+            supportedTogether,
+            entailment: judgement.entailment ?? null,
+            contradiction: judgement.contradiction ?? null,
+            relevance: judgement.relevance,
+            sentence: judgement.sentence ?? null,
+            model: judgement.model ?? null,
+          })),
+        }
+      : {}),
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return `${JSON.stringify(report, null, 2)}\n`;

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { LookupCache } from '../core/sources/cache';
 import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
 import { createSources, secretsFromEnvironment } from '../core/sources/registry';
+import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
 import type { PaperSource } from '../core/sources/types';
 
 export interface SourcesSetup {
@@ -12,6 +13,11 @@ export interface SourcesSetup {
   /** Whether to look references up at all (`attest.references.check`). */
   readonly checkReferences: boolean;
   readonly showUnchecked: boolean;
+  /** Whether to judge each cited abstract against its sentence (`attest.support.check`). */
+  readonly checkSupport: boolean;
+  readonly thresholds: SupportThresholds;
+  /** Lookups and judgements kept between runs. */
+  readonly cache: LookupCache;
   /** Settings that were not understood, for the user to fix. */
   readonly warnings: string[];
 }
@@ -28,13 +34,16 @@ export async function setUpSources(flags: { config?: string; offline: boolean; c
   const { config, problems } = sourcesConfigFrom((key) => settings[key]);
   const effective: SourcesConfig = { ...config, offline: flags.offline || config.offline };
   const cache = new LookupCache(flags.cache ? path.resolve(flags.cache) : defaultCacheDirectory());
-  const checkReferences = settings['attest.references.check'] !== false;
+  const thresholds = thresholdsFrom((key) => settings[key]);
   return {
     config: effective,
     sources: createSources(effective, secretsFromEnvironment(process.env), cache),
-    checkReferences,
+    checkReferences: settings['attest.references.check'] !== false,
     showUnchecked: flags.showUnchecked || settings['attest.references.showUnchecked'] === true,
-    warnings: problems,
+    checkSupport: settings['attest.support.check'] !== false,
+    thresholds: thresholds.thresholds,
+    cache,
+    warnings: [...problems, ...thresholds.problems],
   };
 }
 

@@ -7,6 +7,7 @@ import { loadManuscript, ParseCache, type Manuscript } from './manuscript/projec
 import type { Citation } from './manuscript/types';
 import type { Range } from './text/positions';
 import { checkIntrinsic } from './verify/intrinsic';
+import type { CitationSupport } from './verify/claims';
 import type { Verdicts } from './verify/references';
 import { readIfText, type Workspace } from './workspace';
 
@@ -30,6 +31,8 @@ export interface CheckResult {
   readonly findings: readonly Finding[];
   /** What the open sources said about the cited entries, once the reference check has run. */
   readonly verdicts?: Verdicts;
+  /** Whether each cited abstract supports its claim, once the support check has run. */
+  readonly supports?: readonly CitationSupport[];
 }
 
 /** The caches one session of checks shares, so unchanged files are not parsed again. */

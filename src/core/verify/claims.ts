@@ -5,7 +5,9 @@ import type { Finding } from '../findings';
 import { splitSentences } from '../manuscript/sentences';
 import type { Citation } from '../manuscript/types';
 import type { LookupCache } from '../sources/cache';
-import { DEFAULT_THRESHOLDS, judgeSupport, type SupportDependencies, type SupportJudgement } from './support';
+import { sortFindings } from '../check';
+import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
+import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
 
 /** One citation's support verdict. */
 export interface CitationSupport {
@@ -119,4 +121,19 @@ export function supportFindings(supports: readonly CitationSupport[], ignored: (
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+/**
+ * Relevance scored against the abstracts at hand: their term statistics weigh the words that tell
+ * papers apart, and the ones every abstract of the field uses count little.
+ */
+export function relevanceAmong(result: CheckResult, analyze: Analyze): RelevanceScorer {
+  const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => (e.abstract ? [e.abstract] : [])));
+  for (const lookup of result.verdicts?.values() ?? []) if (lookup.abstract) abstracts.push(lookup.abstract.text);
+  return tfidfRelevance(analyze, TermStatistics.of(abstracts, analyze));
+}
+
+/** The check's result with the support findings added in their places. */
+export function withSupportFindings(result: CheckResult, supports: readonly CitationSupport[], ignored?: (citation: Citation) => boolean): CheckResult {
+  return { ...result, supports, findings: sortFindings([...result.findings, ...supportFindings(supports, ignored)]) };
 }

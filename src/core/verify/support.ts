@@ -19,6 +19,20 @@ export interface SupportThresholds {
  */
 export const DEFAULT_THRESHOLDS: SupportThresholds = { entailment: 0.5, contradiction: 0.5, relevance: 0.05 };
 
+/** The thresholds from setting keys (`attest.support.entailmentThreshold`, …), defaults where unset or invalid. */
+export function thresholdsFrom(get: (key: string) => unknown): { thresholds: SupportThresholds; problems: string[] } {
+  const problems: string[] = [];
+  const read = (name: keyof SupportThresholds): number => {
+    const key = `attest.support.${name}Threshold`;
+    const value = get(key);
+    if (value === undefined || value === null) return DEFAULT_THRESHOLDS[name];
+    if (typeof value === 'number' && value >= 0 && value <= 1) return value;
+    problems.push(`${key} must be a number from 0 to 1; using ${DEFAULT_THRESHOLDS[name]}.`);
+    return DEFAULT_THRESHOLDS[name];
+  };
+  return { thresholds: { entailment: read('entailment'), contradiction: read('contradiction'), relevance: read('relevance') }, problems };
+}
+
 /** How related a claim is to passages of an abstract: the best passage and its score, 0–1. */
 export type RelevanceScorer = (claim: string, passages: readonly string[]) => { readonly score: number; readonly best: number };
 

@@ -1,0 +1,88 @@
+import { promises as fs } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { analyze } from '../core/index/analyzer';
+import { ModelError } from '../core/models/errors';
+import { abstractSentences } from '../core/verify/claims';
+import { TermStatistics, tfidfRelevance } from '../core/verify/relevance';
+import { judgeSupport } from '../core/verify/support';
+import type { Console } from './main';
+import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
+
+export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
+
+Judges whether each abstract supports its claim. Input lines: {"id", "claim", "abstract"} with the
+abstract a string or a list of sentences. Output lines: {"id", "label", "entailment", "contradiction",
+"relevance", "sentence"}; label is supported, contradicted, unsupported or unverifiable.`;
+
+interface Pair {
+  readonly id: string | number;
+  readonly claim: string;
+  readonly sentences: readonly string[];
+}
+
+/** `attest verify`: exit 0 when every pair was judged, 2 on a usage, input or model error. */
+export async function verify(args: readonly string[], io: Console): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: { pairs: { type: 'string' }, 'nli-model': { type: 'string' }, format: { type: 'string', default: 'jsonl' } },
+    }));
+  } catch (error) {
+    io.err(`attest verify: ${(error as Error).message}\n${VERIFY_USAGE}\n`);
+    return 2;
+  }
+  if (!values.pairs || values.format !== 'jsonl') {
+    io.err(`attest verify: ${values.pairs ? '--format must be jsonl' : '--pairs FILE.jsonl is required'}\n${VERIFY_USAGE}\n`);
+    return 2;
+  }
+  let pairs: Pair[];
+  try {
+    pairs = parsePairs(await fs.readFile(values.pairs, 'utf8'));
+  } catch (error) {
+    io.err(`attest verify: ${(error as Error).message}\n`);
+    return 2;
+  }
+  let nli;
+  try {
+    nli = await loadNliModel(values['nli-model'], process.env);
+  } catch (error) {
+    if (!(error instanceof ModelError)) throw error;
+    io.err(`attest verify: ${error.message}\n`);
+    return 2;
+  }
+  if (!nli) io.err(`attest verify: ${NO_MODEL_MESSAGE}\n`);
+  try {
+    const relevance = tfidfRelevance(analyze, TermStatistics.of(pairs.map((p) => p.sentences.join(' ')), analyze));
+    for (const pair of pairs) {
+      const j = await judgeSupport(pair.claim, pair.sentences, { relevance, nli });
+      io.out(`${JSON.stringify({ id: pair.id, label: j.label, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null })}\n`);
+    }
+  } finally {
+    await nli?.model.dispose();
+  }
+  return 0;
+}
+
+function parsePairs(text: string): Pair[] {
+  const pairs: Pair[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    const where = `line ${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new Error(`${where} is not JSON`);
+    }
+    if (typeof value !== 'object' || value === null) throw new Error(`${where} is not an object`);
+    const { id, claim, abstract } = value as Record<string, unknown>;
+    if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`${where} has no "id"`);
+    if (typeof claim !== 'string') throw new Error(`${where} has no "claim" string`);
+    const sentences =
+      typeof abstract === 'string' ? abstractSentences(abstract) : Array.isArray(abstract) && abstract.every((s) => typeof s === 'string') ? (abstract as string[]) : undefined;
+    if (sentences === undefined && abstract !== undefined && abstract !== null) throw new Error(`${where}: "abstract" must be a string or a list of strings`);
+    pairs.push({ id, claim, sentences: sentences ?? [] });
+  });
+  return pairs;
+}

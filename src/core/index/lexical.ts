@@ -1,0 +1,72 @@
+/**
+ * Lexical search over papers: the side of Find Evidence that needs no model, and all of it when no
+ * sentence encoder is installed.
+ *
+ *   const index = new LexicalIndex();
+ *   index.add(paper);                                  // again with the same id replaces it
+ *   index.search('IL-6 predicts mortality', 20)        // [{ id, score }], best first
+ *   index.bestSentence(query, paper.abstract)          // the sentence to show under the title
+ *   LexicalIndex.fromJSON(JSON.parse(JSON.stringify(index)))
+ *
+ * A paper is two fields: its title, and its title and abstract as one text. Ranking is BM25 over
+ * the text plus a fifth of the title's BM25, so a title that names the query's terms lifts a paper
+ * a little. Measured on BEIR SciFact's 809 training claims (nDCG@10): title and abstract as separate
+ * fields, MiniSearch's defaults, 0.669; one text field 0.696; text plus title at 0.2, 0.703. Weighting
+ * the title at 1 or more, rewarding documents for matching more distinct query terms (MiniSearch's
+ * default), the BM25+ floor, RM3 query expansion (+0.003 ± 0.003), word-pair matching and
+ * best-sentence scores all did no better.
+ */
+import type { Paper } from '../papers/paper';
+import { analyze, termFrequencies } from './analyzer';
+import { Bm25Index, type Bm25Hit, type Bm25IndexData, type Bm25Settings } from './bm25';
+import { bestSentence, type Passage } from './passages';
+
+/** Fields in the order `add` gives them: the title, then title and abstract as one text. */
+const TEXT = 1;
+
+/** k1 and b are Lucene's usual values; SciFact training claims liked anything within 0.8–1.4 and 0.4–0.7. */
+const SETTINGS: Bm25Settings = { k1: 1.2, b: 0.7, fieldWeights: [0.2, 1] };
+
+export type LexicalHit = Bm25Hit;
+export type LexicalIndexData = Bm25IndexData;
+
+export class LexicalIndex {
+  private bm25 = new Bm25Index(SETTINGS);
+
+  static fromJSON(data: LexicalIndexData): LexicalIndex {
+    const index = new LexicalIndex();
+    index.bm25 = Bm25Index.fromJSON(data, SETTINGS);
+    return index;
+  }
+
+  get size(): number {
+    return this.bm25.size;
+  }
+
+  has(id: string): boolean {
+    return this.bm25.has(id);
+  }
+
+  add(paper: Paper): void {
+    const title = analyze(paper.title);
+    this.bm25.add(paper.id, [title, [...title, ...analyze(paper.abstract ?? '')]]);
+  }
+
+  remove(id: string): boolean {
+    return this.bm25.remove(id);
+  }
+
+  /** The `limit` papers that best match the query, best first. */
+  search(query: string, limit: number): LexicalHit[] {
+    return this.bm25.search(termFrequencies(analyze(query)), limit);
+  }
+
+  /** The abstract's sentence that best matches the query, weighing terms by their rarity in this index. */
+  bestSentence(query: string, abstract: string): Passage | undefined {
+    return bestSentence(query, abstract, (term) => this.bm25.idf(term, TEXT));
+  }
+
+  toJSON(): LexicalIndexData {
+    return this.bm25.toJSON();
+  }
+}

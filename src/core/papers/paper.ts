@@ -1,0 +1,54 @@
+import type { Author } from '../bibliography/types';
+import type { SourceId, SourceRecord } from '../sources/types';
+
+/** Where a paper's metadata came from, so evidence shown to the user can name and link its source. */
+export interface PaperOrigin {
+  readonly id: SourceId;
+  /** The source's own identifier of the work. */
+  readonly recordId: string;
+  /** The record's page at the source. */
+  readonly url?: string;
+}
+
+/** A published work as Attest searches and quotes it: what the index ranks and the verifier reads. */
+export interface Paper {
+  /** `doi:…`, else `arxiv:…`, else `<source>:<record id>`; see `paperId`. */
+  readonly id: string;
+  readonly title: string;
+  readonly abstract?: string;
+  readonly authors: readonly Author[];
+  readonly year?: number;
+  readonly venue?: string;
+  /** Lower-case, without a `https://doi.org/` prefix. */
+  readonly doi?: string;
+  /** Without version suffix. */
+  readonly arxivId?: string;
+  readonly openAccessUrl?: string;
+  /** Absent for a paper that came from no bibliographic source, such as a local collection. */
+  readonly source?: PaperOrigin;
+}
+
+/**
+ * A paper's id. DOI first, then arXiv id, because those name the work itself: the same paper found
+ * through two sources gets one id and is indexed once.
+ */
+export function paperId(record: Pick<SourceRecord, 'source' | 'id' | 'doi' | 'arxivId'>): string {
+  if (record.doi) return `doi:${record.doi}`;
+  if (record.arxivId) return `arxiv:${record.arxivId}`;
+  return `${record.source}:${record.id}`;
+}
+
+export function paperFromRecord(record: SourceRecord): Paper {
+  return {
+    id: paperId(record),
+    title: record.title,
+    abstract: record.abstract,
+    authors: record.authors,
+    year: record.year,
+    venue: record.venue,
+    doi: record.doi,
+    arxivId: record.arxivId,
+    openAccessUrl: record.openAccessUrl,
+    source: { id: record.source, recordId: record.id, url: record.url },
+  };
+}

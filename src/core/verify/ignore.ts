@@ -1,0 +1,63 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Citation } from '../manuscript/types';
+
+/** One verdict the user judged wrong: a citation of `key` in the sentence with this text. */
+export interface IgnoredVerdict {
+  readonly key: string;
+  /** SHA-256 of the claim's text: editing the sentence brings the verdict back, moving it does not. */
+  readonly claim: string;
+  /** The sentence as it was, for a person reading the file. */
+  readonly text: string;
+}
+
+interface IgnoreFile {
+  readonly version: 1;
+  readonly ignored: readonly IgnoredVerdict[];
+}
+
+/** Where a manuscript's ignored verdicts live, beside it, so that the editor and the CLI share them. */
+export function ignoreFileFor(root: string): string {
+  return path.join(path.dirname(root), '.attest', 'ignore.json');
+}
+
+export class IgnoreList {
+  private constructor(
+    readonly file: string,
+    private readonly entries: IgnoredVerdict[],
+  ) {}
+
+  /** Reads the list; a missing file is an empty list, a damaged one is an error naming the file. */
+  static async load(file: string): Promise<IgnoreList> {
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch {
+      return new IgnoreList(file, []);
+    }
+    const parsed = JSON.parse(text) as Partial<IgnoreFile>;
+    if (parsed.version !== 1 || !Array.isArray(parsed.ignored)) throw new Error(`${file} is not an Attest ignore list (version 1); fix or delete it.`);
+    return new IgnoreList(file, parsed.ignored.filter((e) => typeof e?.key === 'string' && typeof e?.claim === 'string'));
+  }
+
+  has(citation: Citation): boolean {
+    const claim = citation.claim && claimHash(citation.claim.text);
+    return this.entries.some((e) => e.key === citation.key && e.claim === claim);
+  }
+
+  /** Adds a citation's verdict and writes the file atomically (temp file, then rename). */
+  async add(citation: Citation): Promise<void> {
+    if (!citation.claim || this.has(citation)) return;
+    this.entries.push({ key: citation.key, claim: claimHash(citation.claim.text), text: citation.claim.text });
+    const content: IgnoreFile = { version: 1, ignored: this.entries };
+    await fs.mkdir(path.dirname(this.file), { recursive: true });
+    const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
+    await fs.writeFile(temp, `${JSON.stringify(content, null, 2)}\n`);
+    await fs.rename(temp, this.file);
+  }
+}
+
+function claimHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
