@@ -14,8 +14,9 @@ export interface SupportThresholds {
 
 /**
  * Entailment and contradiction at 0.5 are the models' own decision boundary for a 3-way softmax.
- * Relevance 0.05 (stemmed TF-IDF cosine) sits below nearly every cited abstract of SciFact and
- * Citation-Integrity train (see `npm run bench`); set from train data, not tuned on dev.
+ * Relevance 0.05 (stemmed TF-IDF cosine), chosen on the train splits: 4.1% of SciFact's and 0.5% of
+ * Citation-Integrity's cited abstracts score below it, against 90% and 84% of random abstracts.
+ * A false alarm costs an information-level note, so the threshold leans to catching unrelated papers.
  */
 export const DEFAULT_THRESHOLDS: SupportThresholds = { entailment: 0.5, contradiction: 0.5, relevance: 0.05 };
 

@@ -1,0 +1,154 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { analyze } from '../src/core/index/analyzer';
+import { LexicalIndex } from '../src/core/index/lexical';
+import { OnnxNliModel, type NliModel } from '../src/core/models/nli';
+import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
+import { judgeSupport, type RelevanceScorer, type SupportLabel } from '../src/core/verify/support';
+import { ms } from './stats';
+
+const SHARED = path.resolve(__dirname, '../../../shared/data');
+
+interface Claim {
+  readonly id: number;
+  readonly claim: string;
+  readonly cited: readonly string[];
+  /** Gold label per cited document: SUPPORT, CONTRADICT/REFUTE, or none (not enough information). */
+  readonly labels: ReadonlyMap<string, string>;
+}
+
+interface Dataset {
+  readonly name: string;
+  readonly claims: readonly Claim[];
+  readonly abstracts: ReadonlyMap<string, readonly string[]>;
+  readonly titles: ReadonlyMap<string, string>;
+}
+
+/**
+ * Relevance without a model: how well the cited abstract scores against a random uncited one and
+ * against the hardest uncited one (the lexical index's top uncited hit for the claim), as ROC AUC;
+ * with a model folder in ATTEST_NLI_MODEL, label F1 on SciFact dev and milliseconds per pair.
+ */
+export async function benchSupport(): Promise<void> {
+  const datasets = [await load('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'), await load('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')];
+  for (const data of datasets) relevanceAuc(data);
+  const dir = process.env.ATTEST_NLI_MODEL;
+  if (!dir) {
+    console.log('  NLI: no model folder (set ATTEST_NLI_MODEL to an ONNX export such as Xenova/nli-deberta-v3-xsmall); label F1 and speed not measured');
+    return;
+  }
+  const model = await OnnxNliModel.load(dir, { preferQuantized: true });
+  try {
+    await nliQuality(datasets[0], model, path.basename(dir));
+    await nliSpeed(datasets[0], dir);
+  } finally {
+    await model.dispose();
+  }
+}
+
+async function load(name: string, claimsFile: string, corpusFile: string): Promise<Dataset> {
+  const abstracts = new Map<string, readonly string[]>();
+  const titles = new Map<string, string>();
+  for (const line of (await fs.readFile(path.join(SHARED, corpusFile), 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const doc = JSON.parse(line) as { doc_id: number; title: string; abstract: string[] };
+    abstracts.set(String(doc.doc_id), doc.abstract);
+    titles.set(String(doc.doc_id), doc.title);
+  }
+  const claims: Claim[] = [];
+  for (const line of (await fs.readFile(path.join(SHARED, claimsFile), 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const row = JSON.parse(line) as { id: number; claim: string; cited_doc_ids: number[]; evidence: Record<string, { label: string }[]> };
+    const labels = new Map(Object.entries(row.evidence).map(([doc, sets]) => [doc, sets[0]?.label ?? '']));
+    // Citation-Integrity marks where citations stood; they are not part of the claim.
+    const claim = row.claim.replace(/\[?<\|[a-z_]+\|>\]?/g, '').replace(/\s+/g, ' ').trim();
+    claims.push({ id: row.id, claim, cited: row.cited_doc_ids.map(String).filter((d) => abstracts.has(d)), labels });
+  }
+  return { name, claims: claims.filter((c) => c.cited.length > 0), abstracts, titles };
+}
+
+function relevanceAuc(data: Dataset): void {
+  const relevance = tfidfRelevance(analyze, TermStatistics.of([...data.abstracts.values()].map((a) => a.join(' ')), analyze));
+  const index = new LexicalIndex();
+  for (const [id, abstract] of data.abstracts) index.add({ id, title: data.titles.get(id) ?? '', abstract: abstract.join(' '), authors: [] });
+  const ids = [...data.abstracts.keys()];
+  let seed = 42;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const positives: number[] = [];
+  const randoms: number[] = [];
+  const hardest: number[] = [];
+  const started = performance.now();
+  for (const claim of data.claims) {
+    const score = (doc: string): number => scoreAbstract(relevance, claim.claim, data.abstracts.get(doc) ?? []);
+    for (const doc of claim.cited) positives.push(score(doc));
+    let other = ids[Math.floor(random() * ids.length)];
+    while (claim.cited.includes(other)) other = ids[Math.floor(random() * ids.length)];
+    randoms.push(score(other));
+    const top = index.search(claim.claim, claim.cited.length + 1).find((hit) => !claim.cited.includes(hit.id));
+    if (top) hardest.push(score(top.id));
+  }
+  const perPair = (performance.now() - started) / (positives.length + randoms.length + hardest.length);
+  console.log(
+    `  ${data.name.padEnd(24)} ${data.claims.length} claims: relevance AUC cited vs random ${auc(positives, randoms).toFixed(3)} (target >= 0.97), ` +
+      `vs hardest uncited ${auc(positives, hardest).toFixed(3)}; ${perPair.toFixed(2)} ms per pair`,
+  );
+}
+
+/** As the verifier scores it: the best of the abstract's sentences and the whole abstract. */
+function scoreAbstract(relevance: RelevanceScorer, claim: string, sentences: readonly string[]): number {
+  if (sentences.length === 0) return 0;
+  return Math.max(relevance(claim, sentences).score, relevance(claim, [sentences.join(' ')]).score);
+}
+
+/** Probability that a random positive scores above a random negative (ties count half). */
+function auc(positives: readonly number[], negatives: readonly number[]): number {
+  const sorted = [...negatives].sort((a, b) => a - b);
+  let wins = 0;
+  for (const p of positives) {
+    let below = 0;
+    let equal = 0;
+    for (const n of sorted) {
+      if (n < p) below++;
+      else if (n === p) equal++;
+      else break;
+    }
+    wins += below + equal / 2;
+  }
+  return wins / (positives.length * negatives.length);
+}
+
+async function nliQuality(data: Dataset, model: NliModel, id: string): Promise<void> {
+  const relevance = tfidfRelevance(analyze, TermStatistics.of([...data.abstracts.values()].map((a) => a.join(' ')), analyze));
+  const gold: SupportLabel[] = [];
+  const predicted: SupportLabel[] = [];
+  for (const claim of data.claims) {
+    for (const doc of claim.cited) {
+      const label = claim.labels.get(doc);
+      gold.push(label === 'SUPPORT' ? 'supported' : label === 'CONTRADICT' ? 'contradicted' : 'unsupported');
+      predicted.push((await judgeSupport(claim.claim, data.abstracts.get(doc), { relevance, nli: { model, id } })).label);
+    }
+  }
+  const labels: SupportLabel[] = ['supported', 'contradicted', 'unsupported'];
+  const f1s = labels.map((label) => {
+    const tp = gold.filter((g, i) => g === label && predicted[i] === label).length;
+    const precision = tp / Math.max(1, predicted.filter((p) => p === label).length);
+    const recall = tp / Math.max(1, gold.filter((g) => g === label).length);
+    return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  });
+  console.log(`  NLI ${id} on ${data.name} (${gold.length} pairs): F1 ${labels.map((l, i) => `${l} ${f1s[i].toFixed(3)}`).join(', ')}; macro ${(f1s.reduce((a, b) => a + b) / 3).toFixed(3)}`);
+}
+
+async function nliSpeed(data: Dataset, dir: string): Promise<void> {
+  const pairs = data.claims.slice(0, 200).map((c) => ({ premise: (data.abstracts.get(c.cited[0]) ?? []).join(' '), hypothesis: c.claim }));
+  for (const batchSize of [1, 16]) {
+    const model = await OnnxNliModel.load(dir, { preferQuantized: true, batchSize, threads: 2 });
+    try {
+      const started = performance.now();
+      await model.classify(pairs);
+      const elapsed = performance.now() - started;
+      console.log(`  NLI speed, batch ${batchSize}: ${(elapsed / pairs.length).toFixed(1)} ms per pair, ${pairs.length} pairs in ${ms(elapsed)} (target 200 in < 20 s)`);
+    } finally {
+      await model.dispose();
+    }
+  }
+}
