@@ -1,7 +1,12 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
 import type { Finding } from '../core/findings';
+import { analyze } from '../core/index/analyzer';
+import { LookupCache } from '../core/sources/cache';
+import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
+import { IgnoreList, ignoreFileFor, type VerdictSubject } from '../core/verify/ignore';
 import { languageOf } from '../core/manuscript/language';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { mergeFindings } from '../core/mergeFindings';
@@ -11,6 +16,7 @@ import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Config } from './config';
 import { toDiagnostic } from './diagnostics';
 import { EditorWorkspace } from './editorWorkspace';
+import type { NliModels } from './models';
 import type { ReferenceLookups } from './references';
 
 /** The VS Code languages whose documents are manuscripts. */
@@ -32,6 +38,10 @@ export class Checker implements vscode.Disposable {
   /** Fires after results were published: the status bar and hovers read them. */
   readonly onDidChange = this.changed.event;
 
+  private readonly supportRuns = new Map<string, AbortController>();
+  /** Judgements by model, claim and abstract, kept across sessions. */
+  private readonly judgements: LookupCache;
+
   /** Reference checks of whole bibliographies ("Attest: Check References"), by .bib file. */
   private readonly bibliographyVerdicts = new Map<string, Verdicts>();
 
@@ -39,8 +49,11 @@ export class Checker implements vscode.Disposable {
     private readonly config: Config,
     private readonly diagnostics: vscode.DiagnosticCollection,
     private readonly references: ReferenceLookups,
+    private readonly models: NliModels,
+    storage: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.judgements = new LookupCache(path.join(storage.fsPath, 'judgements'));
     this.workspace = new EditorWorkspace(() => config.maxFileBytes);
   }
 
@@ -118,7 +131,9 @@ export class Checker implements vscode.Disposable {
       if (result) this.results.set(root, result);
       else this.results.delete(root);
       this.publish();
-      if (result) await this.lookUpReferences(result, generation);
+      if (!result) return;
+      const withReferences = await this.lookUpReferences(result, generation);
+      if (withReferences) await this.judgeSupport(withReferences, generation);
     } catch (error) {
       if (error instanceof UnreadableFileError) {
         this.log.warn(error.message);
@@ -129,12 +144,49 @@ export class Checker implements vscode.Disposable {
     }
   }
 
-  /** Adds the sources' verdicts on the cited references once they are in, unless the manuscript changed meanwhile. */
-  private async lookUpReferences(result: CheckResult, generation: number): Promise<void> {
+  /**
+   * Adds the sources' verdicts on the cited references once they are in; returns the result to build on,
+   * or undefined when the manuscript changed meanwhile.
+   */
+  private async lookUpReferences(result: CheckResult, generation: number): Promise<CheckResult | undefined> {
     const verdicts = await this.references.verify(result.root, citedEntries(result));
-    if (!verdicts || this.generations.get(result.root) !== generation) return;
-    this.results.set(result.root, withReferenceFindings(result, verdicts, this.config.showUnchecked));
+    if (this.generations.get(result.root) !== generation) return undefined;
+    if (!verdicts) return result;
+    const updated = withReferenceFindings(result, verdicts, this.config.showUnchecked);
+    this.results.set(result.root, updated);
     this.publish();
+    return updated;
+  }
+
+  /** Judges each citation against its abstract, in the model's worker; a newer check of the root cancels it. */
+  private async judgeSupport(result: CheckResult, generation: number): Promise<void> {
+    if (!this.config.checkSupport) return;
+    this.supportRuns.get(result.root)?.abort();
+    const controller = new AbortController();
+    this.supportRuns.set(result.root, controller);
+    try {
+      const nli = await this.models.nli();
+      const ignored = await IgnoreList.load(ignoreFileFor(result.root));
+      const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
+      const supports = await checkSupport(result, deps, this.judgements);
+      if (this.generations.get(result.root) !== generation) return;
+      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored.has(c)));
+      this.publish();
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      this.log.error(`Judging the support of ${result.root}'s citations failed`, error);
+    } finally {
+      if (this.supportRuns.get(result.root) === controller) this.supportRuns.delete(result.root);
+    }
+  }
+
+  /** The user ignored a verdict: it is stored beside the manuscript, where the CLI honours it too. */
+  async ignoreVerdict(file: string, citation: VerdictSubject): Promise<void> {
+    const result = this.resultFor(file);
+    if (!result) return;
+    const list = await IgnoreList.load(ignoreFileFor(result.root));
+    await list.add(citation);
+    this.schedule(result.root, 0);
   }
 
   /**

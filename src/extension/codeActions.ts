@@ -22,8 +22,21 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       if (!finding) continue;
       if (finding.code === 'missing-key') actions.push(...this.keyReplacements(document, diagnostic, finding));
       if (finding.code === 'metadata-mismatch') actions.push(...this.useMatchedMetadata(document, diagnostic, finding));
+      if (SUPPORT_CODES.has(finding.code)) actions.push(...this.supportActions(document, diagnostic, finding));
       const url = finding.evidence?.record?.url;
       if (url) actions.push(openRecord(url, diagnostic));
+    }
+    return actions;
+  }
+
+  /** For a support verdict: read the abstract it rests on, or set the verdict aside for good. */
+  private supportActions(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {
+    const file = document.uri.fsPath;
+    const citation = this.checker.resultFor(file)?.citations.find((c) => c.file === file && toRange(c.range).isEqual(diagnostic.range));
+    if (!citation || finding.key === undefined) return [];
+    const actions = [command(vscode.l10n.t('Ignore this verdict'), 'attest.ignoreVerdict', [file, { key: citation.key, claim: citation.claim && { text: citation.claim.text } }], diagnostic)];
+    if (finding.code !== 'unverifiable') {
+      actions.unshift(command(vscode.l10n.t('Show the cited abstract'), 'attest.showCitedAbstract', [file, finding.key, finding.evidence?.sentence], diagnostic));
     }
     return actions;
   }
@@ -64,6 +77,15 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
     action.diagnostics = [diagnostic];
     return [action];
   }
+}
+
+const SUPPORT_CODES = new Set<Finding['code']>(['contradicted', 'unsupported', 'unverifiable']);
+
+function command(title: string, id: string, args: unknown[], diagnostic: vscode.Diagnostic): vscode.CodeAction {
+  const action = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
+  action.command = { command: id, title, arguments: args };
+  action.diagnostics = [diagnostic];
+  return action;
 }
 
 function openRecord(url: string, diagnostic: vscode.Diagnostic): vscode.CodeAction {

@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { abstractSentences } from '../core/verify/claims';
 import type { Verdicts } from '../core/verify/references';
+import type { AbstractView } from './abstractView';
 import { isManuscript, type Checker } from './checker';
 import { SECRET_KEYS, type ReferenceLookups } from './references';
 
@@ -62,4 +64,16 @@ export async function setSourceApiKeyCommand(secrets: vscode.SecretStorage, look
   else await secrets.store(key, value.trim());
   lookups.reset();
   void vscode.window.showInformationMessage(value.trim() === '' ? vscode.l10n.t('{0} removed.', choice.label) : vscode.l10n.t('{0} saved.', choice.label));
+}
+
+/** "Show the cited abstract" from a support verdict: the abstract beside the manuscript, its evidence highlighted. */
+export async function showCitedAbstract(checker: Checker, view: AbstractView, file: string, key: string, evidence?: string): Promise<void> {
+  const result = checker.resultFor(file);
+  const entry = result?.bibliographies.flatMap((b) => b.entries).find((e) => e.key === key);
+  const abstract = entry?.abstract ?? result?.verdicts?.get(key)?.abstract?.text;
+  if (!entry || !abstract) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No abstract of {0} is known.', key));
+    return;
+  }
+  await view.show(entry, abstractSentences(abstract), evidence);
 }

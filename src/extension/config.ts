@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
+import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
 
 /** Typed access to Attest's settings; one place that knows their names and defaults. */
 export class Config {
@@ -32,6 +33,15 @@ export class Config {
 
   get showUnchecked(): boolean {
     return this.section.get<boolean>('references.showUnchecked', false);
+  }
+
+  get checkSupport(): boolean {
+    return this.section.get<boolean>('support.check', true);
+  }
+
+  get thresholds(): SupportThresholds {
+    const all = vscode.workspace.getConfiguration();
+    return thresholdsFrom((key) => all.get(key)).thresholds;
   }
 
   /** The sources' settings, read by the same code as the CLI's `--config`, with what was not understood. */

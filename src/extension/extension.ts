@@ -1,11 +1,14 @@
 import * as vscode from 'vscode';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
 import { CitationCodeActionProvider } from './codeActions';
-import { checkReferencesCommand, setSourceApiKeyCommand } from './commands';
+import { checkReferencesCommand, setSourceApiKeyCommand, showCitedAbstract } from './commands';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { CitationHoverProvider } from './hover';
 import { ReferenceLookups } from './references';
+import { NliModels } from './models';
+import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
+import type { VerdictSubject } from '../core/verify/ignore';
 import { StatusBar } from './statusBar';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -13,7 +16,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Attest', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
   const lookups = new ReferenceLookups(config, context.secrets, context.globalStorageUri, log);
-  const checker = new Checker(config, diagnostics, lookups, log);
+  const models = new NliModels(context.globalStorageUri, log);
+  const abstracts = new AbstractView();
+  const checker = new Checker(config, diagnostics, lookups, models, context.globalStorageUri, log);
   const statusBar = new StatusBar(checker, lookups);
   const selector = MANUSCRIPT_LANGUAGES.map((language) => ({ language, scheme: 'file' }));
 
@@ -31,6 +36,9 @@ export function activate(context: vscode.ExtensionContext): void {
     watcher.onDidCreate(onDisk),
     watcher.onDidDelete(onDisk),
     lookups,
+    models,
+    abstracts,
+    vscode.workspace.registerTextDocumentContentProvider(ABSTRACT_SCHEME, abstracts),
     checker.onDidChange(() => statusBar.update()),
     lookups.onDidChange(() => statusBar.update()),
     context.secrets.onDidChange(() => checker.referencesChanged()),
@@ -43,7 +51,8 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (Config.affectsReferences(e)) checker.referencesChanged();
+      if (e.affectsConfiguration('attest.nli')) void models.reset().then(() => checker.recheckAll());
+      else if (Config.affectsReferences(e)) checker.referencesChanged();
       else if (Config.affectsChecks(e)) checker.recheckAll();
     }),
     vscode.languages.registerHoverProvider(selector, new CitationHoverProvider(checker)),
@@ -52,6 +61,12 @@ export function activate(context: vscode.ExtensionContext): void {
       new CitationCodeActionProvider(checker),
       CitationCodeActionProvider.metadata,
     ),
+    vscode.commands.registerCommand('attest.downloadNliModel', async () => {
+      await models.download();
+      checker.recheckAll();
+    }),
+    vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showCitedAbstract(checker, abstracts, file, key, evidence)),
+    vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
     vscode.commands.registerCommand('attest.checkReferences', () => checkReferencesCommand(checker)),
     vscode.commands.registerCommand('attest.cancelReferenceCheck', () => lookups.cancelAll()),
     vscode.commands.registerCommand('attest.setSourceApiKey', () => setSourceApiKeyCommand(context.secrets, lookups)),

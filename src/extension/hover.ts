@@ -3,6 +3,7 @@ import type { BibEntry } from '../core/bibliography/types';
 import { listAuthors } from '../core/bibliography/describe';
 import { SOURCE_NAMES } from '../core/sources/config';
 import type { SourceRecord } from '../core/sources/types';
+import type { CitationSupport } from '../core/verify/claims';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Checker } from './checker';
 
@@ -23,8 +24,28 @@ export class CitationHoverProvider implements vscode.HoverProvider {
     const entry = result.bibliographies.flatMap((b) => b.entries).find((e) => e.key === citation.key);
     if (!entry) return new vscode.Hover(describeMissing(citation.key), range);
     const verdict = result.verdicts?.get(citation.key)?.verdict;
-    return new vscode.Hover(verdict ? [describeEntry(entry), describeVerdict(verdict)] : describeEntry(entry), range);
+    const support = result.supports?.find((s) => s.citation === citation);
+    const parts = [describeEntry(entry)];
+    if (verdict) parts.push(describeVerdict(verdict));
+    if (support) parts.push(describeSupport(support));
+    return new vscode.Hover(parts, range);
   }
+}
+
+/** Whether the cited abstract backs this sentence, with the sentence and scores the verdict rests on. */
+function describeSupport({ judgement, supportedTogether }: CitationSupport): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  const icon = { supported: 'pass', contradicted: 'warning', unsupported: 'info', unverifiable: 'question' }[judgement.label];
+  const label = supportedTogether ? vscode.l10n.t('supported together with the other citations of this sentence') : judgement.label;
+  md.appendMarkdown(`$(${icon}) ${escape(vscode.l10n.t('Abstract: {0}', label))}${judgement.reason ? ` (${escape(judgement.reason)})` : ''}\n\n`);
+  if (judgement.sentence) md.appendMarkdown(`> ${escape(judgement.sentence)}\n\n`);
+  const scores = [
+    judgement.entailment === undefined ? undefined : `entailment ${judgement.entailment.toFixed(2)}`,
+    judgement.contradiction === undefined ? undefined : `contradiction ${judgement.contradiction.toFixed(2)}`,
+    `relevance ${judgement.relevance.toFixed(2)}`,
+  ].filter((x) => x !== undefined);
+  md.appendMarkdown(`*${escape(scores.join(' · '))}${judgement.model ? ` · ${escape(judgement.model)}` : ''}*`);
+  return md;
 }
 
 /** What the open sources said, with a link to the record the verdict rests on. */

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { Citation } from '../manuscript/types';
 
 /** One verdict the user judged wrong: a citation of `key` in the sentence with this text. */
 export interface IgnoredVerdict {
@@ -10,6 +9,12 @@ export interface IgnoredVerdict {
   readonly claim: string;
   /** The sentence as it was, for a person reading the file. */
   readonly text: string;
+}
+
+/** What identifies a verdict: the cited key and the sentence citing it. */
+export interface VerdictSubject {
+  readonly key: string;
+  readonly claim?: { readonly text: string };
 }
 
 interface IgnoreFile {
@@ -41,13 +46,13 @@ export class IgnoreList {
     return new IgnoreList(file, parsed.ignored.filter((e) => typeof e?.key === 'string' && typeof e?.claim === 'string'));
   }
 
-  has(citation: Citation): boolean {
+  has(citation: VerdictSubject): boolean {
     const claim = citation.claim && claimHash(citation.claim.text);
     return this.entries.some((e) => e.key === citation.key && e.claim === claim);
   }
 
   /** Adds a citation's verdict and writes the file atomically (temp file, then rename). */
-  async add(citation: Citation): Promise<void> {
+  async add(citation: VerdictSubject): Promise<void> {
     if (!citation.claim || this.has(citation)) return;
     this.entries.push({ key: citation.key, claim: claimHash(citation.claim.text), text: citation.claim.text });
     const content: IgnoreFile = { version: 1, ignored: this.entries };

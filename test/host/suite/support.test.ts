@@ -1,0 +1,79 @@
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { nliGraph } from '../../unit/support/onnx/graphs';
+import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
+import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, uniqueRange, waitFor } from './harness';
+
+/**
+ * The support check end to end in the editor, with a small ONNX model the test builds (real weights
+ * cannot be downloaded here): thresholds no probability reaches make every judged citation unsupported,
+ * so the test can follow one verdict from the model's worker to the Problems panel and back out.
+ */
+suite('support check', () => {
+  const texUri = (): vscode.Uri => fixtureUri('support', 'paper.tex');
+  const attest = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('attest');
+  const settings: [string, unknown][] = [
+    ['support.entailmentThreshold', 1],
+    ['support.contradictionThreshold', 1],
+  ];
+  let modelDir = '';
+
+  suiteSetup(async () => {
+    modelDir = await writeModelFolder(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-nli-')), { model: nliGraph(), config: nliConfig() });
+    await attest().update('nli.model', modelDir, vscode.ConfigurationTarget.Workspace);
+    for (const [key, value] of settings) await attest().update(key, value, vscode.ConfigurationTarget.Workspace);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
+  });
+
+  suiteTeardown(async () => {
+    for (const key of ['nli.model', ...settings.map(([k]) => k)]) await attest().update(key, undefined, vscode.ConfigurationTarget.Workspace);
+    await fs.promises.rm(modelDir, { recursive: true, force: true });
+  });
+
+  test('a citation its abstract does not support is marked, with the model\'s scores in the hover', async () => {
+    const [unsupported] = await waitFor(
+      'an unsupported verdict on aspirin2019',
+      () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')),
+      () => describeDiagnostics(texUri()),
+      30_000,
+    );
+    const tex = await vscode.workspace.openTextDocument(texUri());
+    assert.ok(unsupported.range.isEqual(uniqueRange(tex, 'aspirin2019')));
+    assert.strictEqual(unsupported.severity, vscode.DiagnosticSeverity.Information);
+    assert.match(unsupported.message, /does not support this sentence/);
+    const [noAbstract] = attestDiagnostics(texUri(), 'unverifiable');
+    assert.ok(noAbstract?.range.isEqual(uniqueRange(tex, 'nocache2020')), describeDiagnostics(texUri()));
+    assert.strictEqual(noAbstract.severity, vscode.DiagnosticSeverity.Hint);
+
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), unsupported.range.start.translate(0, 2));
+    const text = hoverText(hovers);
+    assert.match(text, /Abstract: unsupported/);
+    assert.match(text, /entailment \d\.\d\d/);
+    assert.ok(text.includes(modelDir), text);
+  });
+
+  test('"Show the cited abstract" opens it beside the manuscript; "Ignore this verdict" removes it for good', async () => {
+    const [unsupported] = attestDiagnostics(texUri(), 'unsupported');
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', texUri(), unsupported.range);
+    const show = actions.find((a) => a.title === 'Show the cited abstract');
+    const ignore = actions.find((a) => a.title === 'Ignore this verdict');
+    assert.ok(show?.command && ignore?.command, actions.map((a) => a.title).join(', '));
+
+    await vscode.commands.executeCommand(show.command.command, ...(show.command.arguments ?? []));
+    const shown = vscode.window.activeTextEditor?.document;
+    assert.strictEqual(shown?.uri.scheme, 'attest-abstract');
+    assert.match(shown?.getText() ?? '', /Daily aspirin reduced the risk of stroke by 20 percent\./);
+
+    await vscode.commands.executeCommand(ignore.command.command, ...(ignore.command.arguments ?? []));
+    await waitFor('the verdict to go', () => (attestDiagnostics(texUri(), 'unsupported').length === 0 ? true : undefined), () => describeDiagnostics(texUri()), 15_000);
+    const stored = JSON.parse(await fs.promises.readFile(fixturePath('support', '.attest', 'ignore.json'), 'utf8')) as { ignored: { key: string }[] };
+    assert.deepStrictEqual(stored.ignored.map((i) => i.key), ['aspirin2019']);
+  });
+});
+
+function nonEmpty<T>(items: T[]): T[] | undefined {
+  return items.length > 0 ? items : undefined;
+}
