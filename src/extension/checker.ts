@@ -166,6 +166,7 @@ export class Checker implements vscode.Disposable {
     this.supportRuns.set(result.root, controller);
     try {
       const nli = await this.models.nli();
+      if (nli) this.changed.fire();
       const ignored = await IgnoreList.load(ignoreFileFor(result.root));
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
       const supports = await checkSupport(result, deps, this.judgements);
@@ -177,7 +178,18 @@ export class Checker implements vscode.Disposable {
       this.log.error(`Judging the support of ${result.root}'s citations failed`, error);
     } finally {
       if (this.supportRuns.get(result.root) === controller) this.supportRuns.delete(result.root);
+      this.changed.fire();
     }
+  }
+
+  /** Whether citations are being judged, for the status bar. */
+  get judging(): boolean {
+    return this.supportRuns.size > 0;
+  }
+
+  /** Stops the support checks under way; their citations keep the verdicts they had. */
+  cancelJudging(): void {
+    for (const run of this.supportRuns.values()) run.abort();
   }
 
   /** The user ignored a verdict: it is stored beside the manuscript, where the CLI honours it too. */

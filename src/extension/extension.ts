@@ -68,7 +68,10 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showCitedAbstract(checker, abstracts, file, key, evidence)),
     vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
     vscode.commands.registerCommand('attest.checkReferences', () => checkReferencesCommand(checker)),
-    vscode.commands.registerCommand('attest.cancelReferenceCheck', () => lookups.cancelAll()),
+    vscode.commands.registerCommand('attest.cancelReferenceCheck', () => {
+      lookups.cancelAll();
+      checker.cancelJudging();
+    }),
     vscode.commands.registerCommand('attest.setSourceApiKey', () => setSourceApiKeyCommand(context.secrets, lookups)),
     vscode.commands.registerCommand('attest.checkDocument', async () => {
       const document = vscode.window.activeTextEditor?.document;

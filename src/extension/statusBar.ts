@@ -11,6 +11,13 @@ export class StatusBar implements vscode.Disposable {
     private readonly lookups: ReferenceLookups,
   ) {
     this.item.name = vscode.l10n.t('Attest');
+    if (this.checker.judging) {
+      this.item.text = `$(sync~spin) ${vscode.l10n.t('Attest: judging citations')}`;
+      this.item.tooltip = vscode.l10n.t('Click to cancel the support check.');
+      this.item.command = 'attest.cancelReferenceCheck';
+      this.item.show();
+      return;
+    }
     this.item.command = 'workbench.actions.view.problems';
   }
 
@@ -19,6 +26,13 @@ export class StatusBar implements vscode.Disposable {
     if (progress) {
       this.item.text = `$(sync~spin) ${vscode.l10n.t('Attest: looking up references {0}/{1}', progress.done, progress.total)}`;
       this.item.tooltip = vscode.l10n.t('Click to cancel the reference check.');
+      this.item.command = 'attest.cancelReferenceCheck';
+      this.item.show();
+      return;
+    }
+    if (this.checker.judging) {
+      this.item.text = `$(sync~spin) ${vscode.l10n.t('Attest: judging citations')}`;
+      this.item.tooltip = vscode.l10n.t('Click to cancel the support check.');
       this.item.command = 'attest.cancelReferenceCheck';
       this.item.show();
       return;

@@ -86,7 +86,8 @@ export class Bm25Index {
     });
     data.fields.forEach((stored, f) => {
       const field = index.fields[f];
-      field.lengths.push(...stored.lengths);
+      // One push per length: spreading a million arguments overflows the stack.
+      for (const length of stored.lengths) field.lengths.push(length);
       field.totalLength = stored.lengths.reduce((sum, length) => sum + length, 0);
       for (const [term, list] of Object.entries(stored.postings)) field.postings.set(term, [...list]);
     });
