@@ -8,9 +8,9 @@
  *
  * A document's score is the weighted sum of its fields' BM25 scores (Lucene's idf, no BM25+ floor).
  * A term's postings are one array of numbers, each a document and the term's frequency in it, scored
- * term at a time into one reused accumulator: MiniSearch, which builds a result object for every
- * matching document, took 0.3–1 s a query at 100,000 abstracts where this takes milliseconds, and
- * twice the memory.
+ * term at a time into one reused accumulator. MiniSearch, which builds a result object for every
+ * matching document, took 0.3–1 s a query at 100,000 abstracts and about four times the memory;
+ * this takes milliseconds.
  */
 import { termFrequencies } from './analyzer';
 

@@ -1,7 +1,4 @@
-/**
- * The sentence of an abstract that best matches a query, so a search result can show why it was
- * found and the verifier can start from the most related sentence.
- */
+/** The sentence of an abstract that best matches a query, so a search result can show why it was found. */
 import { PlainTextBuilder } from '../manuscript/plainText';
 import { splitSentences, type Span } from '../manuscript/sentences';
 import { analyze, termFrequencies } from './analyzer';

@@ -1,0 +1,32 @@
+import type { Paper } from './papers/paper';
+
+/** How a search ranked papers: by words alone, or words fused with a sentence encoder's meaning. */
+export type SearchMode = 'lexical' | 'dense' | 'hybrid';
+
+export interface EvidenceQuery {
+  /** The claim to find evidence for: the user's selection, markup removed. */
+  readonly text: string;
+  readonly limit: number;
+  /** Keep only papers with an open-access copy. */
+  readonly openAccessOnly?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** One paper found for a claim, with the sentence of its abstract that matches the claim best. */
+export interface Evidence {
+  readonly paper: Paper;
+  readonly score: number;
+  readonly sentence?: string;
+}
+
+export interface EvidenceResults {
+  readonly mode: SearchMode;
+  readonly results: readonly Evidence[];
+  /** Why the search is lexical only, or a source could not be searched: for the panel to say. */
+  readonly notes: readonly string[];
+}
+
+/** Finds papers that may back a claim: the local index, and live open-access sources when enabled. */
+export interface EvidenceFinder {
+  find(query: EvidenceQuery): Promise<EvidenceResults>;
+}
