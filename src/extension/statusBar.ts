@@ -11,32 +11,13 @@ export class StatusBar implements vscode.Disposable {
     private readonly lookups: ReferenceLookups,
   ) {
     this.item.name = vscode.l10n.t('Attest');
-    if (this.checker.judging) {
-      this.item.text = `$(sync~spin) ${vscode.l10n.t('Attest: judging citations')}`;
-      this.item.tooltip = vscode.l10n.t('Click to cancel the support check.');
-      this.item.command = 'attest.cancelReferenceCheck';
-      this.item.show();
-      return;
-    }
     this.item.command = 'workbench.actions.view.problems';
   }
 
   update(): void {
     const progress = this.lookups.progress;
-    if (progress) {
-      this.item.text = `$(sync~spin) ${vscode.l10n.t('Attest: looking up references {0}/{1}', progress.done, progress.total)}`;
-      this.item.tooltip = vscode.l10n.t('Click to cancel the reference check.');
-      this.item.command = 'attest.cancelReferenceCheck';
-      this.item.show();
-      return;
-    }
-    if (this.checker.judging) {
-      this.item.text = `$(sync~spin) ${vscode.l10n.t('Attest: judging citations')}`;
-      this.item.tooltip = vscode.l10n.t('Click to cancel the support check.');
-      this.item.command = 'attest.cancelReferenceCheck';
-      this.item.show();
-      return;
-    }
+    if (progress) return this.busy(vscode.l10n.t('Attest: looking up references {0}/{1}', progress.done, progress.total));
+    if (this.checker.judging) return this.busy(vscode.l10n.t('Attest: judging citations'));
     this.item.command = 'workbench.actions.view.problems';
     const editor = vscode.window.activeTextEditor;
     const result = editor ? this.checker.resultFor(editor.document.uri.fsPath) : undefined;
@@ -65,6 +46,14 @@ export class StatusBar implements vscode.Disposable {
       counts.warning,
       counts.other,
     );
+    this.item.show();
+  }
+
+  /** Long work under way: a spinner, and a click cancels it. */
+  private busy(text: string): void {
+    this.item.text = `$(sync~spin) ${text}`;
+    this.item.tooltip = vscode.l10n.t('Click to cancel.');
+    this.item.command = 'attest.cancelReferenceCheck';
     this.item.show();
   }
 

@@ -2,8 +2,8 @@ import * as path from 'node:path';
 import { LineIndex } from '../text/positions';
 import { DelimiterIndex } from './delimiters';
 import { PlainTextBuilder } from './plainText';
-import { sentenceIndexAt, splitSentences, toClaims } from './sentences';
-import type { Citation, FileReference, ParsedSource } from './types';
+import { resolveCitations, type ScannedCitation } from './sentences';
+import type { FileReference, ParsedSource } from './types';
 
 /** natbib, biblatex and LaTeX citation commands, lower-cased first letter (`\Textcite` is `textcite`). */
 const CITE_COMMANDS = new Set([
@@ -84,21 +84,12 @@ export function parseLatex(text: string, file: string, rootDir = path.dirname(fi
   return new LatexScanner(text, file, rootDir).scan();
 }
 
-interface PendingCitation {
-  readonly key: string;
-  readonly command: string;
-  readonly start: number;
-  readonly end: number;
-  /** Plain-text position of the citation, to find its sentence; undefined for `\nocite`. */
-  readonly anchor?: number;
-}
-
 class LatexScanner {
   private readonly out = new PlainTextBuilder();
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly fileDir: string;
-  private readonly citations: PendingCitation[] = [];
+  private readonly citations: ScannedCitation[] = [];
   private readonly includes: FileReference[] = [];
   private readonly bibliographies: FileReference[] = [];
   private readonly bibitems: string[] = [];
@@ -155,19 +146,7 @@ class LatexScanner {
   }
 
   private result(): ParsedSource {
-    const plain = this.out.build();
-    const spans = splitSentences(plain);
-    const claims = toClaims(plain, spans, this.lines);
-    const citations: Citation[] = this.citations.map((c) => {
-      const index = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
-      return {
-        key: c.key,
-        command: c.command,
-        file: this.file,
-        range: this.lines.rangeOf(c.start, c.end),
-        claim: index === undefined ? undefined : claims[index],
-      };
-    });
+    const { claims, citations } = resolveCitations(this.out.build(), this.citations, this.file, this.lines);
     return {
       file: this.file,
       language: 'latex',

@@ -3,8 +3,8 @@ import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { LineIndex } from '../text/positions';
 import { DelimiterIndex } from './delimiters';
 import { PlainTextBuilder } from './plainText';
-import { sentenceIndexAt, splitSentences, toClaims } from './sentences';
-import type { Citation, FileReference, ParsedSource } from './types';
+import { resolveCitations, type ScannedCitation } from './sentences';
+import type { FileReference, ParsedSource } from './types';
 
 /**
  * A pandoc citation key: starts with a letter, digit or `_`; may contain `:.#$%&-+?<>~/` between
@@ -16,14 +16,6 @@ const HEADING = /^ {0,3}#{1,6}(?=\s|$)/;
 const LIST_ITEM = /^ {0,3}(?:[*+-]|\d{1,9}[.)])(?=\s)/;
 const BLOCK_QUOTE = /^ {0,3}> ?/;
 
-interface PendingCitation {
-  readonly key: string;
-  readonly command: string;
-  readonly start: number;
-  readonly end: number;
-  readonly anchor?: number;
-}
-
 /** Parses a Markdown, R Markdown or Quarto file: pandoc citations, YAML `bibliography:`, sentences. */
 export function parseMarkdown(text: string, file: string): ParsedSource {
   return new MarkdownScanner(text, file).scan();
@@ -34,7 +26,7 @@ class MarkdownScanner {
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly dir: string;
-  private readonly citations: PendingCitation[] = [];
+  private readonly citations: ScannedCitation[] = [];
   private readonly bibliographies: FileReference[] = [];
   private citesAll = false;
 
@@ -47,19 +39,7 @@ class MarkdownScanner {
   scan(): ParsedSource {
     const bodyStart = this.frontMatter();
     this.blocks(bodyStart);
-    const plain = this.out.build();
-    const spans = splitSentences(plain);
-    const claims = toClaims(plain, spans, this.lines);
-    const citations: Citation[] = this.citations.map((c) => {
-      const index = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
-      return {
-        key: c.key,
-        command: c.command,
-        file: this.file,
-        range: this.lines.rangeOf(c.start, c.end),
-        claim: index === undefined ? undefined : claims[index],
-      };
-    });
+    const { claims, citations } = resolveCitations(this.out.build(), this.citations, this.file, this.lines);
     return {
       file: this.file,
       language: 'markdown',

@@ -1,5 +1,5 @@
 import type { PlainText } from './plainText';
-import type { Claim } from './types';
+import type { Citation, Claim } from './types';
 import type { LineIndex } from '../text/positions';
 
 export interface Span {
@@ -101,4 +101,25 @@ export function sentenceIndexAt(spans: readonly Span[], anchor: number): number 
     return previous && previous.end === anchor && candidate.start === anchor ? lo - 1 : lo;
   }
   return lo;
+}
+
+/** A citation as a scanner found it: the key's source span and where it stands in the plain text. */
+export interface ScannedCitation {
+  readonly key: string;
+  readonly command: string;
+  readonly start: number;
+  readonly end: number;
+  /** Plain-text position, to find the citation's sentence; undefined for citations that make no claim. */
+  readonly anchor?: number;
+}
+
+/** Splits the plain text into claims and gives each scanned citation its range and its claim. */
+export function resolveCitations(plain: PlainText, scanned: readonly ScannedCitation[], file: string, lines: LineIndex): { claims: Claim[]; citations: Citation[] } {
+  const spans = splitSentences(plain);
+  const claims = toClaims(plain, spans, lines);
+  const citations = scanned.map((c) => {
+    const index = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
+    return { key: c.key, command: c.command, file, range: lines.rangeOf(c.start, c.end), claim: index === undefined ? undefined : claims[index] };
+  });
+  return { claims, citations };
 }

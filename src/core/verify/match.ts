@@ -1,10 +1,10 @@
+import { distance } from 'fastest-levenshtein';
 import type { Author, BibEntry } from '../bibliography/types';
 import type { SourceRecord } from '../sources/types';
 import {
   arxivIdOf,
   arxivPartOfDoi,
   displayName,
-  levenshtein,
   mainTitle,
   nameKey,
   normalizeDoi,
@@ -192,7 +192,7 @@ export function compareTitles(expected: string | undefined, found: string | unde
   const joinedA = a.join('');
   const joinedB = b.join('');
   const spaced = (words: readonly string[]): string => words.join(' ');
-  const ratio = 1 - levenshtein(spaced(a), spaced(b)) / Math.max(spaced(a).length, spaced(b).length);
+  const ratio = 1 - distance(spaced(a), spaced(b)) / Math.max(spaced(a).length, spaced(b).length);
   if (joinedA === joinedB) return { field: { ...base, status: 'agree' }, similarity: 1, shortened: false };
   if (onlySpellingDiffers(a, b)) {
     return { field: { ...base, status: 'agree', note: 'differs only in spelling' }, similarity: ratio, shortened: false };
@@ -219,7 +219,7 @@ function onlySpellingDiffers(a: readonly string[], b: readonly string[]): boolea
     if (a[i] === b[i]) continue;
     const [x, y] = a[i].length <= b[i].length ? [a[i], b[i]] : [b[i], a[i]];
     const plural = y === `${x}s` || y === `${x}es`;
-    if (plural || x.length < 5 || /\d/.test(x + y) || levenshtein(x, y) > 2 || ++changed > 2) return false;
+    if (plural || x.length < 5 || /\d/.test(x + y) || distance(x, y) > 2 || ++changed > 2) return false;
   }
   return true;
 }
@@ -335,7 +335,7 @@ function sameFamily(a: readonly string[], b: readonly string[]): boolean {
   if (x === y || foldTransliteration(x) === foldTransliteration(y)) return true;
   const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
   if (shorter.length < longer.length && shorter.every((w) => longer.includes(w))) return true;
-  return Math.min(x.length, y.length) >= 7 && levenshtein(x, y) <= 1;
+  return Math.min(x.length, y.length) >= 7 && distance(x, y) <= 1;
 }
 
 function foldTransliteration(name: string): string {

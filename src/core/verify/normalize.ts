@@ -349,21 +349,3 @@ export function arxivIdOf(arxivId: string | undefined, doi: string | undefined):
 
 // ---------------------------------------------------------------------------------------
 
-/** Edit distance with insertions, deletions and substitutions, in O(min(a, b)) memory. */
-export function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length < b.length) [a, b] = [b, a];
-  if (b.length === 0) return a.length;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  let current = new Array<number>(b.length + 1);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    const ca = a.charCodeAt(i - 1);
-    for (let j = 1; j <= b.length; j++) {
-      const cost = ca === b.charCodeAt(j - 1) ? 0 : 1;
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-    }
-    [previous, current] = [current, previous];
-  }
-  return previous[b.length];
-}
