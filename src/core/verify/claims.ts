@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { BibEntry } from '../bibliography/types';
 import type { CheckResult } from '../check';
 import type { Finding } from '../findings';
-import { splitSentences } from '../manuscript/sentences';
+import { abstractSentences as sentenceSpans } from '../index/passages';
 import type { Citation } from '../manuscript/types';
 import type { LookupCache } from '../sources/cache';
 import { sortFindings } from '../check';
@@ -17,11 +17,9 @@ export interface CitationSupport {
   readonly supportedTogether: boolean;
 }
 
-/** Splits an abstract into sentences with the manuscript's splitter ("et al.", "Fig. 2", decimals). */
+/** An abstract's sentences as text, split as the index splits them ("et al.", "Fig. 2", decimals survive). */
 export function abstractSentences(abstract: string): string[] {
-  const text = abstract.replace(/\s+/g, ' ').trim();
-  const spans = splitSentences({ text, offsets: [], hardBreaks: [] });
-  return spans.map((s) => text.slice(s.start, s.end));
+  return sentenceSpans(abstract).map(({ start, end }) => abstract.slice(start, end).replace(/\s+/g, ' '));
 }
 
 /**
