@@ -10,8 +10,9 @@ import { NliModels } from './models';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import type { VerdictSubject } from '../core/verify/ignore';
 import { StatusBar } from './statusBar';
+import { registerFindEvidence, type EvidenceApi } from './findEvidence'; // TEMP-EVIDENCE
 
-export function activate(context: vscode.ExtensionContext): void {
+export function activate(context: vscode.ExtensionContext): EvidenceApi { // TEMP-EVIDENCE
   const config = new Config();
   const log = vscode.window.createOutputChannel('Attest', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
@@ -84,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
 
   for (const document of vscode.workspace.textDocuments) void checker.documentChanged(document, true);
+  return registerFindEvidence(context, checker, async () => { throw new Error('no finder'); }); // TEMP-EVIDENCE
 }
 
 export function deactivate(): void {}

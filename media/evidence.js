@@ -1,0 +1,194 @@
+// The evidence panel's page (src/extension/evidencePanel.ts opens it). Titles, authors and abstract
+// sentences come from outside sources and may hold anything, so the page is built with textContent
+// only, never from HTML, and every message is checked before it is shown. The page keeps no state
+// of its own: when VS Code rebuilds it (hidden, then shown again) it asks the extension with `ready`.
+(function () {
+  'use strict';
+
+  const vscode = acquireVsCodeApi();
+  /** PanelStrings of evidenceProtocol.ts. */
+  const strings = JSON.parse(document.body.dataset.strings || '{}');
+  const root = document.getElementById('root');
+
+  const MODES = ['lexical', 'dense', 'hybrid'];
+  const VERDICTS = ['supported', 'contradicted', 'unsupported', 'unverifiable'];
+  const ACTIONS = ['citeHere', 'addToBibliography', 'openPaper'];
+
+  /** The outcome line of each listed result, by index, for `outcome` messages. */
+  let outcomes = [];
+
+  // ---------------------------------------------------------------------------------------
+  // Checks: what evidenceProtocol.ts's PanelMessage promises, and nothing else.
+
+  const isObject = (v) => typeof v === 'object' && v !== null;
+  const isString = (v) => typeof v === 'string';
+  const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
+  const optional = (check) => (v) => v === undefined || check(v);
+  const listOf = (check) => (v) => Array.isArray(v) && v.every(check);
+  const isWebLink = (url) => /^https?:\/\/\S+$/i.test(url);
+
+  const isFragment = (v) => isObject(v) && isString(v.text) && typeof v.match === 'boolean';
+  const isExisting = (v) => isObject(v) && isString(v.key) && isString(v.file);
+  const isVerdict = (v) => isObject(v) && VERDICTS.includes(v.label) && optional(isNumber)(v.entailment);
+
+  function isItem(v) {
+    return (
+      isObject(v) &&
+      isString(v.title) &&
+      isString(v.authors) &&
+      optional(isNumber)(v.year) &&
+      optional(isString)(v.venue) &&
+      optional((u) => isString(u) && isWebLink(u))(v.openAccessUrl) &&
+      optional((u) => isString(u) && isWebLink(u))(v.link) &&
+      optional(listOf(isFragment))(v.sentence) &&
+      isNumber(v.score) &&
+      optional(isExisting)(v.existing) &&
+      optional(isVerdict)(v.verdict)
+    );
+  }
+
+  function isMessage(m) {
+    if (!isObject(m)) return false;
+    switch (m.type) {
+      case 'searching':
+        return isString(m.claim);
+      case 'results':
+        return isString(m.claim) && MODES.includes(m.mode) && listOf(isString)(m.notes) && listOf(isItem)(m.items);
+      case 'failed':
+        return isString(m.claim) && isString(m.message);
+      case 'outcome':
+        return Number.isInteger(m.index) && typeof m.ok === 'boolean' && isString(m.message);
+      default:
+        return false;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Rendering
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function format(template, ...args) {
+    return template.replace(/\{(\d+)\}/g, (whole, i) => (Number(i) < args.length ? String(args[Number(i)]) : whole));
+  }
+
+  /** Ranking scores differ in scale by search mode (fused ranks are small, BM25 large): three significant digits suit both. */
+  const formatScore = (score) => String(Number(score.toPrecision(3)));
+
+  function send(action, index) {
+    vscode.postMessage({ type: action, index });
+  }
+
+  function header(claim) {
+    const head = el('header');
+    head.append(el('p', 'label', strings.claim), el('blockquote', 'claim', claim));
+    return head;
+  }
+
+  function render(message) {
+    switch (message.type) {
+      case 'searching':
+        outcomes = [];
+        root.replaceChildren(header(message.claim), el('p', 'status busy', strings.searching));
+        break;
+      case 'failed':
+        outcomes = [];
+        root.replaceChildren(header(message.claim), el('p', 'status error', message.message));
+        break;
+      case 'results':
+        renderResults(message);
+        break;
+      case 'outcome': {
+        const line = outcomes[message.index];
+        if (!line) break;
+        line.textContent = message.message;
+        line.classList.toggle('error', !message.ok);
+        break;
+      }
+    }
+  }
+
+  function renderResults(message) {
+    const search = el('div', 'search');
+    search.append(el('span', 'badge mode', strings.mode[message.mode]));
+    const parts = [header(message.claim), search];
+    if (message.notes.length > 0) {
+      const notes = el('ul', 'notes');
+      for (const note of message.notes) notes.append(el('li', undefined, note));
+      parts.push(notes);
+    }
+    if (message.items.length === 0) {
+      parts.push(el('p', 'status', strings.noResults));
+      outcomes = [];
+    } else {
+      const list = el('ol', 'results');
+      outcomes = message.items.map((item, index) => {
+        const { node, outcome } = result(item, index);
+        list.append(node);
+        return outcome;
+      });
+      parts.push(list);
+    }
+    root.replaceChildren(...parts);
+  }
+
+  function result(item, index) {
+    const node = el('li', 'result');
+
+    const heading = el('div', 'heading');
+    heading.append(el('h2', 'title', item.title));
+    if (item.openAccessUrl) {
+      const badge = el('button', 'badge open-access', strings.openAccess);
+      badge.title = item.openAccessUrl;
+      badge.addEventListener('click', () => send('openPaper', index));
+      heading.append(badge);
+    }
+    if (item.verdict) heading.append(verdict(item.verdict));
+    node.append(heading);
+
+    const meta = [item.authors, item.year === undefined ? '' : String(item.year), item.venue || ''].filter((p) => p !== '');
+    if (meta.length > 0) node.append(el('p', 'meta', meta.join(' · ')));
+
+    if (item.sentence) {
+      const quote = el('blockquote', 'sentence');
+      for (const fragment of item.sentence) {
+        quote.append(fragment.match ? el('mark', undefined, fragment.text) : document.createTextNode(fragment.text));
+      }
+      node.append(quote);
+    }
+
+    const footer = el('div', 'footer');
+    footer.append(el('span', 'score', format(strings.score, formatScore(item.score))));
+    if (item.existing) footer.append(el('span', 'existing', format(strings.existing, item.existing.file, item.existing.key)));
+    const buttons = el('div', 'actions');
+    for (const action of ACTIONS) {
+      if ((action === 'openPaper' && !item.link) || (action === 'addToBibliography' && item.existing)) continue;
+      const button = el('button', action === 'citeHere' ? 'primary' : 'secondary', strings.actions[action]);
+      if (action === 'openPaper') button.title = item.link;
+      button.addEventListener('click', () => send(action, index));
+      buttons.append(button);
+    }
+    footer.append(buttons);
+    node.append(footer);
+
+    const outcome = el('p', 'outcome');
+    outcome.setAttribute('role', 'status');
+    node.append(outcome);
+    return { node, outcome };
+  }
+
+  function verdict(v) {
+    const text = strings.verdict[v.label] + (v.entailment === undefined ? '' : ` · ${format(strings.entailment, v.entailment.toFixed(2))}`);
+    return el('span', `verdict verdict-${v.label}`, text);
+  }
+
+  window.addEventListener('message', (event) => {
+    if (isMessage(event.data)) render(event.data);
+  });
+  vscode.postMessage({ type: 'ready' });
+})();

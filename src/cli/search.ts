@@ -1,0 +1,122 @@
+import { promises as fs } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { SearchMode } from '../core/evidence';
+import { ENCODER_SETTING, NO_ENCODER_NOTE, PaperLibrary, type Encoder } from '../core/index/library';
+import { ModelError } from '../core/models/errors';
+import { encoderDir, isFileSystemError, loadEncoder } from './index';
+import type { Console } from './main';
+
+export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
+                     [--mode lexical|dense|hybrid] [--embed-model DIR] [--format jsonl]
+
+Searches the paper library in DIR (see attest index) for each query, as Find Evidence does. Query
+lines: {"_id", "text"} (BEIR's queries.jsonl). Output: one line per query,
+{"query_id", "results": [{"id", "score", "sentence"}]}, query_id null for --query; sentence is the
+abstract's sentence that matches the query best, or null.
+  --top K             results per query (default 10)
+  --mode MODE         lexical (words), dense (meaning) or hybrid (both, fused by rank); default
+                      hybrid with an encoder, lexical without
+  --embed-model DIR   an ONNX sentence encoder folder (or ATTEST_EMBED_MODEL); papers not yet
+                      embedded with it are embedded first, and kept
+Exit status: 0 searched, 2 usage or I/O failure.`;
+
+const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
+
+/** The library names the editor's setting; here the flag and the variable are what can be set. */
+const NO_ENCODER_HERE = 'Ranked by words alone: no sentence encoder given (--embed-model DIR or ATTEST_EMBED_MODEL).';
+
+interface Query {
+  readonly id: string | number | null;
+  readonly text: string;
+}
+
+/** `attest search`. */
+export async function searchCommand(args: readonly string[], io: Console): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        store: { type: 'string' },
+        query: { type: 'string' },
+        queries: { type: 'string' },
+        top: { type: 'string', default: '10' },
+        mode: { type: 'string' },
+        'embed-model': { type: 'string' },
+        format: { type: 'string', default: 'jsonl' },
+      },
+    }));
+  } catch (error) {
+    return usage(io, (error as Error).message);
+  }
+  const top = Number(values.top);
+  const mode = values.mode as SearchMode | undefined;
+  if (!values.store) return usage(io, '--store DIR is required');
+  if ((values.query === undefined) === (values.queries === undefined)) return usage(io, 'give either --query TEXT or --queries FILE.jsonl');
+  if (!Number.isInteger(top) || top < 1) return usage(io, `--top must be a positive whole number, not '${values.top}'`);
+  if (mode !== undefined && !MODES.includes(mode)) return usage(io, `--mode must be lexical, dense or hybrid, not '${mode}'`);
+  if (values.format !== 'jsonl') return usage(io, `--format must be jsonl, not '${values.format}'`);
+  const encoderFolder = encoderDir(values['embed-model'], process.env);
+  if (mode !== undefined && mode !== 'lexical' && encoderFolder === undefined) {
+    io.err(`attest search: --mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL (in the editor, ${ENCODER_SETTING}).\n`);
+    return 2;
+  }
+
+  let queries: Query[];
+  try {
+    queries = values.query !== undefined ? [{ id: null, text: values.query }] : parseQueries(await fs.readFile(values.queries as string, 'utf8'));
+    if (!(await fs.stat(values.store).catch(() => undefined))?.isDirectory()) throw new Error(`there is no paper library in ${values.store}; make one with attest index add`);
+  } catch (error) {
+    io.err(`attest search: ${(error as Error).message}\n`);
+    return 2;
+  }
+
+  let encoder: Encoder | undefined;
+  try {
+    encoder = await loadEncoder(encoderFolder);
+    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode });
+    for (const message of messages) io.err(`attest search: ${message}\n`);
+    const embedded = await library.embedMissing();
+    if (embedded > 0) io.err(`attest search: embedded ${embedded} papers of the library with ${encoder?.model}\n`);
+    const notes = new Set<string>();
+    for (const query of queries) {
+      const found = await library.find({ text: query.text, limit: top });
+      for (const note of found.notes) notes.add(note);
+      const results = found.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null }));
+      io.out(`${JSON.stringify({ query_id: query.id, results })}\n`);
+    }
+    for (const note of notes) io.err(`attest search: ${note === NO_ENCODER_NOTE ? NO_ENCODER_HERE : note}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ModelError) && !isFileSystemError(error)) throw error;
+    io.err(`attest search: ${(error as Error).message}\n`);
+    return 2;
+  } finally {
+    await encoder?.embedder.dispose();
+  }
+}
+
+/** BEIR's queries.jsonl: `_id` (or `id`) and `text` a line; any other line stops the search before it starts. */
+function parseQueries(text: string): Query[] {
+  const queries: Query[] = [];
+  text.split('\n').forEach((line, at) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new Error(`queries line ${at + 1} is not JSON`);
+    }
+    const { _id, id, text: query } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+    const queryId = _id ?? id;
+    if (typeof queryId !== 'string' && typeof queryId !== 'number') throw new Error(`queries line ${at + 1} has no "_id"`);
+    if (typeof query !== 'string') throw new Error(`queries line ${at + 1} has no "text" string`);
+    queries.push({ id: queryId, text: query });
+  });
+  return queries;
+}
+
+function usage(io: Console, problem: string): number {
+  io.err(`attest search: ${problem}\n${SEARCH_USAGE}\n`);
+  return 2;
+}

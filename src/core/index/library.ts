@@ -1,0 +1,182 @@
+/**
+ * Find Evidence over the paper library: the papers imported or found so far, searched by their words
+ * and, with a sentence encoder, by their meaning; optionally the open sources are searched for the
+ * claim first and what they find joins the library.
+ *
+ *   const { library, messages } = await PaperLibrary.open(dir, { encoder: { model: 'bge-small-en-v1.5', embedder } });
+ *   await library.add(papersFromBibliography(bib).papers);       // embedded, indexed and saved
+ *   await library.embedMissing();                                // papers saved before the encoder was
+ *   await library.find({ text: claim, limit: 10 })               // { mode, results, notes }
+ */
+import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMode } from '../evidence';
+import type { Embedder } from '../models/embedder';
+import { paperFromRecord, type Paper } from '../papers/paper';
+import type { PaperSource } from '../sources/types';
+import { rankPapers, type Ranked } from './hybrid';
+import { PaperStore } from './store';
+
+/** The setting that names the encoder, for notes that tell the user how to get more than words. */
+export const ENCODER_SETTING = 'attest.retrieval.encoder';
+export const NO_ENCODER_NOTE = `Ranked by words alone: no sentence encoder is configured (${ENCODER_SETTING}).`;
+
+export interface Encoder {
+  /** The model's name, kept with the vectors so that one model's are never compared with another's. */
+  readonly model: string;
+  readonly embedder: Embedder;
+}
+
+export interface LibraryOptions {
+  /** Without one, search is lexical and `find` says so. */
+  readonly encoder?: Encoder;
+  /** How `find` ranks: by default hybrid with an encoder, lexical without; dense and hybrid need an encoder. */
+  readonly mode?: SearchMode;
+  /** Searched for each claim before the library; the papers they find are added to it, and so kept. */
+  readonly liveSources?: readonly PaperSource[];
+}
+
+export interface AddOptions {
+  readonly signal?: AbortSignal;
+  /** Papers embedded and saved so far, of `total`. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** Papers embedded and saved together, so an import that stops halfway keeps what it did. */
+const EMBED_CHUNK = 512;
+/** How deep each ranking goes before fusion: recall@100 is what the benchmark measures. */
+const DEPTH = 100;
+
+export class PaperLibrary implements EvidenceFinder {
+  private readonly mode: SearchMode;
+
+  constructor(
+    readonly store: PaperStore,
+    private readonly options: LibraryOptions = {},
+  ) {
+    this.mode = options.mode ?? (options.encoder ? 'hybrid' : 'lexical');
+    if (this.mode !== 'lexical' && !options.encoder) throw new Error(`A ${this.mode} search needs a sentence encoder (${ENCODER_SETTING}).`);
+  }
+
+  /** The library in `dir`, with what had to be repaired there (see `PaperStore.open`). */
+  static async open(dir: string, options: LibraryOptions = {}): Promise<{ library: PaperLibrary; messages: readonly string[] }> {
+    const { store, messages } = await PaperStore.open(dir);
+    return { library: new PaperLibrary(store, options), messages };
+  }
+
+  /** Adds papers (replacing those with the same ids), embedding them when there is an encoder, and saves. */
+  async add(papers: readonly Paper[], options: AddOptions = {}): Promise<void> {
+    const { encoder } = this.options;
+    if (!encoder) {
+      options.signal?.throwIfAborted();
+      await this.store.add(papers);
+      options.onProgress?.(papers.length, papers.length);
+      return;
+    }
+    await this.embedInChunks(encoder, papers, (chunk, batch) => this.store.add(chunk, batch), options);
+  }
+
+  /**
+   * Embeds the papers that have no vector from this library's encoder: those added without one, or
+   * all of them after a change of encoder. Returns how many it embedded.
+   */
+  async embedMissing(options: AddOptions = {}): Promise<number> {
+    const { encoder } = this.options;
+    if (!encoder) return 0;
+    const missing = this.store.withoutVectors(encoder.model);
+    await this.embedInChunks(encoder, missing, (_, batch) => this.store.add([], batch), options);
+    return missing.length;
+  }
+
+  async find(query: EvidenceQuery): Promise<EvidenceResults> {
+    const { signal } = query;
+    signal?.throwIfAborted();
+    const notes: string[] = [];
+    if (this.options.liveSources?.length) await this.searchSources(query, notes);
+    const { mode, vector } = await this.rankingFor(query, notes);
+    const ranked = this.rank(query, mode, vector);
+    signal?.throwIfAborted();
+    const results = ranked.map(({ id, score }): Evidence => {
+      const paper = this.store.get(id) as Paper;
+      const sentence = paper.abstract === undefined ? undefined : this.store.lexical.bestSentence(query.text, paper.abstract)?.text;
+      return { paper, score, ...(sentence !== undefined && { sentence }) };
+    });
+    return { mode, results, notes };
+  }
+
+  private async embedInChunks(
+    encoder: Encoder,
+    papers: readonly Paper[],
+    save: (chunk: readonly Paper[], batch: { model: string; ids: string[]; vectors: Float32Array[] }) => Promise<void>,
+    { signal, onProgress }: AddOptions,
+  ): Promise<void> {
+    for (let start = 0; start < papers.length; start += EMBED_CHUNK) {
+      const chunk = papers.slice(start, start + EMBED_CHUNK);
+      const vectors = await encoder.embedder.embed(chunk.map(passageText), 'passage', signal);
+      await save(chunk, { model: encoder.model, ids: chunk.map((p) => p.id), vectors });
+      onProgress?.(start + chunk.length, papers.length);
+    }
+  }
+
+  /** The mode this search can keep to, and the query's vector when it needs one. */
+  private async rankingFor(query: EvidenceQuery, notes: string[]): Promise<{ mode: SearchMode; vector?: Float32Array }> {
+    const { encoder } = this.options;
+    if (!encoder) {
+      // Asked for by name, lexical search needs no excuse.
+      if (this.options.mode === undefined) notes.push(NO_ENCODER_NOTE);
+      return { mode: 'lexical' };
+    }
+    if (this.mode === 'lexical') return { mode: 'lexical' };
+    const unembedded = this.store.withoutVectors(encoder.model).length;
+    if (unembedded === this.store.size) {
+      if (unembedded > 0) notes.push(`Ranked by words alone: no paper of the library is embedded with ${encoder.model} yet.`);
+      return { mode: 'lexical' };
+    }
+    if (unembedded > 0) {
+      const effect = this.mode === 'dense' ? 'a search by meaning alone cannot find them' : 'they are ranked by their words alone';
+      notes.push(`${unembedded} of ${this.store.size} papers are not embedded with ${encoder.model} yet; ${effect}.`);
+    }
+    const [vector] = await encoder.embedder.embed([query.text], 'query', query.signal);
+    return { mode: this.mode, vector };
+  }
+
+  /**
+   * The best `limit` papers; with `openAccessOnly`, rankings go deeper until enough open-access
+   * papers are found or the library has no more.
+   */
+  private rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Ranked[] {
+    const indexes = { lexical: this.store.lexical, dense: this.store.dense };
+    for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
+      const ranked = rankPapers(indexes, { text: query.text, vector }, mode, depth);
+      const kept = query.openAccessOnly ? ranked.filter(({ id }) => this.store.get(id)?.openAccessUrl !== undefined) : ranked;
+      if (kept.length >= query.limit || depth >= this.store.size) return kept.slice(0, query.limit);
+    }
+  }
+
+  /** Adds what the sources find for the claim; a source that fails is noted, never fatal. */
+  private async searchSources(query: EvidenceQuery, notes: string[]): Promise<void> {
+    const sources = this.options.liveSources ?? [];
+    const answers = await Promise.allSettled(sources.map((source) => source.search({ title: query.text, limit: query.limit }, { signal: query.signal })));
+    query.signal?.throwIfAborted();
+    const found = new Map<string, Paper>();
+    answers.forEach((answer, at) => {
+      if (answer.status === 'rejected') {
+        notes.push(`${sources[at].name} could not be searched: ${(answer.reason as Error).message}`);
+        return;
+      }
+      for (const paper of answer.value.map(paperFromRecord)) {
+        const known = found.get(paper.id) ?? this.store.get(paper.id);
+        if (paper.title.trim() !== '' && (known === undefined || (known.abstract === undefined && paper.abstract !== undefined))) found.set(paper.id, paper);
+      }
+    });
+    try {
+      await this.add([...found.values()], { signal: query.signal });
+    } catch (error) {
+      query.signal?.throwIfAborted();
+      notes.push(`The papers the sources found could not be added to the library: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** What the encoder reads of a paper: title and abstract, as BEIR's published figures embed them. */
+function passageText(paper: Paper): string {
+  return `${paper.title} ${paper.abstract ?? ''}`.trim();
+}

@@ -1,0 +1,559 @@
+/**
+ * The paper library on disk: the papers, their lexical index and, once a sentence encoder has
+ * embedded them, their vectors.
+ *
+ *   const { store, messages } = await PaperStore.open(dir);   // messages: what was repaired, for the user
+ *   store.lexical.search('aspirin stroke', 10);
+ *   await store.add(papers, { model: 'bge-small-en-v1.5', ids, vectors });
+ *
+ * A folder of immutable data files and one `manifest.json` naming the files that make up the
+ * library now:
+ *
+ *   manifest.json                 { format, version, generation, papers, lexical, vectors? }
+ *   g000003-1a2b3c4d.papers.jsonl   one Paper per line
+ *   g000003-1a2b3c4d.lexical.jsonl  LexicalIndex.toJSON(), a line at a time (see writeLexical)
+ *   g000003-1a2b3c4d.vectors.f32    unit vectors, little-endian float32, row by row
+ *   g000003-1a2b3c4d.vector-ids.json  the papers' ids in the order of the rows
+ *
+ * Adding papers writes only the new papers (and vectors) as one more segment and a new manifest; the
+ * lexical index stays as saved and the load adds the papers of later segments to it. Once those are
+ * many, a save compacts: one papers file, one vectors file, a new lexical snapshot. So saving the few
+ * papers a live search found costs milliseconds at any size, and opening a large library never
+ * re-indexes it (at 100,000 papers indexing takes half a minute; loading the snapshot, seconds).
+ *
+ * A save is atomic: data files are written under new names and flushed, then the manifest is written
+ * to a temporary file and renamed over the old one, so a crash at any point leaves the previous
+ * manifest and everything it names. Readers need no lock: the files of the previous generation are
+ * kept until the next save, and a reader that still loses the race reads the new manifest again.
+ * Only one process should write a store at a time.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Paper } from '../papers/paper';
+import { DenseIndex } from './dense';
+import { LexicalIndex, type LexicalIndexData } from './lexical';
+
+/** Bumped when the files change shape; a store of another version is rebuilt from its papers. */
+export const STORE_VERSION = 1;
+const FORMAT = 'attest-paper-store';
+const MANIFEST = 'manifest.json';
+
+/** The encoder whose vectors the store holds: vectors of different encoders are not comparable. */
+export interface EncoderId {
+  /** The model's name, e.g. `bge-small-en-v1.5`. */
+  readonly model: string;
+  readonly dimension: number;
+}
+
+/** Vectors for papers, one per id, all from one encoder. */
+export interface VectorBatch {
+  readonly model: string;
+  readonly ids: readonly string[];
+  readonly vectors: readonly Float32Array[];
+}
+
+export interface OpenedStore {
+  readonly store: PaperStore;
+  /** What was wrong with the store on disk and what was done about it; empty when nothing was. */
+  readonly messages: readonly string[];
+}
+
+interface Segment {
+  readonly file: string;
+  readonly count: number;
+}
+
+interface VectorSegment extends Segment {
+  readonly ids: string;
+}
+
+interface Manifest {
+  readonly format: typeof FORMAT;
+  readonly version: typeof STORE_VERSION;
+  readonly generation: number;
+  /** Later segments replace papers of earlier ones with the same id. */
+  readonly papers: readonly Segment[];
+  /** A snapshot of the lexical index over the papers of the first `segments` segments. */
+  readonly lexical: { readonly file: string; readonly segments: number };
+  readonly vectors?: EncoderId & { readonly segments: readonly VectorSegment[] };
+}
+
+/** Past this many papers outside the lexical snapshot, or this many segments, a save compacts. */
+const TAIL_PAPERS = 1000;
+const TAIL_SHARE = 0.1;
+const MAX_SEGMENTS = 32;
+/** How often a load starts over because a save replaced the files it was reading. */
+const LOAD_ATTEMPTS = 3;
+
+export class PaperStore {
+  private readonly byId = new Map<string, Paper>();
+  private lexicalIndex = new LexicalIndex();
+  private denseIndex: DenseIndex | undefined;
+  private vectorModel: string | undefined;
+  /** What is on disk; undefined before the first save. */
+  private manifest: Manifest | undefined;
+  /** Memory holds something the segments on disk do not: the next save writes everything. */
+  private dirty = false;
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(readonly dir: string) {}
+
+  /**
+   * Loads the store in `dir`; a folder without one gives an empty store. A store that cannot be read
+   * (corrupt, truncated, another format version) is rebuilt from its papers files, or started empty
+   * when those are unreadable too, and the message says so. Never throws for what it finds on disk.
+   */
+  static async open(dir: string): Promise<OpenedStore> {
+    let failure = '';
+    for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
+      const read = await readManifest(dir);
+      if (read.kind === 'none') return { store: new PaperStore(dir), messages: [] };
+      if (read.kind === 'invalid') return PaperStore.rebuild(dir, read.reason);
+      const store = new PaperStore(dir);
+      try {
+        await store.load(read.manifest);
+        return { store, messages: [] };
+      } catch (error) {
+        failure = errorMessage(error);
+        // A save that finished while this load ran deletes files older than the last generation.
+        const again = await readManifest(dir);
+        if (!(isMissingFile(error) && again.kind === 'valid' && again.manifest.generation !== read.manifest.generation)) break;
+      }
+    }
+    return PaperStore.rebuild(dir, failure);
+  }
+
+  /**
+   * A store from the papers files alone: those the manifest names when it can be read, else every
+   * papers file in the folder, oldest first. A bad line is skipped, an unreadable file too. Vectors
+   * are dropped: the encoder computes them again.
+   */
+  private static async rebuild(dir: string, reason: string): Promise<OpenedStore> {
+    const manifest = await readManifest(dir);
+    const files = manifest.kind === 'valid' ? manifest.manifest.papers.map((s) => s.file) : await papersFilesIn(dir);
+    const store = new PaperStore(dir);
+    let readable = 0;
+    let skipped = 0;
+    for (const file of files) {
+      try {
+        const read = await readPapers(path.join(dir, file), 'lenient');
+        for (const paper of read.papers) store.byId.set(paper.id, paper);
+        skipped += read.skipped;
+        readable++;
+      } catch {
+        // Counted by what is rebuilt.
+      }
+    }
+    for (const paper of store.byId.values()) store.lexicalIndex.add(paper);
+    const what = `The paper library in ${dir} could not be read (${reason})`;
+    const lines = skipped > 0 ? `, skipping ${skipped} unreadable ${skipped === 1 ? 'line' : 'lines'}` : '';
+    const messages = [readable === 0 ? `${what}; started empty.` : `${what}; rebuilt its index from ${store.size} papers${lines}.`];
+    try {
+      await store.add([]);
+    } catch (error) {
+      messages.push(`The rebuilt library could not be saved (${errorMessage(error)}); it will be rebuilt again next time.`);
+    }
+    return { store, messages };
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get lexical(): LexicalIndex {
+    return this.lexicalIndex;
+  }
+
+  /** Vectors of the papers embedded so far; see `encoder` for whose. */
+  get dense(): DenseIndex | undefined {
+    return this.denseIndex;
+  }
+
+  get encoder(): EncoderId | undefined {
+    return this.denseIndex && this.vectorModel !== undefined ? { model: this.vectorModel, dimension: this.denseIndex.dimension } : undefined;
+  }
+
+  get(id: string): Paper | undefined {
+    return this.byId.get(id);
+  }
+
+  papers(): IterableIterator<Paper> {
+    return this.byId.values();
+  }
+
+  /** Papers that have no vector from `model`: all of them when the store holds another encoder's. */
+  withoutVectors(model: string): Paper[] {
+    const dense = this.vectorModel === model ? this.denseIndex : undefined;
+    return [...this.byId.values()].filter((paper) => !dense?.has(paper.id));
+  }
+
+  /**
+   * Adds papers, replacing those with the same ids, and vectors for papers of the store or of this
+   * call; then saves. Vectors of another encoder than the store's replace all the store's vectors.
+   * The papers are searchable at once, before the save settles; a failed save rejects and leaves the
+   * files as they were, and the next save writes everything.
+   */
+  async add(papers: readonly Paper[], vectors?: VectorBatch): Promise<void> {
+    if (vectors) {
+      const adding = new Set(papers.map((p) => p.id));
+      checkVectors(vectors, (id) => this.byId.has(id) || adding.has(id));
+    }
+    for (const paper of papers) {
+      this.byId.set(paper.id, paper);
+      this.lexicalIndex.add(paper);
+    }
+    const change = { papers: [...papers], vectors: vectors && vectors.ids.length > 0 ? this.addVectors(vectors) : undefined };
+    const save = this.writing.then(() => this.save(change));
+    this.writing = save.catch(() => undefined);
+    return save;
+  }
+
+  /** The batch's vectors as the dense index keeps them (unit length), for the save to write. */
+  private addVectors(batch: VectorBatch): VectorData {
+    const dimension = batch.vectors[0].length;
+    if (this.denseIndex === undefined || this.vectorModel !== batch.model || this.denseIndex.dimension !== dimension) {
+      // The segments on disk hold the other encoder's vectors: only a full save drops them.
+      if (this.denseIndex !== undefined) this.dirty = true;
+      this.denseIndex = new DenseIndex(dimension);
+      this.vectorModel = batch.model;
+    }
+    const dense = this.denseIndex;
+    const rows = new Float32Array(batch.ids.length * dimension);
+    batch.ids.forEach((id, at) => {
+      dense.add(id, batch.vectors[at]);
+      rows.set(dense.vector(id) as Float32Array, at * dimension);
+    });
+    return { ids: [...batch.ids], vectors: rows };
+  }
+
+  private async save(change: { readonly papers: readonly Paper[]; readonly vectors?: VectorData }): Promise<void> {
+    const previous = this.manifest;
+    const generation = (previous?.generation ?? 0) + 1;
+    const prefix = `g${String(generation).padStart(6, '0')}-${randomBytes(4).toString('hex')}`;
+    const written: string[] = [];
+    const write = async (suffix: string, content: Content): Promise<string> => {
+      const file = `${prefix}.${suffix}`;
+      written.push(file);
+      await writeNew(path.join(this.dir, file), content);
+      return file;
+    };
+    try {
+      await fs.mkdir(this.dir, { recursive: true });
+      const next = previous === undefined || this.dirty || this.needsCompaction(previous) ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, change, write);
+      await replaceFile(path.join(this.dir, MANIFEST), JSON.stringify(next, null, 1));
+      this.manifest = next;
+      this.dirty = false;
+    } catch (error) {
+      this.dirty = true;
+      await Promise.all(written.map((file) => fs.rm(path.join(this.dir, file), { force: true }).catch(() => undefined)));
+      throw error;
+    }
+    await collectGarbage(this.dir, [this.manifest, previous]);
+  }
+
+  private needsCompaction(manifest: Manifest): boolean {
+    const tail = manifest.papers.slice(manifest.lexical.segments).reduce((sum, segment) => sum + segment.count, 0);
+    return tail > Math.max(TAIL_PAPERS, this.size * TAIL_SHARE) || manifest.papers.length >= MAX_SEGMENTS || (manifest.vectors?.segments.length ?? 0) >= MAX_SEGMENTS;
+  }
+
+  /** Everything in memory, taken now so that additions during the writes wait for the next save. */
+  private async writeAll(generation: number, write: (suffix: string, content: Content) => Promise<string>): Promise<Manifest> {
+    const papers = [...this.byId.values()];
+    const lexical = this.lexicalIndex.toJSON();
+    const vectors = this.denseIndex?.toData();
+    const encoder = this.encoder;
+    const papersFile = await write('papers.jsonl', paperLines(papers));
+    const lexicalFile = await write('lexical.jsonl', lexicalLines(lexical));
+    return {
+      format: FORMAT,
+      version: STORE_VERSION,
+      generation,
+      papers: [{ file: papersFile, count: papers.length }],
+      lexical: { file: lexicalFile, segments: 1 },
+      ...(encoder && vectors && { vectors: { ...encoder, segments: [await writeVectors(vectors, write)] } }),
+    };
+  }
+
+  private async writeSegment(previous: Manifest, generation: number, change: { readonly papers: readonly Paper[]; readonly vectors?: VectorData }, write: (suffix: string, content: Content) => Promise<string>): Promise<Manifest> {
+    const papers = change.papers.length === 0 ? [] : [{ file: await write('papers.jsonl', paperLines(change.papers)), count: change.papers.length }];
+    const encoder = this.encoder;
+    const vectorSegments = change.vectors ? [await writeVectors(change.vectors, write)] : [];
+    return {
+      ...previous,
+      generation,
+      papers: [...previous.papers, ...papers],
+      ...(encoder && { vectors: { ...encoder, segments: [...(previous.vectors?.segments ?? []), ...vectorSegments] } }),
+    };
+  }
+
+  /** Throws when a file is missing, truncated or inconsistent with the manifest. */
+  private async load(manifest: Manifest): Promise<void> {
+    const covered = manifest.papers.slice(0, manifest.lexical.segments);
+    const tail = manifest.papers.slice(manifest.lexical.segments);
+    for (const segment of covered) for (const paper of await this.readSegment(segment)) this.byId.set(paper.id, paper);
+    this.lexicalIndex = LexicalIndex.fromJSON(await readLexical(path.join(this.dir, manifest.lexical.file)));
+    if (this.lexicalIndex.size !== this.byId.size || [...this.byId.keys()].some((id) => !this.lexicalIndex.has(id))) {
+      throw new Error(`${manifest.lexical.file} does not index the papers of ${covered.map((s) => s.file).join(', ')}`);
+    }
+    for (const segment of tail) {
+      for (const paper of await this.readSegment(segment)) {
+        this.byId.set(paper.id, paper);
+        this.lexicalIndex.add(paper);
+      }
+    }
+    if (manifest.vectors) {
+      const dense = new DenseIndex(manifest.vectors.dimension);
+      for (const segment of manifest.vectors.segments) dense.addAll(await readVectors(this.dir, segment, manifest.vectors.dimension));
+      const stray = dense.toData().ids.find((id) => !this.byId.has(id));
+      if (stray !== undefined) throw new Error(`a vector for '${stray}', which is in no papers file`);
+      this.denseIndex = dense;
+      this.vectorModel = manifest.vectors.model;
+    }
+    this.manifest = manifest;
+  }
+
+  private async readSegment(segment: Segment): Promise<Paper[]> {
+    const { papers } = await readPapers(path.join(this.dir, segment.file), 'strict');
+    if (papers.length !== segment.count) throw new Error(`${segment.file} holds ${papers.length} papers, not ${segment.count}`);
+    return papers;
+  }
+}
+
+/** Throws before anything changes when a batch of vectors cannot be added. */
+function checkVectors(batch: VectorBatch, known: (id: string) => boolean): void {
+  if (batch.ids.length !== batch.vectors.length) throw new RangeError(`${batch.ids.length} ids but ${batch.vectors.length} vectors`);
+  const unknown = batch.ids.find((id) => !known(id));
+  if (unknown !== undefined) throw new Error(`A vector for '${unknown}', which is not in the store.`);
+  const dimension = batch.vectors[0]?.length;
+  if (batch.vectors.some((v) => v.length !== dimension || v.length === 0)) throw new RangeError('The vectors of one batch must have one dimension.');
+}
+
+// ---------------------------------------------------------------------------------------
+// The manifest
+
+type ManifestRead = { readonly kind: 'none' } | { readonly kind: 'invalid'; readonly reason: string } | { readonly kind: 'valid'; readonly manifest: Manifest };
+
+async function readManifest(dir: string): Promise<ManifestRead> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, MANIFEST), 'utf8');
+  } catch (error) {
+    if (!isMissingFile(error)) return { kind: 'invalid', reason: `${MANIFEST}: ${errorMessage(error)}` };
+    return (await papersFilesIn(dir)).length > 0 ? { kind: 'invalid', reason: `${MANIFEST} is missing` } : { kind: 'none' };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { kind: 'invalid', reason: `${MANIFEST} is not JSON` };
+  }
+  if (!isObject(json) || json.format !== FORMAT) return { kind: 'invalid', reason: `${MANIFEST} is not an Attest paper library's` };
+  if (json.version !== STORE_VERSION) return { kind: 'invalid', reason: `it is format version ${String(json.version)}; this Attest reads version ${STORE_VERSION}` };
+  return isManifest(json) ? { kind: 'valid', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
+}
+
+function isManifest(json: Record<string, unknown>): json is Record<string, unknown> & Manifest {
+  const { generation, papers, lexical, vectors } = json;
+  if (!isCount(generation) || !Array.isArray(papers) || !papers.every(isSegment) || !isObject(lexical)) return false;
+  if (typeof lexical.file !== 'string' || !isCount(lexical.segments) || lexical.segments > papers.length) return false;
+  if (vectors === undefined) return true;
+  return (
+    isObject(vectors) &&
+    typeof vectors.model === 'string' &&
+    isCount(vectors.dimension) &&
+    vectors.dimension > 0 &&
+    Array.isArray(vectors.segments) &&
+    vectors.segments.every((s) => isSegment(s) && isObject(s) && typeof s.ids === 'string')
+  );
+}
+
+function isSegment(value: unknown): value is Segment {
+  return isObject(value) && typeof value.file === 'string' && isCount(value.count);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Data files are `g<generation>-<random>.<kind>`; nothing else in the folder is the store's. */
+const DATA_FILE = /^g(\d+)-[0-9a-f]{8}\.(?:papers\.jsonl|lexical\.jsonl|vectors\.f32|vector-ids\.json)$/;
+const TEMP_FILE = /^manifest\.json\.[0-9a-f]{8}\.tmp$/;
+
+async function papersFilesIn(dir: string): Promise<string[]> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const generation = (name: string): number => Number(DATA_FILE.exec(name)?.[1] ?? 0);
+  return names.filter((name) => DATA_FILE.test(name) && name.endsWith('.papers.jsonl')).sort((a, b) => generation(a) - generation(b) || a.localeCompare(b));
+}
+
+/**
+ * Deletes data files no manifest kept names, and temporary files of failed saves. The previous
+ * manifest's files stay, for readers that read it just before this save. Failures are ignored: a
+ * file left behind costs space, never correctness.
+ */
+async function collectGarbage(dir: string, manifests: readonly (Manifest | undefined)[]): Promise<void> {
+  const keep = new Set(manifests.flatMap((m) => (m === undefined ? [] : filesOf(m))));
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const doomed = names.filter((name) => (DATA_FILE.test(name) && !keep.has(name)) || TEMP_FILE.test(name));
+  await Promise.all(doomed.map((name) => fs.rm(path.join(dir, name), { force: true }).catch(() => undefined)));
+}
+
+function filesOf(manifest: Manifest): string[] {
+  return [...manifest.papers.map((s) => s.file), manifest.lexical.file, ...(manifest.vectors?.segments.flatMap((s) => [s.file, s.ids]) ?? [])];
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+/** Text produced a chunk at a time, so no file needs one string of its whole size. */
+type Content = Iterable<string> | Uint8Array;
+
+/** About a megabyte of text per write. */
+const CHUNK = 1 << 20;
+
+/** Writes a file that must not exist yet, and flushes it to the disk before the manifest names it. */
+async function writeNew(file: string, content: Content): Promise<void> {
+  const handle = await fs.open(file, 'wx');
+  try {
+    if (content instanceof Uint8Array) await handle.write(content);
+    else {
+      let chunk = '';
+      for (const text of content) {
+        chunk += text;
+        if (chunk.length >= CHUNK) {
+          await handle.write(chunk);
+          chunk = '';
+        }
+      }
+      if (chunk !== '') await handle.write(chunk);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Replaces a file whole: readers see the old text or the new, never part of one. */
+async function replaceFile(file: string, text: string): Promise<void> {
+  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeNew(temp, [text]);
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+function* paperLines(papers: readonly Paper[]): Iterable<string> {
+  for (const paper of papers) yield `${JSON.stringify(paper)}\n`;
+}
+
+async function readPapers(file: string, mode: 'strict' | 'lenient'): Promise<{ papers: Paper[]; skipped: number }> {
+  const papers: Paper[] = [];
+  let skipped = 0;
+  let number = 0;
+  const handle = await fs.open(file, 'r');
+  try {
+    for await (const line of handle.readLines()) {
+      number++;
+      if (line === '') continue;
+      const paper = parsePaper(line);
+      if (paper !== undefined) papers.push(paper);
+      else if (mode === 'lenient') skipped++;
+      else throw new Error(`${path.basename(file)} line ${number} is not a paper`);
+    }
+  } finally {
+    await handle.close();
+  }
+  return { papers, skipped };
+}
+
+function parsePaper(line: string): Paper | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(json) || typeof json.id !== 'string' || json.id === '' || typeof json.title !== 'string' || !Array.isArray(json.authors)) return undefined;
+  return json as unknown as Paper;
+}
+
+/**
+ * The lexical index as lines: its ids, then each field's lengths followed by one line per term's
+ * postings. One `JSON.stringify` of the whole index would pass V8's largest string (about 512 MB)
+ * near 450,000 abstracts.
+ */
+function* lexicalLines(data: LexicalIndexData): Iterable<string> {
+  yield `${JSON.stringify({ ids: data.ids })}\n`;
+  for (const field of data.fields) {
+    yield `${JSON.stringify({ lengths: field.lengths })}\n`;
+    for (const [term, postings] of Object.entries(field.postings)) yield `${JSON.stringify([term, postings])}\n`;
+  }
+}
+
+async function readLexical(file: string): Promise<LexicalIndexData> {
+  let ids: string[] | undefined;
+  const fields: { lengths: number[]; postings: Record<string, number[]> }[] = [];
+  const handle = await fs.open(file, 'r');
+  try {
+    for await (const line of handle.readLines()) {
+      if (line === '') continue;
+      const json: unknown = JSON.parse(line);
+      if (Array.isArray(json) && typeof json[0] === 'string' && Array.isArray(json[1]) && fields.length > 0) {
+        fields[fields.length - 1].postings[json[0]] = json[1] as number[];
+      } else if (isObject(json) && Array.isArray(json.lengths) && ids !== undefined) {
+        fields.push({ lengths: json.lengths as number[], postings: {} });
+      } else if (isObject(json) && Array.isArray(json.ids) && ids === undefined) {
+        ids = json.ids as string[];
+      } else throw new Error(`${path.basename(file)} is not a lexical index`);
+    }
+  } finally {
+    await handle.close();
+  }
+  if (ids === undefined || fields.some((f) => f.lengths.length !== ids?.length)) throw new Error(`${path.basename(file)} is incomplete`);
+  return { ids, fields };
+}
+
+interface VectorData {
+  readonly ids: readonly string[];
+  readonly vectors: Float32Array;
+}
+
+async function writeVectors(data: VectorData, write: (suffix: string, content: Content) => Promise<string>): Promise<VectorSegment> {
+  const file = await write('vectors.f32', littleEndian(data.vectors));
+  const ids = await write('vector-ids.json', [JSON.stringify(data.ids)]);
+  return { file, ids, count: data.ids.length };
+}
+
+async function readVectors(dir: string, segment: VectorSegment, dimension: number): Promise<VectorData> {
+  const ids: unknown = JSON.parse(await fs.readFile(path.join(dir, segment.ids), 'utf8'));
+  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new Error(`${segment.ids} does not list ${segment.count} ids`);
+  const bytes = await fs.readFile(path.join(dir, segment.file));
+  if (bytes.length !== segment.count * dimension * 4) throw new Error(`${segment.file} holds ${bytes.length} bytes, not ${segment.count} vectors of ${dimension} floats`);
+  const vectors = new Float32Array(segment.count * dimension);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  for (let i = 0; i < vectors.length; i++) vectors[i] = view.getFloat32(i * 4, true);
+  return { ids: ids as string[], vectors };
+}
+
+/** The file is little-endian whatever machine wrote it, so a library can move between machines. */
+function littleEndian(vectors: Float32Array): Uint8Array {
+  const bytes = new Uint8Array(vectors.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < vectors.length; i++) view.setFloat32(i * 4, vectors[i], true);
+  return bytes;
+}
+
+function isMissingFile(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

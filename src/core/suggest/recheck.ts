@@ -1,0 +1,71 @@
+/**
+ * Each drafted sentence checked again, in code, against the passages of the sources it cites: that
+ * the model cited a source is not taken as the source saying so.
+ */
+import { analyze } from '../index/analyzer';
+import type { NliModel } from '../models/nli';
+import type { Paper } from '../papers/paper';
+import { TermStatistics, tfidfRelevance } from '../verify/relevance';
+import { judgeSupport, type SupportJudgement, type SupportThresholds } from '../verify/support';
+import type { DraftSentence } from './parse';
+import type { NumberedSource } from './sources';
+
+/** Whether `passages` back `claim`. */
+export type SentenceJudge = (claim: string, passages: readonly string[], signal?: AbortSignal) => Promise<SupportJudgement>;
+
+/**
+ * The verifier's support check: relevance always, NLI when a model is loaded. Without one nothing
+ * can be confirmed, only an unrelated citation caught. Term weights come from the passages judged:
+ * there is no larger collection at hand, and words all of them share say least about relatedness.
+ */
+export function supportJudge(options: { readonly nli?: { readonly model: NliModel; readonly id: string }; readonly thresholds?: SupportThresholds } = {}): SentenceJudge {
+  return (claim, passages, signal) =>
+    judgeSupport(claim, passages, { relevance: tfidfRelevance(analyze, TermStatistics.of(passages, analyze)), nli: options.nli, thresholds: options.thresholds, signal });
+}
+
+export interface SuggestedSentence {
+  /** Without citation markers: the editor puts its own citation commands in. */
+  readonly text: string;
+  readonly citations: readonly Paper[];
+  /** `supported` only when the check found a cited passage that entails the sentence. */
+  readonly status: 'supported' | 'unconfirmed';
+  /** Why it is unconfirmed, in words for the editor. */
+  readonly reason?: string;
+  /** The passage the check rests on, the paper it is from, and the verdict with its scores. */
+  readonly evidence?: { readonly paper: Paper; readonly passage: string; readonly judgement: SupportJudgement };
+}
+
+export async function recheck(sentences: readonly DraftSentence[], sources: readonly NumberedSource[], judge: SentenceJudge, signal?: AbortSignal): Promise<SuggestedSentence[]> {
+  const byNumber = new Map(sources.map((s) => [s.number, s]));
+  const checked: SuggestedSentence[] = [];
+  for (const sentence of sentences) {
+    signal?.throwIfAborted();
+    // The one place a number becomes a paper: a number no source has cannot become one.
+    const cited = sentence.sources.flatMap((n) => byNumber.get(n) ?? []);
+    if (cited.length === 0) {
+      checked.push({ text: sentence.text, citations: [], status: 'unconfirmed', reason: 'it cites no source' });
+      continue;
+    }
+    const judgement = await judge(sentence.text, cited.flatMap((s) => s.passages), signal);
+    const passage = judgement.sentence;
+    const evidence = passage === undefined ? undefined : { paper: (cited.find((s) => s.passages.includes(passage)) ?? cited[0]).paper, passage, judgement };
+    const citations = cited.map((s) => s.paper);
+    checked.push(
+      judgement.label === 'supported'
+        ? { text: sentence.text, citations, status: 'supported', evidence }
+        : { text: sentence.text, citations, status: 'unconfirmed', reason: whyUnconfirmed(judgement), evidence },
+    );
+  }
+  return checked;
+}
+
+function whyUnconfirmed(judgement: SupportJudgement): string {
+  switch (judgement.label) {
+    case 'contradicted':
+      return 'a cited passage contradicts it';
+    case 'unsupported':
+      return judgement.entailment === undefined ? 'the cited passages are about something else' : 'the cited passages do not state it';
+    default:
+      return judgement.reason === 'no NLI model' ? 'related to the cited passages, but without an NLI model support cannot be confirmed' : 'there is no passage to check it against';
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * A cited suggestion for the user's selection, grounded only in papers Attest retrieved: the model
+ * proposes search queries, the finder retrieves papers, the model drafts from the numbered sources,
+ * and code then keeps only citations of those sources and checks every sentence against the passages
+ * it cites. If the model finds the evidence insufficient, Attest searches once more for what it asks.
+ *
+ *   const s = await suggest({ selection, finder, llm, judge: supportJudge({ nli }), signal, onProgress });
+ *   s.sentences   // [{ text, citations: [paper], status: 'supported', evidence }]
+ */
+import type { EvidenceFinder } from '../evidence';
+import type { Paper } from '../papers/paper';
+import type { Llm } from './llm';
+import { LlmError } from './llmErrors';
+import { parseDraft, type ParsedDraft, type Removal } from './parse';
+import { draftMessages, parseQueries, queryMessages } from './prompt';
+import { recheck, type SentenceJudge, type SuggestedSentence } from './recheck';
+import { numberSources, type NumberedSource } from './sources';
+
+/** Enough papers to draw a few sentences from; more dilute the prompt and lengthen it for a small local model. */
+export const MAX_SOURCES = 6;
+
+export type SuggestProgress =
+  | { readonly stage: 'queries' }
+  | { readonly stage: 'searching'; readonly queries: readonly string[] }
+  | { readonly stage: 'drafting'; readonly sources: number; readonly characters: number }
+  | { readonly stage: 'checking'; readonly sentences: number };
+
+export interface SuggestRequest {
+  /** The claim to support, or a note such as "summarise evidence on X": plain text, markup removed. */
+  readonly selection: string;
+  readonly finder: EvidenceFinder;
+  readonly llm: Llm;
+  readonly judge: SentenceJudge;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: SuggestProgress) => void;
+}
+
+/**
+ * `drafted`: sentences to offer. `insufficient`: the model found too little evidence, even after one
+ * more search. `no-sources`: no paper with an abstract was found. `empty` / `malformed`: the draft
+ * held nothing to offer.
+ */
+export type SuggestOutcome = 'drafted' | 'insufficient' | 'no-sources' | 'empty' | 'malformed';
+
+export interface Suggestion {
+  readonly outcome: SuggestOutcome;
+  readonly sentences: readonly SuggestedSentence[];
+  /** The papers the model was given, in the order it numbered them. */
+  readonly sources: readonly Paper[];
+  /** Citations and other text taken out of the draft because they cite something not given. */
+  readonly removed: readonly Removal[];
+  /** What was searched for: the model's queries (or the selection), then any follow-up search it asked for. */
+  readonly queries: readonly string[];
+  /** For the user: why an outcome is what it is, and what the finder reported. */
+  readonly notes: readonly string[];
+}
+
+/**
+ * Rejects with `signal.reason` once `signal` aborts, and with an `LlmError` when the model cannot be
+ * asked; an unusable reply is an outcome, not an error.
+ */
+export async function suggest(request: SuggestRequest): Promise<Suggestion> {
+  const { finder, llm, judge, signal, onProgress } = request;
+  const selection = request.selection.trim();
+  if (!selection) throw new Error('Select the claim or note to draft a suggestion for.');
+  const notes: string[] = [];
+  const note = (text: string): void => {
+    if (!notes.includes(text)) notes.push(text);
+  };
+
+  onProgress?.({ stage: 'queries' });
+  const queries = await searchQueries(selection, llm, signal, note);
+  onProgress?.({ stage: 'searching', queries });
+  const searched = [...queries];
+  let papers = await retrieve(queries, finder, signal, note);
+  const result = (outcome: SuggestOutcome, sources: readonly NumberedSource[], extra: Partial<Suggestion> = {}): Suggestion => ({
+    outcome,
+    sentences: [],
+    sources: sources.map((s) => s.paper),
+    removed: [],
+    queries: searched,
+    notes,
+    ...extra,
+  });
+  if (papers.length === 0) {
+    note('No paper with an abstract was found for the queries, so the model was not asked to draft anything.');
+    return result('no-sources', []);
+  }
+
+  // Passages are picked for the selection and for the model's wording of it in the queries.
+  const focus = [selection, ...queries].join('\n');
+  let sources = numberSources(papers, focus);
+  let parsed = await draft(selection, sources, llm, signal, onProgress);
+  if (parsed.kind === 'insufficient' && parsed.query) {
+    note(`The model found the evidence insufficient and asked for a search for "${parsed.query}".`);
+    onProgress?.({ stage: 'searching', queries: [parsed.query] });
+    searched.push(parsed.query);
+    const more = await retrieve([parsed.query], finder, signal, note);
+    const added = more.filter((p) => !papers.some((q) => q.id === p.id));
+    if (added.length > 0) {
+      papers = interleave([papers, added], MAX_SOURCES);
+      sources = numberSources(papers, `${focus}\n${parsed.query}`);
+      parsed = await draft(selection, sources, llm, signal, onProgress);
+    } else {
+      note('That search found no further paper.');
+    }
+  }
+
+  switch (parsed.kind) {
+    case 'insufficient':
+      note(parsed.query ? `The model still finds the evidence insufficient; it suggests searching for "${parsed.query}".` : 'The model finds the evidence insufficient.');
+      return result('insufficient', sources);
+    case 'empty':
+      note('The model sent no text to offer.');
+      return result('empty', sources);
+    case 'malformed':
+      note(`The model's reply could not be read as a draft: ${parsed.reason}.`);
+      return result('malformed', sources);
+  }
+  if (parsed.removed.length > 0) {
+    note(`${parsed.removed.length} citation${parsed.removed.length === 1 ? '' : 's'} of works outside the sources ${parsed.removed.length === 1 ? 'was' : 'were'} taken out.`);
+  }
+  if (parsed.sentences.length === 0) {
+    note('Nothing was left of the draft once citations of works outside the sources were taken out.');
+    return result('empty', sources, { removed: parsed.removed });
+  }
+  onProgress?.({ stage: 'checking', sentences: parsed.sentences.length });
+  const sentences = await recheck(parsed.sentences, sources, judge, signal);
+  return result('drafted', sources, { sentences, removed: parsed.removed });
+}
+
+/** The model's queries, or the selection itself when its reply is of no use. */
+async function searchQueries(selection: string, llm: Llm, signal: AbortSignal | undefined, note: (text: string) => void): Promise<string[]> {
+  try {
+    const queries = parseQueries(await llm.complete(queryMessages(selection), { signal }));
+    if (queries.length > 0) return queries;
+    note('The model proposed no usable search query; the selection itself was searched for.');
+  } catch (error) {
+    if (!(error instanceof LlmError) || !['empty', 'malformed', 'cut-off'].includes(error.kind)) throw error;
+    note(`The model proposed no usable search query (${error.message}); the selection itself was searched for.`);
+  }
+  return [selection];
+}
+
+/** The papers found for each query, taken in turn from each query's ranking, without repeats or papers lacking an abstract. */
+async function retrieve(queries: readonly string[], finder: EvidenceFinder, signal: AbortSignal | undefined, note: (text: string) => void): Promise<Paper[]> {
+  const rankings = await Promise.all(
+    queries.map(async (text) => {
+      const found = await finder.find({ text, limit: MAX_SOURCES, signal });
+      found.notes.forEach(note);
+      return found.results.map((r) => r.paper);
+    }),
+  );
+  signal?.throwIfAborted();
+  return interleave(rankings.map((papers) => papers.filter((p) => p.abstract?.trim())), MAX_SOURCES);
+}
+
+/** Round-robin over the lists, first of each, then second of each…, skipping papers already taken. */
+function interleave(lists: readonly (readonly Paper[])[], limit: number): Paper[] {
+  const taken = new Map<string, Paper>();
+  for (let rank = 0; taken.size < limit && lists.some((list) => rank < list.length); rank++) {
+    for (const list of lists) {
+      const paper = list[rank];
+      if (paper && !taken.has(paper.id) && taken.size < limit) taken.set(paper.id, paper);
+    }
+  }
+  return [...taken.values()];
+}
+
+async function draft(
+  selection: string,
+  sources: readonly NumberedSource[],
+  llm: Llm,
+  signal: AbortSignal | undefined,
+  onProgress: SuggestRequest['onProgress'],
+): Promise<ParsedDraft> {
+  let characters = 0;
+  onProgress?.({ stage: 'drafting', sources: sources.length, characters });
+  try {
+    const reply = await llm.complete(draftMessages(selection, sources), {
+      signal,
+      onToken: (piece) => {
+        characters += piece.length;
+        onProgress?.({ stage: 'drafting', sources: sources.length, characters });
+      },
+    });
+    return parseDraft(reply, sources.length);
+  } catch (error) {
+    if (error instanceof LlmError && error.kind === 'empty') return { kind: 'empty' };
+    throw error;
+  }
+}

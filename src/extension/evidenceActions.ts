@@ -1,0 +1,218 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { textToAppend } from '../core/bibliography/append';
+import { BibliographyCache } from '../core/bibliography/cache';
+import { bibtexFor, citationKeyFor, findExisting } from '../core/bibliography/generate';
+import type { BibEntry } from '../core/bibliography/types';
+import type { CheckResult } from '../core/check';
+import { citationStyleOf, insertCitation } from '../core/manuscript/citeStyle';
+import type { Paper } from '../core/papers/paper';
+import type { SourceRecord } from '../core/sources/types';
+import type { Checker } from './checker';
+
+/** What an action did, or why it did nothing, in words for the panel. */
+export interface Outcome {
+  readonly ok: boolean;
+  readonly message: string;
+}
+
+/** Where "Cite here" puts the citation: after the selection the search was made for. */
+export interface CitationTarget {
+  readonly uri: vscode.Uri;
+  /** The selection's end, as it stands after any edits made since. */
+  readonly offset: number;
+}
+
+/** A .bib file of the manuscript as the editor holds it now, unsaved changes included. */
+interface OpenBibliography {
+  readonly file: string;
+  readonly document: vscode.TextDocument;
+  readonly entries: readonly BibEntry[];
+}
+
+/** How the manuscript would cite a paper. */
+type Reference =
+  | { readonly kind: 'existing'; readonly entry: BibEntry }
+  | { readonly kind: 'new'; readonly key: string; readonly file: string; readonly append: (edit: vscode.WorkspaceEdit) => void }
+  | { readonly kind: 'nowhere'; readonly message: string };
+
+/**
+ * "Cite here", "Add to bibliography" and "Open paper" for a paper found as evidence. Bibliographies
+ * are read from the editor at the moment of the action, not from the last check, which lags behind
+ * edits by the debounce delay: a paper added a moment ago must not be added again.
+ */
+export class EvidenceActions {
+  private readonly parsed = new BibliographyCache();
+
+  constructor(private readonly checker: Checker) {}
+
+  /** The entry of the manuscript's bibliographies that already stands for each paper. */
+  async existingEntries(result: CheckResult, papers: readonly Paper[]): Promise<(BibEntry | undefined)[]> {
+    const entries = (await this.bibliographiesOf(result)).flatMap((b) => b.entries);
+    return papers.map((paper) => findExisting(asRecord(paper), entries));
+  }
+
+  /** Cites the paper after the target in the manuscript's own style, adding it to the bibliography in the same edit when it is new there. */
+  async citeHere(target: CitationTarget, paper: Paper): Promise<Outcome> {
+    const result = await this.resultOf(target.uri);
+    if (!result) return notRead();
+    const reference = await this.referenceFor(result, paper);
+    if (reference.kind === 'nowhere') return { ok: false, message: reference.message };
+    const key = reference.kind === 'existing' ? reference.entry.key : reference.key;
+    const document = await vscode.workspace.openTextDocument(target.uri);
+    const own = result.manuscript.sources.find((s) => s.file === target.uri.fsPath);
+    // A file without citations of its own (a new chapter) cites as the rest of the manuscript does.
+    const style = citationStyleOf(own && own.citations.length > 0 ? own : result.manuscript);
+    const insertion = insertCitation(document.getText(), target.offset, [key], style);
+    if (insertion.text === '') return { ok: true, message: vscode.l10n.t('Already cited here as {0}.', key) };
+    const edit = new vscode.WorkspaceEdit();
+    const at = document.positionAt(insertion.offset);
+    edit.replace(target.uri, new vscode.Range(at, document.positionAt(insertion.offset + insertion.length)), insertion.text);
+    if (reference.kind === 'new') reference.append(edit);
+    if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
+    return {
+      ok: true,
+      message:
+        reference.kind === 'new'
+          ? vscode.l10n.t('Cited as {0}, and added to {1}.', key, path.basename(reference.file))
+          : vscode.l10n.t('Cited as {0}.', key),
+    };
+  }
+
+  /** Appends the paper to the manuscript's first bibliography, unless one of its bibliographies has it already. */
+  async addToBibliography(manuscript: vscode.Uri, paper: Paper): Promise<Outcome> {
+    const result = await this.resultOf(manuscript);
+    if (!result) return notRead();
+    const reference = await this.referenceFor(result, paper);
+    switch (reference.kind) {
+      case 'nowhere':
+        return { ok: false, message: reference.message };
+      case 'existing':
+        return {
+          ok: true,
+          message: vscode.l10n.t('Already in {0} as {1}.', path.basename(reference.entry.file), reference.entry.key),
+        };
+      case 'new': {
+        const edit = new vscode.WorkspaceEdit();
+        reference.append(edit);
+        if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
+        return { ok: true, message: vscode.l10n.t('Added to {0} as {1}.', path.basename(reference.file), reference.key) };
+      }
+    }
+  }
+
+  async openPaper(paper: Paper): Promise<Outcome> {
+    const link = linkOf(paper);
+    if (link === undefined) return { ok: false, message: vscode.l10n.t('Attest knows no link to this paper.') };
+    const opened = await vscode.env.openExternal(vscode.Uri.parse(link, true));
+    return opened ? { ok: true, message: '' } : { ok: false, message: vscode.l10n.t('Could not open {0}.', link) };
+  }
+
+  /**
+   * The check result of the manuscript `uri` belongs to. A manuscript opened a moment ago may not
+   * have been checked yet: it is checked now, and waited for a little.
+   */
+  async resultOf(uri: vscode.Uri): Promise<CheckResult | undefined> {
+    const known = this.checker.resultFor(uri.fsPath);
+    if (known || uri.scheme !== 'file') return known;
+    const document = await vscode.workspace.openTextDocument(uri);
+    return new Promise((resolve) => {
+      const done = (result: CheckResult | undefined): void => {
+        clearTimeout(timer);
+        listener.dispose();
+        resolve(result);
+      };
+      const listener = this.checker.onDidChange(() => {
+        const result = this.checker.resultFor(uri.fsPath);
+        if (result) done(result);
+      });
+      const timer = setTimeout(() => done(undefined), CHECK_WAIT_MS);
+      void this.checker.documentChanged(document, true);
+    });
+  }
+
+  /**
+   * The key to cite the paper by: its entry's when a bibliography of the manuscript has it (by DOI,
+   * arXiv id or title), else a new one, with the entry to append to the first bibliography the
+   * manuscript names. Extra bibliographies from the settings are searched but never written to.
+   */
+  private async referenceFor(result: CheckResult, paper: Paper): Promise<Reference> {
+    const bibliographies = await this.bibliographiesOf(result);
+    const record = asRecord(paper);
+    const entries = bibliographies.flatMap((b) => b.entries);
+    const entry = findExisting(record, entries);
+    if (entry) return { kind: 'existing', entry };
+    const named = result.manuscript.sources.flatMap((s) => s.bibliographies)[0];
+    if (named === undefined) {
+      return {
+        kind: 'nowhere',
+        message: vscode.l10n.t(
+          'This manuscript names no bibliography file (\\bibliography, \\addbibresource or a YAML bibliography: field), so there is none to add the paper to.',
+        ),
+      };
+    }
+    const target = bibliographies.find((b) => b.file === named.path);
+    if (!target) {
+      return { kind: 'nowhere', message: vscode.l10n.t('{0}, the bibliography this manuscript names, does not exist; create it to add papers to it.', named.name) };
+    }
+    const taken = new Set([...entries.map((e) => e.key), ...result.manuscript.sources.flatMap((s) => s.bibitems)]);
+    const key = citationKeyFor(record, taken);
+    const { document } = target;
+    const text = document.getText();
+    return {
+      kind: 'new',
+      key,
+      file: target.file,
+      append: (edit) => edit.insert(document.uri, document.positionAt(text.length), textToAppend(text, bibtexFor(record, key))),
+    };
+  }
+
+  private async bibliographiesOf(result: CheckResult): Promise<OpenBibliography[]> {
+    return Promise.all(
+      result.bibliographies.map(async ({ file }) => {
+        const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+        return { file, document, entries: this.parsed.parse(file, document.getText()).entries };
+      }),
+    );
+  }
+}
+
+/** Where "Open paper" goes: the open-access copy, else the DOI, else the record at its source. Only web links: the data is not ours. */
+export function linkOf(paper: Paper): string | undefined {
+  const candidates = [paper.openAccessUrl, paper.doi === undefined ? undefined : `https://doi.org/${paper.doi}`, paper.source?.url];
+  return candidates.find((url) => url !== undefined && isWebLink(url));
+}
+
+export function isWebLink(url: string): boolean {
+  return /^https?:\/\/[^\s]+$/i.test(url);
+}
+
+/** Long enough for a check of a large manuscript without reference lookups, which come later. */
+const CHECK_WAIT_MS = 5000;
+
+function notRead(): Outcome {
+  return { ok: false, message: vscode.l10n.t("Attest has not read this manuscript's bibliographies (it reads saved .tex, .md, .Rmd and .qmd files); try again in a moment.") };
+}
+
+function notApplied(): Outcome {
+  return { ok: false, message: vscode.l10n.t('The editor did not apply the change; the file may have changed meanwhile. Try again.') };
+}
+
+/**
+ * The paper as the BibTeX writer, the key maker and the de-duplication take it. They read its
+ * bibliographic fields and links, never `source` or `id` (see generate.ts), so a paper from a local
+ * collection, which came from no source, is not given an invented one.
+ */
+function asRecord(paper: Paper): SourceRecord {
+  const work: Omit<SourceRecord, 'source' | 'id'> = {
+    title: paper.title,
+    authors: paper.authors,
+    year: paper.year,
+    venue: paper.venue,
+    doi: paper.doi,
+    arxivId: paper.arxivId,
+    openAccessUrl: paper.openAccessUrl,
+    url: paper.source?.url,
+  };
+  return work as SourceRecord;
+}

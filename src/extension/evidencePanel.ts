@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { listAuthors } from '../core/bibliography/describe';
+import type { BibEntry } from '../core/bibliography/types';
+import type { Evidence } from '../core/evidence';
+import { analyze } from '../core/index/analyzer';
+import { isWebLink, linkOf } from './evidenceActions';
+import type { EvidenceItem, Fragment, PanelMessage, PanelStrings } from './evidenceProtocol';
+
+/**
+ * The webview listing the papers found for a claim. One panel, reused by every search, as the
+ * Markdown preview is. It holds no logic of its own: it shows the last message it was given and
+ * passes what the page sends to `onMessage`, unchecked; the receiver validates it.
+ */
+export class EvidencePanel implements vscode.Disposable {
+  static readonly viewType = 'attest.evidence';
+
+  private panel: vscode.WebviewPanel | undefined;
+  /** What the page shows, sent again whenever the page is rebuilt (hidden and shown again). */
+  private state: PanelMessage | undefined;
+  private readonly closed = new vscode.EventEmitter<void>();
+  readonly onDidClose = this.closed.event;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly onMessage: (message: unknown) => void,
+  ) {}
+
+  /** Shows `state` in the panel, opening the panel beside the manuscript if it is not open. */
+  show(state: PanelMessage): void {
+    this.state = state;
+    if (this.panel) {
+      if (!this.panel.visible) this.panel.reveal(undefined, true);
+      void this.panel.webview.postMessage(state);
+      return;
+    }
+    this.panel = this.create();
+  }
+
+  /** Tells the page what an action did, without replacing the list. */
+  post(message: PanelMessage): void {
+    void this.panel?.webview.postMessage(message);
+  }
+
+  /** The page asked for what to show: it was just (re)built. */
+  resend(): void {
+    if (this.state) void this.panel?.webview.postMessage(this.state);
+  }
+
+  private create(): vscode.WebviewPanel {
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const panel = vscode.window.createWebviewPanel(
+      EvidencePanel.viewType,
+      vscode.l10n.t('Evidence'),
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, localResourceRoots: [media] },
+    );
+    panel.webview.html = pageHtml(panel.webview, media);
+    panel.webview.onDidReceiveMessage(this.onMessage);
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.closed.fire();
+    });
+    return panel;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    this.closed.dispose();
+  }
+}
+
+/** A paper as the page shows it; `existing` is the entry of the manuscript's bibliographies that has it. */
+export function itemOf(evidence: Evidence, claim: string, existing: BibEntry | undefined): EvidenceItem {
+  const { paper } = evidence;
+  return {
+    title: paper.title,
+    authors: listAuthors(paper.authors),
+    year: paper.year,
+    venue: paper.venue,
+    openAccessUrl: paper.openAccessUrl !== undefined && isWebLink(paper.openAccessUrl) ? paper.openAccessUrl : undefined,
+    link: linkOf(paper),
+    sentence: evidence.sentence === undefined ? undefined : highlight(evidence.sentence, claim),
+    score: evidence.score,
+    existing: existing && { key: existing.key, file: path.basename(existing.file) },
+  };
+}
+
+/** Words, hyphenated compounds whole ("attention-based"), as the analyser reads them. */
+const WORD = /[\p{L}\p{N}]+(?:[-\u2010\u2011\u2013][\p{L}\p{N}]+)*/gu;
+
+/**
+ * The sentence cut where its words meet the claim's, compared as the search compares them (stemmed,
+ * stopwords aside), so the highlight shows why the sentence ranked.
+ */
+export function highlight(sentence: string, claim: string): Fragment[] {
+  const terms = new Set(analyze(claim));
+  const fragments: Fragment[] = [];
+  let done = 0;
+  for (const match of sentence.matchAll(WORD)) {
+    if (!analyze(match[0]).some((t) => terms.has(t))) continue;
+    if (match.index > done) fragments.push({ text: sentence.slice(done, match.index), match: false });
+    fragments.push({ text: match[0], match: true });
+    done = match.index + match[0].length;
+  }
+  if (done < sentence.length) fragments.push({ text: sentence.slice(done), match: false });
+  return fragments;
+}
+
+function pageHtml(webview: vscode.Webview, media: vscode.Uri): string {
+  const nonce = randomBytes(16).toString('base64');
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'evidence.css'));
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'evidence.js'));
+  const csp = `default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'`;
+  return `<!DOCTYPE html>
+<html lang="${escapeHtml(vscode.env.language)}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${escapeHtml(style.toString())}">
+<title>${escapeHtml(vscode.l10n.t('Evidence'))}</title>
+</head>
+<body data-strings="${escapeHtml(JSON.stringify(panelStrings()))}">
+<main id="root" aria-live="polite"></main>
+<script nonce="${nonce}" src="${escapeHtml(script.toString())}"></script>
+</body>
+</html>`;
+}
+
+function panelStrings(): PanelStrings {
+  const t = vscode.l10n.t;
+  return {
+    searching: t('Looking for evidence…'),
+    claim: t('Evidence for'),
+    mode: { lexical: t('lexical search'), dense: t('semantic search'), hybrid: t('hybrid search (lexical and semantic)') },
+    noResults: t('No paper found for this claim.'),
+    openAccess: t('Open access'),
+    score: t('score {0}'),
+    existing: t('In {0} as {1}'),
+    verdict: { supported: t('Supports the claim'), contradicted: t('Contradicts the claim'), unsupported: t('Does not support the claim'), unverifiable: t('Not judged') },
+    entailment: t('entailment {0}'),
+    actions: { citeHere: t('Cite here'), addToBibliography: t('Add to bibliography'), openPaper: t('Open paper') },
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,86 @@
+import type { SearchMode } from '../core/evidence';
+import type { SupportLabel } from '../core/verify/support';
+
+/*
+ * The messages between the evidence panel's webview (media/evidence.js) and the extension. The
+ * webview is a separate page that could be fed anything, so each side checks what it receives
+ * before acting on it: the extension with `parseWebviewMessage`, the webview with its own checks.
+ */
+
+/** A piece of the best-matching sentence; `match` marks a word the claim also has. */
+export interface Fragment {
+  readonly text: string;
+  readonly match: boolean;
+}
+
+/** What an NLI model made of the claim against the paper, once one has judged it. */
+export interface VerdictView {
+  readonly label: SupportLabel;
+  readonly entailment?: number;
+}
+
+/** One ranked paper as the panel shows it: only display text and what the buttons need. */
+export interface EvidenceItem {
+  readonly title: string;
+  /** Already joined: "Ashish Vaswani, Noam Shazeer, …". */
+  readonly authors: string;
+  readonly year?: number;
+  readonly venue?: string;
+  readonly openAccessUrl?: string;
+  /** Where "Open paper" goes; absent when the paper has no link at all. */
+  readonly link?: string;
+  readonly sentence?: readonly Fragment[];
+  readonly score: number;
+  /** The entry of the manuscript's bibliographies that already stands for the paper. */
+  readonly existing?: { readonly key: string; readonly file: string };
+  readonly verdict?: VerdictView;
+}
+
+/** Extension → webview. */
+export type PanelMessage =
+  | { readonly type: 'searching'; readonly claim: string }
+  | {
+      readonly type: 'results';
+      readonly claim: string;
+      readonly mode: SearchMode;
+      readonly notes: readonly string[];
+      readonly items: readonly EvidenceItem[];
+    }
+  /** The search did not finish; `message` says why, ready to show. */
+  | { readonly type: 'failed'; readonly claim: string; readonly message: string }
+  /** What an action on the result at `index` did, or why it did nothing. */
+  | { readonly type: 'outcome'; readonly index: number; readonly ok: boolean; readonly message: string };
+
+export type ResultsMessage = Extract<PanelMessage, { type: 'results' }>;
+
+export const RESULT_ACTIONS = ['citeHere', 'addToBibliography', 'openPaper'] as const;
+export type ResultAction = (typeof RESULT_ACTIONS)[number];
+
+/** Webview → extension: `ready` asks for the current state (the page is rebuilt each time it is shown). */
+export type WebviewMessage = { readonly type: 'ready' } | { readonly type: ResultAction; readonly index: number };
+
+export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
+  if (typeof value !== 'object' || value === null || !('type' in value)) return undefined;
+  if (value.type === 'ready') return { type: 'ready' };
+  const action = RESULT_ACTIONS.find((a) => a === value.type);
+  if (action === undefined || !('index' in value)) return undefined;
+  const { index } = value;
+  return typeof index === 'number' && Number.isSafeInteger(index) && index >= 0 ? { type: action, index } : undefined;
+}
+
+/**
+ * The panel's fixed wording, localised by the extension and handed to the page once; `{0}` and `{1}`
+ * are filled in by the page.
+ */
+export interface PanelStrings {
+  readonly searching: string;
+  readonly claim: string;
+  readonly mode: Readonly<Record<SearchMode, string>>;
+  readonly noResults: string;
+  readonly openAccess: string;
+  readonly score: string;
+  readonly existing: string;
+  readonly verdict: Readonly<Record<SupportLabel, string>>;
+  readonly entailment: string;
+  readonly actions: Readonly<Record<ResultAction, string>>;
+}

@@ -1,0 +1,260 @@
+import * as vscode from 'vscode';
+import type { CheckResult } from '../core/check';
+import type { EvidenceFinder, EvidenceResults } from '../core/evidence';
+import { languageOf } from '../core/manuscript/language';
+import { parseLatex } from '../core/manuscript/latex';
+import { parseMarkdown } from '../core/manuscript/markdown';
+import type { Paper } from '../core/papers/paper';
+import type { Checker } from './checker';
+import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
+import { EvidencePanel, itemOf } from './evidencePanel';
+import { parseWebviewMessage, RESULT_ACTIONS, type ResultAction, type ResultsMessage } from './evidenceProtocol';
+
+/** What the extension offers other code (and its tests) about Find Evidence. */
+export interface EvidenceApi {
+  /** Searches from now on go to `finder` instead of the one the extension built. */
+  setEvidenceFinder(finder: EvidenceFinder): void;
+}
+
+/**
+ * Registers "Attest: Find Evidence for Selection" and its panel. `finder` is asked for the finder
+ * at each search, so that building it (loading an index, a model) waits until someone searches.
+ * The panel's buttons run `attest.evidence.citeHere`, `.addToBibliography` and `.openPaper` with
+ * the result's index, through the same handler as the page's messages.
+ */
+export function registerFindEvidence(context: vscode.ExtensionContext, checker: Checker, finder: () => Promise<EvidenceFinder>): EvidenceApi {
+  const feature = new FindEvidence(context.extensionUri, checker, finder);
+  context.subscriptions.push(
+    feature,
+    vscode.commands.registerCommand('attest.findEvidence', () => feature.run()),
+    ...RESULT_ACTIONS.map((action) => vscode.commands.registerCommand(`attest.evidence.${action}`, (index: unknown) => feature.receive({ type: action, index }))),
+  );
+  return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement) };
+}
+
+/** How many papers a search lists. */
+const RESULT_LIMIT = 10;
+
+interface Search {
+  readonly claim: string;
+  readonly target: Anchor;
+  readonly results: EvidenceResults;
+}
+
+class FindEvidence implements vscode.Disposable {
+  private readonly panel: EvidencePanel;
+  private readonly actions: EvidenceActions;
+  /** The search the panel shows; its actions refer to it by result index. */
+  private search: Search | undefined;
+  /** The list as last shown, to tell whether a refresh changes it. */
+  private shown: ResultsMessage | undefined;
+  private running: AbortController | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(
+    extensionUri: vscode.Uri,
+    private readonly checker: Checker,
+    private finder: () => Promise<EvidenceFinder>,
+  ) {
+    this.actions = new EvidenceActions(checker);
+    this.panel = new EvidencePanel(extensionUri, (message) => void this.receive(message));
+    this.subscriptions.push(
+      this.panel,
+      this.panel.onDidClose(() => this.closed()),
+      // An entry added or removed elsewhere (an undo, a reference manager) changes what the list says is in the bibliography.
+      checker.onDidChange(() => void this.refresh()),
+    );
+  }
+
+  setFinder(finder: () => Promise<EvidenceFinder>): void {
+    this.finder = finder;
+  }
+
+  /** Searches for the active editor's selection; resolves to what the panel then lists. */
+  async run(): Promise<ResultsMessage | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.selection.isEmpty) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Select the sentence to find evidence for.'));
+      return undefined;
+    }
+    const { document, selection } = editor;
+    const claim = plainText(document, selection);
+    if (claim === '') {
+      void vscode.window.showInformationMessage(vscode.l10n.t('The selection holds no text to search for.'));
+      return undefined;
+    }
+    this.running?.abort();
+    const controller = new AbortController();
+    this.running = controller;
+    const target = new Anchor(document.uri, document.offsetAt(selection.end));
+    this.panel.show({ type: 'searching', claim });
+    let results: EvidenceResults;
+    try {
+      results = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finding evidence'), cancellable: true },
+        async (_progress, token) => {
+          const cancel = token.onCancellationRequested(() => controller.abort());
+          try {
+            const finder = await this.finder();
+            return await finder.find({ text: claim, limit: RESULT_LIMIT, signal: controller.signal });
+          } finally {
+            cancel.dispose();
+          }
+        },
+      );
+      controller.signal.throwIfAborted();
+    } catch (error) {
+      target.dispose();
+      // A newer search has taken over the panel, or nobody is looking any more.
+      if (this.running !== controller) return undefined;
+      const message = controller.signal.aborted
+        ? vscode.l10n.t('The search was cancelled.')
+        : vscode.l10n.t('The search failed: {0}', error instanceof Error ? error.message : String(error));
+      this.panel.show({ type: 'failed', claim, message });
+      return undefined;
+    } finally {
+      if (this.running === controller) this.running = undefined;
+    }
+    this.clear();
+    this.search = { claim, target, results };
+    return this.showList(this.search, await this.actions.resultOf(target.uri));
+  }
+
+  /** A message from the page, or a command standing in for one: checked, then acted on. */
+  async receive(value: unknown): Promise<Outcome | undefined> {
+    const message = parseWebviewMessage(value);
+    if (message === undefined) return undefined;
+    if (message.type === 'ready') {
+      this.panel.resend();
+      return undefined;
+    }
+    const search = this.search;
+    const evidence = search?.results.results[message.index];
+    if (!search || !evidence) return undefined;
+    const outcome = await this.act(message.type, search.target, evidence.paper);
+    // The list moved on to another search while the action ran; its indices mean other papers.
+    if (this.search !== search) return outcome;
+    if (message.type !== 'openPaper') await this.showList(search, this.checker.resultFor(search.target.uri.fsPath));
+    this.panel.post({ type: 'outcome', index: message.index, ...outcome });
+    return outcome;
+  }
+
+  private async act(action: ResultAction, target: Anchor, paper: Paper): Promise<Outcome> {
+    try {
+      switch (action) {
+        case 'citeHere':
+          return await this.actions.citeHere(target, paper);
+        case 'addToBibliography':
+          return await this.actions.addToBibliography(target.uri, paper);
+        case 'openPaper':
+          return await this.actions.openPaper(paper);
+      }
+    } catch (error) {
+      return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private async showList(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
+    const view = await this.view(search, manuscript);
+    this.shown = view;
+    this.panel.show(view);
+    return view;
+  }
+
+  /** Shows the list again when which papers the bibliographies have changed; otherwise leaves the page (and its outcome lines) alone. */
+  private async refresh(): Promise<void> {
+    const search = this.search;
+    const manuscript = search && this.checker.resultFor(search.target.uri.fsPath);
+    if (!search || !manuscript || this.running) return;
+    const view = await this.view(search, manuscript);
+    const before = this.shown?.items.map((i) => i.existing);
+    if (this.search === search && JSON.stringify(view.items.map((i) => i.existing)) !== JSON.stringify(before)) {
+      this.shown = view;
+      this.panel.show(view);
+    }
+  }
+
+  /** The search as the page lists it, with each paper's entry if a bibliography of the manuscript has it already. */
+  private async view({ claim, results }: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
+    const existing = manuscript ? await this.actions.existingEntries(manuscript, results.results.map((r) => r.paper)) : [];
+    return {
+      type: 'results',
+      claim,
+      mode: results.mode,
+      notes: results.notes,
+      items: results.results.map((evidence, i) => itemOf(evidence, claim, existing[i])),
+    };
+  }
+
+  /** Nobody is looking any more: a search under way is of no use, and must not open the panel again. */
+  private closed(): void {
+    this.running?.abort();
+    this.running = undefined;
+    this.clear();
+  }
+
+  private clear(): void {
+    this.search?.target.dispose();
+    this.search = undefined;
+    this.shown = undefined;
+  }
+
+  dispose(): void {
+    this.running?.abort();
+    this.clear();
+    for (const subscription of this.subscriptions) subscription.dispose();
+  }
+}
+
+/**
+ * The end of the selection a search was made for, kept in place while the document is edited, so
+ * that "Cite here" still cites after the same words when the user has typed elsewhere meanwhile.
+ */
+class Anchor implements CitationTarget, vscode.Disposable {
+  private current: number;
+  private readonly listener: vscode.Disposable;
+
+  constructor(
+    readonly uri: vscode.Uri,
+    offset: number,
+  ) {
+    this.current = offset;
+    this.listener = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document.uri.toString() === uri.toString()) this.current = shifted(this.current, e.contentChanges);
+    });
+  }
+
+  get offset(): number {
+    return this.current;
+  }
+
+  dispose(): void {
+    this.listener.dispose();
+  }
+}
+
+/**
+ * `offset` after `changes`, whose ranges all refer to the text before them: text inserted at or
+ * before it pushes it on, text replaced across it puts it at the end of the replacement.
+ */
+function shifted(offset: number, changes: readonly vscode.TextDocumentContentChangeEvent[]): number {
+  let delta = 0;
+  for (const change of changes) {
+    const end = change.rangeOffset + change.rangeLength;
+    if (end <= offset) delta += change.text.length - change.rangeLength;
+    else if (change.rangeOffset < offset) delta += change.rangeOffset + change.text.length - offset;
+  }
+  return offset + delta;
+}
+
+/** The selection with markup and citations removed, as the manuscript's parser reads prose. */
+function plainText(document: vscode.TextDocument, selection: vscode.Selection): string {
+  const text = document.getText(selection);
+  const file = document.uri.fsPath;
+  const language = languageOf(file) ?? (document.languageId === 'latex' ? 'latex' : 'markdown');
+  const parsed = language === 'markdown' ? parseMarkdown(text, file) : parseLatex(text, file);
+  return parsed.claims
+    .map((c) => c.text)
+    .join(' ')
+    .trim();
+}

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { LlmError, OpenAiLlm, type ChatMessage, type LlmErrorKind, type LlmSettings } from '../../src/core/suggest/llm';
+import { ChatServer, type ChatReply } from './support/chatServer';
+import { ScriptedServer } from './support/server';
+
+const SECRET = 'sk-proj-very-secret-4f2a9c';
+const ASK: ChatMessage[] = [
+  { role: 'system', content: 'Be brief.' },
+  { role: 'user', content: 'Say hello.' },
+];
+const LONG = 'Caching cuts latency by forty percent [1]. It also saves memory [2].';
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail('expected the request to fail');
+}
+
+async function failsWith(promise: Promise<unknown>, kind: LlmErrorKind): Promise<LlmError> {
+  const error = await failure(promise);
+  assert.ok(error instanceof LlmError, `expected an LlmError, got ${String(error)}`);
+  assert.equal(error.kind, kind, error.message);
+  return error;
+}
+
+describe('the language model client (openai against a local chat-completions server)', () => {
+  let server: ChatServer | undefined;
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  async function llmFor(replies: readonly ChatReply[], settings: Partial<LlmSettings> = {}): Promise<OpenAiLlm> {
+    server = await ChatServer.start(replies);
+    return new OpenAiLlm({ baseUrl: server.baseUrl, model: 'local-model', temperature: 0.2, maxTokens: 300, timeoutMs: 5000, maxRetries: 2, ...settings });
+  }
+
+  it('returns a whole reply, sending the model settings and a placeholder key', async () => {
+    const llm = await llmFor([{ text: 'Hello.' }]);
+    assert.equal(await llm.complete(ASK), 'Hello.');
+    const [{ body, headers }] = server?.received ?? [];
+    assert.deepEqual(
+      { model: body.model, messages: body.messages, temperature: body.temperature, max_tokens: body.max_tokens, stream: body.stream },
+      { model: 'local-model', messages: ASK, temperature: 0.2, max_tokens: 300, stream: false },
+    );
+    assert.equal(headers.authorization, 'Bearer no-key');
+  });
+
+  it('streams a reply piece by piece', async () => {
+    const llm = await llmFor([{ text: LONG }]);
+    const pieces: string[] = [];
+    assert.equal(await llm.complete(ASK, { onToken: (p) => pieces.push(p) }), LONG);
+    assert.ok(pieces.length > 3);
+    assert.equal(pieces.join(''), LONG);
+    assert.equal(server?.received[0].body.stream, true);
+  });
+
+  it('sends the configured key, never one from OPENAI_* variables, and not the machine it runs on', async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { OPENAI_API_KEY: 'sk-env-key-aaaa', OPENAI_ADMIN_KEY: 'sk-admin-key-bbbb', OPENAI_ORG_ID: 'org-env', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    try {
+      const withKey = await llmFor([{ text: 'Hi.' }], { apiKey: SECRET });
+      await withKey.complete(ASK);
+      const local = new OpenAiLlm({ baseUrl: server?.baseUrl ?? '', model: 'm', temperature: 0, maxTokens: 10, timeoutMs: 5000 });
+      await local.complete(ASK);
+    } finally {
+      process.env = saved;
+    }
+    const [first, second] = server?.received ?? [];
+    assert.equal(first.headers.authorization, `Bearer ${SECRET}`);
+    assert.equal(second.headers.authorization, 'Bearer no-key');
+    for (const { headers } of [first, second]) {
+      assert.equal(headers['openai-organization'], undefined);
+      assert.equal(headers['x-stainless-os'], undefined);
+      assert.equal(headers['x-stainless-runtime-version'], undefined);
+    }
+  });
+
+  it('without an endpoint or a model, says so and sends nothing', async () => {
+    server = await ChatServer.start([{ text: 'never' }]);
+    const base = { temperature: 0.2, maxTokens: 300, timeoutMs: 5000 };
+    for (const settings of [{ baseUrl: '', model: 'm' }, { baseUrl: server.baseUrl, model: ' ' }, { baseUrl: 'localhost:11434/v1', model: 'm' }]) {
+      assert.throws(() => new OpenAiLlm({ ...base, ...settings }), (e: unknown) => e instanceof LlmError && e.kind === 'not-configured');
+    }
+    assert.equal(server.received.length, 0);
+  });
+
+  it('retries after a 429 and returns the reply that follows', async () => {
+    const llm = await llmFor([{ status: 429, message: 'slow down' }, { text: 'Fine.' }]);
+    assert.equal(await llm.complete(ASK, { onToken: () => {} }), 'Fine.');
+    assert.equal(server?.received.length, 2);
+  });
+
+  it('gives up on a 429 that lasts past the retries', async () => {
+    const llm = await llmFor([{ status: 429, message: 'Rate limit reached for requests' }], { maxRetries: 1 });
+    const error = await failsWith(llm.complete(ASK), 'rate-limited');
+    assert.match(error.message, /HTTP 429.*after 1 retry.*Rate limit reached/);
+    assert.equal(server?.received.length, 2);
+  });
+
+  it('reports a server error with what the server said', async () => {
+    const llm = await llmFor([{ status: 500, message: 'CUDA out of memory' }]);
+    const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'server');
+    assert.match(error.message, /HTTP 500.*3 attempts.*CUDA out of memory/);
+  });
+
+  it('times out when the server does not answer', async () => {
+    const llm = await llmFor([{ silent: true }], { timeoutMs: 200, maxRetries: 0 });
+    const error = await failsWith(llm.complete(ASK), 'timeout');
+    assert.match(error.message, /No answer from http:\/\/127\.0\.0\.1:\d+\/v1 within 0\.2 s/);
+  });
+
+  it('times out when a streamed reply goes quiet', async () => {
+    const llm = await llmFor([{ text: LONG, breaks: 'stall' }], { timeoutMs: 200 });
+    const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'timeout');
+    assert.match(error.message, /cut off.*sent nothing for 0\.2 s/);
+  });
+
+  it('says the reply was cut off when the connection drops mid-stream', async () => {
+    const llm = await llmFor([{ text: LONG, breaks: 'drop' }]);
+    const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'cut-off');
+    assert.match(error.message, /^The reply was cut off/);
+  });
+
+  it('says the reply was cut off when the stream ends before the reply is finished', async () => {
+    const llm = await llmFor([{ text: LONG, breaks: 'end' }]);
+    assert.match((await failsWith(llm.complete(ASK, { onToken: () => {} }), 'cut-off')).message, /closed the stream before the reply was finished/);
+  });
+
+  it('says the reply was cut off when the connection drops in a whole reply', async () => {
+    const llm = await llmFor([{ text: LONG, breaks: 'drop' }]);
+    assert.match((await failsWith(llm.complete(ASK), 'cut-off')).message, /^The reply was cut off/);
+  });
+
+  it('says the reply was cut off at the token limit', async () => {
+    const llm = await llmFor([{ text: 'Caching cuts', finish: 'length' }]);
+    assert.match((await failsWith(llm.complete(ASK, { onToken: () => {} }), 'cut-off')).message, /token limit \(300 tokens\)/);
+  });
+
+  it('calls an empty reply empty, streamed or whole', async () => {
+    const llm = await llmFor([{ text: '  ' }]);
+    await failsWith(llm.complete(ASK), 'empty');
+    await failsWith(llm.complete(ASK, { onToken: () => {} }), 'empty');
+  });
+
+  it('says the server cannot be reached when nothing listens', async () => {
+    const closed = await ScriptedServer.start(() => {});
+    const baseUrl = `${closed.baseUrl}/v1`;
+    await closed.close();
+    const llm = new OpenAiLlm({ baseUrl, model: 'm', temperature: 0, maxTokens: 10, timeoutMs: 5000, maxRetries: 0 });
+    assert.match((await failsWith(llm.complete(ASK), 'unreachable')).message, /connection refused/);
+  });
+
+  it('never repeats the key, even when the server quotes it', async () => {
+    const llm = await llmFor([{ status: 401, message: `Incorrect API key provided: ${SECRET}.` }], { apiKey: SECRET });
+    const error = await failsWith(llm.complete(ASK), 'auth');
+    assert.ok(!error.message.includes(SECRET) && !error.message.includes('very-secret'), error.message);
+    assert.equal(server?.received.length, 1);
+  });
+
+  it('points at the endpoint and model on a 404', async () => {
+    const llm = await llmFor([{ status: 404, message: "model 'local-model' not found" }]);
+    assert.match((await failsWith(llm.complete(ASK), 'not-found')).message, /\/v1.*"local-model".*not found/);
+  });
+
+  it('stops at once when cancelled mid-stream, with the signal’s reason', async () => {
+    const llm = await llmFor([{ text: LONG, breaks: 'stall' }], { timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const error = await failure(llm.complete(ASK, { signal: controller.signal, onToken: () => controller.abort() }));
+    assert.equal((error as Error).name, 'AbortError');
+  });
+
+  it('sends nothing when cancelled before it starts', async () => {
+    const llm = await llmFor([{ text: 'Hi.' }]);
+    await failure(llm.complete(ASK, { signal: AbortSignal.abort() }));
+    assert.equal(server?.received.length, 0);
+  });
+});
