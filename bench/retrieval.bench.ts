@@ -1,20 +1,29 @@
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { DenseIndex } from '../src/core/index/dense';
+import { rankPapers, type Indexes } from '../src/core/index/hybrid';
 import { abstractSentences } from '../src/core/index/passages';
 import { LexicalIndex } from '../src/core/index/lexical';
+import { PaperStore } from '../src/core/index/store';
+import type { SearchMode } from '../src/core/evidence';
+import { OnnxEmbedder } from '../src/core/models/embedder';
 import type { Paper } from '../src/core/papers/paper';
 import { ndcgAt, recallAt } from './metrics';
 import { ms, PeakMemory, percentile } from './stats';
 
 const SCIFACT = path.resolve(__dirname, '../../../shared/data/beir-scifact');
 const LARGE_CORPUS = 100_000;
+/** bge-small-en-v1.5 and all-MiniLM-L6-v2 both give 384 dimensions. */
+const DEFAULT_DIMENSION = 384;
 
 type Judgements = Map<string, Map<string, number>>;
 
 /**
- * Find Evidence's lexical retrieval on BEIR SciFact: quality on the test claims (the settings were
- * tuned on the training claims, printed for comparison), then build and query cost at SciFact's size
- * and at 100,000 papers.
+ * Find Evidence's retrieval on BEIR SciFact: lexical quality on the test claims (the settings were
+ * tuned on the training claims, printed for comparison), dense and hybrid quality when
+ * ATTEST_EMBED_MODEL names a sentence encoder, then the cost of searching and of keeping the library
+ * on disk at SciFact's size and at 100,000 papers.
  */
 export async function benchRetrieval(): Promise<void> {
   const memory = new PeakMemory();
@@ -32,14 +41,108 @@ export async function benchRetrieval(): Promise<void> {
     const label = `  lexical, ${split} (${judgements.size} claims)`.padEnd(34);
     console.log(`${label}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}   ${note}`);
   }
-  if (!process.env.ATTEST_EMBED_MODEL) console.log('  dense/hybrid: no encoder (set ATTEST_EMBED_MODEL)');
+  const modelDir = process.env.ATTEST_EMBED_MODEL?.trim();
+  let dimension = DEFAULT_DIMENSION;
+  if (!modelDir) console.log('  dense/hybrid: no encoder (set ATTEST_EMBED_MODEL)');
+  else dimension = await benchEncoder(modelDir, index, papers, queries, await readQrels('test'));
 
   const claims = [...queries.values()];
   reportCost(papers.length, buildMs, index, claims, papers);
+  await reportDenseAndStore(papers, dimension);
   const large = grow(papers, LARGE_CORPUS);
   const grown = build(large);
   reportCost(large.length, grown.ms, grown.index, claims, large);
+  await reportDenseAndStore(large, dimension);
   console.log(`  peak memory (RSS)               ${memory.stop()}`);
+}
+
+/** Dense and hybrid quality on the test claims, and the encoder's cost; returns its dimension. */
+async function benchEncoder(dir: string, lexical: LexicalIndex, papers: readonly Paper[], queries: ReadonlyMap<string, string>, judgements: Judgements): Promise<number> {
+  const encoder = await OnnxEmbedder.load(path.resolve(dir));
+  try {
+    let start = performance.now();
+    // As the library embeds papers (library.ts): title and abstract.
+    const vectors = await encoder.embed(papers.map((p) => `${p.title} ${p.abstract ?? ''}`.trim()), 'passage');
+    const embedMs = performance.now() - start;
+    const dense = new DenseIndex(vectors[0].length);
+    papers.forEach((paper, at) => dense.add(paper.id, vectors[at]));
+    const claims = [...judgements.keys()].map((id) => queries.get(id) ?? '');
+    const queryVectors = await encoder.embed(claims, 'query');
+    const indexes = { lexical, dense };
+    console.log(`  encoder ${path.basename(dir)} (${dense.dimension} dimensions): embeds ${Math.round((papers.length / embedMs) * 1000)} papers/s`);
+    for (const mode of ['dense', 'hybrid'] as const) {
+      const quality = evaluateMode(indexes, mode, claims, queryVectors, judgements);
+      console.log(`${`  ${mode}, test (${judgements.size} claims)`.padEnd(34)}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}`);
+    }
+    const latency: number[] = [];
+    for (const claim of claims) {
+      start = performance.now();
+      const [vector] = await encoder.embed([claim], 'query');
+      rankPapers(indexes, { text: claim, vector }, 'hybrid', 100);
+      latency.push(performance.now() - start);
+    }
+    console.log(`  hybrid query (embed + search)   p50 ${ms(percentile(latency, 50))}  p95 ${ms(percentile(latency, 95))}`);
+    return dense.dimension;
+  } finally {
+    await encoder.dispose();
+  }
+}
+
+function evaluateMode(indexes: Indexes, mode: SearchMode, claims: readonly string[], vectors: readonly Float32Array[], judgements: Judgements): { ndcg: number; recall: number } {
+  let ndcg = 0;
+  let recall = 0;
+  [...judgements.values()].forEach((judged, at) => {
+    const ranking = rankPapers(indexes, { text: claims[at], vector: vectors[at] }, mode, 100).map((hit) => hit.id);
+    ndcg += ndcgAt(ranking, judged, 10);
+    recall += recallAt(ranking, judged, 100);
+  });
+  return { ndcg: ndcg / judgements.size, recall: recall / judgements.size };
+}
+
+/**
+ * Brute-force dense search, and saving and loading the library with a vector for every paper. The
+ * vectors are random: neither cost depends on what they mean, and no encoder embeds 100,000 papers
+ * in a benchmark's time.
+ */
+async function reportDenseAndStore(papers: readonly Paper[], dimension: number): Promise<void> {
+  const random = seededRandom(7);
+  const vector = (): Float32Array => Float32Array.from({ length: dimension }, () => random() - 0.5);
+  const vectors = papers.map(vector);
+  const dense = new DenseIndex(dimension);
+  papers.forEach((paper, at) => dense.add(paper.id, vectors[at]));
+  const search: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const query = vector();
+    const start = performance.now();
+    dense.search(query, 100);
+    search.push(performance.now() - start);
+  }
+  console.log(`${`    dense search, ${dimension}-d, top 100`.padEnd(34)}p50 ${ms(percentile(search, 50))}  p95 ${ms(percentile(search, 95))}   one core, brute force`);
+
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-store-'));
+  try {
+    const { store } = await PaperStore.open(dir);
+    let start = performance.now();
+    const saving = store.add(papers, { model: 'random', ids: papers.map((p) => p.id), vectors });
+    const indexMs = performance.now() - start;
+    start = performance.now();
+    await saving;
+    const saveMs = performance.now() - start;
+    const size = (await Promise.all((await fs.readdir(dir)).map((f) => fs.stat(path.join(dir, f))))).reduce((sum, s) => sum + s.size, 0);
+    start = performance.now();
+    const extra = papers.slice(0, 10).map((p) => ({ ...p, id: `${p.id}-again` }));
+    await store.add(extra, { model: 'random', ids: extra.map((p) => p.id), vectors: extra.map(vector) });
+    const addMs = performance.now() - start;
+    start = performance.now();
+    const { store: loaded, messages } = await PaperStore.open(dir);
+    const loadMs = performance.now() - start;
+    if (messages.length > 0 || loaded.size !== papers.length + extra.length) throw new Error(`the store did not load whole: ${messages.join(' ')}`);
+    const seconds = (value: number): string => `${(value / 1000).toFixed(1)} s`;
+    console.log(`    store, with ${dimension}-d vectors     index ${seconds(indexMs)}, save ${seconds(saveMs)}, ${(size / 1024 / 1024).toFixed(0)} MB on disk`);
+    console.log(`    store, reopen / add 10 papers  load ${seconds(loadMs)}, add ${ms(addMs)}`);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }
 
 function build(papers: readonly Paper[]): { index: LexicalIndex; ms: number } {

@@ -35,11 +35,10 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   if (subcommand !== 'add') return usage(io, subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`);
   if (files.length === 0) return usage(io, 'no file given');
   if (!store) return usage(io, '--store DIR is required');
-  const unknown = files.find((file) => formatOf(file) === undefined);
-  if (unknown !== undefined) return usage(io, `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`);
-
   const papers: Paper[] = [];
   for (const file of files) {
+    const format = formatOf(file);
+    if (format === undefined) return usage(io, `cannot tell the format of ${file}: name it .jsonl, .bib or .ris`);
     let text: string;
     try {
       text = await fs.readFile(file, 'utf8');
@@ -47,7 +46,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
       io.err(`attest index: cannot read ${file}: ${(error as Error).message}\n`);
       return 2;
     }
-    const result = importPapers(text, formatOf(file) ?? 'jsonl', path.resolve(file));
+    const result = importPapers(text, format, path.resolve(file));
     reportImport(file, result, io);
     papers.push(...result.papers);
   }

@@ -16,7 +16,8 @@ import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Config } from './config';
 import { toDiagnostic } from './diagnostics';
 import { EditorWorkspace } from './editorWorkspace';
-import type { NliModels } from './models';
+import type { LocalModel } from './models';
+import type { NliModel } from '../core/models/nli';
 import type { ReferenceLookups } from './references';
 
 /** The VS Code languages whose documents are manuscripts. */
@@ -49,7 +50,7 @@ export class Checker implements vscode.Disposable {
     private readonly config: Config,
     private readonly diagnostics: vscode.DiagnosticCollection,
     private readonly references: ReferenceLookups,
-    private readonly models: NliModels,
+    private readonly nli: LocalModel<NliModel>,
     storage: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
   ) {
@@ -165,7 +166,7 @@ export class Checker implements vscode.Disposable {
     const controller = new AbortController();
     this.supportRuns.set(result.root, controller);
     try {
-      const nli = await this.models.nli();
+      const nli = await this.nli.get();
       if (nli) this.changed.fire();
       const ignored = await IgnoreList.load(ignoreFileFor(result.root));
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };

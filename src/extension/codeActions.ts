@@ -38,6 +38,7 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
     if (finding.code !== 'unverifiable') {
       actions.unshift(command(vscode.l10n.t('Show the cited abstract'), 'attest.showCitedAbstract', [file, finding.key, finding.evidence?.sentence], diagnostic));
     }
+    if (citation.claim) actions.push(command(vscode.l10n.t('Find better evidence'), 'attest.findEvidenceFor', [document.uri, toRange(citation.claim.range)], diagnostic));
     return actions;
   }
 

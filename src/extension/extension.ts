@@ -6,20 +6,24 @@ import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { CitationHoverProvider } from './hover';
 import { ReferenceLookups } from './references';
-import { NliModels } from './models';
+import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
+import { EvidenceLibrary } from './library';
+import { registerFindEvidence, type EvidenceApi } from './findEvidence';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import type { VerdictSubject } from '../core/verify/ignore';
 import { StatusBar } from './statusBar';
-import { registerFindEvidence, type EvidenceApi } from './findEvidence'; // TEMP-EVIDENCE
 
-export function activate(context: vscode.ExtensionContext): EvidenceApi { // TEMP-EVIDENCE
+/** The extension's API: tests give Find Evidence a fixed finder through it. */
+export function activate(context: vscode.ExtensionContext): EvidenceApi {
   const config = new Config();
   const log = vscode.window.createOutputChannel('Attest', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
   const lookups = new ReferenceLookups(config, context.secrets, context.globalStorageUri, log);
-  const models = new NliModels(context.globalStorageUri, log);
+  const nli = new LocalModel(NLI_MODEL, context.globalStorageUri, log);
   const abstracts = new AbstractView();
-  const checker = new Checker(config, diagnostics, lookups, models, context.globalStorageUri, log);
+  const checker = new Checker(config, diagnostics, lookups, nli, context.globalStorageUri, log);
+  const encoder = new LocalModel(ENCODER_MODEL, context.globalStorageUri, log);
+  const library = new EvidenceLibrary(context.globalStorageUri, encoder, lookups, () => checker.allResults(), log);
   const statusBar = new StatusBar(checker, lookups);
   const selector = MANUSCRIPT_LANGUAGES.map((language) => ({ language, scheme: 'file' }));
 
@@ -37,7 +41,9 @@ export function activate(context: vscode.ExtensionContext): EvidenceApi { // TEM
     watcher.onDidCreate(onDisk),
     watcher.onDidDelete(onDisk),
     lookups,
-    models,
+    nli,
+    encoder,
+    library,
     abstracts,
     vscode.workspace.registerTextDocumentContentProvider(ABSTRACT_SCHEME, abstracts),
     checker.onDidChange(() => statusBar.update()),
@@ -52,7 +58,8 @@ export function activate(context: vscode.ExtensionContext): EvidenceApi { // TEM
     }),
     vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('attest.nli')) void models.reset().then(() => checker.recheckAll());
+      if (e.affectsConfiguration('attest.retrieval')) void encoder.reset().then(() => library.reset());
+      if (e.affectsConfiguration('attest.nli')) void nli.reset().then(() => checker.recheckAll());
       else if (Config.affectsReferences(e)) checker.referencesChanged();
       else if (Config.affectsChecks(e)) checker.recheckAll();
     }),
@@ -63,11 +70,21 @@ export function activate(context: vscode.ExtensionContext): EvidenceApi { // TEM
       CitationCodeActionProvider.metadata,
     ),
     vscode.commands.registerCommand('attest.downloadNliModel', async () => {
-      await models.download();
+      await nli.download();
       checker.recheckAll();
     }),
     vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showCitedAbstract(checker, abstracts, file, key, evidence)),
     vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
+    vscode.commands.registerCommand('attest.importPapers', () => library.importFiles()),
+    vscode.commands.registerCommand('attest.findEvidenceFor', async (uri: vscode.Uri, range: vscode.Range) => {
+      const editor = await vscode.window.showTextDocument(uri);
+      editor.selection = new vscode.Selection(range.start, range.end);
+      await vscode.commands.executeCommand('attest.findEvidence');
+    }),
+    vscode.commands.registerCommand('attest.downloadEncoder', async () => {
+      await encoder.download();
+      library.reset();
+    }),
     vscode.commands.registerCommand('attest.checkReferences', () => checkReferencesCommand(checker)),
     vscode.commands.registerCommand('attest.cancelReferenceCheck', () => {
       lookups.cancelAll();
@@ -85,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): EvidenceApi { // TEM
   );
 
   for (const document of vscode.workspace.textDocuments) void checker.documentChanged(document, true);
-  return registerFindEvidence(context, checker, async () => { throw new Error('no finder'); }); // TEMP-EVIDENCE
+  return registerFindEvidence(context, checker, () => library.finder());
 }
 
 export function deactivate(): void {}

@@ -2,41 +2,54 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { downloadModel, ModelDownloadError } from '../core/models/download';
 import { ModelError } from '../core/models/errors';
-import { hasFiles, modelLocation, nliModelFiles, type ModelLocation } from '../core/models/location';
+import { hasFiles, modelLocation, exportFiles, type ModelLocation } from '../core/models/location';
+import type { Embedder } from '../core/models/embedder';
 import type { NliModel } from '../core/models/nli';
-import { WorkerNliModel } from '../core/models/pool';
+import type { ModelOptions } from '../core/models/options';
+import { WorkerEmbedder, WorkerNliModel } from '../core/models/pool';
 
-export interface LoadedNli {
-  readonly model: NliModel;
+/** A model loaded in its worker, with the id that keys its caches and stored vectors. */
+export interface Loaded<T> {
+  readonly model: T;
   readonly id: string;
 }
 
+/** What differs between the NLI model and the sentence encoder: where the setting is, what it is for, how to start it. */
+export interface ModelKind<T extends { dispose(): Promise<void> }> {
+  /** The settings section: `attest.nli` or `attest.retrieval.encoder`-style (`model`, `preferQuantized`, `threads`). */
+  readonly section: string;
+  /** Why Attest wants it, in the consent prompt. */
+  readonly purpose: string;
+  readonly start: (dir: string, options: ModelOptions) => Promise<T>;
+}
+
 /**
- * The NLI model, run in a worker thread: from the folder the user named, or from the hub once the user
- * agreed to the download. Asks at most once a session; without a model, support is judged by
- * relevance alone and the user is told so once.
+ * A local model run in a worker thread: from the folder the user named, or from the hub once the user
+ * agreed to the download. Asks at most once a session; without the model, Attest does what it can
+ * without it and says so.
  */
-export class NliModels implements vscode.Disposable {
-  private loading?: Promise<LoadedNli | undefined>;
+export class LocalModel<T extends { dispose(): Promise<void> }> implements vscode.Disposable {
+  private loading?: Promise<Loaded<T> | undefined>;
   private declined = false;
 
   constructor(
+    private readonly kind: ModelKind<T>,
     private readonly storage: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
   /** The model, loading it on first use; undefined when there is none and the user did not ask for one. */
-  nli(): Promise<LoadedNli | undefined> {
+  get(): Promise<Loaded<T> | undefined> {
     this.loading ??= this.load(false);
     return this.loading;
   }
 
-  /** "Attest: Download the NLI Model": downloads (or re-checks) the configured model whatever was answered before. */
+  /** The download command: downloads (or re-checks) the configured model whatever was answered before. */
   async download(): Promise<void> {
     await this.reset();
     this.loading = this.load(true);
     const loaded = await this.loading;
-    if (loaded) void vscode.window.showInformationMessage(vscode.l10n.t('The NLI model {0} is ready.', loaded.id));
+    if (loaded) void vscode.window.showInformationMessage(vscode.l10n.t('The model {0} is ready.', loaded.id));
   }
 
   /** The model setting changed: the next use loads the new one. */
@@ -48,26 +61,26 @@ export class NliModels implements vscode.Disposable {
   }
 
   private settings(): { model: string; preferQuantized: boolean; threads: number } {
-    const section = vscode.workspace.getConfiguration('attest.nli');
+    const section = vscode.workspace.getConfiguration(this.kind.section);
     return { model: section.get('model', ''), preferQuantized: section.get('preferQuantized', true), threads: section.get('threads', 2) };
   }
 
-  private async load(userAsked: boolean): Promise<LoadedNli | undefined> {
+  private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
     const { model, preferQuantized, threads } = this.settings();
     if (model.trim() === '') return undefined;
     const location = modelLocation(model, this.storage.fsPath, os.homedir());
-    const files = nliModelFiles(preferQuantized);
+    const files = exportFiles(preferQuantized);
     try {
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
-      const loaded = await WorkerNliModel.start(location.dir, { preferQuantized, threads });
-      this.log.info(`NLI model loaded from ${location.dir}`);
+      const loaded = await this.kind.start(location.dir, { preferQuantized, threads });
+      this.log.info(`Model loaded from ${location.dir}`);
       return { model: loaded, id: location.kind === 'hub' ? location.repo : location.dir };
     } catch (error) {
       if (!(error instanceof ModelError) && !(error instanceof ModelDownloadError)) throw error;
       this.log.error(error.message);
-      void vscode.window.showErrorMessage(vscode.l10n.t('Attest could not load the NLI model: {0}', error.message));
+      void vscode.window.showErrorMessage(vscode.l10n.t('Attest could not load the model: {0}', error.message));
       return undefined;
     }
   }
@@ -78,10 +91,7 @@ export class NliModels implements vscode.Disposable {
       if (this.declined) return false;
       const download = vscode.l10n.t('Download');
       const choice = await vscode.window.showInformationMessage(
-        vscode.l10n.t(
-          'Attest judges whether cited abstracts support your sentences with an NLI model ({0}, about 90 MB, downloaded once from Hugging Face and run on this machine). Without it, only unrelated citations are caught.',
-          location.repo,
-        ),
+        vscode.l10n.t('{0} ({1}, downloaded once from Hugging Face and run on this machine.)', this.kind.purpose, location.repo),
         download,
         vscode.l10n.t('Not Now'),
       );
@@ -101,7 +111,7 @@ export class NliModels implements vscode.Disposable {
             repo: location.repo,
             files,
             destination: location.dir,
-            folderSetting: 'attest.nli.model',
+            folderSetting: `${this.kind.section}.model`,
             signal: controller.signal,
             onProgress: ({ file, receivedBytes, totalBytes }) => {
               if (!totalBytes) return;
@@ -126,3 +136,17 @@ export class NliModels implements vscode.Disposable {
     void this.reset();
   }
 }
+
+/** The NLI cross-encoder that judges whether a cited abstract supports its sentence. */
+export const NLI_MODEL: ModelKind<NliModel> = {
+  section: 'attest.nli',
+  purpose: vscode.l10n.t('Attest judges whether cited abstracts support your sentences with an NLI model (about 90 MB). Without it, only unrelated citations are caught.'),
+  start: (dir, options) => WorkerNliModel.start(dir, options),
+};
+
+/** The sentence encoder that adds meaning to Find Evidence's word matching. */
+export const ENCODER_MODEL: ModelKind<Embedder> = {
+  section: 'attest.retrieval.encoder',
+  purpose: vscode.l10n.t('Find Evidence ranks papers by meaning as well as words with a sentence encoder (about 35 MB). Without it, ranking is by words alone.'),
+  start: (dir, options) => WorkerEmbedder.start(dir, options),
+};

@@ -26,7 +26,7 @@ export interface Progress {
  * looked up again, and lookups cached on disk across sessions.
  */
 export class ReferenceLookups implements vscode.Disposable {
-  private sources?: Promise<PaperSource[]>;
+  private clients?: Promise<PaperSource[]>;
   private readonly verdicts = new VerdictCache();
   private readonly runs = new Map<string, AbortController>();
   private readonly progressById = new Map<string, Progress>();
@@ -94,13 +94,18 @@ export class ReferenceLookups implements vscode.Disposable {
   /** Settings or credentials changed: later lookups use new clients, and verdicts are reached afresh. */
   reset(): void {
     this.cancelAll();
-    this.sources = undefined;
+    this.clients = undefined;
     this.verdicts.clear();
   }
 
+  /** The enabled sources, sharing this session's rate limits and cache, for live searches too. */
+  sources(): Promise<PaperSource[]> {
+    return this.activeSources();
+  }
+
   private activeSources(): Promise<PaperSource[]> {
-    this.sources ??= this.createSources();
-    return this.sources;
+    this.clients ??= this.createSources();
+    return this.clients;
   }
 
   private async createSources(): Promise<PaperSource[]> {

@@ -77,6 +77,7 @@ describe('suggesting cited text from retrieved papers (openai against a local se
     draftReplies: readonly ChatReply[],
     options: { queries?: ChatReply; finder?: FakeFinder; judge?: FakeJudge; signal?: AbortSignal; progress?: SuggestProgress[]; timeoutMs?: number } = {},
   ): Promise<Suggestion> {
+    await server?.close();
     let drafts = 0;
     server = await ChatServer.start((request) => (isDraft(request) ? draftReplies[Math.min(drafts++, draftReplies.length - 1)] : (options.queries ?? QUERIES)));
     const llm = new OpenAiLlm({ baseUrl: server.baseUrl, model: 'local', temperature: 0, maxTokens: 400, timeoutMs: options.timeoutMs ?? 5000, maxRetries: 1 });
@@ -198,6 +199,17 @@ describe('suggesting cited text from retrieved papers (openai against a local se
     assert.match(result.notes.join(' '), /suggests searching for "radio power of cached pages"/);
   });
 
+  it('does not ask again when the follow-up search finds no further paper', async () => {
+    const result = await run([{ text: 'INSUFFICIENT: more on caching latency' }]);
+    assert.equal(result.outcome, 'insufficient');
+    assert.equal(server?.received.filter(isDraft).length, 1);
+    assert.deepEqual(result.notes.slice(1), [
+      'The model found the evidence insufficient and asked for a search for "more on caching latency".',
+      'That search found no further paper.',
+      'The model finds the evidence insufficient.',
+    ]);
+  });
+
   it('does not ask the model to draft when no paper with an abstract is found', async () => {
     const result = await run([{ text: 'never asked' }], { finder: new FakeFinder([PAPERS[3]]) });
     assert.equal(result.outcome, 'no-sources');
@@ -218,7 +230,6 @@ describe('suggesting cited text from retrieved papers (openai against a local se
     ];
     for (const [reply, kind] of failures) {
       await assert.rejects(run([reply], { timeoutMs: 300 }), (e: unknown) => e instanceof LlmError && e.kind === kind);
-      await server?.close();
     }
   });
 

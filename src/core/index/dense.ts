@@ -7,7 +7,7 @@
  *   index.search(queryVector, 100)          // [{ id, score }], best first; score is the cosine
  *
  * Brute force over one Float32Array: every search reads every vector. At 100,000 papers of 384
- * dimensions that is 150 MB scanned in about 30 ms a query on one core (bench/retrieval.bench.ts),
+ * dimensions that is 150 MB scanned in 30–40 ms a query on one core (bench/retrieval.bench.ts),
  * well inside Find Evidence's budget; an approximate index would only pay off an order of magnitude
  * later, at the cost of recall.
  */
@@ -32,13 +32,6 @@ export class DenseIndex {
   constructor(readonly dimension: number) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`a vector dimension must be a positive integer, not ${dimension}`);
     this.matrix = new Float32Array(dimension * 16);
-  }
-
-  /** Vectors as `toData` gives them, already of unit length. */
-  static fromData(dimension: number, data: DenseIndexData): DenseIndex {
-    const index = new DenseIndex(dimension);
-    index.addAll(data);
-    return index;
   }
 
   get size(): number {

@@ -13,7 +13,7 @@ import type { Embedder } from '../models/embedder';
 import { paperFromRecord, type Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
 import { rankPapers, type Ranked } from './hybrid';
-import { PaperStore } from './store';
+import { PaperStore, type VectorBatch } from './store';
 
 /** The setting that names the encoder, for notes that tell the user how to get more than words. */
 export const ENCODER_SETTING = 'attest.retrieval.encoder';
@@ -105,7 +105,7 @@ export class PaperLibrary implements EvidenceFinder {
   private async embedInChunks(
     encoder: Encoder,
     papers: readonly Paper[],
-    save: (chunk: readonly Paper[], batch: { model: string; ids: string[]; vectors: Float32Array[] }) => Promise<void>,
+    save: (chunk: readonly Paper[], batch: VectorBatch) => Promise<void>,
     { signal, onProgress }: AddOptions,
   ): Promise<void> {
     for (let start = 0; start < papers.length; start += EMBED_CHUNK) {

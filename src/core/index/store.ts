@@ -11,7 +11,7 @@
  *
  *   manifest.json                 { format, version, generation, papers, lexical, vectors? }
  *   g000003-1a2b3c4d.papers.jsonl   one Paper per line
- *   g000003-1a2b3c4d.lexical.jsonl  LexicalIndex.toJSON(), a line at a time (see writeLexical)
+ *   g000003-1a2b3c4d.lexical.jsonl  LexicalIndex.toJSON(), a line at a time (see lexicalLines)
  *   g000003-1a2b3c4d.vectors.f32    unit vectors, little-endian float32, row by row
  *   g000003-1a2b3c4d.vector-ids.json  the papers' ids in the order of the rows
  *
@@ -19,7 +19,7 @@
  * lexical index stays as saved and the load adds the papers of later segments to it. Once those are
  * many, a save compacts: one papers file, one vectors file, a new lexical snapshot. So saving the few
  * papers a live search found costs milliseconds at any size, and opening a large library never
- * re-indexes it (at 100,000 papers indexing takes half a minute; loading the snapshot, seconds).
+ * re-indexes it (at 100,000 papers indexing takes about 20 s, loading 4 to 5 s; bench/retrieval.bench.ts).
  *
  * A save is atomic: data files are written under new names and flushed, then the manifest is written
  * to a temporary file and renamed over the old one, so a crash at any point leaves the previous
@@ -31,7 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Paper } from '../papers/paper';
-import { DenseIndex } from './dense';
+import { DenseIndex, type DenseIndexData } from './dense';
 import { LexicalIndex, type LexicalIndexData } from './lexical';
 
 /** Bumped when the files change shape; a store of another version is rebuilt from its papers. */
@@ -79,12 +79,24 @@ interface Manifest {
   readonly vectors?: EncoderId & { readonly segments: readonly VectorSegment[] };
 }
 
-/** Past this many papers outside the lexical snapshot, or this many segments, a save compacts. */
+/**
+ * Papers outside the lexical snapshot are indexed again at every load: past 1,000 of them (a fifth of
+ * a second) or a tenth of the library, a save compacts. Past 32 segments too, so the folder stays small.
+ */
 const TAIL_PAPERS = 1000;
 const TAIL_SHARE = 0.1;
 const MAX_SEGMENTS = 32;
 /** How often a load starts over because a save replaced the files it was reading. */
 const LOAD_ATTEMPTS = 3;
+
+/** What one `add` changed, for a save that writes only that. */
+interface Change {
+  readonly papers: readonly Paper[];
+  readonly vectors?: DenseIndexData;
+}
+
+/** Writes a data file of this save's generation, named by `suffix`; returns its name. */
+type Writer = (suffix: string, content: Content) => Promise<string>;
 
 export class PaperStore {
   private readonly byId = new Map<string, Paper>();
@@ -118,7 +130,7 @@ export class PaperStore {
         failure = errorMessage(error);
         // A save that finished while this load ran deletes files older than the last generation.
         const again = await readManifest(dir);
-        if (!(isMissingFile(error) && again.kind === 'valid' && again.manifest.generation !== read.manifest.generation)) break;
+        if (!(isMissingFile(error) && again.kind === 'valid' && JSON.stringify(again.manifest) !== JSON.stringify(read.manifest))) break;
       }
     }
     return PaperStore.rebuild(dir, failure);
@@ -210,7 +222,7 @@ export class PaperStore {
   }
 
   /** The batch's vectors as the dense index keeps them (unit length), for the save to write. */
-  private addVectors(batch: VectorBatch): VectorData {
+  private addVectors(batch: VectorBatch): DenseIndexData {
     const dimension = batch.vectors[0].length;
     if (this.denseIndex === undefined || this.vectorModel !== batch.model || this.denseIndex.dimension !== dimension) {
       // The segments on disk hold the other encoder's vectors: only a full save drops them.
@@ -227,12 +239,12 @@ export class PaperStore {
     return { ids: [...batch.ids], vectors: rows };
   }
 
-  private async save(change: { readonly papers: readonly Paper[]; readonly vectors?: VectorData }): Promise<void> {
+  private async save(change: Change): Promise<void> {
     const previous = this.manifest;
     const generation = (previous?.generation ?? 0) + 1;
     const prefix = `g${String(generation).padStart(6, '0')}-${randomBytes(4).toString('hex')}`;
     const written: string[] = [];
-    const write = async (suffix: string, content: Content): Promise<string> => {
+    const write: Writer = async (suffix, content) => {
       const file = `${prefix}.${suffix}`;
       written.push(file);
       await writeNew(path.join(this.dir, file), content);
@@ -240,7 +252,8 @@ export class PaperStore {
     };
     try {
       await fs.mkdir(this.dir, { recursive: true });
-      const next = previous === undefined || this.dirty || this.needsCompaction(previous) ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, change, write);
+      const compact = previous === undefined || this.dirty || this.needsCompaction(previous);
+      const next = compact ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, change, write);
       await replaceFile(path.join(this.dir, MANIFEST), JSON.stringify(next, null, 1));
       this.manifest = next;
       this.dirty = false;
@@ -258,7 +271,7 @@ export class PaperStore {
   }
 
   /** Everything in memory, taken now so that additions during the writes wait for the next save. */
-  private async writeAll(generation: number, write: (suffix: string, content: Content) => Promise<string>): Promise<Manifest> {
+  private async writeAll(generation: number, write: Writer): Promise<Manifest> {
     const papers = [...this.byId.values()];
     const lexical = this.lexicalIndex.toJSON();
     const vectors = this.denseIndex?.toData();
@@ -275,7 +288,7 @@ export class PaperStore {
     };
   }
 
-  private async writeSegment(previous: Manifest, generation: number, change: { readonly papers: readonly Paper[]; readonly vectors?: VectorData }, write: (suffix: string, content: Content) => Promise<string>): Promise<Manifest> {
+  private async writeSegment(previous: Manifest, generation: number, change: Change, write: Writer): Promise<Manifest> {
     const papers = change.papers.length === 0 ? [] : [{ file: await write('papers.jsonl', paperLines(change.papers)), count: change.papers.length }];
     const encoder = this.encoder;
     const vectorSegments = change.vectors ? [await writeVectors(change.vectors, write)] : [];
@@ -304,9 +317,12 @@ export class PaperStore {
     }
     if (manifest.vectors) {
       const dense = new DenseIndex(manifest.vectors.dimension);
-      for (const segment of manifest.vectors.segments) dense.addAll(await readVectors(this.dir, segment, manifest.vectors.dimension));
-      const stray = dense.toData().ids.find((id) => !this.byId.has(id));
-      if (stray !== undefined) throw new Error(`a vector for '${stray}', which is in no papers file`);
+      for (const segment of manifest.vectors.segments) {
+        const data = await readVectors(this.dir, segment, manifest.vectors.dimension);
+        const stray = data.ids.find((id) => !this.byId.has(id));
+        if (stray !== undefined) throw new Error(`${segment.ids} has a vector for '${stray}', which is in no papers file`);
+        dense.addAll(data);
+      }
       this.denseIndex = dense;
       this.vectorModel = manifest.vectors.model;
     }
@@ -391,9 +407,9 @@ async function papersFilesIn(dir: string): Promise<string[]> {
 }
 
 /**
- * Deletes data files no manifest kept names, and temporary files of failed saves. The previous
- * manifest's files stay, for readers that read it just before this save. Failures are ignored: a
- * file left behind costs space, never correctness.
+ * Deletes the data files that neither this manifest nor the previous one names, and temporary
+ * files of failed saves. The previous manifest's files stay for readers that read it just before
+ * this save. Failures are ignored: a file left behind costs space, never correctness.
  */
 async function collectGarbage(dir: string, manifests: readonly (Manifest | undefined)[]): Promise<void> {
   const keep = new Set(manifests.flatMap((m) => (m === undefined ? [] : filesOf(m))));
@@ -520,18 +536,13 @@ async function readLexical(file: string): Promise<LexicalIndexData> {
   return { ids, fields };
 }
 
-interface VectorData {
-  readonly ids: readonly string[];
-  readonly vectors: Float32Array;
-}
-
-async function writeVectors(data: VectorData, write: (suffix: string, content: Content) => Promise<string>): Promise<VectorSegment> {
+async function writeVectors(data: DenseIndexData, write: Writer): Promise<VectorSegment> {
   const file = await write('vectors.f32', littleEndian(data.vectors));
   const ids = await write('vector-ids.json', [JSON.stringify(data.ids)]);
   return { file, ids, count: data.ids.length };
 }
 
-async function readVectors(dir: string, segment: VectorSegment, dimension: number): Promise<VectorData> {
+async function readVectors(dir: string, segment: VectorSegment, dimension: number): Promise<DenseIndexData> {
   const ids: unknown = JSON.parse(await fs.readFile(path.join(dir, segment.ids), 'utf8'));
   if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new Error(`${segment.ids} does not list ${segment.count} ids`);
   const bytes = await fs.readFile(path.join(dir, segment.file));

@@ -18,8 +18,11 @@ export function modelLocation(setting: string, storage: string, home: string): M
   return { kind: 'hub', repo: value, dir: path.join(storage, 'models', ...value.split('/')) };
 }
 
-/** The files of an NLI export Attest reads; the quantized graph is a quarter of the size, for a point or two of accuracy. */
-export function nliModelFiles(preferQuantized: boolean): string[] {
+/**
+ * The files of an ONNX export Attest reads, the same for an NLI cross-encoder and a sentence encoder;
+ * the quantized graph is a quarter of the size, for a point or two of accuracy.
+ */
+export function exportFiles(preferQuantized: boolean): string[] {
   return ['config.json', 'tokenizer.json', 'tokenizer_config.json', preferQuantized ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx'];
 }
 

@@ -192,7 +192,7 @@ function risModule(): RisModule {
  * citation-js reads a whole RIS file without a word about lines it skips, so records are found here,
  * with their line numbers, and each is handed to its mapping alone.
  */
-export function papersFromRis(text: string): ImportResult {
+function papersFromRis(text: string): ImportResult {
   const { records, problems } = readRisRecords(text);
   const papers: Paper[] = [];
   let leftOut = 0;

@@ -127,9 +127,9 @@ export class OpenAiLlm implements Llm {
       }
       if (choice?.finish_reason) finish = choice.finish_reason;
     }
-    // The client ends the stream quietly when it is aborted, so the reason has to be looked up here.
+    // The client ends the stream quietly when it is aborted, so why it ended has to be looked up here.
     control.user?.throwIfAborted();
-    if (control.quiet) {
+    if (!finish && control.quiet) {
       throw new LlmError('timeout', `The reply was cut off: the endpoint sent nothing for ${seconds(this.settings.timeoutMs)} in the middle of it.`);
     }
     if (!finish) throw new LlmError('cut-off', 'The reply was cut off: the endpoint closed the stream before the reply was finished.');
@@ -141,7 +141,7 @@ export class OpenAiLlm implements Llm {
     if (reason === 'length') {
       throw new LlmError('cut-off', `The reply was cut off at the token limit (${this.settings.maxTokens} tokens): raise the limit, or select less text.`);
     }
-    if (reason === 'content_filter') throw new LlmError('rejected', "The endpoint withheld the reply (its content filter).");
+    if (reason === 'content_filter') throw new LlmError('rejected', 'The endpoint withheld the reply (its content filter).');
   }
 }
 

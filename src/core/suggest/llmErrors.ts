@@ -53,22 +53,22 @@ export function describeFailure(error: unknown, endpoint: Endpoint): LlmError {
     return new LlmError('cut-off', redact(`The reply was cut off: the connection to ${where} broke while it was arriving (${why}).`, endpoint.apiKey));
   }
   const said = serverMessage(error);
-  const [kind, message] = byStatus(error.status, where, said ? `: ${said}` : '.', endpoint);
-  return new LlmError(kind, redact(message, endpoint.apiKey));
+  const [kind, message] = byStatus(error.status, where, endpoint);
+  return new LlmError(kind, redact(said ? `${message} It said: "${said}"` : message, endpoint.apiKey));
 }
 
-function byStatus(status: number | undefined, where: string, detail: string, endpoint: Endpoint): [LlmErrorKind, string] {
+function byStatus(status: number | undefined, where: string, endpoint: Endpoint): [LlmErrorKind, string] {
   const retries = endpoint.maxRetries ?? 2;
-  if (status === undefined) return ['server', `${where} reported an error in the middle of the reply${detail}`];
-  if (status === 401 || status === 403) return ['auth', `${where} refused the request (HTTP ${status}): set a valid API key for it${detail}`];
+  if (status === undefined) return ['server', `${where} reported an error in the middle of the reply.`];
+  if (status === 401 || status === 403) return ['auth', `${where} refused the request (HTTP ${status}): set a valid API key for it.`];
   if (status === 404) {
-    return ['not-found', `${where} answered 404: check that the endpoint ends where /chat/completions follows (often /v1) and that it serves the model "${endpoint.model}"${detail}`];
+    return ['not-found', `${where} answered 404: check that the endpoint ends where /chat/completions follows (often /v1) and that it serves the model "${endpoint.model}".`];
   }
   if (status === 429) {
-    return ['rate-limited', `${where} is limiting requests (HTTP 429) and still was after ${retries} ${retries === 1 ? 'retry' : 'retries'}: wait a little and try again${detail}`];
+    return ['rate-limited', `${where} is limiting requests (HTTP 429) and still was after ${retries} ${retries === 1 ? 'retry' : 'retries'}: wait a little and try again.`];
   }
-  if (status >= 500) return ['server', `${where} failed (HTTP ${status})${retries > 0 ? ` on all ${retries + 1} attempts` : ''}${detail}`];
-  return ['rejected', `${where} rejected the request (HTTP ${status})${detail}`];
+  if (status >= 500) return ['server', `${where} failed (HTTP ${status})${retries > 0 ? ` on all ${retries + 1} attempts` : ''}.`];
+  return ['rejected', `${where} rejected the request (HTTP ${status}).`];
 }
 
 /** Scheme, host and path of the endpoint: never credentials written into the URL. */

@@ -65,7 +65,7 @@ const OTHER_CITATION = new RegExp(String.raw`^\s*\p{L}[\p{L}\p{N}_:-]*\d{2,4}[a-
 /** A work named in the running text: "Smith et al. (2020) found", "Lee and Park (2019)", "Smith et al. showed". */
 const NARRATIVE = new RegExp(String.raw`${AUTHORS}\s*\(${YEAR}\)|${NAME}\s+et\s+al\.?(?![\p{L}])`, 'u');
 
-const REFERENCE_HEADING = /^\s*(?:#+\s*)?[*_]*(?:references|sources|bibliography|works cited|citations)[*_]*\s*:?\s*$/im;
+const REFERENCE_HEADING = /^\s*(?:#+\s*)?[*_]*(?:references|sources|bibliography|works cited|citations)[*_]*\s*:?\s*$/i;
 /** A reference-list entry without a heading: "[1] Smith J. (2020). Title. Journal." */
 const REFERENCE_ENTRY = new RegExp(String.raw`^\s*\[\d+\]\s.*(?:\(${YEAR}\)|,\s*${YEAR}|doi|https?:)`, 'iu');
 

@@ -72,7 +72,7 @@ export async function suggest(request: SuggestRequest): Promise<Suggestion> {
   const queries = await searchQueries(selection, llm, signal, note);
   onProgress?.({ stage: 'searching', queries });
   const searched = [...queries];
-  let papers = await retrieve(queries, finder, signal, note);
+  const papers = await retrieve(queries, finder, signal, note);
   const result = (outcome: SuggestOutcome, sources: readonly NumberedSource[], extra: Partial<Suggestion> = {}): Suggestion => ({
     outcome,
     sentences: [],
@@ -92,17 +92,18 @@ export async function suggest(request: SuggestRequest): Promise<Suggestion> {
   let sources = numberSources(papers, focus);
   let parsed = await draft(selection, sources, llm, signal, onProgress);
   if (parsed.kind === 'insufficient' && parsed.query) {
-    note(`The model found the evidence insufficient and asked for a search for "${parsed.query}".`);
-    onProgress?.({ stage: 'searching', queries: [parsed.query] });
-    searched.push(parsed.query);
-    const more = await retrieve([parsed.query], finder, signal, note);
-    const added = more.filter((p) => !papers.some((q) => q.id === p.id));
+    const query = parsed.query;
+    note(`The model found the evidence insufficient and asked for a search for "${query}".`);
+    onProgress?.({ stage: 'searching', queries: [query] });
+    searched.push(query);
+    const added = (await retrieve([query], finder, signal, note)).filter((p) => !papers.some((q) => q.id === p.id));
     if (added.length > 0) {
-      papers = interleave([papers, added], MAX_SOURCES);
-      sources = numberSources(papers, `${focus}\n${parsed.query}`);
+      // The new papers take turns with the first ones, so neither the claim's nor the gap's best are crowded out.
+      sources = numberSources(interleave([papers, added], MAX_SOURCES), `${focus}\n${query}`);
       parsed = await draft(selection, sources, llm, signal, onProgress);
     } else {
       note('That search found no further paper.');
+      parsed = { kind: 'insufficient' };
     }
   }
 

@@ -205,7 +205,7 @@ suite('find evidence', () => {
 });
 
 /**
- * A picture of the panel in the theme most people use. The page draws in a frame of its own once a
+ * A picture of the panel in VS Code's default dark theme. The page draws in a frame of its own once a
  * service worker has started (about 2 s in a fresh browser profile), which nothing in the extension
  * host can observe: hence the pause. The picture is for people to look at, not an assertion.
  */
@@ -221,7 +221,7 @@ async function screenshotInDarkTheme(name: string): Promise<void> {
   }
 }
 
-/** Selects `sentence` in the file and runs the command, once the manuscript has been checked. */
+/** Selects `sentence` in the file and runs the command, as the context menu does. */
 async function findEvidenceFor(uri: vscode.Uri, sentence: string): Promise<ResultsMessage> {
   const document = await vscode.workspace.openTextDocument(uri);
   const editor = await vscode.window.showTextDocument(document, vscode.ViewColumn.One);

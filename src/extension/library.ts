@@ -1,0 +1,105 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CheckResult } from '../core/check';
+import type { EvidenceFinder } from '../core/evidence';
+import { PaperLibrary } from '../core/index/library';
+import type { Embedder } from '../core/models/embedder';
+import { formatOf, importPapers, papersFromBibliography } from '../core/papers/import';
+import { decodeText } from '../core/text/decode';
+import type { LocalModel } from './models';
+import type { ReferenceLookups } from './references';
+
+/**
+ * The paper library Find Evidence searches, kept in the extension's global storage: papers imported by
+ * the user, the abstracts of the workspace's bibliographies, and what live searches found.
+ */
+export class EvidenceLibrary implements vscode.Disposable {
+  private opening?: Promise<PaperLibrary>;
+
+  constructor(
+    private readonly storage: vscode.Uri,
+    private readonly encoder: LocalModel<Embedder>,
+    private readonly lookups: ReferenceLookups,
+    private readonly checked: () => readonly CheckResult[],
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /**
+   * What Find Evidence asks: the library, with the abstracts of the open manuscripts' bibliographies
+   * added first, restricted to open-access papers when the setting says so.
+   */
+  async finder(): Promise<EvidenceFinder> {
+    const library = await this.library();
+    const papers = this.checked().flatMap((result) => result.bibliographies.flatMap((b) => papersFromBibliography(b).papers));
+    const fresh = papers.filter((p) => !library.store.get(p.id));
+    if (fresh.length > 0) await library.add(fresh);
+    return {
+      find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) }),
+    };
+  }
+
+  /** "Attest: Import Papers": JSONL, BibTeX or RIS files, with progress and cancel; bad records are reported. */
+  async importFiles(): Promise<void> {
+    const files = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      title: vscode.l10n.t('Import papers into the evidence library'),
+      filters: { [vscode.l10n.t('Papers')]: ['jsonl', 'bib', 'ris'] },
+    });
+    if (!files?.length) return;
+    const library = await this.library();
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Importing papers'), cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        token.onCancellationRequested(() => controller.abort());
+        for (const file of files) {
+          const format = formatOf(file.fsPath);
+          if (!format) {
+            void vscode.window.showWarningMessage(vscode.l10n.t('{0} is not a JSONL, BibTeX or RIS file.', path.basename(file.fsPath)));
+            continue;
+          }
+          const text = decodeText(await vscode.workspace.fs.readFile(file), file.fsPath);
+          const { papers, problems } = importPapers(text, format, file.fsPath);
+          for (const problem of problems.slice(0, 20)) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
+          await library.add(papers, {
+            signal: controller.signal,
+            onProgress: (done, total) => progress.report({ message: `${path.basename(file.fsPath)} ${done}/${total}` }),
+          });
+          void vscode.window.showInformationMessage(
+            vscode.l10n.t('Imported {0} papers from {1}; {2} records could not be read (see the Attest output).', papers.length, path.basename(file.fsPath), problems.length),
+          );
+        }
+      },
+    );
+  }
+
+  /** Settings changed: the next search opens the library again with the new encoder and sources. */
+  reset(): void {
+    this.opening = undefined;
+  }
+
+  private library(): Promise<PaperLibrary> {
+    this.opening ??= this.open();
+    return this.opening;
+  }
+
+  private async open(): Promise<PaperLibrary> {
+    const settings = vscode.workspace.getConfiguration('attest.retrieval');
+    const encoder = await this.encoder.get();
+    const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
+    const { library, messages } = await PaperLibrary.open(path.join(this.storage.fsPath, 'library'), {
+      encoder: encoder && { model: encoder.id, embedder: encoder.model },
+      liveSources,
+    });
+    for (const message of messages) {
+      this.log.warn(message);
+      void vscode.window.showWarningMessage(message);
+    }
+    await library.embedMissing();
+    return library;
+  }
+
+  dispose(): void {
+    this.opening = undefined;
+  }
+}

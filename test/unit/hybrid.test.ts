@@ -1,0 +1,307 @@
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { DenseIndex } from '../../src/core/index/dense';
+import { rankPapers, reciprocalRankFusion } from '../../src/core/index/hybrid';
+import { LexicalIndex } from '../../src/core/index/lexical';
+import { NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
+import { PaperStore } from '../../src/core/index/store';
+import { OnnxEmbedder } from '../../src/core/models/embedder';
+import { papersFromJsonLines } from '../../src/core/papers/import';
+import type { Paper } from '../../src/core/papers/paper';
+import { SourceError, type BibliographicQuery, type PaperSource, type RequestOptions, type SourceRecord } from '../../src/core/sources/types';
+import { REPO_ROOT } from './helpers';
+import { writeModelFolder } from './support/onnx/folders';
+import { encoderGraph } from './support/onnx/graphs';
+import { makeTempDir } from './support/tempDir';
+
+/** Reciprocal-rank fusion's score with the customary k = 60. */
+const rrf = (...ranks: number[]): number => ranks.reduce((sum, rank) => sum + 1 / (60 + rank), 0);
+
+function paper(id: string, title: string, abstract: string, extra: Partial<Paper> = {}): Paper {
+  return { id, title, abstract, authors: [], ...extra };
+}
+
+async function corpus(): Promise<Paper[]> {
+  return papersFromJsonLines(await fs.readFile(path.join(REPO_ROOT, 'test/fixtures/papers/corpus.jsonl'), 'utf8')).papers;
+}
+
+describe('reciprocal-rank fusion', () => {
+  it('scores each paper 1/(60 + rank) summed over the rankings it is in', () => {
+    const fused = reciprocalRankFusion([[{ id: 'a' }, { id: 'b' }, { id: 'c' }], [{ id: 'c' }, { id: 'a' }, { id: 'd' }]]);
+    assert.deepEqual(fused, [
+      { id: 'a', score: rrf(1, 2) },
+      { id: 'c', score: rrf(3, 1) },
+      { id: 'b', score: rrf(2) },
+      { id: 'd', score: rrf(3) },
+    ]);
+  });
+
+  it('breaks ties by the better single rank, then by the first ranking', () => {
+    assert.deepEqual(
+      reciprocalRankFusion([[{ id: 'x' }, { id: 'y' }, { id: 'z' }], [{ id: 'y' }, { id: 'x' }]]).map((r) => r.id),
+      ['x', 'y', 'z'],
+    );
+    // w: ranks 2 and 2; v: ranks 1 and 3. 1/61 + 1/63 > 2/62, so v wins on score before ties matter.
+    assert.deepEqual(reciprocalRankFusion([[{ id: 'v' }, { id: 'w' }], [{ id: 'u' }, { id: 'w' }, { id: 'v' }]]).map((r) => r.id), ['v', 'w', 'u']);
+  });
+});
+
+describe('the dense index', () => {
+  it('ranks by cosine, scaling vectors to unit length, ties to the paper added first', () => {
+    const index = new DenseIndex(2);
+    index.add('long', Float32Array.from([30, 40]));
+    index.add('east', Float32Array.from([1, 0]));
+    index.add('same', Float32Array.from([0.6, 0.8]));
+    index.add('west', Float32Array.from([-2, 0]));
+    const hits = index.search(Float32Array.from([3, 4]), 3);
+    assert.deepEqual(hits.map((h) => h.id), ['long', 'same', 'east']);
+    assert.ok(Math.abs(hits[0].score - 1) < 1e-6 && Math.abs(hits[2].score - 0.6) < 1e-6);
+    assert.deepEqual(index.search(Float32Array.from([-1, 0]), 1).map((h) => h.id), ['west']);
+  });
+
+  it('replaces a vector added again, and comes back whole from its data', () => {
+    const index = new DenseIndex(3);
+    for (let i = 0; i < 40; i++) index.add(`p${i}`, Float32Array.from([1, i, 0]));
+    index.add('p0', Float32Array.from([0, 0, 5]));
+    assert.equal(index.size, 40);
+    const copy = new DenseIndex(3);
+    copy.addAll(index.toData());
+    assert.deepEqual(copy.search(Float32Array.from([0, 0, 1]), 2), index.search(Float32Array.from([0, 0, 1]), 2));
+    assert.equal(copy.search(Float32Array.from([0, 0, 1]), 1)[0].id, 'p0');
+    assert.throws(() => index.add('bad', Float32Array.from([1, 2])), /3 dimensions, got 2/);
+  });
+});
+
+describe('hybrid ranking over fixed vectors', () => {
+  // Lexically: p1 matches best, then p2, then p4; p3 shares no word with the query.
+  const papers = [
+    paper('p1', 'Aspirin lowers stroke risk', 'Daily aspirin lowered the risk of stroke in a large trial of aspirin.'),
+    paper('p2', 'Aspirin and stroke', 'Outcomes after aspirin.'),
+    paper('p3', 'Platelet inhibition in cerebral infarction', 'Antiplatelet drugs prevent infarcts.'),
+    paper('p4', 'A stroke registry', 'A registry of patients.'),
+  ];
+  const query = { text: 'aspirin stroke risk', vector: Float32Array.from([1, 0, 0]) };
+  // By meaning: p2, then p3, then p1, then p4.
+  const vectors: Record<string, number[]> = { p1: [0.6, 0.8, 0], p2: [1, 0, 0], p3: [0.8, 0.6, 0], p4: [0, 1, 0] };
+
+  function indexes(): { lexical: LexicalIndex; dense: DenseIndex } {
+    const lexical = new LexicalIndex();
+    const dense = new DenseIndex(3);
+    for (const p of papers) {
+      lexical.add(p);
+      dense.add(p.id, Float32Array.from(vectors[p.id]));
+    }
+    return { lexical, dense };
+  }
+
+  it('ranks each side as its index does, and fuses them by rank', () => {
+    const both = indexes();
+    assert.deepEqual(rankPapers(both, query, 'lexical', 10).map((r) => r.id), ['p1', 'p2', 'p4']);
+    assert.deepEqual(rankPapers(both, query, 'dense', 10).map((r) => r.id), ['p2', 'p3', 'p1', 'p4']);
+    assert.deepEqual(rankPapers(both, query, 'hybrid', 10), [
+      { id: 'p2', score: rrf(2, 1) },
+      { id: 'p1', score: rrf(1, 3) },
+      { id: 'p4', score: rrf(3, 4) },
+      { id: 'p3', score: rrf(2) },
+    ]);
+  });
+
+  it('fuses only as deep as asked, so a paper one side ranks low drops out', () => {
+    assert.deepEqual(rankPapers(indexes(), query, 'hybrid', 2).map((r) => r.id), ['p2', 'p1']);
+    // p1 first by words, p2 first by meaning: a tie, which goes to the lexical ranking.
+    assert.deepEqual(rankPapers(indexes(), query, 'hybrid', 1), [{ id: 'p1', score: rrf(1) }]);
+  });
+});
+
+class FakeSource implements PaperSource {
+  readonly id = 'openalex';
+  readonly queries: string[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly answer: (query: BibliographicQuery, options?: RequestOptions) => Promise<SourceRecord[]>,
+  ) {}
+
+  search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]> {
+    this.queries.push(query.title);
+    return this.answer(query, options);
+  }
+}
+
+const FOUND: SourceRecord = {
+  source: 'openalex',
+  id: 'W1',
+  title: 'Aspirin for the primary prevention of stroke',
+  authors: [{ family: 'Found', given: 'Fay' }],
+  year: 2018,
+  doi: '10.1056/found',
+  abstract: 'Aspirin prevented stroke in adults without vascular disease.',
+  openAccessUrl: 'https://example.org/found.pdf',
+};
+
+describe('the paper library', () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+  const embedders: OnnxEmbedder[] = [];
+
+  beforeEach(async () => {
+    ({ dir, remove } = await makeTempDir());
+  });
+  afterEach(async () => {
+    for (const embedder of embedders.splice(0)) await embedder.dispose();
+    await remove();
+  });
+
+  async function lexicalLibrary(options: ConstructorParameters<typeof PaperLibrary>[1] = {}): Promise<PaperLibrary> {
+    const { library } = await PaperLibrary.open(path.join(dir, 'library'), options);
+    await library.add(await corpus());
+    return library;
+  }
+
+  async function encoder(): Promise<OnnxEmbedder> {
+    const model = await writeModelFolder(path.join(dir, 'model'), {
+      model: encoderGraph(),
+      config: { model_type: 'bert', _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', max_position_embeddings: 512, pad_token_id: 0 },
+    });
+    const embedder = await OnnxEmbedder.load(model, { threads: 1 });
+    embedders.push(embedder);
+    return embedder;
+  }
+
+  describe('without an encoder', () => {
+    it('ranks by words, shows the best sentence of each abstract, and says why it is lexical', async () => {
+      const library = await lexicalLibrary();
+      const found = await library.find({ text: 'Aspirin lowers the risk of stroke.', limit: 2 });
+      assert.equal(found.mode, 'lexical');
+      assert.deepEqual(found.notes, [NO_ENCODER_NOTE]);
+      assert.match(NO_ENCODER_NOTE, /no sentence encoder is configured \(attest\.retrieval\.encoder\)/);
+      assert.deepEqual(found.results.map((r) => [r.paper.id, r.sentence]), [
+        ['aspirin-stroke', 'Daily low-dose aspirin reduced the risk of ischaemic stroke by a fifth.'],
+        ['aspirin-bleeding', 'Aspirin use doubled the rate of gastrointestinal bleeding in older adults.'],
+      ]);
+      assert.deepEqual(found.results.map((r) => r.score), library.store.lexical.search('Aspirin lowers the risk of stroke.', 2).map((h) => h.score));
+    });
+
+    it('keeps only open-access papers when asked, searching deeper for them', async () => {
+      const library = await lexicalLibrary();
+      // 150 closed papers that match better than the one open-access paper that matches at all.
+      const closed = Array.from({ length: 150 }, (_, i) => paper(`closed-${i}`, `Aspirin and bleeding, cohort ${i}`, 'Aspirin raised the risk of bleeding.'));
+      await library.add([...closed, paper('open', 'Bleeding', 'A short note.', { openAccessUrl: 'https://example.org/open.pdf' })]);
+      const all = await library.find({ text: 'aspirin bleeding', limit: 200 });
+      assert.ok(all.results.findIndex((r) => r.paper.id === 'open') > 100, 'the open-access paper ranks below the first hundred');
+      const open = await library.find({ text: 'aspirin bleeding', limit: 2, openAccessOnly: true });
+      assert.deepEqual(open.results.map((r) => r.paper.id), ['open']);
+    });
+
+    it('refuses a dense or hybrid mode it cannot keep to', () => {
+      assert.throws(() => new PaperLibrary({} as PaperStore, { mode: 'dense' }), /needs a sentence encoder \(attest\.retrieval\.encoder\)/);
+    });
+  });
+
+  describe('with live sources', () => {
+    it('searches them for the claim and keeps what they find in the library, for later searches too', async () => {
+      const source = new FakeSource('OpenAlex', async () => [FOUND]);
+      const library = await lexicalLibrary({ liveSources: [source] });
+      const found = await library.find({ text: 'Does aspirin prevent stroke?', limit: 3 });
+      assert.deepEqual(source.queries, ['Does aspirin prevent stroke?']);
+      assert.equal(found.results[0].paper.id, 'doi:10.1056/found');
+      assert.equal(found.results[0].sentence, FOUND.abstract);
+      assert.equal(found.results[0].paper.source?.id, 'openalex');
+      const { store } = await PaperStore.open(path.join(dir, 'library'));
+      assert.equal(store.get('doi:10.1056/found')?.title, FOUND.title);
+    });
+
+    it('notes a source that failed and still answers from the library', async () => {
+      const broken = new FakeSource('Semantic Scholar', async () => {
+        throw new SourceError('rate-limited', 'Semantic Scholar asked to slow down (HTTP 429).', 'semanticscholar');
+      });
+      const library = await lexicalLibrary({ liveSources: [broken, new FakeSource('OpenAlex', async () => [FOUND])] });
+      const found = await library.find({ text: 'aspirin stroke', limit: 3 });
+      assert.ok(found.notes.includes('Semantic Scholar could not be searched: Semantic Scholar asked to slow down (HTTP 429).'), found.notes.join('\n'));
+      assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'));
+      assert.ok(found.results.some((r) => r.paper.id === 'aspirin-stroke'));
+    });
+
+    it('does not let a record without an abstract replace a paper that has one', async () => {
+      const bare = { ...FOUND, id: 'W2', abstract: undefined };
+      const library = await lexicalLibrary({ liveSources: [new FakeSource('OpenAlex', async () => [FOUND]), new FakeSource('Crossref', async () => [bare])] });
+      await library.find({ text: 'aspirin stroke', limit: 3 });
+      assert.equal(library.store.get('doi:10.1056/found')?.abstract, FOUND.abstract);
+    });
+
+    it('stops with the signal’s reason when cancelled during the search', async () => {
+      const waiting = new FakeSource('OpenAlex', (_, options) => new Promise((_, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason))));
+      const library = await lexicalLibrary({ liveSources: [waiting] });
+      const controller = new AbortController();
+      const search = library.find({ text: 'aspirin', limit: 3, signal: controller.signal });
+      const reason = new Error('the user moved on');
+      controller.abort(reason);
+      await assert.rejects(search, (error) => error === reason);
+      await assert.rejects(library.find({ text: 'aspirin', limit: 3, signal: controller.signal }), (error) => error === reason);
+    });
+  });
+
+  describe('with the sentence encoder the tests build', () => {
+    /** What the library should rank by meaning, computed here from the encoder's own vectors. */
+    async function byMeaning(embedder: OnnxEmbedder, papers: readonly Paper[], text: string): Promise<string[]> {
+      const [query] = await embedder.embed([text], 'query');
+      const vectors = await embedder.embed(papers.map((p) => `${p.title} ${p.abstract ?? ''}`.trim()), 'passage');
+      const cosine = (v: Float32Array) => v.reduce((sum, x, d) => sum + x * query[d], 0);
+      return papers.map((p, i) => ({ id: p.id, score: cosine(vectors[i]) })).sort((a, b) => b.score - a.score).map((s) => s.id);
+    }
+
+    it('embeds the papers it adds, keeps their vectors, and ranks by meaning and by both', async () => {
+      const embedder = await encoder();
+      const papers = await corpus();
+      const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder } });
+      await library.add(papers);
+      const claim = 'Aspirin lowers the risk of stroke.';
+      const expected = await byMeaning(embedder, papers, claim);
+
+      const dense = new PaperLibrary(library.store, { encoder: { model: 'all-MiniLM-L6-v2', embedder }, mode: 'dense' });
+      const byDense = await dense.find({ text: claim, limit: papers.length });
+      assert.equal(byDense.mode, 'dense');
+      assert.deepEqual(byDense.notes, []);
+      assert.deepEqual(byDense.results.map((r) => r.paper.id), expected);
+
+      const hybrid = await library.find({ text: claim, limit: 3 });
+      assert.equal(hybrid.mode, 'hybrid');
+      const fused = reciprocalRankFusion([library.store.lexical.search(claim, 100), expected.map((id) => ({ id }))]);
+      assert.deepEqual(hybrid.results.map((r) => r.paper.id), fused.slice(0, 3).map((r) => r.id));
+
+      const { store } = await PaperStore.open(path.join(dir, 'library'));
+      assert.deepEqual(store.encoder, { model: 'all-MiniLM-L6-v2', dimension: 4 });
+      assert.deepEqual(store.withoutVectors('all-MiniLM-L6-v2'), []);
+    });
+
+    it('ranks by words, saying so, until the papers are embedded; then embeds the ones missing', async () => {
+      const embedder = await encoder();
+      await lexicalLibrary();
+      const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder } });
+      const before = await library.find({ text: 'stroke', limit: 3 });
+      assert.equal(before.mode, 'lexical');
+      assert.deepEqual(before.notes, ['Ranked by words alone: no paper of the library is embedded with all-MiniLM-L6-v2 yet.']);
+
+      await library.add([paper('new', 'A new paper on stroke', 'Stroke care improved.')]);
+      const partly = await library.find({ text: 'stroke', limit: 3 });
+      assert.equal(partly.mode, 'hybrid');
+      assert.deepEqual(partly.notes, ['6 of 7 papers are not embedded with all-MiniLM-L6-v2 yet; they are ranked by their words alone.']);
+
+      assert.equal(await library.embedMissing(), 6);
+      assert.deepEqual((await library.find({ text: 'stroke', limit: 3 })).notes, []);
+      assert.equal(await library.embedMissing(), 0);
+    });
+
+    it('embeds every paper again for another encoder, whose vectors replace the old ones', async () => {
+      const embedder = await encoder();
+      const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder } });
+      await library.add(await corpus());
+      const other = new PaperLibrary(library.store, { encoder: { model: 'bge-small-en-v1.5', embedder } });
+      assert.equal(other.store.withoutVectors('bge-small-en-v1.5').length, 6);
+      assert.equal(await other.embedMissing(), 6);
+      const { store } = await PaperStore.open(path.join(dir, 'library'));
+      assert.deepEqual(store.encoder, { model: 'bge-small-en-v1.5', dimension: 4 });
+    });
+  });
+});

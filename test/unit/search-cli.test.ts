@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { main } from '../../src/cli/main';
+import { REPO_ROOT } from './helpers';
+import { writeModelFolder } from './support/onnx/folders';
+import { encoderGraph } from './support/onnx/graphs';
+import { makeTempDir } from './support/tempDir';
+
+const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/papers');
+const CORPUS = path.join(FIXTURES, 'corpus.jsonl');
+const QUERIES = path.join(FIXTURES, 'queries.jsonl');
+
+interface Line {
+  query_id: string | number | null;
+  results: { id: string; score: number; sentence: string | null }[];
+}
+
+async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+function lines(out: string): Line[] {
+  return out.split('\n').filter((l) => l).map((l) => JSON.parse(l) as Line);
+}
+
+describe('attest index and attest search', () => {
+  let dir: string;
+  let store: string;
+  let remove: () => Promise<void>;
+  const savedEnv = process.env.ATTEST_EMBED_MODEL;
+
+  beforeEach(async () => {
+    ({ dir, remove } = await makeTempDir());
+    store = path.join(dir, 'library');
+    delete process.env.ATTEST_EMBED_MODEL;
+  });
+  afterEach(async () => {
+    if (savedEnv === undefined) delete process.env.ATTEST_EMBED_MODEL;
+    else process.env.ATTEST_EMBED_MODEL = savedEnv;
+    await remove();
+  });
+
+  async function encoderFolder(): Promise<string> {
+    return writeModelFolder(path.join(dir, 'all-MiniLM-L6-v2'), {
+      model: encoderGraph(),
+      config: { model_type: 'bert', _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', max_position_embeddings: 512, pad_token_id: 0 },
+    });
+  }
+
+  it('imports a JSONL corpus, reporting its bad lines by number, and searches it by words', async () => {
+    const indexed = await run('index', 'add', CORPUS, '--store', store);
+    assert.equal(indexed.code, 0, indexed.err);
+    assert.match(indexed.out, /^Added 6 papers; the library in .* holds 6 papers\.\n$/);
+    assert.match(indexed.err, /corpus\.jsonl:5: not JSON\n/);
+    assert.match(indexed.err, /corpus\.jsonl:7: has no "id"/);
+
+    const searched = await run('search', '--store', store, '--queries', QUERIES, '--top', '2', '--format', 'jsonl');
+    assert.equal(searched.code, 0, searched.err);
+    const found = lines(searched.out);
+    assert.deepEqual(found.map((l) => l.query_id), ['q1', 'q2', 3]);
+    assert.deepEqual(found.map((l) => l.results.map((r) => r.id)), [['aspirin-stroke', 'aspirin-bleeding'], ['glacier-retreat'], ['coffee-sleep']]);
+    assert.deepEqual(found[1].results[0].sentence, 'Warm summers drive the retreat.');
+    assert.ok(found[0].results[0].score > found[0].results[1].score);
+    assert.match(searched.err, /Ranked by words alone: no sentence encoder given \(--embed-model DIR or ATTEST_EMBED_MODEL\)/);
+  });
+
+  it('answers one --query with query_id null, and a null sentence when no sentence shares a word', async () => {
+    await run('index', 'add', CORPUS, path.join(FIXTURES, 'references.bib'), path.join(FIXTURES, 'references.ris'), '--store', store);
+    const { code, out } = await run('search', '--store', store, '--query', 'hippocampus', '--top', '5', '--mode', 'lexical');
+    assert.equal(code, 0);
+    const [line] = lines(out);
+    assert.equal(line.query_id, null);
+    assert.deepEqual(line.results.map((r) => r.id).sort(), ['doi:10.1073/pnas.1015950108', 'exercise-memory'].sort());
+    const paper = line.results.find((r) => r.id === 'doi:10.1073/pnas.1015950108');
+    assert.equal(paper?.sentence, 'The hippocampus shrinks in late adulthood.');
+    const byTitle = lines((await run('search', '--store', store, '--query', 'evening coffee')).out)[0];
+    assert.deepEqual(byTitle.results.map((r) => [r.id, r.sentence]), [['coffee-sleep', null]]);
+  });
+
+  it('refuses dense and hybrid search without an encoder, naming what to set', async () => {
+    await run('index', 'add', CORPUS, '--store', store);
+    for (const mode of ['dense', 'hybrid']) {
+      const { code, out, err } = await run('search', '--store', store, '--query', 'aspirin', '--mode', mode);
+      assert.equal(code, 2);
+      assert.equal(out, '');
+      assert.match(err, new RegExp(`--mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL \\(in the editor, attest\\.retrieval\\.encoder\\)`));
+    }
+  });
+
+  it('embeds with the encoder it is given and searches by meaning and by both', async () => {
+    const model = await encoderFolder();
+    const indexed = await run('index', 'add', CORPUS, '--store', store, '--embed-model', model);
+    assert.equal(indexed.code, 0, indexed.err);
+    assert.match(indexed.out, /holds 6 papers \(vectors: all-MiniLM-L6-v2, 4 dimensions\)/);
+    for (const mode of ['dense', 'hybrid']) {
+      const { code, out, err } = await run('search', '--store', store, '--query', 'Aspirin lowers the risk of stroke.', '--mode', mode, '--embed-model', model, '--top', '6');
+      assert.equal(code, 0, err);
+      assert.equal(err, '');
+      const [line] = lines(out);
+      assert.equal(line.results.length, 6);
+      assert.deepEqual(new Set(line.results.map((r) => r.id)).size, 6);
+    }
+    process.env.ATTEST_EMBED_MODEL = model;
+    const byEnvironment = await run('search', '--store', store, '--query', 'stroke', '--mode', 'dense');
+    assert.equal(byEnvironment.code, 0, byEnvironment.err);
+  });
+
+  it('embeds, when searching with an encoder, the papers indexed without one', async () => {
+    await run('index', 'add', CORPUS, '--store', store);
+    const model = await encoderFolder();
+    const { code, err } = await run('search', '--store', store, '--query', 'stroke', '--embed-model', model);
+    assert.equal(code, 0, err);
+    assert.match(err, /embedded 6 papers of the library with all-MiniLM-L6-v2/);
+    assert.equal((await run('search', '--store', store, '--query', 'stroke', '--embed-model', model)).err, '');
+  });
+
+  it('exits 2 on usage and input errors', async () => {
+    await run('index', 'add', CORPUS, '--store', store);
+    const badQueries = path.join(dir, 'bad.jsonl');
+    await fs.writeFile(badQueries, '{"_id": "q1", "text": "fine"}\n{"_id": "q2"}\n');
+    const cases: [string[], RegExp][] = [
+      [['index', 'add', '--store', store], /no file given/],
+      [['index', 'add', CORPUS], /--store DIR is required/],
+      [['index', 'remove', CORPUS, '--store', store], /unknown subcommand 'remove'/],
+      [['index', 'add', path.join(FIXTURES, 'corpus.csv'), '--store', store], /cannot tell the format of .*corpus\.csv/],
+      [['index', 'add', path.join(dir, 'missing.jsonl'), '--store', store], /cannot read .*missing\.jsonl: ENOENT/],
+      [['index', 'add', CORPUS, '--store', store, '--embed-model', path.join(dir, 'no-model')], /The model folder .*no-model does not exist/],
+      [['search', '--store', store], /give either --query TEXT or --queries FILE\.jsonl/],
+      [['search', '--store', store, '--query', 'a', '--queries', QUERIES], /give either/],
+      [['search', '--store', store, '--query', 'a', '--top', '0'], /--top must be a positive whole number/],
+      [['search', '--store', store, '--query', 'a', '--mode', 'fuzzy'], /--mode must be lexical, dense or hybrid/],
+      [['search', '--store', store, '--query', 'a', '--format', 'json'], /--format must be jsonl/],
+      [['search', '--store', path.join(dir, 'nowhere'), '--query', 'a'], /there is no paper library in .*nowhere/],
+      [['search', '--store', store, '--queries', badQueries], /queries line 2 has no "text" string/],
+      [['search', '--store', store, '--queries', path.join(dir, 'missing.jsonl')], /ENOENT/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, out, err } = await run(...args);
+      assert.equal(code, 2, `${args.join(' ')}: ${err}`);
+      assert.equal(out, '', args.join(' '));
+      assert.match(err, message, args.join(' '));
+    }
+  });
+});
