@@ -138,8 +138,8 @@ async function reportDenseAndStore(papers: readonly Paper[], dimension: number):
     const loadMs = performance.now() - start;
     if (messages.length > 0 || loaded.size !== papers.length + extra.length) throw new Error(`the store did not load whole: ${messages.join(' ')}`);
     const seconds = (value: number): string => `${(value / 1000).toFixed(1)} s`;
-    console.log(`    store, with ${dimension}-d vectors     index ${seconds(indexMs)}, save ${seconds(saveMs)}, ${(size / 1024 / 1024).toFixed(0)} MB on disk`);
-    console.log(`    store, reopen / add 10 papers  load ${seconds(loadMs)}, add ${ms(addMs)}`);
+    console.log(`${`    store, with ${dimension}-d vectors`.padEnd(34)}index ${seconds(indexMs)}, save ${seconds(saveMs)}, ${(size / 1024 / 1024).toFixed(0)} MB on disk`);
+    console.log(`${'    store, add 10 papers / reopen'.padEnd(34)}add ${ms(addMs)}, load ${seconds(loadMs)}`);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { CheckResult } from '../core/check';
 import type { EvidenceFinder } from '../core/evidence';
 import { PaperLibrary } from '../core/index/library';
+import { PaperStore } from '../core/index/store';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, importPapers, papersFromBibliography } from '../core/papers/import';
 import { decodeText } from '../core/text/decode';
@@ -14,6 +15,8 @@ import type { ReferenceLookups } from './references';
  * the user, the abstracts of the workspace's bibliographies, and what live searches found.
  */
 export class EvidenceLibrary implements vscode.Disposable {
+  /** One store for the session: two instances on one folder would delete each other's files while saving. */
+  private store?: Promise<PaperStore>;
   private opening?: Promise<PaperLibrary>;
 
   constructor(
@@ -73,7 +76,7 @@ export class EvidenceLibrary implements vscode.Disposable {
     );
   }
 
-  /** Settings changed: the next search opens the library again with the new encoder and sources. */
+  /** Settings changed: the next search uses the same store with the new encoder and sources. */
   reset(): void {
     this.opening = undefined;
   }
@@ -87,16 +90,23 @@ export class EvidenceLibrary implements vscode.Disposable {
     const settings = vscode.workspace.getConfiguration('attest.retrieval');
     const encoder = await this.encoder.get();
     const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
-    const { library, messages } = await PaperLibrary.open(path.join(this.storage.fsPath, 'library'), {
-      encoder: encoder && { model: encoder.id, embedder: encoder.model },
-      liveSources,
-    });
-    for (const message of messages) {
-      this.log.warn(message);
-      void vscode.window.showWarningMessage(message);
-    }
-    await library.embedMissing();
+    const library = new PaperLibrary(await this.openStore(), { encoder: encoder && { model: encoder.id, embedder: encoder.model }, liveSources });
+    // Papers saved before this encoder are embedded in the background; meanwhile they rank by words.
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') }, (progress) =>
+      library.embedMissing({ onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) }).catch((error: unknown) => this.log.error('Embedding papers failed', error)),
+    );
     return library;
+  }
+
+  private openStore(): Promise<PaperStore> {
+    this.store ??= PaperStore.open(path.join(this.storage.fsPath, 'library')).then(({ store, messages }) => {
+      for (const message of messages) {
+        this.log.warn(message);
+        void vscode.window.showWarningMessage(message);
+      }
+      return store;
+    });
+    return this.store;
   }
 
   dispose(): void {

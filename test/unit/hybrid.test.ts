@@ -175,7 +175,7 @@ describe('the paper library', () => {
       const found = await library.find({ text: 'Aspirin lowers the risk of stroke.', limit: 2 });
       assert.equal(found.mode, 'lexical');
       assert.deepEqual(found.notes, [NO_ENCODER_NOTE]);
-      assert.match(NO_ENCODER_NOTE, /no sentence encoder is configured \(attest\.retrieval\.encoder\)/);
+      assert.match(NO_ENCODER_NOTE, /no sentence encoder is configured \(attest\.retrieval\.encoder\.model\)/);
       assert.deepEqual(found.results.map((r) => [r.paper.id, r.sentence]), [
         ['aspirin-stroke', 'Daily low-dose aspirin reduced the risk of ischaemic stroke by a fifth.'],
         ['aspirin-bleeding', 'Aspirin use doubled the rate of gastrointestinal bleeding in older adults.'],

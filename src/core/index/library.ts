@@ -16,7 +16,7 @@ import { rankPapers, type Ranked } from './hybrid';
 import { PaperStore, type VectorBatch } from './store';
 
 /** The setting that names the encoder, for notes that tell the user how to get more than words. */
-export const ENCODER_SETTING = 'attest.retrieval.encoder';
+export const ENCODER_SETTING = 'attest.retrieval.encoder.model';
 export const NO_ENCODER_NOTE = `Ranked by words alone: no sentence encoder is configured (${ENCODER_SETTING}).`;
 
 export interface Encoder {
