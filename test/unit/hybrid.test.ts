@@ -195,7 +195,7 @@ describe('the paper library', () => {
     });
 
     it('refuses a dense or hybrid mode it cannot keep to', () => {
-      assert.throws(() => new PaperLibrary({} as PaperStore, { mode: 'dense' }), /needs a sentence encoder \(attest\.retrieval\.encoder\)/);
+      assert.throws(() => new PaperLibrary({} as PaperStore, { mode: 'dense' }), /needs a sentence encoder \(attest\.retrieval\.encoder\.model\)/);
     });
   });
 

@@ -87,7 +87,7 @@ describe('attest index and attest search', () => {
       const { code, out, err } = await run('search', '--store', store, '--query', 'aspirin', '--mode', mode);
       assert.equal(code, 2);
       assert.equal(out, '');
-      assert.match(err, new RegExp(`--mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL \\(in the editor, attest\\.retrieval\\.encoder\\)`));
+      assert.match(err, new RegExp(`--mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL \\(in the editor, attest\\.retrieval\\.encoder\\.model\\)`));
     }
   });
 
