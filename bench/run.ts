@@ -1,5 +1,7 @@
 import { benchCheck } from './check.bench';
 import { benchHallmark } from './hallmark.bench';
+import { benchRetrieval } from './retrieval.bench';
+import { benchSuggest } from './suggest.bench';
 import { benchSupport } from './support.bench';
 
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
@@ -7,8 +9,12 @@ async function main(): Promise<void> {
   await benchCheck();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
+  console.log('\nretrieval: BEIR SciFact');
+  await benchRetrieval();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
+  console.log('\nsuggestions: grounded drafting with a scripted model');
+  await benchSuggest();
 }
 
 main().catch((error: unknown) => {
