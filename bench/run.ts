@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   await benchCheck();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
-  console.log('\nretrieval: BEIR SciFact');
+  console.log('');
   await benchRetrieval();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
