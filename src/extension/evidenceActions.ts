@@ -5,7 +5,8 @@ import { BibliographyCache } from '../core/bibliography/cache';
 import { bibtexFor, citationKeyFor, findExisting } from '../core/bibliography/generate';
 import type { BibEntry } from '../core/bibliography/types';
 import type { CheckResult } from '../core/check';
-import { citationStyleOf, insertCitation } from '../core/manuscript/citeStyle';
+import type { TextEdit } from '../core/bibliography/edit';
+import { citationStyleOf, insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
 import type { Paper } from '../core/papers/paper';
 import type { SourceRecord } from '../core/sources/types';
 import type { Checker } from './checker';
@@ -30,14 +31,37 @@ interface OpenBibliography {
   readonly entries: readonly BibEntry[];
 }
 
-/** How the manuscript would cite a paper. */
-type Reference =
-  | { readonly kind: 'existing'; readonly entry: BibEntry }
-  | { readonly kind: 'new'; readonly key: string; readonly file: string; readonly append: (edit: vscode.WorkspaceEdit) => void }
-  | { readonly kind: 'nowhere'; readonly message: string };
+/** An action that could not be done, and why. */
+type Failure = Outcome & { readonly ok: false };
+
+/** How the manuscript would cite a paper: by the entry that stands for it already, or by a new one added to `file`. */
+type Reference = { readonly kind: 'existing'; readonly entry: BibEntry } | { readonly kind: 'new'; readonly key: string; readonly file: string };
+
+interface References {
+  readonly ok: true;
+  /** In the order of the papers asked about. */
+  readonly each: readonly Reference[];
+  /** Puts the new entries, if any, at the end of their bibliography. */
+  readonly append: (edit: vscode.WorkspaceEdit) => void;
+}
+
+/** What `insertCiting` did: the key each paper was cited by, and the new entries it added, if any. */
+export type Citing =
+  | {
+      readonly ok: true;
+      readonly keys: readonly string[];
+      readonly added?: { readonly keys: readonly string[]; readonly file: string };
+      /** False when the text to insert was empty, so nothing was changed. */
+      readonly changed: boolean;
+    }
+  | Failure;
+
+/** Writes into the manuscript's text what cites the papers by `keys` (in their order) in the manuscript's style. */
+export type CitingWriter = (text: string, keys: readonly string[], style: CitationStyle) => TextEdit;
 
 /**
- * "Cite here", "Add to bibliography" and "Open paper" for a paper found as evidence. Bibliographies
+ * "Cite here", "Add to bibliography" and "Open paper" for a paper found as evidence, and the edit
+ * that inserts text citing papers, which a suggestion's Accept makes too. Bibliographies
  * are read from the editor at the moment of the action, not from the last check, which lags behind
  * edits by the debounce delay: a paper added a moment ago must not be added again.
  */
@@ -54,51 +78,56 @@ export class EvidenceActions {
 
   /** Cites the paper after the target in the manuscript's own style, adding it to the bibliography in the same edit when it is new there. */
   async citeHere(target: CitationTarget, paper: Paper): Promise<Outcome> {
-    const result = await this.resultOf(target.uri);
-    if (!result) return notRead();
-    const reference = await this.referenceFor(result, paper);
-    if (reference.kind === 'nowhere') return { ok: false, message: reference.message };
-    const key = reference.kind === 'existing' ? reference.entry.key : reference.key;
-    const document = await vscode.workspace.openTextDocument(target.uri);
-    const own = result.manuscript.sources.find((s) => s.file === target.uri.fsPath);
-    // A file without citations of its own (a new chapter) cites as the rest of the manuscript does.
-    const style = citationStyleOf(own && own.citations.length > 0 ? own : result.manuscript);
-    const insertion = insertCitation(document.getText(), target.offset, [key], style);
-    if (insertion.text === '') return { ok: true, message: vscode.l10n.t('Already cited here as {0}.', key) };
-    const edit = new vscode.WorkspaceEdit();
-    const at = document.positionAt(insertion.offset);
-    edit.replace(target.uri, new vscode.Range(at, document.positionAt(insertion.offset + insertion.length)), insertion.text);
-    if (reference.kind === 'new') reference.append(edit);
-    if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
+    const cited = await this.insertCiting(target.uri, [paper], (text, keys, style) => insertCitation(text, target.offset, keys, style));
+    if (!cited.ok) return cited;
+    const [key] = cited.keys;
+    if (!cited.changed) return { ok: true, message: vscode.l10n.t('Already cited here as {0}.', key) };
     return {
       ok: true,
-      message:
-        reference.kind === 'new'
-          ? vscode.l10n.t('Cited as {0}, and added to {1}.', key, path.basename(reference.file))
-          : vscode.l10n.t('Cited as {0}.', key),
+      message: cited.added ? vscode.l10n.t('Cited as {0}, and added to {1}.', key, path.basename(cited.added.file)) : vscode.l10n.t('Cited as {0}.', key),
     };
+  }
+
+  /**
+   * Edits the manuscript with what `write` makes of the papers' keys, and adds the papers its
+   * bibliographies lack to the first one it names, in one edit: one undo takes back both. Nothing is
+   * changed when `write` inserts nothing.
+   */
+  async insertCiting(uri: vscode.Uri, papers: readonly Paper[], write: CitingWriter): Promise<Citing> {
+    const result = await this.resultOf(uri);
+    if (!result) return notRead();
+    const references = await this.referencesFor(result, papers);
+    if (!references.ok) return references;
+    const keys = references.each.map((r) => (r.kind === 'existing' ? r.entry.key : r.key));
+    const added = references.each.flatMap((r) => (r.kind === 'new' ? [r] : []));
+    const document = await vscode.workspace.openTextDocument(uri);
+    const own = result.manuscript.sources.find((s) => s.file === uri.fsPath);
+    // A file without citations of its own (a new chapter) cites as the rest of the manuscript does.
+    const style = citationStyleOf(own && own.citations.length > 0 ? own : result.manuscript);
+    const insertion = write(document.getText(), keys, style);
+    if (insertion.text === '' && insertion.length === 0) return { ok: true, keys, changed: false };
+    const edit = new vscode.WorkspaceEdit();
+    const at = document.positionAt(insertion.offset);
+    edit.replace(uri, new vscode.Range(at, document.positionAt(insertion.offset + insertion.length)), insertion.text);
+    references.append(edit);
+    if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
+    return { ok: true, keys, added: added.length > 0 ? { keys: added.map((r) => r.key), file: added[0].file } : undefined, changed: true };
   }
 
   /** Appends the paper to the manuscript's first bibliography, unless one of its bibliographies has it already. */
   async addToBibliography(manuscript: vscode.Uri, paper: Paper): Promise<Outcome> {
     const result = await this.resultOf(manuscript);
     if (!result) return notRead();
-    const reference = await this.referenceFor(result, paper);
-    switch (reference.kind) {
-      case 'nowhere':
-        return { ok: false, message: reference.message };
-      case 'existing':
-        return {
-          ok: true,
-          message: vscode.l10n.t('Already in {0} as {1}.', path.basename(reference.entry.file), reference.entry.key),
-        };
-      case 'new': {
-        const edit = new vscode.WorkspaceEdit();
-        reference.append(edit);
-        if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
-        return { ok: true, message: vscode.l10n.t('Added to {0} as {1}.', path.basename(reference.file), reference.key) };
-      }
+    const references = await this.referencesFor(result, [paper]);
+    if (!references.ok) return references;
+    const [reference] = references.each;
+    if (reference.kind === 'existing') {
+      return { ok: true, message: vscode.l10n.t('Already in {0} as {1}.', path.basename(reference.entry.file), reference.entry.key) };
     }
+    const edit = new vscode.WorkspaceEdit();
+    references.append(edit);
+    if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
+    return { ok: true, message: vscode.l10n.t('Added to {0} as {1}.', path.basename(reference.file), reference.key) };
   }
 
   async openPaper(paper: Paper): Promise<Outcome> {
@@ -132,20 +161,19 @@ export class EvidenceActions {
   }
 
   /**
-   * The key to cite the paper by: its entry's when a bibliography of the manuscript has it (by DOI,
-   * arXiv id or title), else a new one, with the entry to append to the first bibliography the
+   * The key to cite each paper by: its entry's when a bibliography of the manuscript has it (by DOI,
+   * arXiv id or title), else a new one, with the entries to append to the first bibliography the
    * manuscript names. Extra bibliographies from the settings are searched but never written to.
    */
-  private async referenceFor(result: CheckResult, paper: Paper): Promise<Reference> {
+  private async referencesFor(result: CheckResult, papers: readonly Paper[]): Promise<References | Failure> {
     const bibliographies = await this.bibliographiesOf(result);
-    const record = asRecord(paper);
     const entries = bibliographies.flatMap((b) => b.entries);
-    const entry = findExisting(record, entries);
-    if (entry) return { kind: 'existing', entry };
+    const existing = papers.map((paper) => findExisting(asRecord(paper), entries));
+    if (existing.every((entry) => entry !== undefined)) return { ok: true, each: existing.map((entry) => ({ kind: 'existing', entry })), append: () => undefined };
     const named = result.manuscript.sources.flatMap((s) => s.bibliographies)[0];
     if (named === undefined) {
       return {
-        kind: 'nowhere',
+        ok: false,
         message: vscode.l10n.t(
           'This manuscript names no bibliography file (\\bibliography, \\addbibresource or a YAML bibliography: field), so there is none to add the paper to.',
         ),
@@ -153,17 +181,25 @@ export class EvidenceActions {
     }
     const target = bibliographies.find((b) => b.file === named.path);
     if (!target) {
-      return { kind: 'nowhere', message: vscode.l10n.t('{0}, the bibliography this manuscript names, does not exist; create it to add papers to it.', named.name) };
+      return { ok: false, message: vscode.l10n.t('{0}, the bibliography this manuscript names, does not exist; create it to add papers to it.', named.name) };
     }
     const taken = new Set([...entries.map((e) => e.key), ...result.manuscript.sources.flatMap((s) => s.bibitems)]);
-    const key = citationKeyFor(record, taken);
+    const written: string[] = [];
+    const each = papers.map((paper, i): Reference => {
+      const entry = existing[i];
+      if (entry) return { kind: 'existing', entry };
+      const record = asRecord(paper);
+      const key = citationKeyFor(record, taken);
+      taken.add(key);
+      written.push(bibtexFor(record, key).trim());
+      return { kind: 'new', key, file: target.file };
+    });
     const { document } = target;
     const text = document.getText();
     return {
-      kind: 'new',
-      key,
-      file: target.file,
-      append: (edit) => edit.insert(document.uri, document.positionAt(text.length), textToAppend(text, bibtexFor(record, key))),
+      ok: true,
+      each,
+      append: (edit) => edit.insert(document.uri, document.positionAt(text.length), textToAppend(text, written.join('\n\n'))),
     };
   }
 
@@ -190,11 +226,11 @@ export function isWebLink(url: string): boolean {
 /** Long enough for a check of a large manuscript without reference lookups, which come later. */
 const CHECK_WAIT_MS = 5000;
 
-function notRead(): Outcome {
+function notRead(): Failure {
   return { ok: false, message: vscode.l10n.t("Attest has not read this manuscript's bibliographies (it reads saved .tex, .md, .Rmd and .qmd files); try again in a moment.") };
 }
 
-function notApplied(): Outcome {
+function notApplied(): Failure {
   return { ok: false, message: vscode.l10n.t('The editor did not apply the change; the file may have changed meanwhile. Try again.') };
 }
 

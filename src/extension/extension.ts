@@ -12,6 +12,7 @@ import { registerFindEvidence, type EvidenceApi } from './findEvidence';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import type { VerdictSubject } from '../core/verify/ignore';
 import { StatusBar } from './statusBar';
+import { registerSuggest } from './suggest';
 
 /** The extension's API: tests give Find Evidence a fixed finder through it. */
 export function activate(context: vscode.ExtensionContext): EvidenceApi {
@@ -102,7 +103,14 @@ export function activate(context: vscode.ExtensionContext): EvidenceApi {
   );
 
   for (const document of vscode.workspace.textDocuments) void checker.documentChanged(document, true);
-  return registerFindEvidence(context, checker, () => library.finder());
+  const evidence = registerFindEvidence(context, checker, () => library.finder());
+  const suggestions = registerSuggest(context, { checker, config, nli, finder: () => library.finder() });
+  return {
+    setEvidenceFinder: (finder) => {
+      evidence.setEvidenceFinder(finder);
+      suggestions.setEvidenceFinder(finder);
+    },
+  };
 }
 
 export function deactivate(): void {}

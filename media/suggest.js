@@ -1,0 +1,229 @@
+// The suggestion panel's page (src/extension/suggestPanel.ts opens it). The model's text, titles,
+// authors and abstract passages come from outside and may hold anything, so the page is built with
+// textContent only, never from HTML, and every message is checked before it is shown. The page keeps
+// no state of its own: when VS Code rebuilds it (hidden, then shown again) it asks with `ready`.
+(function () {
+  'use strict';
+
+  const vscode = acquireVsCodeApi();
+  /** PanelStrings of suggestProtocol.ts. */
+  const strings = JSON.parse(document.body.dataset.strings || '{}');
+  const root = document.getElementById('root');
+
+  const OUTCOMES = ['drafted', 'insufficient', 'no-sources', 'empty', 'malformed'];
+  const STATUSES = ['supported', 'unconfirmed'];
+  const FIXES = ['settings', 'apiKey'];
+
+  // ---------------------------------------------------------------------------------------
+  // Checks: what suggestProtocol.ts's PanelMessage promises, and nothing else.
+
+  const isObject = (v) => typeof v === 'object' && v !== null;
+  const isString = (v) => typeof v === 'string';
+  const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
+  const isSourceNumber = (v) => Number.isSafeInteger(v) && v >= 0;
+  const optional = (check) => (v) => v === undefined || check(v);
+  const listOf = (check) => (v) => Array.isArray(v) && v.every(check);
+
+  const isExisting = (v) => isObject(v) && isString(v.key) && isString(v.file);
+  const isEvidence = (v) => isObject(v) && isString(v.passage) && isSourceNumber(v.source) && optional(isNumber)(v.entailment);
+  const isRemoval = (v) => isObject(v) && isString(v.text) && isString(v.reason);
+  const isAccepted = (v) => isObject(v) && typeof v.ok === 'boolean' && isString(v.message);
+
+  function isSource(v) {
+    return (
+      isObject(v) &&
+      isSourceNumber(v.number) &&
+      isString(v.title) &&
+      isString(v.authors) &&
+      optional(isNumber)(v.year) &&
+      optional(isString)(v.venue) &&
+      typeof v.link === 'boolean' &&
+      optional(isExisting)(v.existing)
+    );
+  }
+
+  function isSentence(v) {
+    return (
+      isObject(v) &&
+      isString(v.text) &&
+      STATUSES.includes(v.status) &&
+      optional(isString)(v.reason) &&
+      listOf(isSourceNumber)(v.sources) &&
+      optional(isEvidence)(v.evidence)
+    );
+  }
+
+  function isMessage(m) {
+    if (!isObject(m) || !isString(m.selection)) return false;
+    switch (m.type) {
+      case 'consent':
+        return isString(m.endpoint) && isString(m.outgoing) && isString(m.liveSearch);
+      case 'working':
+        return isString(m.stage) && isString(m.draft);
+      case 'suggestion':
+        return (
+          OUTCOMES.includes(m.outcome) &&
+          listOf(isSentence)(m.sentences) &&
+          listOf(isSource)(m.sources) &&
+          listOf(isRemoval)(m.removed) &&
+          listOf(isString)(m.notes) &&
+          optional(isAccepted)(m.accepted)
+        );
+      case 'failed':
+        return isString(m.message) && optional((f) => FIXES.includes(f))(m.fix);
+      default:
+        return false;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Rendering
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function format(template, ...args) {
+    return template.replace(/\{(\d+)\}/g, (whole, i) => (Number(i) < args.length ? String(args[Number(i)]) : whole));
+  }
+
+  function button(label, kind, message) {
+    const node = el('button', kind, label);
+    node.addEventListener('click', () => vscode.postMessage(message));
+    return node;
+  }
+
+  function actions(...buttons) {
+    const row = el('div', 'actions');
+    row.append(...buttons);
+    return row;
+  }
+
+  function header(selection) {
+    const head = el('header');
+    head.append(el('p', 'label', strings.selection), el('blockquote', 'selection', selection));
+    return head;
+  }
+
+  function render(message) {
+    const parts = [header(message.selection)];
+    switch (message.type) {
+      case 'consent':
+        parts.push(
+          el('h2', 'consent-title', format(strings.consentTitle, message.endpoint)),
+          el('pre', 'outgoing', message.outgoing),
+          el('p', 'live-search', message.liveSearch),
+          el('p', 'remember', strings.remember),
+          actions(button(strings.send, 'primary', { type: 'send' }), button(strings.cancel, 'secondary', { type: 'cancel' })),
+        );
+        break;
+      case 'working':
+        parts.push(el('p', 'status busy', message.stage));
+        if (message.draft) parts.push(el('div', 'draft', message.draft));
+        parts.push(actions(button(strings.cancel, 'secondary', { type: 'cancel' })));
+        break;
+      case 'failed': {
+        parts.push(el('p', 'status error', message.message));
+        const buttons = [button(strings.close, 'secondary', { type: 'discard' })];
+        if (message.fix) buttons.unshift(button(strings.fix[message.fix], 'primary', { type: message.fix === 'settings' ? 'openSettings' : 'setApiKey' }));
+        parts.push(actions(...buttons));
+        break;
+      }
+      case 'suggestion':
+        parts.push(...suggestion(message));
+        break;
+    }
+    root.replaceChildren(...parts);
+  }
+
+  function suggestion(message) {
+    const parts = [el('p', message.outcome === 'drafted' ? 'status' : 'status warning', strings.outcome[message.outcome])];
+    const sources = new Map(message.sources.map((s) => [s.number, s]));
+    const cited = new Set(message.sentences.flatMap((s) => s.sources));
+    if (message.sentences.length > 0) {
+      const list = el('ol', 'sentences');
+      for (const s of message.sentences) list.append(sentence(s, sources));
+      parts.push(list);
+    }
+    if (message.removed.length > 0) {
+      const removed = el('ul', 'removed');
+      for (const r of message.removed) removed.append(el('li', undefined, format(strings.removed, r.text, r.reason)));
+      parts.push(el('h3', undefined, strings.removedTitle), removed);
+    }
+    if (message.notes.length > 0) {
+      const notes = el('ul', 'notes');
+      notes.setAttribute('aria-label', strings.notesTitle);
+      for (const note of message.notes) notes.append(el('li', undefined, note));
+      parts.push(notes);
+    }
+    if (message.sources.length > 0) {
+      const details = el('details', 'sources');
+      const list = el('ol', 'source-list');
+      for (const s of message.sources) list.append(sourceLine(s, cited.has(s.number)));
+      details.append(el('summary', undefined, format(strings.sourcesTitle, message.sources.length)), list);
+      parts.push(details);
+    }
+    const accepted = message.accepted;
+    if (accepted) {
+      const line = el('p', accepted.ok ? 'accepted' : 'accepted error', accepted.message);
+      line.setAttribute('role', 'status');
+      parts.push(line);
+    }
+    const canAccept = message.outcome === 'drafted' && message.sentences.length > 0 && !(accepted && accepted.ok);
+    parts.push(
+      canAccept
+        ? actions(button(strings.accept, 'primary', { type: 'accept' }), button(strings.discard, 'secondary', { type: 'discard' }))
+        : actions(button(strings.close, 'secondary', { type: 'discard' })),
+    );
+    return parts;
+  }
+
+  function sentence(s, sources) {
+    const node = el('li', `sentence status-${s.status}`);
+    const head = el('div', 'sentence-head');
+    const badge = el('span', `badge status-${s.status}`, strings.status[s.status]);
+    // The reason or the passage on hover too, for a quick look down the list.
+    badge.title = s.reason || (s.evidence ? s.evidence.passage : '');
+    head.append(badge, el('p', 'sentence-text', s.text));
+    node.append(head);
+
+    if (s.sources.length > 0) {
+      const cites = el('ul', 'cites');
+      cites.setAttribute('aria-label', strings.cites);
+      for (const n of s.sources) {
+        const source = sources.get(n);
+        if (source) cites.append(sourceLine(source, true));
+      }
+      node.append(cites);
+    }
+    if (s.reason) node.append(el('p', 'reason', s.reason));
+    if (s.evidence) {
+      const quote = el('blockquote', 'evidence');
+      const from = el('span', 'from', format(strings.evidence, s.evidence.source));
+      quote.append(from, document.createTextNode(' ' + s.evidence.passage));
+      if (s.evidence.entailment !== undefined) quote.append(el('span', 'score', ` · ${format(strings.entailment, s.evidence.entailment.toFixed(2))}`));
+      node.append(quote);
+    }
+    return node;
+  }
+
+  /** A source as a list item; `cited` when Accept would cite it, so a source new to the bibliography would be added. */
+  function sourceLine(source, cited) {
+    const node = el('li', 'source');
+    node.append(el('span', 'number', `[${source.number}]`), el('span', 'title', source.title));
+    const meta = [source.authors, source.year === undefined ? '' : String(source.year), source.venue || ''].filter((p) => p !== '');
+    if (meta.length > 0) node.append(el('span', 'meta', meta.join(' · ')));
+    if (source.existing) node.append(el('span', 'existing', format(strings.existing, source.existing.file, source.existing.key)));
+    else if (cited) node.append(el('span', 'existing new', strings.added));
+    if (source.link) node.append(button(strings.open, 'link', { type: 'openPaper', source: source.number }));
+    return node;
+  }
+
+  window.addEventListener('message', (event) => {
+    if (isMessage(event.data)) render(event.data);
+  });
+  vscode.postMessage({ type: 'ready' });
+})();

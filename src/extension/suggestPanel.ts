@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { listAuthors } from '../core/bibliography/describe';
+import type { BibEntry } from '../core/bibliography/types';
+import type { Suggestion } from '../core/suggest/suggest';
+import { linkOf } from './evidenceActions';
+import type { PanelMessage, PanelStrings, SentenceView, SuggestionMessage } from './suggestProtocol';
+
+/**
+ * The webview that shows a suggestion before anything of it reaches the document: first what would
+ * be sent (once per endpoint), then the draft as it streams in, then the checked sentences. One panel,
+ * reused by every suggestion. It holds no logic: it shows the last state it was given and passes what
+ * the page sends to `onMessage`, unchecked; the receiver validates it.
+ */
+export class SuggestPanel implements vscode.Disposable {
+  static readonly viewType = 'attest.suggest';
+
+  private panel: vscode.WebviewPanel | undefined;
+  /** What the page shows, sent again whenever the page is rebuilt (hidden and shown again). */
+  private state: PanelMessage | undefined;
+  private readonly closed = new vscode.EventEmitter<void>();
+  readonly onDidClose = this.closed.event;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly onMessage: (message: unknown) => void,
+  ) {}
+
+  /** Shows `state`, opening the panel beside the manuscript if it is not open. */
+  show(state: PanelMessage): void {
+    this.state = state;
+    if (this.panel) {
+      if (!this.panel.visible) this.panel.reveal(undefined, true);
+      void this.panel.webview.postMessage(state);
+      return;
+    }
+    this.panel = this.create();
+  }
+
+  /** The page asked for what to show: it was just (re)built. */
+  resend(): void {
+    if (this.state) void this.panel?.webview.postMessage(this.state);
+  }
+
+  /** Closes the panel; `onDidClose` fires. */
+  close(): void {
+    this.panel?.dispose();
+  }
+
+  private create(): vscode.WebviewPanel {
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const panel = vscode.window.createWebviewPanel(
+      SuggestPanel.viewType,
+      vscode.l10n.t('Suggestion'),
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, localResourceRoots: [media] },
+    );
+    panel.webview.html = pageHtml(panel.webview, media);
+    panel.webview.onDidReceiveMessage(this.onMessage);
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.state = undefined;
+      this.closed.fire();
+    });
+    return panel;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    this.closed.dispose();
+  }
+}
+
+/** The suggestion as the page shows it; `existing` holds, for each source, the entry of the manuscript's bibliographies that has it. */
+export function suggestionView(selection: string, suggestion: Suggestion, existing: readonly (BibEntry | undefined)[]): SuggestionMessage {
+  const numbers = new Map(suggestion.sources.map((paper, i) => [paper.id, i + 1]));
+  const numberOf = (id: string): number => numbers.get(id) ?? 0;
+  return {
+    type: 'suggestion',
+    selection,
+    outcome: suggestion.outcome,
+    sentences: suggestion.sentences.map((s): SentenceView => ({
+      text: s.text,
+      status: s.status,
+      reason: s.reason,
+      sources: s.citations.map((paper) => numberOf(paper.id)),
+      evidence: s.evidence && { passage: s.evidence.passage, source: numberOf(s.evidence.paper.id), entailment: s.evidence.judgement.entailment },
+    })),
+    sources: suggestion.sources.map((paper, i) => {
+      const entry = existing[i];
+      return {
+        number: i + 1,
+        title: paper.title,
+        authors: listAuthors(paper.authors),
+        year: paper.year,
+        venue: paper.venue,
+        link: linkOf(paper) !== undefined,
+        existing: entry && { key: entry.key, file: path.basename(entry.file) },
+      };
+    }),
+    removed: suggestion.removed.map(({ text, reason }) => ({ text, reason })),
+    notes: suggestion.notes,
+  };
+}
+
+function pageHtml(webview: vscode.Webview, media: vscode.Uri): string {
+  const nonce = randomBytes(16).toString('base64');
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'suggest.css'));
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'suggest.js'));
+  const csp = `default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'`;
+  return `<!DOCTYPE html>
+<html lang="${escapeHtml(vscode.env.language)}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${escapeHtml(style.toString())}">
+<title>${escapeHtml(vscode.l10n.t('Suggestion'))}</title>
+</head>
+<body data-strings="${escapeHtml(JSON.stringify(panelStrings()))}">
+<main id="root" aria-live="polite"></main>
+<script nonce="${nonce}" src="${escapeHtml(script.toString())}"></script>
+</body>
+</html>`;
+}
+
+function panelStrings(): PanelStrings {
+  const t = vscode.l10n.t;
+  return {
+    selection: t('Suggestion for'),
+    consentTitle: t('Before anything is sent to {0}'),
+    remember: t('Send allows requests to this endpoint from this workspace from now on (as does the command Attest: Allow Requests to the Language Model); you are asked again if the endpoint changes.'),
+    send: t('Send'),
+    cancel: t('Cancel'),
+    outcome: {
+      drafted: t('Suggested text, cited from the sources found. Nothing is in the document until you accept it.'),
+      insufficient: t('The sources found do not hold enough evidence for this text, so nothing is suggested.'),
+      'no-sources': t('No paper with an abstract was found for this text, so the model was not asked to draft anything.'),
+      empty: t('The model offered no text that could be kept.'),
+      malformed: t("The model's reply could not be read as a draft."),
+    },
+    status: { supported: t('Supported'), unconfirmed: t('Unconfirmed') },
+    evidence: t('From [{0}]:'),
+    entailment: t('entailment {0}'),
+    cites: t('Cites'),
+    existing: t('in {0} as {1}'),
+    added: t('added to the bibliography on Accept'),
+    open: t('Open'),
+    removedTitle: t('Taken out of the draft'),
+    removed: t('removed: {0} — {1}'),
+    sourcesTitle: t('Sources the model was given ({0})'),
+    notesTitle: t('Notes'),
+    accept: t('Accept'),
+    discard: t('Discard'),
+    close: t('Close'),
+    fix: { settings: t('Open Settings'), apiKey: t('Set LLM API Key') },
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
