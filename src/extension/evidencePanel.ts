@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { webviewPage } from './webviewPage';
 import { listAuthors } from '../core/bibliography/describe';
 import type { BibEntry } from '../core/bibliography/types';
 import type { Evidence } from '../core/evidence';
@@ -56,7 +56,7 @@ export class EvidencePanel implements vscode.Disposable {
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       { enableScripts: true, localResourceRoots: [media] },
     );
-    panel.webview.html = pageHtml(panel.webview, media);
+    panel.webview.html = webviewPage(panel.webview, media, 'evidence', vscode.l10n.t('Evidence'), panelStrings());
     panel.webview.onDidReceiveMessage(this.onMessage);
     panel.onDidDispose(() => {
       this.panel = undefined;
@@ -108,27 +108,6 @@ export function highlight(sentence: string, claim: string): Fragment[] {
   return fragments;
 }
 
-function pageHtml(webview: vscode.Webview, media: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'evidence.css'));
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'evidence.js'));
-  const csp = `default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'`;
-  return `<!DOCTYPE html>
-<html lang="${escapeHtml(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(style.toString())}">
-<title>${escapeHtml(vscode.l10n.t('Evidence'))}</title>
-</head>
-<body data-strings="${escapeHtml(JSON.stringify(panelStrings()))}">
-<main id="root" aria-live="polite"></main>
-<script nonce="${nonce}" src="${escapeHtml(script.toString())}"></script>
-</body>
-</html>`;
-}
-
 function panelStrings(): PanelStrings {
   const t = vscode.l10n.t;
   return {
@@ -145,6 +124,3 @@ function panelStrings(): PanelStrings {
   };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

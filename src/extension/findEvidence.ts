@@ -248,7 +248,8 @@ function shifted(offset: number, changes: readonly vscode.TextDocumentContentCha
 }
 
 /** The selection with markup and citations removed, as the manuscript's parser reads prose. */
-function plainText(document: vscode.TextDocument, selection: vscode.Selection): string {
+/** The selection as a claim: its sentences with markup and citation commands removed. */
+export function plainText(document: vscode.TextDocument, selection: vscode.Selection): string {
   const text = document.getText(selection);
   const file = document.uri.fsPath;
   const language = languageOf(file) ?? (document.languageId === 'latex' ? 'latex' : 'markdown');

@@ -9,9 +9,6 @@ import * as vscode from 'vscode';
 import { applyEdits } from '../core/bibliography/edit';
 import type { EvidenceFinder } from '../core/evidence';
 import { insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
-import { languageOf } from '../core/manuscript/language';
-import { parseLatex } from '../core/manuscript/latex';
-import { parseMarkdown } from '../core/manuscript/markdown';
 import type { NliModel } from '../core/models/nli';
 import type { Paper } from '../core/papers/paper';
 import { LlmError, OpenAiLlm, type Llm, type LlmSettings } from '../core/suggest/llm';
@@ -23,7 +20,7 @@ import { MAX_SOURCES, suggest, type Suggestion, type SuggestProgress } from '../
 import type { Checker } from './checker';
 import type { Config } from './config';
 import { EvidenceActions, type Outcome } from './evidenceActions';
-import type { EvidenceApi } from './findEvidence';
+import { plainText, type EvidenceApi } from './findEvidence';
 import type { LocalModel } from './models';
 import { suggestionView, SuggestPanel } from './suggestPanel';
 import { parseWebviewMessage, type Fix, type PanelMessage, type SuggestionMessage } from './suggestProtocol';
@@ -458,15 +455,7 @@ interface SelectedText {
 }
 
 function selectedText(document: vscode.TextDocument, selection: vscode.Selection): SelectedText {
-  const source = document.getText(selection);
-  const file = document.uri.fsPath;
-  const language = languageOf(file) ?? (document.languageId === 'latex' ? 'latex' : 'markdown');
-  const parsed = language === 'markdown' ? parseMarkdown(source, file) : parseLatex(source, file);
-  const plain = parsed.claims
-    .map((c) => c.text)
-    .join(' ')
-    .trim();
-  return { source, offset: document.offsetAt(selection.start), plain };
+  return { source: document.getText(selection), offset: document.offsetAt(selection.start), plain: plainText(document, selection) };
 }
 
 /**

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { webviewPage } from './webviewPage';
 import { listAuthors } from '../core/bibliography/describe';
 import type { BibEntry } from '../core/bibliography/types';
 import type { Suggestion } from '../core/suggest/suggest';
@@ -56,7 +56,7 @@ export class SuggestPanel implements vscode.Disposable {
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       { enableScripts: true, localResourceRoots: [media] },
     );
-    panel.webview.html = pageHtml(panel.webview, media);
+    panel.webview.html = webviewPage(panel.webview, media, 'suggest', vscode.l10n.t('Suggestion'), panelStrings());
     panel.webview.onDidReceiveMessage(this.onMessage);
     panel.onDidDispose(() => {
       this.panel = undefined;
@@ -104,27 +104,6 @@ export function suggestionView(selection: string, suggestion: Suggestion, existi
   };
 }
 
-function pageHtml(webview: vscode.Webview, media: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'suggest.css'));
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'suggest.js'));
-  const csp = `default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'`;
-  return `<!DOCTYPE html>
-<html lang="${escapeHtml(vscode.env.language)}">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(style.toString())}">
-<title>${escapeHtml(vscode.l10n.t('Suggestion'))}</title>
-</head>
-<body data-strings="${escapeHtml(JSON.stringify(panelStrings()))}">
-<main id="root" aria-live="polite"></main>
-<script nonce="${nonce}" src="${escapeHtml(script.toString())}"></script>
-</body>
-</html>`;
-}
-
 function panelStrings(): PanelStrings {
   const t = vscode.l10n.t;
   return {
@@ -158,6 +137,3 @@ function panelStrings(): PanelStrings {
   };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
