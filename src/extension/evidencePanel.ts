@@ -1,75 +1,20 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { webviewPage } from './webviewPage';
+import type { PanelKind } from './panelHost';
 import { listAuthors } from '../core/bibliography/describe';
 import type { BibEntry } from '../core/bibliography/types';
 import type { Evidence } from '../core/evidence';
 import { analyze } from '../core/index/analyzer';
 import { isWebLink, linkOf } from './evidenceActions';
-import type { EvidenceItem, Fragment, PanelMessage, PanelStrings } from './evidenceProtocol';
+import type { EvidenceItem, Fragment, PanelStrings } from './evidenceProtocol';
 
-/**
- * The webview listing the papers found for a claim. One panel, reused by every search, as the
- * Markdown preview is. It holds no logic of its own: it shows the last message it was given and
- * passes what the page sends to `onMessage`, unchecked; the receiver validates it.
- */
-export class EvidencePanel implements vscode.Disposable {
-  static readonly viewType = 'attest.evidence';
-
-  private panel: vscode.WebviewPanel | undefined;
-  /** What the page shows, sent again whenever the page is rebuilt (hidden and shown again). */
-  private state: PanelMessage | undefined;
-  private readonly closed = new vscode.EventEmitter<void>();
-  readonly onDidClose = this.closed.event;
-
-  constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly onMessage: (message: unknown) => void,
-  ) {}
-
-  /** Shows `state` in the panel, opening the panel beside the manuscript if it is not open. */
-  show(state: PanelMessage): void {
-    this.state = state;
-    if (this.panel) {
-      if (!this.panel.visible) this.panel.reveal(undefined, true);
-      void this.panel.webview.postMessage(state);
-      return;
-    }
-    this.panel = this.create();
-  }
-
-  /** Tells the page what an action did, without replacing the list. */
-  post(message: PanelMessage): void {
-    void this.panel?.webview.postMessage(message);
-  }
-
-  /** The page asked for what to show: it was just (re)built. */
-  resend(): void {
-    if (this.state) void this.panel?.webview.postMessage(this.state);
-  }
-
-  private create(): vscode.WebviewPanel {
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    const panel = vscode.window.createWebviewPanel(
-      EvidencePanel.viewType,
-      vscode.l10n.t('Evidence'),
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, localResourceRoots: [media] },
-    );
-    panel.webview.html = webviewPage(panel.webview, media, 'evidence', vscode.l10n.t('Evidence'), panelStrings());
-    panel.webview.onDidReceiveMessage(this.onMessage);
-    panel.onDidDispose(() => {
-      this.panel = undefined;
-      this.closed.fire();
-    });
-    return panel;
-  }
-
-  dispose(): void {
-    this.panel?.dispose();
-    this.closed.dispose();
-  }
-}
+/** The panel listing the papers found for a claim. */
+export const EVIDENCE_PANEL: PanelKind = {
+  viewType: 'attest.evidence',
+  page: 'evidence',
+  title: () => vscode.l10n.t('Evidence'),
+  strings: () => panelStrings(),
+};
 
 /** A paper as the page shows it; `existing` is the entry of the manuscript's bibliographies that has it. */
 export function itemOf(evidence: Evidence, claim: string, existing: BibEntry | undefined): EvidenceItem {

@@ -7,8 +7,9 @@ import { parseMarkdown } from '../core/manuscript/markdown';
 import type { Paper } from '../core/papers/paper';
 import type { Checker } from './checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
-import { EvidencePanel, itemOf } from './evidencePanel';
-import { parseWebviewMessage, RESULT_ACTIONS, type ResultAction, type ResultsMessage } from './evidenceProtocol';
+import { EVIDENCE_PANEL, itemOf } from './evidencePanel';
+import { PanelHost } from './panelHost';
+import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage } from './evidenceProtocol';
 
 /** What the extension offers other code (and its tests) about Find Evidence. */
 export interface EvidenceApi {
@@ -42,7 +43,7 @@ interface Search {
 }
 
 class FindEvidence implements vscode.Disposable {
-  private readonly panel: EvidencePanel;
+  private readonly panel: PanelHost<PanelMessage>;
   private readonly actions: EvidenceActions;
   /** The search the panel shows; its actions refer to it by result index. */
   private search: Search | undefined;
@@ -57,7 +58,7 @@ class FindEvidence implements vscode.Disposable {
     private finder: () => Promise<EvidenceFinder>,
   ) {
     this.actions = new EvidenceActions(checker);
-    this.panel = new EvidencePanel(extensionUri, (message) => void this.receive(message));
+    this.panel = new PanelHost<PanelMessage>(EVIDENCE_PANEL, extensionUri, (message) => void this.receive(message));
     this.subscriptions.push(
       this.panel,
       this.panel.onDidClose(() => this.closed()),

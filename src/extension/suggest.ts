@@ -22,7 +22,8 @@ import type { Config } from './config';
 import { EvidenceActions, type Outcome } from './evidenceActions';
 import { plainText, type EvidenceApi } from './findEvidence';
 import type { LocalModel } from './models';
-import { suggestionView, SuggestPanel } from './suggestPanel';
+import { SUGGEST_PANEL, suggestionView } from './suggestPanel';
+import { PanelHost } from './panelHost';
 import { parseWebviewMessage, type Fix, type PanelMessage, type SuggestionMessage } from './suggestProtocol';
 
 export interface SuggestDependencies {
@@ -68,7 +69,7 @@ interface PendingConsent {
 }
 
 class SuggestCitedText implements vscode.Disposable {
-  private readonly panel: SuggestPanel;
+  private readonly panel: PanelHost<PanelMessage>;
   private readonly actions: EvidenceActions;
   private shown: Shown | undefined;
   private running: AbortController | undefined;
@@ -82,7 +83,7 @@ class SuggestCitedText implements vscode.Disposable {
   ) {
     this.finder = deps.finder;
     this.actions = new EvidenceActions(deps.checker);
-    this.panel = new SuggestPanel(context.extensionUri, (message) => void this.receive(message));
+    this.panel = new PanelHost<PanelMessage>(SUGGEST_PANEL, context.extensionUri, (message) => void this.receive(message));
     this.subscriptions.push(this.panel, this.panel.onDidClose(() => this.closed()));
   }
 

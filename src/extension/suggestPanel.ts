@@ -1,76 +1,19 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { webviewPage } from './webviewPage';
+import type { PanelKind } from './panelHost';
 import { listAuthors } from '../core/bibliography/describe';
 import type { BibEntry } from '../core/bibliography/types';
 import type { Suggestion } from '../core/suggest/suggest';
 import { linkOf } from './evidenceActions';
-import type { PanelMessage, PanelStrings, SentenceView, SuggestionMessage } from './suggestProtocol';
+import type { PanelStrings, SentenceView, SuggestionMessage } from './suggestProtocol';
 
-/**
- * The webview that shows a suggestion before anything of it reaches the document: first what would
- * be sent (once per endpoint), then the draft as it streams in, then the checked sentences. One panel,
- * reused by every suggestion. It holds no logic: it shows the last state it was given and passes what
- * the page sends to `onMessage`, unchecked; the receiver validates it.
- */
-export class SuggestPanel implements vscode.Disposable {
-  static readonly viewType = 'attest.suggest';
-
-  private panel: vscode.WebviewPanel | undefined;
-  /** What the page shows, sent again whenever the page is rebuilt (hidden and shown again). */
-  private state: PanelMessage | undefined;
-  private readonly closed = new vscode.EventEmitter<void>();
-  readonly onDidClose = this.closed.event;
-
-  constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly onMessage: (message: unknown) => void,
-  ) {}
-
-  /** Shows `state`, opening the panel beside the manuscript if it is not open. */
-  show(state: PanelMessage): void {
-    this.state = state;
-    if (this.panel) {
-      if (!this.panel.visible) this.panel.reveal(undefined, true);
-      void this.panel.webview.postMessage(state);
-      return;
-    }
-    this.panel = this.create();
-  }
-
-  /** The page asked for what to show: it was just (re)built. */
-  resend(): void {
-    if (this.state) void this.panel?.webview.postMessage(this.state);
-  }
-
-  /** Closes the panel; `onDidClose` fires. */
-  close(): void {
-    this.panel?.dispose();
-  }
-
-  private create(): vscode.WebviewPanel {
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    const panel = vscode.window.createWebviewPanel(
-      SuggestPanel.viewType,
-      vscode.l10n.t('Suggestion'),
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, localResourceRoots: [media] },
-    );
-    panel.webview.html = webviewPage(panel.webview, media, 'suggest', vscode.l10n.t('Suggestion'), panelStrings());
-    panel.webview.onDidReceiveMessage(this.onMessage);
-    panel.onDidDispose(() => {
-      this.panel = undefined;
-      this.state = undefined;
-      this.closed.fire();
-    });
-    return panel;
-  }
-
-  dispose(): void {
-    this.panel?.dispose();
-    this.closed.dispose();
-  }
-}
+/** The panel that shows a suggestion before anything of it reaches the document: first what would be sent (once per endpoint), then the draft as it streams in, then the checked sentences. */
+export const SUGGEST_PANEL: PanelKind = {
+  viewType: 'attest.suggest',
+  page: 'suggest',
+  title: () => vscode.l10n.t('Suggestion'),
+  strings: () => panelStrings(),
+};
 
 /** The suggestion as the page shows it; `existing` holds, for each source, the entry of the manuscript's bibliographies that has it. */
 export function suggestionView(selection: string, suggestion: Suggestion, existing: readonly (BibEntry | undefined)[]): SuggestionMessage {
