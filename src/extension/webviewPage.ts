@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
  */
 export function webviewPage(webview: vscode.Webview, media: vscode.Uri, name: string, title: string, strings: unknown): string {
   const nonce = randomBytes(16).toString('base64');
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(media, `${name}.css`));
+  const styles = ['panel.css', `${name}.css`].map((file) => webview.asWebviewUri(vscode.Uri.joinPath(media, file)));
   const script = webview.asWebviewUri(vscode.Uri.joinPath(media, `${name}.js`));
   const csp = `default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'`;
   return `<!DOCTYPE html>
@@ -17,7 +17,7 @@ export function webviewPage(webview: vscode.Webview, media: vscode.Uri, name: st
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(style.toString())}">
+${styles.map((style) => `<link rel="stylesheet" href="${escapeHtml(style.toString())}">`).join('\n')}
 <title>${escapeHtml(title)}</title>
 </head>
 <body data-strings="${escapeHtml(JSON.stringify(strings))}">
