@@ -40,6 +40,7 @@ export class Checker implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   private readonly supportRuns = new Map<string, AbortController>();
+  private modelOffered = false;
   /** Judgements by model, claim and abstract, kept across sessions. */
   private readonly judgements: LookupCache;
 
@@ -102,6 +103,8 @@ export class Checker implements vscode.Disposable {
   }
 
   recheckAll(): void {
+    // A model setting may have changed: the new model may be offered again (a declined one is not asked for twice).
+    this.modelOffered = false;
     for (const root of this.results.keys()) this.schedule(root, 0);
   }
 
@@ -166,8 +169,9 @@ export class Checker implements vscode.Disposable {
     const controller = new AbortController();
     this.supportRuns.set(result.root, controller);
     try {
-      const nli = await this.nli.get();
+      const nli = await this.nli.withoutAsking();
       if (nli) this.changed.fire();
+      else this.offerModel();
       const ignored = await IgnoreList.load(ignoreFileFor(result.root));
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
       const supports = await checkSupport(result, deps, this.judgements);
@@ -181,6 +185,18 @@ export class Checker implements vscode.Disposable {
       if (this.supportRuns.get(result.root) === controller) this.supportRuns.delete(result.root);
       this.changed.fire();
     }
+  }
+
+  /**
+   * Asks once whether to get the NLI model, without holding up the checks: they go on by relevance
+   * and are run again when the model is ready.
+   */
+  private offerModel(): void {
+    if (this.modelOffered) return;
+    this.modelOffered = true;
+    void this.nli.get().then((loaded) => {
+      if (loaded) this.recheckAll();
+    });
   }
 
   /** Whether citations are being judged, for the status bar. */

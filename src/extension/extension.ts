@@ -8,7 +8,9 @@ import { CitationHoverProvider } from './hover';
 import { ReferenceLookups } from './references';
 import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
 import { EvidenceLibrary } from './library';
-import { registerFindEvidence, type EvidenceApi } from './findEvidence';
+import { registerFindEvidence, type EvidenceApi, type EvidenceJudge } from './findEvidence';
+import { analyze } from '../core/index/analyzer';
+import { judgePapers } from '../core/verify/claims';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import type { VerdictSubject } from '../core/verify/ignore';
 import { StatusBar } from './statusBar';
@@ -103,7 +105,14 @@ export function activate(context: vscode.ExtensionContext): EvidenceApi {
   );
 
   for (const document of vscode.workspace.textDocuments) void checker.documentChanged(document, true);
-  const evidence = registerFindEvidence(context, checker, () => library.finder());
+  // Verdicts beside the results only with a model: relevance alone cannot say that a paper supports a claim.
+  const judgeEvidence: EvidenceJudge = async (claim, papers, signal) => {
+    const model = await nli.withoutAsking();
+    if (!model) return [];
+    const judgements = await judgePapers(claim, papers, { analyze, nli: model, thresholds: config.thresholds, signal });
+    return judgements.map((j) => j && { label: j.label, entailment: j.entailment });
+  };
+  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence);
   const suggestions = registerSuggest(context, { checker, config, nli, finder: () => library.finder() });
   return {
     setEvidenceFinder: (finder) => {

@@ -9,7 +9,7 @@ import type { Checker } from './checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
 import { EVIDENCE_PANEL, itemOf } from './evidencePanel';
 import { PanelHost } from './panelHost';
-import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage } from './evidenceProtocol';
+import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage, type VerdictView } from './evidenceProtocol';
 
 /** What the extension offers other code (and its tests) about Find Evidence. */
 export interface EvidenceApi {
@@ -23,8 +23,13 @@ export interface EvidenceApi {
  * The panel's buttons run `attest.evidence.citeHere`, `.addToBibliography` and `.openPaper` with
  * the result's index, through the same handler as the page's messages.
  */
-export function registerFindEvidence(context: vscode.ExtensionContext, checker: Checker, finder: () => Promise<EvidenceFinder>): EvidenceApi {
-  const feature = new FindEvidence(context.extensionUri, checker, finder);
+export function registerFindEvidence(
+  context: vscode.ExtensionContext,
+  checker: Checker,
+  finder: () => Promise<EvidenceFinder>,
+  judge?: EvidenceJudge,
+): EvidenceApi {
+  const feature = new FindEvidence(context.extensionUri, checker, finder, judge);
   context.subscriptions.push(
     feature,
     vscode.commands.registerCommand('attest.findEvidence', () => feature.run()),
@@ -33,6 +38,9 @@ export function registerFindEvidence(context: vscode.ExtensionContext, checker: 
   return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement) };
 }
 
+/** The NLI verdict of each result's abstract on the claim, when a model is at hand; undefined where there is none. */
+export type EvidenceJudge = (claim: string, papers: readonly Paper[], signal: AbortSignal) => Promise<(VerdictView | undefined)[]>;
+
 /** How many papers a search lists. */
 const RESULT_LIMIT = 10;
 
@@ -40,6 +48,7 @@ interface Search {
   readonly claim: string;
   readonly target: Anchor;
   readonly results: EvidenceResults;
+  readonly verdicts: readonly (VerdictView | undefined)[];
 }
 
 class FindEvidence implements vscode.Disposable {
@@ -56,6 +65,7 @@ class FindEvidence implements vscode.Disposable {
     extensionUri: vscode.Uri,
     private readonly checker: Checker,
     private finder: () => Promise<EvidenceFinder>,
+    private readonly judge: EvidenceJudge | undefined,
   ) {
     this.actions = new EvidenceActions(checker);
     this.panel = new PanelHost<PanelMessage>(EVIDENCE_PANEL, extensionUri, (message) => void this.receive(message));
@@ -90,19 +100,23 @@ class FindEvidence implements vscode.Disposable {
     const target = new Anchor(document.uri, document.offsetAt(selection.end));
     this.panel.show({ type: 'searching', claim });
     let results: EvidenceResults;
+    let verdicts: (VerdictView | undefined)[];
     try {
-      results = await vscode.window.withProgress(
+      ({ results, verdicts } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finding evidence'), cancellable: true },
         async (_progress, token) => {
           const cancel = token.onCancellationRequested(() => controller.abort());
           try {
             const finder = await this.finder();
-            return await finder.find({ text: claim, limit: RESULT_LIMIT, signal: controller.signal });
+            const found = await finder.find({ text: claim, limit: RESULT_LIMIT, signal: controller.signal });
+            // A verdict that cannot be reached leaves the result without one; the search itself stands.
+            const judged = (await this.judge?.(claim, found.results.map((r) => r.paper), controller.signal).catch(() => undefined)) ?? [];
+            return { results: found, verdicts: judged };
           } finally {
             cancel.dispose();
           }
         },
-      );
+      ));
       controller.signal.throwIfAborted();
     } catch (error) {
       target.dispose();
@@ -117,7 +131,7 @@ class FindEvidence implements vscode.Disposable {
       if (this.running === controller) this.running = undefined;
     }
     this.clear();
-    this.search = { claim, target, results };
+    this.search = { claim, target, results, verdicts };
     return this.showList(this.search, await this.actions.resultOf(target.uri));
   }
 
@@ -176,14 +190,14 @@ class FindEvidence implements vscode.Disposable {
   }
 
   /** The search as the page lists it, with each paper's entry if a bibliography of the manuscript has it already. */
-  private async view({ claim, results }: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
+  private async view({ claim, results, verdicts }: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
     const existing = manuscript ? await this.actions.existingEntries(manuscript, results.results.map((r) => r.paper)) : [];
     return {
       type: 'results',
       claim,
       mode: results.mode,
       notes: results.notes,
-      items: results.results.map((evidence, i) => itemOf(evidence, claim, existing[i])),
+      items: results.results.map((evidence, i) => ({ ...itemOf(evidence, claim, existing[i]), ...(verdicts[i] && { verdict: verdicts[i] }) })),
     };
   }
 

@@ -88,7 +88,9 @@ export class EvidenceLibrary implements vscode.Disposable {
 
   private async open(): Promise<PaperLibrary> {
     const settings = vscode.workspace.getConfiguration('attest.retrieval');
-    const encoder = await this.encoder.get();
+    const encoder = await this.encoder.withoutAsking();
+    // Without it, search by words now and offer the encoder; once it is there, the next search uses it.
+    if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
     const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
     const library = new PaperLibrary(await this.openStore(), { encoder: encoder && { model: encoder.id, embedder: encoder.model }, liveSources });
     // Papers saved before this encoder are embedded in the background; meanwhile they rank by words.

@@ -44,6 +44,18 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     return this.loading;
   }
 
+  /**
+   * The model if it can be had without asking the user: a folder, or a download already complete.
+   * For work that must not wait on a consent prompt the user may never answer.
+   */
+  async withoutAsking(): Promise<Loaded<T> | undefined> {
+    const { model, preferQuantized } = this.settings();
+    if (model.trim() === '') return undefined;
+    const location = modelLocation(model, this.storage.fsPath, os.homedir());
+    if (location.kind === 'hub' && !(await hasFiles(location.dir, exportFiles(preferQuantized)))) return undefined;
+    return this.get();
+  }
+
   /** The download command: downloads (or re-checks) the configured model whatever was answered before. */
   async download(): Promise<void> {
     await this.reset();

@@ -4,6 +4,7 @@ import type { CheckResult } from '../check';
 import type { Finding } from '../findings';
 import { abstractSentences as sentenceSpans } from '../index/passages';
 import type { Citation } from '../manuscript/types';
+import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
 import { sortFindings } from '../check';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
@@ -134,4 +135,22 @@ export function relevanceAmong(result: CheckResult, analyze: Analyze): Relevance
 /** The check's result with the support findings added in their places. */
 export function withSupportFindings(result: CheckResult, supports: readonly CitationSupport[], ignored?: (citation: Citation) => boolean): CheckResult {
   return { ...result, supports, findings: sortFindings([...result.findings, ...supportFindings(supports, ignored)]) };
+}
+
+/**
+ * Whether each paper's abstract supports a claim, as Find Evidence shows it beside the results;
+ * undefined for a paper without an abstract. Relevance is weighed within the papers found.
+ */
+export async function judgePapers(
+  claim: string,
+  papers: readonly Paper[],
+  deps: Omit<SupportDependencies, 'relevance'> & { readonly analyze: Analyze },
+): Promise<(SupportJudgement | undefined)[]> {
+  const abstracts = papers.map((p) => p.abstract ?? '');
+  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts, deps.analyze));
+  const judgements: (SupportJudgement | undefined)[] = [];
+  for (const abstract of abstracts) {
+    judgements.push(abstract.trim() === '' ? undefined : await judgeSupport(claim, abstractSentences(abstract), { ...deps, relevance }));
+  }
+  return judgements;
 }

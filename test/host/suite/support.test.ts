@@ -5,6 +5,9 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { nliGraph } from '../../unit/support/onnx/graphs';
 import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
+import type { Evidence } from '../../../src/core/evidence';
+import type { ResultsMessage } from '../../../src/extension/evidenceProtocol';
+import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, uniqueRange, waitFor } from './harness';
 
 /**
@@ -71,6 +74,33 @@ suite('support check', () => {
     await waitFor('the verdict to go', () => (attestDiagnostics(texUri(), 'unsupported').length === 0 ? true : undefined), () => describeDiagnostics(texUri()), 15_000);
     const stored = JSON.parse(await fs.promises.readFile(fixturePath('support', '.attest', 'ignore.json'), 'utf8')) as { ignored: { key: string }[] };
     assert.deepStrictEqual(stored.ignored.map((i) => i.key), ['aspirin2019']);
+  });
+});
+
+suite('support check beside Find Evidence', () => {
+  test('each result found for a claim shows the NLI verdict of its abstract', async () => {
+    const attest = vscode.workspace.getConfiguration('attest');
+    const modelDir = await writeModelFolder(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-nli-')), { model: nliGraph(), config: nliConfig() });
+    await attest.update('nli.model', modelDir, vscode.ConfigurationTarget.Workspace);
+    await attest.update('support.entailmentThreshold', 1, vscode.ConfigurationTarget.Workspace);
+    await attest.update('support.contradictionThreshold', 1, vscode.ConfigurationTarget.Workspace);
+    try {
+      const extension = vscode.extensions.getExtension<EvidenceApi>('attest.attest');
+      assert.ok(extension);
+      const paper = (id: string, abstract?: string): Evidence => ({ paper: { id, title: id, authors: [], abstract }, score: 1 });
+      (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [paper('with', 'Daily aspirin reduced the risk of stroke.'), paper('without')] }) });
+      const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
+      const editor = await vscode.window.showTextDocument(document);
+      const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
+      editor.selection = new vscode.Selection(range.start, range.end);
+      const view = await vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+      assert.strictEqual(view?.items[0].verdict?.label, 'unsupported');
+      assert.strictEqual(typeof view?.items[0].verdict?.entailment, 'number');
+      assert.strictEqual(view?.items[1].verdict, undefined, 'no abstract, no verdict');
+    } finally {
+      for (const key of ['nli.model', 'support.entailmentThreshold', 'support.contradictionThreshold']) await attest.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+      await fs.promises.rm(modelDir, { recursive: true, force: true });
+    }
   });
 });
 
