@@ -1,18 +1,18 @@
 import * as vscode from 'vscode';
+import { analyze } from '../core/index/analyzer';
+import { judgePapers } from '../core/verify/claims';
+import type { VerdictSubject } from '../core/verify/ignore';
+import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
 import { CitationCodeActionProvider } from './codeActions';
 import { checkReferencesCommand, setSourceApiKeyCommand, showCitedAbstract } from './commands';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
-import { CitationHoverProvider } from './hover';
-import { ReferenceLookups } from './references';
-import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
-import { EvidenceLibrary } from './library';
 import { registerFindEvidence, type EvidenceApi, type EvidenceJudge } from './findEvidence';
-import { analyze } from '../core/index/analyzer';
-import { judgePapers } from '../core/verify/claims';
-import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
-import type { VerdictSubject } from '../core/verify/ignore';
+import { CitationHoverProvider } from './hover';
+import { EvidenceLibrary } from './library';
+import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
+import { ReferenceLookups } from './references';
 import { StatusBar } from './statusBar';
 import { registerSuggest } from './suggest';
 
