@@ -4,10 +4,11 @@ import * as path from 'node:path';
 import type { ArxivOptions } from '../../src/core/sources/arxiv';
 import { ArxivSource, parseArxivFeed } from '../../src/core/sources/arxiv';
 import { SourceError } from '../../src/core/sources/types';
-import type { SourceErrorKind, SourceRecord } from '../../src/core/sources/types';
+import type { SourceRecord } from '../../src/core/sources/types';
 import { REPO_ROOT } from './helpers';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendText } from './support/server';
+import { sourceErrorAsserts } from './support/sourceErrors';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/sources/arxiv');
 
@@ -17,18 +18,6 @@ function fixture(name: string): string {
 
 function atom(body: string): Handler {
   return (_, res) => sendText(res, 200, body, { 'content-type': 'application/atom+xml; charset=utf-8' });
-}
-
-async function failsWith(promise: Promise<unknown>, kind: SourceErrorKind): Promise<SourceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.equal(error.source, 'arxiv');
-    return error;
-  }
-  assert.fail(`expected a SourceError of kind ${kind}`);
 }
 
 const ATTENTION: SourceRecord = {
@@ -57,6 +46,8 @@ const ATTENTION: SourceRecord = {
     'Experiments on two machine translation tasks show these models to be superior in quality while being more parallelizable and requiring significantly less time to train.',
   openAccessUrl: 'http://arxiv.org/pdf/1706.03762v7',
 };
+
+const { failsWith } = sourceErrorAsserts('arxiv');
 
 describe('the arXiv source', () => {
   const servers: ScriptedServer[] = [];

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { CoreOptions } from '../../src/core/sources/core';
 import { CoreSource, parseCoreSearch, parseCoreWork } from '../../src/core/sources/core';
-import type { SourceErrorKind, SourceRecord } from '../../src/core/sources/types';
-import { SourceError } from '../../src/core/sources/types';
+import type { SourceRecord } from '../../src/core/sources/types';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendJson, sendText } from './support/server';
+import { sourceErrorAsserts } from './support/sourceErrors';
 
 const BY_DOI = sourceFixture('core/search-doi.json');
 const BY_TITLE = sourceFixture('core/search-title.json');
@@ -31,21 +31,7 @@ const EFFICIENTNET: SourceRecord = {
   openAccessUrl: 'https://core.ac.uk/download/211848276.pdf',
 };
 
-async function failsWith(promise: Promise<unknown>, kind: SourceErrorKind): Promise<SourceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.equal(error.source, 'core');
-    return error;
-  }
-  assert.fail(`expected a SourceError of kind ${kind}`);
-}
-
-function assertMalformed(f: () => unknown): void {
-  assert.throws(f, (error: unknown) => error instanceof SourceError && error.kind === 'malformed' && error.source === 'core');
-}
+const { failsWith, assertMalformed } = sourceErrorAsserts('core');
 
 describe('CORE', () => {
   describe('reading works', () => {

@@ -6,6 +6,7 @@ import { SourceError } from '../../src/core/sources/types';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { delay, ScriptedServer, sendJson, sendText } from './support/server';
+import { sourceErrorAsserts } from './support/sourceErrors';
 
 const WORK = sourceFixture('crossref/work-peerj.4375.json');
 const SEARCH = sourceFixture('crossref/search-state-of-oa.json');
@@ -36,9 +37,7 @@ const STATE_OF_OA: SourceRecord = {
     'an open online service that determines OA status for 67 million articles.',
 };
 
-function assertMalformed(f: () => unknown): void {
-  assert.throws(f, (error: unknown) => error instanceof SourceError && error.kind === 'malformed' && error.source === 'crossref');
-}
+const { assertMalformed } = sourceErrorAsserts('crossref');
 
 describe('Crossref', () => {
   describe('reading works', () => {

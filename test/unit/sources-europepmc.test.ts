@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { EuropePmcOptions } from '../../src/core/sources/europepmc';
 import { EuropePmcSource, parseEuropePmcResult, parseEuropePmcSearch } from '../../src/core/sources/europepmc';
-import type { SourceErrorKind, SourceRecord } from '../../src/core/sources/types';
-import { SourceError } from '../../src/core/sources/types';
+import type { SourceRecord } from '../../src/core/sources/types';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendJson, sendText } from './support/server';
+import { sourceErrorAsserts } from './support/sourceErrors';
 
 const BY_DOI = sourceFixture('europepmc/doi-nature.json');
 const SEARCH = sourceFixture('europepmc/search-title.json');
@@ -32,21 +32,7 @@ const BAT_CORONAVIRUS: SourceRecord = {
   openAccessUrl: 'https://europepmc.org/articles/PMC7095418?pdf=render',
 };
 
-async function failsWith(promise: Promise<unknown>, kind: SourceErrorKind): Promise<SourceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.equal(error.source, 'europepmc');
-    return error;
-  }
-  assert.fail(`expected a SourceError of kind ${kind}`);
-}
-
-function assertMalformed(f: () => unknown): void {
-  assert.throws(f, (error: unknown) => error instanceof SourceError && error.kind === 'malformed' && error.source === 'europepmc');
-}
+const { failsWith, assertMalformed } = sourceErrorAsserts('europepmc');
 
 describe('Europe PMC', () => {
   describe('reading results', () => {

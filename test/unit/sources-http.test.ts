@@ -5,30 +5,14 @@ import { LookupCache } from '../../src/core/sources/cache';
 import type { HttpClientOptions } from '../../src/core/sources/http';
 import { HttpClient } from '../../src/core/sources/http';
 import { SourceError } from '../../src/core/sources/types';
-import type { SourceErrorKind } from '../../src/core/sources/types';
 import type { Handler } from './support/server';
 import { delay, ScriptedServer, sendJson, sendText } from './support/server';
 import { listFiles, makeTempDir } from './support/tempDir';
+import { sourceErrorAsserts } from './support/sourceErrors';
 
 const SECRET = 'sk-very-secret-4f2a';
 
-/** Resolves to the error the promise rejects with, failing when it resolves. */
-async function failure(promise: Promise<unknown>): Promise<SourceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the request to fail');
-}
-
-async function failsWith(promise: Promise<unknown>, kind: SourceErrorKind): Promise<SourceError> {
-  const error = await failure(promise);
-  assert.equal(error.kind, kind, error.message);
-  assert.equal(error.source, 'openalex');
-  return error;
-}
+const { failsWith } = sourceErrorAsserts('openalex');
 
 describe('the HTTP client of the sources', () => {
   const servers: ScriptedServer[] = [];

@@ -8,6 +8,7 @@ import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendJson, sendText } from './support/server';
 import { makeTempDir } from './support/tempDir';
+import { sourceErrorAsserts } from './support/sourceErrors';
 
 const WORK = sourceFixture('openalex/work-peerj.4375.json');
 const SEARCH = sourceFixture('openalex/search-state-of-oa.json');
@@ -40,9 +41,7 @@ const STATE_OF_OA: SourceRecord = {
   openAccessUrl: 'https://peerj.com/articles/4375.pdf',
 };
 
-function assertMalformed(f: () => unknown): void {
-  assert.throws(f, (error: unknown) => error instanceof SourceError && error.kind === 'malformed' && error.source === 'openalex');
-}
+const { assertMalformed } = sourceErrorAsserts('openalex');
 
 describe('OpenAlex', () => {
   describe('reading works', () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { SemanticScholarOptions } from '../../src/core/sources/semanticscholar';
 import { parseSemanticScholarBatch, parseSemanticScholarPaper, parseSemanticScholarSearch, SemanticScholarSource } from '../../src/core/sources/semanticscholar';
-import type { SourceErrorKind, SourceRecord } from '../../src/core/sources/types';
-import { SourceError } from '../../src/core/sources/types';
+import type { SourceRecord } from '../../src/core/sources/types';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendJson, sendText } from './support/server';
+import { sourceErrorAsserts } from './support/sourceErrors';
 
 const PAPER = sourceFixture('semanticscholar/paper-doi.json');
 const SEARCH = sourceFixture('semanticscholar/search.json');
@@ -35,21 +35,7 @@ const LITERATURE_GRAPH: SourceRecord = {
   openAccessUrl: 'https://www.aclweb.org/anthology/N18-3011.pdf',
 };
 
-async function failsWith(promise: Promise<unknown>, kind: SourceErrorKind): Promise<SourceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.equal(error.source, 'semanticscholar');
-    return error;
-  }
-  assert.fail(`expected a SourceError of kind ${kind}`);
-}
-
-function assertMalformed(f: () => unknown): void {
-  assert.throws(f, (error: unknown) => error instanceof SourceError && error.kind === 'malformed' && error.source === 'semanticscholar');
-}
+const { failsWith, assertMalformed } = sourceErrorAsserts('semanticscholar');
 
 describe('Semantic Scholar', () => {
   describe('reading papers', () => {
