@@ -11,15 +11,10 @@
  */
 import stemmer from 'stemmer';
 import { eng } from 'stopword';
+import { GREEK_NAMES } from '../text/greek';
 
 const STOPWORDS = new Set(eng);
 
-/** "TNF-α" and "TNF-alpha" are the same cytokine; the micro sign folds to μ under NFKD. */
-const GREEK: Readonly<Record<string, string>> = {
-  α: 'alpha', β: 'beta', γ: 'gamma', δ: 'delta', ε: 'epsilon', ϵ: 'epsilon', ζ: 'zeta', η: 'eta', θ: 'theta',
-  ι: 'iota', κ: 'kappa', λ: 'lambda', μ: 'mu', ν: 'nu', ξ: 'xi', π: 'pi', ρ: 'rho', σ: 'sigma', ς: 'sigma',
-  τ: 'tau', υ: 'upsilon', φ: 'phi', ϕ: 'phi', χ: 'chi', ψ: 'psi', ω: 'omega',
-};
 const GREEK_LETTER = /[αβγδεϵζηθικλμνξπρσςτυφϕχψω]/g;
 
 /**
@@ -36,7 +31,7 @@ export function analyze(text: string): string[] {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
-    .replace(GREEK_LETTER, (letter) => GREEK[letter]);
+    .replace(GREEK_LETTER, (letter) => GREEK_NAMES[letter]);
   const terms: string[] = [];
   for (const [match] of folded.matchAll(WORD)) {
     const word = match.replace(POSSESSIVE, '');

@@ -1,4 +1,5 @@
 import type { Author } from '../bibliography/types';
+import { GREEK_NAMES } from '../text/greek';
 
 /*
  * Bibliographic strings reach us from .bib files (LaTeX already turned into Unicode by the
@@ -14,12 +15,6 @@ const SPECIAL_LETTERS: Readonly<Record<string, string>> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŋ: 'ng',
 };
 
-/** A title written `$\alpha$-divergence` in one place is `α-divergence` or `alpha-divergence` in another. */
-const GREEK: Readonly<Record<string, string>> = {
-  α: 'alpha', β: 'beta', γ: 'gamma', δ: 'delta', ε: 'epsilon', ϵ: 'epsilon', ζ: 'zeta', η: 'eta', θ: 'theta',
-  ι: 'iota', κ: 'kappa', λ: 'lambda', μ: 'mu', ν: 'nu', ξ: 'xi', π: 'pi', ρ: 'rho', σ: 'sigma', ς: 'sigma',
-  τ: 'tau', υ: 'upsilon', φ: 'phi', ϕ: 'phi', χ: 'chi', ψ: 'psi', ω: 'omega',
-};
 
 /** LaTeX commands that only format their argument; their names are not words of the text. */
 const FORMATTING_COMMANDS =
@@ -41,7 +36,7 @@ export function normalizeText(value: string): string {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .toLowerCase();
-  text = Array.from(text, (ch) => SPECIAL_LETTERS[ch] ?? (GREEK[ch] === undefined ? ch : ` ${GREEK[ch]} `)).join('');
+  text = Array.from(text, (ch) => SPECIAL_LETTERS[ch] ?? (GREEK_NAMES[ch] === undefined ? ch : ` ${GREEK_NAMES[ch]} `)).join('');
   return text
     .replace(/&/g, ' and ')
     // Braces group letters in BibTeX ("{B}ayes"); they never separate words.
