@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
-// `npm run package [-- --target TARGET...]`: one VSIX per VS Code target, each holding the bundled
-// extension and model worker, the files the extension reads at run time, and onnxruntime-node with
-// only that target's native library. Without --target, the target of this machine.
+// `npm run package [-- --target TARGET...] [--out DIR]`: one VSIX per VS Code target, each holding the
+// bundled extension and model worker, the files the extension reads at run time, and onnxruntime-node
+// with only that target's native library. Without --target, the target of this machine; the VSIX is
+// written to DIR (default: the repository's root), the folder it is assembled in to DIR/build.
 //
 // The package is assembled in build/<target>/ rather than filtered out of the repository with
 // .vscodeignore: onnxruntime-node ships every platform's binaries (287 MB) and install-time-only
@@ -94,9 +95,9 @@ function stagedManifest(target, hasRuntime) {
   return manifest;
 }
 
-async function packageTarget(target) {
+async function packageTarget(target, outDir) {
   if (!(target in TARGETS)) throw new Error(`unknown target '${target}': one of ${Object.keys(TARGETS).join(', ')}`);
-  const stage = path.join(root, 'build', target);
+  const stage = path.join(outDir, 'build', target);
   fs.rmSync(stage, { recursive: true, force: true });
   fs.mkdirSync(stage, { recursive: true });
   const metafile = await bundle(path.join(stage, 'dist'));
@@ -106,20 +107,21 @@ async function packageTarget(target) {
   const manifest = stagedManifest(target, nativeDir !== undefined);
   fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 
-  const vsix = path.join(root, `${manifest.name}-${target}-${manifest.version}.vsix`);
+  const vsix = path.join(outDir, `${manifest.name}-${target}-${manifest.version}.vsix`);
   // The dependencies are already in the stage; --no-dependencies keeps vsce from asking npm about them.
   execFileSync(process.execPath, [require.resolve('@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--target', target, '--out', vsix], {
     cwd: stage,
     stdio: 'inherit',
   });
   const bundled = Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-  console.log(`${path.relative(root, vsix)}: ${(fs.statSync(vsix).size / 1e6).toFixed(1)} MB (bundles ${(bundled / 1e6).toFixed(1)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'})`);
+  console.log(`${vsix}: ${(fs.statSync(vsix).size / 1e6).toFixed(1)} MB (bundles ${(bundled / 1e6).toFixed(1)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'})`);
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { target: { type: 'string', multiple: true } } });
+  const { values } = parseArgs({ options: { target: { type: 'string', multiple: true }, out: { type: 'string' } } });
   const targets = values.target ?? [hostTarget()];
-  for (const target of targets) await packageTarget(target);
+  const outDir = path.resolve(values.out ?? root);
+  for (const target of targets) await packageTarget(target, outDir);
 }
 
 main().catch((error) => {
