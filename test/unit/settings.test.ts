@@ -36,3 +36,38 @@ describe('the settings as the Settings UI shows them', () => {
     }
   });
 });
+
+interface WalkthroughStep {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly media: { readonly markdown: string };
+}
+
+describe('the walkthrough', () => {
+  const contributes = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    contributes: { commands: { command: string }[]; walkthroughs: { steps: WalkthroughStep[] }[] };
+  }).contributes;
+  const steps = contributes.walkthroughs.flatMap((w) => w.steps);
+  const text = (placeholder: string): string => strings[/^%(.+)%$/.exec(placeholder)?.[1] ?? ''] ?? '';
+
+  it('walks through the sources, both models, importing, Find Evidence and Suggest', () => {
+    assert.deepEqual(steps.map((s) => s.id), ['sources', 'nliModel', 'encoder', 'importPapers', 'findEvidence', 'suggest']);
+  });
+
+  it('has words and a page for every step, and links only commands and settings that exist', () => {
+    const commands = new Set(contributes.commands.map((c) => c.command));
+    for (const step of steps) {
+      assert.ok(text(step.title) && text(step.description), step.id);
+      assert.ok(readFileSync(path.join(REPO_ROOT, step.media.markdown), 'utf8').startsWith('# '), step.media.markdown);
+      for (const [, command, argument] of text(step.description).matchAll(/\(command:([\w.]+)(?:\?([^)]*))?\)/g)) {
+        if (command === 'workbench.action.openSettings') {
+          const setting = JSON.parse(decodeURIComponent(argument)) as string;
+          assert.ok(properties.some(([key]) => key.startsWith(setting)), setting);
+        } else {
+          assert.ok(commands.has(command), command);
+        }
+      }
+    }
+  });
+});
