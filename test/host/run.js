@@ -13,6 +13,8 @@
 //   ATTEST_HOST_GREP         same as --grep (mocha grep inside the extension host)
 //   ATTEST_HOST_KEEP=1       same as --keep: leave the temp folder (server logs, workspace copy)
 //   ATTEST_HOST_VERBOSE=1    same as --verbose: print every page console line, unfiltered
+//   ATTEST_HOST_EXTENSION    the extension folder to test (default the repository, compiled to out/);
+//                            build/<target> after `npm run package` tests the package's content
 'use strict';
 
 const { spawn } = require('child_process');
@@ -24,6 +26,7 @@ const util = require('util');
 
 const HERE = __dirname;
 const REPO = path.resolve(HERE, '..', '..');
+const EXTENSION = path.resolve(process.env.ATTEST_HOST_EXTENSION || REPO);
 const TEST_INDEX = path.join(REPO, 'out', 'test', 'host', 'suite', 'index.js');
 const FIXTURE = path.join(HERE, 'fixtures', 'workspace');
 const OUTPUT_DIR = path.join(REPO, 'test-output');
@@ -177,6 +180,7 @@ function startServer({ dirs, workspace }, screenshotUrl) {
     ATTEST_HOST_GREP: GREP,
     ATTEST_HOST_LOG: path.join(state.tmp, 'mocha.log'),
     ATTEST_HOST_RESULT: path.join(state.tmp, 'result.json'),
+    ATTEST_HOST_EXTENSION: EXTENSION,
   };
   // Not ours to pass on: a parent VS Code's IPC hooks would make the server talk to it.
   for (const k of Object.keys(env)) {
@@ -347,7 +351,7 @@ async function main() {
 
   const authority = `127.0.0.1:${port}`;
   const payload = [
-    ['extensionDevelopmentPath', `vscode-remote://${authority}${REPO}`],
+    ['extensionDevelopmentPath', `vscode-remote://${authority}${EXTENSION}`],
     ['extensionTestsPath', `vscode-remote://${authority}${TEST_INDEX}`],
   ];
   const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
