@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
 import { REPO_ROOT } from './helpers';
 import { makeTempDir } from './support/tempDir';
