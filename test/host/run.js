@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs test/host/suite inside a real VS Code, offline: code-server's bundled VS Code
-// server + Debian's Chromium driven by playwright-core (see shared/vscode-host-tests.md).
+// server + Debian's Chromium driven by playwright-core (see README.md beside this file).
 //
 //   node test/host/run.js [--grep PATTERN] [--keep] [--verbose]
 //
