@@ -114,7 +114,8 @@ async function packageTarget(target, outDir) {
     stdio: 'inherit',
   });
   const bundled = Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-  console.log(`${vsix}: ${(fs.statSync(vsix).size / 1e6).toFixed(1)} MB (bundles ${(bundled / 1e6).toFixed(1)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'})`);
+  const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
+  console.log(`${vsix}: ${mb(fs.statSync(vsix).size)} MB (bundles ${mb(bundled)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'})`);
 }
 
 async function main() {
