@@ -15,6 +15,7 @@ import { formatJson, formatText } from './report';
 import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
 import { indexCommand, INDEX_USAGE } from './index';
 import { searchCommand, SEARCH_USAGE } from './search';
+import { suggestCommand, SUGGEST_USAGE } from './suggest';
 import { verify, VERIFY_USAGE } from './verify';
 
 export const EXIT_OK = 0;
@@ -53,12 +54,13 @@ const processConsole: Console = {
 export async function main(argv: readonly string[], io: Console = processConsole): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
-    io.out(`${USAGE}\n\n${VERIFY_USAGE}\n\n${INDEX_USAGE}\n\n${SEARCH_USAGE}\n`);
+    io.out(`${USAGE}\n\n${VERIFY_USAGE}\n\n${INDEX_USAGE}\n\n${SEARCH_USAGE}\n\n${SUGGEST_USAGE}\n`);
     return EXIT_OK;
   }
   if (command === 'verify') return verify(rest, io);
   if (command === 'index') return indexCommand(rest, io);
   if (command === 'search') return searchCommand(rest, io);
+  if (command === 'suggest') return suggestCommand(rest, io);
   if (command !== 'check') {
     io.err(`attest: ${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${USAGE}\n`);
     return EXIT_USAGE;
