@@ -94,15 +94,21 @@ describe('reading a drafted suggestion', () => {
     });
   });
 
-  it('keeps no more sentences and characters than the limits, and lists the rest', () => {
-    const draft = 'One is here [1]. Two is here [1]. Three is here [1].';
+  it('keeps no more sentences and characters than the limits, and stops reading there', () => {
+    const draft = 'One is here [1]. Two is here [1]. Three is here [1]. Four is here [1].';
     assert.deepEqual(draftOf(parseDraft(draft, 1, { maxSentences: 2, maxCharacters: 1000 })).removed, [
-      { text: 'Three is here.', reason: 'beyond the limit of 2 sentences (attest.suggest.maxSentences)' },
+      { text: 'Three is here [1].', reason: 'beyond the limit of 2 sentences (attest.suggest.maxSentences); the rest of the draft after it was not read' },
     ]);
-    assert.deepEqual(
-      draftOf(parseDraft(draft, 1, { maxSentences: 9, maxCharacters: 30 })).sentences.map((s) => s.text),
-      ['One is here.', 'Two is here.'],
-    );
+    const short = draftOf(parseDraft(draft, 1, { maxSentences: 9, maxCharacters: 30 }));
+    assert.deepEqual(short.sentences.map((s) => s.text), ['One is here.', 'Two is here.']);
+    assert.match(short.removed[0].reason, /^beyond the limit of 30 characters/);
+  });
+
+  it('stops reading a reply that is mostly taken out, and says so', () => {
+    const { sentences, removed } = draftOf(parseDraft(`Kept here [1]. ${'Smith et al. agree [1]. '.repeat(500)}Never read [1].`, 1));
+    assert.deepEqual(sentences.map((s) => s.text), ['Kept here.']);
+    assert.equal(removed.length, 51);
+    assert.match(removed[50].reason, /^not read, nor anything after it: more than 50 parts/);
   });
 
   it('reads INSUFFICIENT with the follow-up query, or without one', () => {

@@ -71,47 +71,42 @@ export function citationLike(sentence: string): string | undefined {
   return undefined;
 }
 
-/** The innermost parentheses (and an unclosed one's tail), each read once. */
+const OPENING = /\p{Ps}/u;
+const CLOSING = /\p{Pe}/u;
+
+/**
+ * The innermost brackets of every kind (and an unclosed one's tail), each read once: a parenthesis
+ * that holds a year or only numbers, or any other bracket (`{7}`, `⁅7⁆`, `〈7〉`) that holds a number.
+ */
 function citingParenthesis(sentence: string): string | undefined {
   let open = -1;
-  const judge = (content: string): string | undefined => {
+  const judge = (content: string, opening: string): string | undefined => {
+    if (opening !== '(') return /\p{N}/u.test(content) ? `a number in brackets (${opening}…)` : undefined;
     if (HAS_YEAR.test(content)) return 'a year in parentheses';
     if (content.length <= 400 && NUMBER_LIST.test(content)) return 'a number in parentheses, as a citation is written';
     return undefined;
   };
   for (let i = 0; i < sentence.length; i++) {
     const char = sentence[i];
-    if (char === '(') open = i;
-    else if (char === ')' && open >= 0) {
-      const reason = judge(sentence.slice(open + 1, i));
+    if (char === '(' || (char > '~' && OPENING.test(char)) || char === '{') open = i;
+    else if ((char === ')' || char === '}' || (char > '~' && CLOSING.test(char))) && open >= 0) {
+      const reason = judge(sentence.slice(open + 1, i), sentence[open]);
       if (reason) return reason;
       open = -1;
     }
   }
-  return open >= 0 ? judge(sentence.slice(open + 1)) : undefined;
+  return open >= 0 ? judge(sentence.slice(open + 1), sentence[open]) : undefined;
 }
 
-/** The first word that reads as a domain name or file name, `example.org` or `paper.pdf`: a dot, then two or more lower-case letters to the end. */
+/** A dot after a letter or digit, then two or more lower-case letters to the end of the word: `.org`, `.pdf`. */
+const DOMAIN_END = /(?<=[\p{L}\p{N}])\.[a-z]{2,24}(?![\p{L}\p{N}])/gu;
+
+/** The first word that reads as a domain name or file name, `example.org` or `paper.pdf`; "e.g." and "U.S." do not. */
 function domainIn(sentence: string): string | undefined {
-  for (const token of sentence.split(/\s+/)) {
-    const word = trimPunctuation(token).split('/')[0];
-    const dot = word.lastIndexOf('.');
-    if (dot <= 0 || dot === word.length - 1) continue;
-    const tail = word.slice(dot + 1);
-    const head = word.slice(0, dot);
-    if (/^[a-z]{2,24}$/.test(tail) && /[\p{L}\p{N}]$/u.test(head)) return word;
-  }
-  return undefined;
-}
-
-const LEADING = new Set(['(', '"', "'", '“', '‘']);
-const TRAILING = new Set([')', '"', "'", '”', '’', '.', ',', ';', ':', '!', '?']);
-
-/** Quotes, parentheses and closing punctuation off both ends; by hand, since a `[…]+$` pattern rescans a long run once per position. */
-function trimPunctuation(token: string): string {
-  let start = 0;
-  let end = token.length;
-  while (start < end && LEADING.has(token[start])) start++;
-  while (end > start && TRAILING.has(token[end - 1])) end--;
-  return token.slice(start, end);
+  const found = new RegExp(DOMAIN_END).exec(sentence);
+  if (!found) return undefined;
+  let start = found.index;
+  // Back to the start of the word, within reason: the name is for the message.
+  while (start > 0 && found.index - start < 60 && !/[\s("'“‘]/u.test(sentence[start - 1])) start--;
+  return sentence.slice(start, found.index + found[0].length);
 }

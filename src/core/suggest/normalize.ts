@@ -10,58 +10,24 @@
 /** Stands for a superscript, subscript or enclosed number. Private use, so it cannot come from the reply itself. */
 export const NOTE_MARK = '\uE000';
 
-/** Format (Cf), control (Cc), private use (Co), surrogates (Cs) and unassigned (Cn) code points; `\n` and `\t` are handled first. */
-const INVISIBLE = /[\p{Cf}\p{Cc}\p{Co}\p{Cs}\p{Cn}]/u;
-
-/** Digits in forms that stand for themselves in a bracket: `［７］` is read as `[7]`. */
-const PLAIN_DIGIT_FORMS = /[\uFF10-\uFF19]|[\u{1D7CE}-\u{1D7FF}]/u;
-
-export function normalizeDraft(reply: string): string {
-  let out = '';
-  let inNote = false;
-  for (const char of reply) {
-    const code = char.codePointAt(0) ?? 0;
-    // Printable ASCII is most of any reply, and none of it needs a closer look.
-    if (code >= 0x20 && code < 0x7f) {
-      out += char;
-      inNote = false;
-      continue;
-    }
-    if (char === '\r') continue;
-    if (char === '\n' || code === 0x2028 || code === 0x2029 || code === 0x85) {
-      out += '\n';
-      inNote = false;
-      continue;
-    }
-    if (char === '\t') {
-      out += ' ';
-      inNote = false;
-      continue;
-    }
-    if (INVISIBLE.test(char)) continue;
-    if (isNoteNumeral(char)) {
-      if (!inNote) out += NOTE_MARK;
-      inNote = true;
-      continue;
-    }
-    inNote = false;
-    out += char;
-  }
-  // Normalising after the pass keeps NOTE_MARK (NFKC leaves private use alone) and cannot bring back a removed character.
-  return out.normalize('NFKC');
-}
-
-/** Numbers that are not digits and do not mark anything: `½`, `⅓`, `Ⅻ`. */
-const QUANTITIES = /[\u00BC-\u00BE\u2150-\u218F]/u;
+/** Format (Cf), control (Cc, but for `\n`), private use (Co), lone surrogates (Cs) and unassigned (Cn) code points. */
+const INVISIBLE = /(?!\n)[\p{Cf}\p{Cc}\p{Co}\p{Cs}\p{Cn}]/gu;
 
 /**
- * A number sign that is not a digit: one NFKC turns into digits (`¹`, `₇`, `⑦`, `⒎`, `⑺`, `🄇`) or
- * one with no digits to turn into (`❼`, `➐`); not a plain digit form, fraction or Roman numeral.
+ * Runs of number signs that are not digits: superscripts, subscripts, circled, parenthesised and
+ * full-stop numbers (`¹⁷`, `₇`, `⑦`, `❼`, `⑺`, `⒎`, `🄇`), and the CJK signs for numbered days,
+ * months and hours (`㏠`, `㋀`, `㍘`); not fractions or Roman numerals (`½`, `Ⅻ`), which are quantities.
  */
-function isNoteNumeral(char: string): boolean {
-  if (char.length === 1 && char >= '0' && char <= '9') return false;
-  if (PLAIN_DIGIT_FORMS.test(char) || QUANTITIES.test(char)) return false;
-  if (/\p{No}/u.test(char)) return true;
-  const compatible = char.normalize('NFKC');
-  return compatible !== char && /[0-9]/.test(compatible);
+const NOTE_NUMERALS = /(?:(?![\u00BC-\u00BE\u2150-\u218F])[\p{No}\u32C0-\u32CB\u3358-\u3370\u33E0-\u33FE])+/gu;
+
+export function normalizeDraft(reply: string): string {
+  return (
+    reply
+      .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
+      .replace(/\t/g, ' ')
+      .replace(INVISIBLE, '')
+      .replace(NOTE_NUMERALS, NOTE_MARK)
+      // NFKC last: it keeps NOTE_MARK (private use) and cannot bring back a removed character.
+      .normalize('NFKC')
+  );
 }

@@ -44,6 +44,10 @@ const LIST_OF_WORKS = /^(?:references?|sources?|bibliography|works\s{1,3}cited|c
 const LIST_ITEM = /^(?:[-*•+]|\d{1,3}[.)])\s/u;
 /** Words that end in a full stop without ending the sentence. */
 const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'al', 'fig', 'figs', 'eq', 'eqs', 'approx', 'ca', 'resp', 'no', 'vol', 'pp', 'dr', 'prof', 'st', 'mr', 'ms', 'inc', 'ltd', 'viz', 'sec', 'ref', 'refs']);
+/** More than a draft of a few sentences could hold: past this many, the rest of a reply is not read. */
+const MAX_REMOVALS = 50;
+/** A marker listing more numbers than this is not one: no draft cites that many sources at once. */
+const MAX_MARKER_ITEMS = 20;
 /** No source list is longer; a range beyond it is not a citation of given sources. */
 const MAX_MARKER_NUMBER = 999;
 
@@ -51,7 +55,7 @@ export function parseDraft(reply: string, sourceCount: number, limits: DraftLimi
   const text = cleanReply(normalizeDraft(reply));
   if (!text) return { kind: 'empty' };
   const lines = text.split('\n');
-  for (const line of lines) {
+  for (const line of text.includes(INSUFFICIENT) ? lines : []) {
     const lead = stripLead(line);
     if (lead.startsWith(INSUFFICIENT) && !/[\p{L}\p{N}_]/u.test(lead.charAt(INSUFFICIENT.length))) {
       const query = lead.slice(INSUFFICIENT.length).replace(/^[\s*_:]+/, '').replace(/[*_"“”<>]/g, '').trim();
@@ -63,15 +67,34 @@ export function parseDraft(reply: string, sourceCount: number, limits: DraftLimi
 
   const removed: Removal[] = [];
   const kept: { text: string; sources: number[] }[] = [];
+  let characters = 0;
   /** The sentence just read, if it was kept: markers standing on their own cite it. */
   let previous: { text: string; sources: number[] } | undefined;
-  for (const raw of sentencesOf(lines, removed)) {
-    const read = readSentence(raw, sourceCount);
+  const sentences = sentencesOf(lines, removed);
+  for (let next = sentences.next(); !next.done; next = sentences.next()) {
+    const raw = next.value;
+    if (removed.length >= MAX_REMOVALS) {
+      removed.push(removal(raw, `not read, nor anything after it: more than ${MAX_REMOVALS} parts of the draft were taken out already`));
+      break;
+    }
+    // Twice the limit, markers and all, cannot fit it: not worth reading.
+    const read = raw.length > 2 * limits.maxCharacters ? removal(raw, `longer than the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`) : readSentence(raw, sourceCount);
     if ('reason' in read) {
       removed.push(read);
       previous = undefined;
     } else if (/\p{L}/u.test(read.text)) {
+      const beyond = kept.length >= limits.maxSentences
+        ? `beyond the limit of ${limits.maxSentences} sentences (attest.suggest.maxSentences)`
+        : characters + read.text.length > limits.maxCharacters
+          ? `beyond the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`
+          : undefined;
+      if (beyond) {
+        // What follows would have to skip this sentence, which can change what the rest means.
+        removed.push(removal(raw, sentences.next().done ? beyond : `${beyond}; the rest of the draft after it was not read`));
+        break;
+      }
       kept.push(read);
+      characters += read.text.length + 1;
       previous = read;
     } else if (previous && read.sources.length > 0 && !/\p{N}/u.test(read.text)) {
       previous.sources.push(...read.sources);
@@ -79,7 +102,7 @@ export function parseDraft(reply: string, sourceCount: number, limits: DraftLimi
       removed.push(removal(raw, 'no words: markers, numbers or punctuation without a sentence to cite'));
     }
   }
-  return { kind: 'draft', sentences: withinLimits(kept, limits, removed), removed };
+  return { kind: 'draft', sentences: kept.map((s) => ({ text: s.text, sources: [...new Set(s.sources)] })), removed };
 }
 
 /** The line without the list marks, quote marks and emphasis a model may put before a word. */
@@ -103,31 +126,30 @@ function isJson(text: string): boolean {
  * The draft's sentences across its lines: a blank line, list item or heading always ends one; a
  * heading is the model's layout and goes; a list of works ends the draft.
  */
-function sentencesOf(lines: readonly string[], removed: Removal[]): string[] {
-  const sentences: string[] = [];
+function* sentencesOf(lines: readonly string[], removed: Removal[]): Generator<string> {
   let paragraph: string[] = [];
-  const flush = (): void => {
-    if (paragraph.length > 0) sentences.push(...splitSentences(paragraph.join(' ')));
-    paragraph = [];
-  };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
-    const lead = stripLead(line);
-    if (LIST_OF_WORKS.test(lead)) {
-      flush();
-      removed.push(removal(lines.slice(i).join('\n').trim(), 'a list of works: only the numbered sources may be cited'));
-      return sentences;
-    }
-    const heading = line.startsWith('#');
-    if (!line || heading || LIST_ITEM.test(line)) flush();
-    if (heading) {
-      removed.push(removal(line, 'a heading, which is layout rather than text'));
+    if (line === '') {
+      if (paragraph.length > 0) yield* splitSentences(paragraph.join(' '));
+      paragraph = [];
       continue;
     }
-    if (line) paragraph.push(line.replace(LIST_ITEM, '').split('**').join('').split('__').join(''));
+    const lead = stripLead(line);
+    const listOfWorks = LIST_OF_WORKS.test(lead);
+    const heading = line.startsWith('#');
+    if (paragraph.length > 0 && (listOfWorks || heading || LIST_ITEM.test(line))) {
+      yield* splitSentences(paragraph.join(' '));
+      paragraph = [];
+    }
+    if (listOfWorks) {
+      removed.push(removal(lines.slice(i, i + 20).join('\n').trim(), 'a list of works: only the numbered sources may be cited'));
+      return;
+    }
+    if (heading) removed.push(removal(line, 'a heading, which is layout rather than text'));
+    else paragraph.push(line.replace(LIST_ITEM, '').split('**').join('').split('__').join(''));
   }
-  flush();
-  return sentences;
+  yield* splitSentences(paragraph.join(' '));
 }
 
 /**
@@ -135,8 +157,7 @@ function sentencesOf(lines: readonly string[], removed: Removal[]): string[] {
  * capital, digit, quote or bracket, unless the word before is an abbreviation or an initial. Markers
  * after the full stop ("It helps. [1] It scales.") belong to the sentence before them.
  */
-function splitSentences(paragraph: string): string[] {
-  const sentences: string[] = [];
+function* splitSentences(paragraph: string): Generator<string> {
   let start = 0;
   for (let i = 0; i < paragraph.length; i++) {
     const char = paragraph[i];
@@ -152,12 +173,13 @@ function splitSentences(paragraph: string): string[] {
       while (next < paragraph.length && paragraph[next] === ' ') next++;
     }
     if (next < paragraph.length && (next === end || !/[\p{Lu}\p{N}"'“‘([]/u.test(paragraph[next]))) continue;
-    sentences.push(paragraph.slice(start, end));
+    const sentence = paragraph.slice(start, end).trim();
+    if (sentence) yield sentence;
     start = next;
     i = Math.max(i, next - 1);
   }
-  if (start < paragraph.length) sentences.push(paragraph.slice(start));
-  return sentences.map((s) => s.trim()).filter((s) => s !== '');
+  const last = paragraph.slice(start).trim();
+  if (last) yield last;
 }
 
 /** Whether the full stop at `dot` ends an abbreviation ("e.g.", "Fig.") or an initial ("J."). */
@@ -197,6 +219,7 @@ function markerAt(text: string, at: number): { numbers: number[][]; end: number 
     }
     numbers.push([from, to]);
     if (text[i] === ']') return { numbers, end: i + 1 };
+    if (numbers.length >= MAX_MARKER_ITEMS) return undefined;
     if (text[i] !== ',' && text[i] !== ';') return undefined;
     i++;
   }
@@ -240,23 +263,6 @@ function tidy(text: string): string {
     .replace(/\(\)/g, '')
     .replace(/[,;:]([.!?])/g, '$1')
     .trim();
-}
-
-/** The sentences up to the limits; the rest is reported. */
-function withinLimits(sentences: readonly { text: string; sources: number[] }[], limits: DraftLimits, removed: Removal[]): DraftSentence[] {
-  const kept: DraftSentence[] = [];
-  let characters = 0;
-  for (const sentence of sentences) {
-    if (kept.length >= limits.maxSentences) {
-      removed.push(removal(sentence.text, `beyond the limit of ${limits.maxSentences} sentences (attest.suggest.maxSentences)`));
-    } else if (characters + sentence.text.length > limits.maxCharacters) {
-      removed.push(removal(sentence.text, `beyond the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`));
-    } else {
-      kept.push({ text: sentence.text, sources: [...new Set(sentence.sources)] });
-      characters += sentence.text.length + 1;
-    }
-  }
-  return kept;
 }
 
 /** Enough of what was taken out to recognise it; a server may send a megabyte in one "sentence". */

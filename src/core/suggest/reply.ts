@@ -1,49 +1,49 @@
 /**
  * A model's reply with what is not meant as the answer taken out: the reasoning that local "thinking"
  * models (DeepSeek-R1, Qwen3, …) put in the content between <think> tags, and Markdown code fence
- * lines. Done with indexOf and line by line: a lazy `<think>[\s\S]*?</think>` pattern rescans the
- * rest of the reply for every unclosed tag.
+ * lines; runs of blank lines made one. Done with moving searches and line by line: a lazy
+ * `<think>[\s\S]*?</think>` pattern rescans the rest of the reply for every unclosed tag.
  */
-const THINKING = ['think', 'thinking', 'reasoning'];
-
 export function cleanReply(reply: string): string {
   return withoutFences(withoutThinking(reply)).trim();
 }
 
+/** Opening tags, found from a moving `lastIndex`, so no stretch of the reply is searched twice. */
+const OPENING = /<(think|thinking|reasoning)>/gi;
+
 function withoutThinking(reply: string): string {
-  // ASCII only: full lower-casing changes the length of some strings ('İ'), and with it every index.
-  const lower = reply.replace(/[A-Z]/g, (c) => c.toLowerCase());
   let out = '';
   let at = 0;
-  const next = new Map<string, number>();
+  const opening = new RegExp(OPENING);
   for (;;) {
-    const open = nextOpening(lower, at, next);
+    opening.lastIndex = at;
+    const open = opening.exec(reply);
     if (!open) return out + reply.slice(at);
     out += reply.slice(at, open.index);
-    const close = lower.indexOf(`</${open.tag}>`, open.index);
+    const closing = new RegExp(`</${open[1]}>`, 'gi');
+    closing.lastIndex = open.index + open[0].length;
+    const close = closing.exec(reply);
     // A reply cut off while still thinking holds no answer.
-    if (close < 0) return out;
-    at = close + open.tag.length + 3;
+    if (!close) return out;
+    at = close.index + close[0].length;
   }
 }
 
-/** The first opening tag at or after `from`; `next` remembers where each tag was found, so no stretch is searched twice. */
-function nextOpening(lower: string, from: number, next: Map<string, number>): { index: number; tag: string } | undefined {
-  let best: { index: number; tag: string } | undefined;
-  for (const tag of THINKING) {
-    let index = next.get(tag) ?? -2;
-    if (index !== -1 && index < from) index = lower.indexOf(`<${tag}>`, from);
-    next.set(tag, index);
-    if (index >= 0 && (!best || index < best.index)) best = { index, tag };
-  }
-  return best;
-}
-
+/** Without code fence lines, and with each run of blank lines made one: a paragraph break, however long. */
 function withoutFences(text: string): string {
-  return text
-    .split('\n')
-    .filter((line) => !isFence(line))
-    .join('\n');
+  const kept: string[] = [];
+  let blank = false;
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (isFence(line)) continue;
+    const empty = line.trim() === '';
+    if (!(empty && blank)) kept.push(line);
+    blank = empty;
+  }
+  return kept.join('\n');
 }
 
 /** "```", "```json", with spaces around. */
