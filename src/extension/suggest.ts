@@ -40,7 +40,13 @@ export interface SuggestDependencies {
  * Requests to the Language Model". The panel's Accept runs `attest.suggest.accept`, through the same
  * handler as the page's message. Returns the way to give suggestions a fixed finder, as Find Evidence's.
  */
-export function registerSuggest(context: vscode.ExtensionContext, deps: SuggestDependencies): EvidenceApi {
+/** What the extension offers its tests about suggestions, besides the finder. */
+export interface SuggestApi extends EvidenceApi {
+  /** Sentences are judged from now on by `judge` instead of the support check (undefined: the support check again). */
+  setSentenceJudge(judge: SentenceJudge | undefined): void;
+}
+
+export function registerSuggest(context: vscode.ExtensionContext, deps: SuggestDependencies): SuggestApi {
   const feature = new SuggestCitedText(context, deps);
   context.subscriptions.push(
     feature,
@@ -50,7 +56,7 @@ export function registerSuggest(context: vscode.ExtensionContext, deps: SuggestD
     vscode.commands.registerCommand('attest.allowLlmRequests', () => feature.allow()),
     vscode.commands.registerCommand('attest.setLlmApiKey', () => setLlmApiKey(context.secrets)),
   );
-  return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement) };
+  return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement), setSentenceJudge: (judge) => feature.setJudge(judge) };
 }
 
 /** The endpoint the user allowed requests to, in this workspace. */
@@ -78,6 +84,7 @@ class SuggestCitedText implements vscode.Disposable {
   private consent: PendingConsent | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   private finder: () => Promise<EvidenceFinder>;
+  private fixedJudge: SentenceJudge | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -91,6 +98,10 @@ class SuggestCitedText implements vscode.Disposable {
 
   setFinder(finder: () => Promise<EvidenceFinder>): void {
     this.finder = finder;
+  }
+
+  setJudge(judge: SentenceJudge | undefined): void {
+    this.fixedJudge = judge;
   }
 
   /** Suggests text for the active editor's selection; resolves to what the panel then shows. */
@@ -139,7 +150,7 @@ class SuggestCitedText implements vscode.Disposable {
               selection: claim,
               finder: await this.finder(),
               llm: draft.streaming(llm),
-              judge: this.judge(),
+              judge: this.fixedJudge ?? this.judge(),
               limits: settings.limits,
               signal: controller.signal,
               onProgress: (p) => draft.progress(p),
