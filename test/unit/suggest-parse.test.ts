@@ -61,10 +61,12 @@ describe('reading a drafted suggestion', () => {
     ]);
   });
 
-  it('keeps statistics and plain numbers, and the specials prose uses', () => {
-    assert.deepEqual(outcome('Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5 [1]. In 2019 the trial began [2].').kept, [
+  it('keeps statistics, plain numbers, dates and the specials prose uses', () => {
+    assert.deepEqual(outcome('Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5 [1]. In 2019 the trial began [2]. From March 2020 until Spring 2021 it ran [2]. Half (½) of Phase Ⅲ ended [1].').kept, [
       'Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5. ← 1',
       'In 2019 the trial began. ← 2',
+      'From March 2020 until Spring 2021 it ran. ← 2',
+      'Half (1⁄2) of Phase III ended. ← 1',
     ]);
   });
 
@@ -135,12 +137,20 @@ describe('reading a drafted suggestion', () => {
       ['a page in parentheses', 'Caching helps (7, p. 4) [1].', /number in parentheses/],
       ['superscript digits', 'Caching helps¹⁷ [1].', /superscript/],
       ['subscript digits', 'Caching helps₇ [1].', /superscript/],
-      ['a circled number', 'Caching helps ⑦ [1].', /superscript or circled/],
-      ['a dingbat circled number', 'Caching helps ❼ [1].', /superscript or circled/],
-      ['a parenthesised number sign', 'Caching helps ⑺ [1].', /superscript or circled/],
-      ['a number with a full stop sign', 'Caching helps ⒎ [1].', /superscript or circled/],
-      ['a negative circled number', 'Caching helps ➐ [1].', /superscript or circled/],
-      ['a superscript in parentheses', 'Caching helps⁽⁷⁾ [1].', /superscript or circled/],
+      ['a circled number', 'Caching helps ⑦ [1].', /superscript, circled number/],
+      ['a dingbat circled number', 'Caching helps ❼ [1].', /superscript, circled number/],
+      ['a parenthesised number sign', 'Caching helps ⑺ [1].', /superscript, circled number/],
+      ['a number with a full stop sign', 'Caching helps ⒎ [1].', /superscript, circled number/],
+      ['a negative circled number', 'Caching helps ➐ [1].', /superscript, circled number/],
+      ['a superscript letter', 'Caching helpsᵃ [1].', /superscript, circled number/],
+      ['a dagger', 'Caching helps† [1].', /dagger/],
+      ['a section sign', 'Caching helps (see §) [1].', /dagger/],
+      ['an author and year without punctuation', 'As Smith 2019 showed, caching helps [1].', /author and year/],
+      ['an author as a reference list writes it', 'Caching helps, as Vaswani, A. and Shazeer, N. showed [1].', /reference list writes it/],
+      ['pages of a publication', 'Caching helps, Journal of Systems 12, pp. 45–67 [1].', /volume, pages/],
+      ['a volume', 'Caching helps, vol. 12 [1].', /volume, pages/],
+      ['ibid.', 'Caching helps, ibid. [1].', /ibid/],
+      ['a superscript in parentheses', 'Caching helps⁽⁷⁾ [1].', /superscript, circled number/],
       ['lenticular brackets', 'Caching helps 【7】 [1].', /bracket of the kind/],
       ['tortoise-shell brackets', 'Caching helps 〔7〕 [1].', /bracket of the kind/],
       ['fullwidth brackets with a source beyond those given', 'Caching helps ［7］.', /cites source 7/],

@@ -14,7 +14,9 @@ import { NOTE_MARK } from './normalize';
 
 const YEAR = String.raw`(?<![\p{N}.])(?:1[6-9]|20)\d{2}[a-z]?(?![\p{N}])`;
 const WORD_START = String.raw`(?<![\p{L}\p{N}])`;
-const NAME = String.raw`${WORD_START}\p{Lu}[\p{L}'’-]{1,40}`;
+/** Capitalised words that stand before a year without naming anyone: "In 2019", "March 2020". */
+const NOT_A_NAME = String.raw`(?!(?:In|By|Since|From|Until|Till|Before|After|During|Of|On|At|For|To|Through|Between|And|Or|The|Early|Late|Mid|Circa|Around|About|Than|As|January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Spring|Summer|Autumn|Fall|Winter)(?![\p{L}'’-]))`;
+const NAME = String.raw`${WORD_START}${NOT_A_NAME}\p{Lu}[\p{L}'’-]{1,40}`;
 
 interface Rule {
   readonly pattern: RegExp;
@@ -22,7 +24,7 @@ interface Rule {
 }
 
 const RULES: readonly Rule[] = [
-  { pattern: new RegExp(NOTE_MARK, 'u'), reason: 'a superscript or circled number, which marks a note or a citation' },
+  { pattern: new RegExp(NOTE_MARK, 'u'), reason: 'a superscript, circled number or dagger, which marks a note or a citation' },
   { pattern: /[[\]]/u, reason: 'a bracket that is not one of the numbered citations' },
   { pattern: /[【】〔〕〖〗〘〙〚〛⟦⟧⦗⦘]/u, reason: 'a bracket of the kind that holds citations' },
   { pattern: /\\|\^\^/u, reason: 'TeX markup' },
@@ -54,6 +56,12 @@ const RULES: readonly Rule[] = [
   {
     pattern: new RegExp(String.raw`${YEAR}\s{1,3}(?:study|paper|article|review|report|survey|trial|work|analysis|meta-analysis|guidelines?|preprint)(?![\p{L}])`, 'iu'),
     reason: 'a work named by its year',
+  },
+  { pattern: new RegExp(String.raw`${NAME}\s{1,3}${YEAR}`, 'u'), reason: 'a work named by its author and year' },
+  { pattern: new RegExp(String.raw`${NAME},\s{1,3}\p{Lu}\.`, 'u'), reason: "an author's name as a reference list writes it" },
+  {
+    pattern: new RegExp(String.raw`${WORD_START}(?:vol|pp)\.?\s{0,3}\d|${WORD_START}(?:ibid|op\.\s{0,3}cit|loc\.\s{0,3}cit)(?![\p{L}])`, 'iu'),
+    reason: 'volume, pages or "ibid." of a publication',
   },
 ];
 
