@@ -143,6 +143,15 @@ describe('suggesting cited text from retrieved papers (openai against a local se
     assert.deepEqual(result.sentences.map((s) => s.text), ['Caching cuts median latency of web servers.']);
   });
 
+  it('cuts a reply that runs past 64,000 characters, keeps its whole sentences, and says so', async () => {
+    const endless = 'Caching cuts median latency of web servers [1]. '.repeat(1500);
+    const result = await run([{ text: endless, piece: 500 }]);
+    assert.equal(result.outcome, 'drafted');
+    assert.equal(result.sentences.length, 4);
+    assert.match(result.notes.join(' '), /The reply was cut at 64,000 characters/);
+    assert.match(result.removed.at(-1)?.reason ?? '', /beyond the limit of 4 sentences/);
+  });
+
   it('offers nothing, and says so, when the draft is empty', async () => {
     const result = await run([{ text: '' }]);
     assert.equal(result.outcome, 'empty');
