@@ -221,3 +221,47 @@ describe('reading a drafted suggestion', () => {
     }
   });
 });
+
+describe('every digit, number sign and bracket Unicode has', () => {
+  /** Every code point of a general category, as strings. */
+  function everyCharacter(category: RegExp): string[] {
+    const found: string[] = [];
+    for (let code = 0x80; code <= 0x1ffff; code++) {
+      const char = String.fromCodePoint(code);
+      if (category.test(char)) found.push(char);
+    }
+    return found;
+  }
+
+  /** Read as a citation of given sources, or dropped: never kept as text with the number in it. */
+  function assertCitesOrDrops(pointer: string): void {
+    const parsed = parseDraft(`Kept here [1]. Caching helps ${pointer} [2]. Also kept [1].`, 9);
+    const kept = draftOf(parsed).sentences.map((s) => s.text);
+    assert.ok(
+      ['Kept here.|Also kept.', 'Kept here.|Caching helps.|Also kept.'].includes(kept.join('|')),
+      `${JSON.stringify(pointer)} (U+${pointer.codePointAt(0)?.toString(16)}) left ${JSON.stringify(kept)}`,
+    );
+  }
+
+  it('reads a decimal digit of any script in brackets as a marker or drops its sentence', () => {
+    const digits = everyCharacter(/\p{Nd}/u);
+    assert.ok(digits.length > 600);
+    for (const digit of digits) assertCitesOrDrops(`[${digit}]`);
+  });
+
+  it('drops a sentence with any other number sign after a word', () => {
+    const signs = everyCharacter(/\p{No}/u).filter((c) => !/[\u00BC-\u00BE\u2150-\u218F]/u.test(c));
+    assert.ok(signs.length > 500);
+    for (const sign of signs) assertCitesOrDrops(`x${sign}`);
+  });
+
+  it('drops a sentence with a number in any kind of bracket', () => {
+    const openers = everyCharacter(/\p{Ps}/u);
+    assert.ok(openers.length > 60);
+    for (const open of openers) {
+      const close = String.fromCodePoint((open.codePointAt(0) ?? 0) + 1);
+      assertCitesOrDrops(`${open}7${close}`);
+      assertCitesOrDrops(`${open}7`);
+    }
+  });
+});

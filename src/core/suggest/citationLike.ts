@@ -103,7 +103,11 @@ function citingParenthesis(sentence: string): string | undefined {
       open = -1;
     }
   }
-  return open >= 0 ? judge(sentence.slice(open + 1), sentence[open]) : undefined;
+  if (open < 0) return undefined;
+  // The sentence's own closing punctuation is not part of what the bracket holds.
+  let end = sentence.length;
+  while (end > open + 1 && '.!?;:, '.includes(sentence[end - 1])) end--;
+  return judge(sentence.slice(open + 1, end), sentence[open]);
 }
 
 /** A dot after a letter or digit, then two or more lower-case letters to the end of the word: `.org`, `.pdf`. */
