@@ -1,4 +1,5 @@
 import { benchCheck } from './check.bench';
+import { benchDraftParse } from './draftParse.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
   await benchSupport();
   console.log('\nsuggestions: grounded drafting with a scripted model');
   await benchSuggest();
+  console.log('');
+  await benchDraftParse();
 }
 
 main().catch((error: unknown) => {

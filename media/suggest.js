@@ -11,7 +11,7 @@
   const root = document.getElementById('root');
 
   const OUTCOMES = ['drafted', 'insufficient', 'no-sources', 'empty', 'malformed'];
-  const STATUSES = ['supported', 'unconfirmed'];
+  const STATUSES = ['supported', 'unconfirmed', 'contradicted', 'uncited'];
   const FIXES = ['settings', 'apiKey'];
 
   // ---------------------------------------------------------------------------------------
@@ -60,6 +60,8 @@
         return isString(m.endpoint) && isString(m.outgoing) && isString(m.liveSearch);
       case 'working':
         return isString(m.stage) && isString(m.draft);
+      case 'draftMore':
+        return isString(m.text);
       case 'suggestion':
         return (
           OUTCOMES.includes(m.outcome) &&
@@ -122,7 +124,8 @@
         break;
       case 'working':
         parts.push(el('p', 'status busy', message.stage));
-        if (message.draft) parts.push(el('div', 'draft', message.draft));
+        // Always there, so that more of the draft has somewhere to go.
+        parts.push(el('div', 'draft', message.draft));
         parts.push(actions(button(strings.cancel, 'secondary', { type: 'cancel' })));
         break;
       case 'failed': {
@@ -143,9 +146,11 @@
     const parts = [el('p', message.outcome === 'drafted' ? 'status' : 'status warning', strings.outcome[message.outcome])];
     const sources = new Map(message.sources.map((s) => [s.number, s]));
     const cited = new Set(message.sentences.flatMap((s) => s.sources));
+    /** The unconfirmed sentences the user ticked, by index: Accept inserts them with the supported ones. */
+    const ticked = new Set();
     if (message.sentences.length > 0) {
       const list = el('ol', 'sentences');
-      for (const s of message.sentences) list.append(sentence(s, sources));
+      message.sentences.forEach((s, i) => list.append(sentence(s, sources, i, ticked)));
       parts.push(list);
     }
     if (message.removed.length > 0) {
@@ -173,15 +178,17 @@
       parts.push(line);
     }
     const canAccept = message.outcome === 'drafted' && message.sentences.length > 0 && !(accepted && accepted.ok);
-    parts.push(
-      canAccept
-        ? actions(button(strings.accept, 'primary', { type: 'accept' }), button(strings.discard, 'secondary', { type: 'discard' }))
-        : actions(button(strings.close, 'secondary', { type: 'discard' })),
-    );
+    if (canAccept) {
+      const accept = el('button', 'primary', strings.accept);
+      accept.addEventListener('click', () => vscode.postMessage({ type: 'accept', unconfirmed: [...ticked].sort((a, b) => a - b) }));
+      parts.push(el('p', 'accept-hint', strings.acceptHint), actions(accept, button(strings.discard, 'secondary', { type: 'discard' })));
+    } else {
+      parts.push(actions(button(strings.close, 'secondary', { type: 'discard' })));
+    }
     return parts;
   }
 
-  function sentence(s, sources) {
+  function sentence(s, sources, index, ticked) {
     const node = el('li', `sentence status-${s.status}`);
     const head = el('div', 'sentence-head');
     const badge = el('span', `badge status-${s.status}`, strings.status[s.status]);
@@ -189,6 +196,14 @@
     badge.title = s.reason || (s.evidence ? s.evidence.passage : '');
     head.append(badge, el('p', 'sentence-text', s.text));
     node.append(head);
+    if (s.status === 'unconfirmed') {
+      const label = el('label', 'include');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.addEventListener('change', () => (box.checked ? ticked.add(index) : ticked.delete(index)));
+      label.append(box, document.createTextNode(' ' + strings.include));
+      node.append(label);
+    }
 
     if (s.sources.length > 0) {
       const cites = el('ul', 'cites');
@@ -223,7 +238,10 @@
   }
 
   window.addEventListener('message', (event) => {
-    if (isMessage(event.data)) render(event.data);
+    if (!isMessage(event.data)) return;
+    if (event.data.type !== 'draftMore') return render(event.data);
+    const draft = root.querySelector('.draft');
+    if (draft) draft.append(document.createTextNode(event.data.text));
   });
   vscode.postMessage({ type: 'ready' });
 })();

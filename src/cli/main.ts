@@ -1,6 +1,7 @@
 import { checkCommand, CHECK_USAGE } from './check';
 import { indexCommand, INDEX_USAGE } from './index';
 import { searchCommand, SEARCH_USAGE } from './search';
+import { suggestCommand, SUGGEST_USAGE } from './suggest';
 import { verify, VERIFY_USAGE } from './verify';
 import { attestVersion } from './version';
 
@@ -13,6 +14,7 @@ const COMMANDS = `Usage: attest <command> [options]; attest <command> --help say
   verify    judge whether abstracts support claims
   index     add papers to a paper library
   search    search a paper library
+  suggest   draft cited text for a claim with a language model, from retrieved papers only
   --version print Attest's version`;
 
 /** Output streams, so tests can capture what a user would see. */
@@ -29,7 +31,7 @@ export const processConsole: Console = {
 export async function main(argv: readonly string[], io: Console = processConsole): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
-    io.out(`${COMMANDS}\n\n${CHECK_USAGE}\n\n${VERIFY_USAGE}\n\n${INDEX_USAGE}\n\n${SEARCH_USAGE}\n`);
+    io.out(`${COMMANDS}\n\n${CHECK_USAGE}\n\n${VERIFY_USAGE}\n\n${INDEX_USAGE}\n\n${SEARCH_USAGE}\n\n${SUGGEST_USAGE}\n`);
     return EXIT_OK;
   }
   if (command === '--version' || command === '-V' || command === 'version') {
@@ -39,6 +41,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
   if (command === 'verify') return verify(rest, io);
   if (command === 'index') return indexCommand(rest, io);
   if (command === 'search') return searchCommand(rest, io);
+  if (command === 'suggest') return suggestCommand(rest, io);
   if (command !== 'check') {
     io.err(`attest: ${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${COMMANDS}\n`);
     return EXIT_USAGE;

@@ -47,7 +47,8 @@ export async function setUpSources(flags: { config?: string; offline: boolean; c
   };
 }
 
-async function readConfigFile(file: string): Promise<Record<string, unknown>> {
+/** The `--config` file's settings: a JSON object of the editor's keys. */
+export async function readConfigFile(file: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');

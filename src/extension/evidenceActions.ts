@@ -2,13 +2,13 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { textToAppend } from '../core/bibliography/append';
 import { BibliographyCache } from '../core/bibliography/cache';
-import { bibtexFor, citationKeyFor, findExisting } from '../core/bibliography/generate';
+import { asRecord, citingReferences, type CitingReference } from '../core/bibliography/citing';
+import { findExisting } from '../core/bibliography/generate';
 import type { BibEntry } from '../core/bibliography/types';
 import type { CheckResult } from '../core/check';
 import type { TextEdit } from '../core/bibliography/edit';
 import { citationStyleOf, insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
 import type { Paper } from '../core/papers/paper';
-import type { SourceRecord } from '../core/sources/types';
 import type { Checker } from './checker';
 
 /** What an action did, or why it did nothing, in words for the panel. */
@@ -34,13 +34,12 @@ interface OpenBibliography {
 /** An action that could not be done, and why. */
 type Failure = Outcome & { readonly ok: false };
 
-/** How the manuscript would cite a paper: by the entry that stands for it already, or by a new one added to `file`. */
-type Reference = { readonly kind: 'existing'; readonly entry: BibEntry } | { readonly kind: 'new'; readonly key: string; readonly file: string };
-
 interface References {
   readonly ok: true;
-  /** In the order of the papers asked about. */
-  readonly each: readonly Reference[];
+  /** How the manuscript would cite each paper asked about, in their order. */
+  readonly each: readonly CitingReference[];
+  /** Where the new entries go; absent when there are none. */
+  readonly file?: string;
   /** Puts the new entries, if any, at the end of their bibliography. */
   readonly append: (edit: vscode.WorkspaceEdit) => void;
 }
@@ -98,8 +97,8 @@ export class EvidenceActions {
     if (!result) return notRead();
     const references = await this.referencesFor(result, papers);
     if (!references.ok) return references;
-    const keys = references.each.map((r) => (r.kind === 'existing' ? r.entry.key : r.key));
-    const added = references.each.flatMap((r) => (r.kind === 'new' ? [r] : []));
+    const keys = references.each.map((r) => r.key);
+    const added = [...new Set(references.each.flatMap((r) => (r.kind === 'new' ? [r.key] : [])))];
     const document = await vscode.workspace.openTextDocument(uri);
     const own = result.manuscript.sources.find((s) => s.file === uri.fsPath);
     // A file without citations of its own (a new chapter) cites as the rest of the manuscript does.
@@ -111,7 +110,7 @@ export class EvidenceActions {
     edit.replace(uri, new vscode.Range(at, document.positionAt(insertion.offset + insertion.length)), insertion.text);
     references.append(edit);
     if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
-    return { ok: true, keys, added: added.length > 0 ? { keys: added.map((r) => r.key), file: added[0].file } : undefined, changed: true };
+    return { ok: true, keys, added: added.length > 0 && references.file !== undefined ? { keys: added, file: references.file } : undefined, changed: true };
   }
 
   /** Appends the paper to the manuscript's first bibliography, unless one of its bibliographies has it already. */
@@ -127,7 +126,7 @@ export class EvidenceActions {
     const edit = new vscode.WorkspaceEdit();
     references.append(edit);
     if (!(await vscode.workspace.applyEdit(edit))) return notApplied();
-    return { ok: true, message: vscode.l10n.t('Added to {0} as {1}.', path.basename(reference.file), reference.key) };
+    return { ok: true, message: vscode.l10n.t('Added to {0} as {1}.', path.basename(references.file ?? ''), reference.key) };
   }
 
   async openPaper(paper: Paper): Promise<Outcome> {
@@ -168,8 +167,9 @@ export class EvidenceActions {
   private async referencesFor(result: CheckResult, papers: readonly Paper[]): Promise<References | Failure> {
     const bibliographies = await this.bibliographiesOf(result);
     const entries = bibliographies.flatMap((b) => b.entries);
-    const existing = papers.map((paper) => findExisting(asRecord(paper), entries));
-    if (existing.every((entry) => entry !== undefined)) return { ok: true, each: existing.map((entry) => ({ kind: 'existing', entry })), append: () => undefined };
+    const cited = citingReferences(papers, entries, result.manuscript.sources.flatMap((s) => s.bibitems));
+    const written = cited.flatMap((r) => (r.kind === 'new' ? [r.bibtex] : []));
+    if (written.length === 0) return { ok: true, each: cited, append: () => undefined };
     const named = result.manuscript.sources.flatMap((s) => s.bibliographies)[0];
     if (named === undefined) {
       return {
@@ -183,23 +183,13 @@ export class EvidenceActions {
     if (!target) {
       return { ok: false, message: vscode.l10n.t('{0}, the bibliography this manuscript names, does not exist; create it to add papers to it.', named.name) };
     }
-    const taken = new Set([...entries.map((e) => e.key), ...result.manuscript.sources.flatMap((s) => s.bibitems)]);
-    const written: string[] = [];
-    const each = papers.map((paper, i): Reference => {
-      const entry = existing[i];
-      if (entry) return { kind: 'existing', entry };
-      const record = asRecord(paper);
-      const key = citationKeyFor(record, taken);
-      taken.add(key);
-      written.push(bibtexFor(record, key).trim());
-      return { kind: 'new', key, file: target.file };
-    });
     const { document } = target;
     const text = document.getText();
     return {
       ok: true,
-      each,
-      append: (edit) => edit.insert(document.uri, document.positionAt(text.length), textToAppend(text, written.join('\n\n'))),
+      each: cited,
+      file: target.file,
+      append: (edit) => edit.insert(document.uri, document.positionAt(text.length), textToAppend(text, [...new Set(written)].join('\n\n'))),
     };
   }
 
@@ -232,23 +222,4 @@ function notRead(): Failure {
 
 function notApplied(): Failure {
   return { ok: false, message: vscode.l10n.t('The editor did not apply the change; the file may have changed meanwhile. Try again.') };
-}
-
-/**
- * The paper as the BibTeX writer, the key maker and the de-duplication take it. They read its
- * bibliographic fields and links, never `source` or `id` (see generate.ts), so a paper from a local
- * collection, which came from no source, is not given an invented one.
- */
-function asRecord(paper: Paper): SourceRecord {
-  const work: Omit<SourceRecord, 'source' | 'id'> = {
-    title: paper.title,
-    authors: paper.authors,
-    year: paper.year,
-    venue: paper.venue,
-    doi: paper.doi,
-    arxivId: paper.arxivId,
-    openAccessUrl: paper.openAccessUrl,
-    url: paper.source?.url,
-  };
-  return work as SourceRecord;
 }

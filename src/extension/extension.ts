@@ -8,16 +8,16 @@ import { CitationCodeActionProvider } from './codeActions';
 import { checkReferencesCommand, setSourceApiKeyCommand, showCitedAbstract } from './commands';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
-import { registerFindEvidence, type EvidenceApi, type EvidenceJudge } from './findEvidence';
+import { registerFindEvidence, type EvidenceJudge } from './findEvidence';
 import { CitationHoverProvider } from './hover';
 import { EvidenceLibrary } from './library';
 import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
 import { ReferenceLookups } from './references';
 import { StatusBar } from './statusBar';
-import { registerSuggest } from './suggest';
+import { registerSuggest, type SuggestApi } from './suggest';
 
 /** The extension's API: tests give Find Evidence a fixed finder through it. */
-export function activate(context: vscode.ExtensionContext): EvidenceApi {
+export function activate(context: vscode.ExtensionContext): SuggestApi {
   const config = new Config();
   const log = vscode.window.createOutputChannel('Attest', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
@@ -119,6 +119,7 @@ export function activate(context: vscode.ExtensionContext): EvidenceApi {
       evidence.setEvidenceFinder(finder);
       suggestions.setEvidenceFinder(finder);
     },
+    setSentenceJudge: (judge) => suggestions.setSentenceJudge(judge),
   };
 }
 

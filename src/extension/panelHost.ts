@@ -39,8 +39,12 @@ export class PanelHost<Message> implements vscode.Disposable {
     this.panel = this.create();
   }
 
-  /** Tells the page something without replacing what it shows (what an action did). */
-  post(message: Message): void {
+  /**
+   * Tells the page something without replacing what it shows (what an action did, or more of a
+   * streamed draft); `state`, when given, is what a rebuilt page is to show from now on.
+   */
+  post(message: Message, state?: Message): void {
+    if (state !== undefined) this.state = state;
     void this.panel?.webview.postMessage(message);
   }
 

@@ -6,15 +6,16 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { applyEdits } from '../core/bibliography/edit';
 import type { EvidenceFinder } from '../core/evidence';
-import { insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
 import type { NliModel } from '../core/models/nli';
 import type { Paper } from '../core/papers/paper';
 import { LlmError, OpenAiLlm, type Llm, type LlmSettings } from '../core/suggest/llm';
 import { endpointName } from '../core/suggest/llmErrors';
 import { describeOutgoing } from '../core/suggest/prompt';
-import { supportJudge, type SentenceJudge } from '../core/suggest/recheck';
+import { suggestConfigFrom } from '../core/suggest/config';
+import { acceptedSentences, insertionText } from '../core/suggest/insertion';
+import type { DraftLimits } from '../core/suggest/limits';
+import { supportJudge, type SentenceJudge, type SuggestedSentence } from '../core/suggest/recheck';
 import { SOURCE_NAMES } from '../core/sources/config';
 import { MAX_SOURCES, suggest, type Suggestion, type SuggestProgress } from '../core/suggest/suggest';
 import type { Checker } from './checker';
@@ -39,16 +40,23 @@ export interface SuggestDependencies {
  * Requests to the Language Model". The panel's Accept runs `attest.suggest.accept`, through the same
  * handler as the page's message. Returns the way to give suggestions a fixed finder, as Find Evidence's.
  */
-export function registerSuggest(context: vscode.ExtensionContext, deps: SuggestDependencies): EvidenceApi {
+/** What the extension offers its tests about suggestions, besides the finder. */
+export interface SuggestApi extends EvidenceApi {
+  /** Sentences are judged from now on by `judge` instead of the support check (undefined: the support check again). */
+  setSentenceJudge(judge: SentenceJudge | undefined): void;
+}
+
+export function registerSuggest(context: vscode.ExtensionContext, deps: SuggestDependencies): SuggestApi {
   const feature = new SuggestCitedText(context, deps);
   context.subscriptions.push(
     feature,
     vscode.commands.registerCommand('attest.suggestCitedText', () => feature.run()),
-    vscode.commands.registerCommand('attest.suggest.accept', () => feature.receive({ type: 'accept' })),
+    // A plain Accept inserts the supported sentences; `unconfirmed` names the unconfirmed ones ticked besides.
+    vscode.commands.registerCommand('attest.suggest.accept', (choice?: { unconfirmed?: unknown }) => feature.receive({ type: 'accept', unconfirmed: choice?.unconfirmed ?? [] })),
     vscode.commands.registerCommand('attest.allowLlmRequests', () => feature.allow()),
     vscode.commands.registerCommand('attest.setLlmApiKey', () => setLlmApiKey(context.secrets)),
   );
-  return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement) };
+  return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement), setSentenceJudge: (judge) => feature.setJudge(judge) };
 }
 
 /** The endpoint the user allowed requests to, in this workspace. */
@@ -76,6 +84,7 @@ class SuggestCitedText implements vscode.Disposable {
   private consent: PendingConsent | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   private finder: () => Promise<EvidenceFinder>;
+  private fixedJudge: SentenceJudge | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -89,6 +98,10 @@ class SuggestCitedText implements vscode.Disposable {
 
   setFinder(finder: () => Promise<EvidenceFinder>): void {
     this.finder = finder;
+  }
+
+  setJudge(judge: SentenceJudge | undefined): void {
+    this.fixedJudge = judge;
   }
 
   /** Suggests text for the active editor's selection; resolves to what the panel then shows. */
@@ -130,19 +143,21 @@ class SuggestCitedText implements vscode.Disposable {
           const show = (state: PanelMessage): void => {
             if (!controller.signal.aborted) this.panel.show(state);
           };
-          const draft = new DraftView(claim, show, (stage) => progress.report({ message: stage }));
+          const draft = new DraftView(claim, { show, post: (message, state) => !controller.signal.aborted && this.panel.post(message, state) }, (stage) => progress.report({ message: stage }));
           try {
             draft.starting(vscode.l10n.t('Opening the paper library…'));
             return await suggest({
               selection: claim,
               finder: await this.finder(),
               llm: draft.streaming(llm),
-              judge: this.judge(),
+              judge: this.fixedJudge ?? this.judge(),
+              limits: settings.limits,
               signal: controller.signal,
               onProgress: (p) => draft.progress(p),
             });
           } finally {
             cancel.dispose();
+            draft.dispose();
           }
         },
       );
@@ -179,7 +194,7 @@ class SuggestCitedText implements vscode.Disposable {
         this.panel.close();
         return undefined;
       case 'accept':
-        return this.accept();
+        return this.accept(new Set(message.unconfirmed));
       case 'openPaper': {
         const paper = this.shown?.suggestion.sources[message.source - 1];
         return paper && this.actions.openPaper(paper);
@@ -214,13 +229,13 @@ class SuggestCitedText implements vscode.Disposable {
   }
 
   /** Inserts the suggestion after the selection it was made for, citing in the manuscript's style, with the new .bib entries, as one edit. */
-  private async accept(): Promise<Outcome | undefined> {
+  private async accept(unconfirmed: ReadonlySet<number>): Promise<Outcome | undefined> {
     const shown = this.shown;
     if (!shown || shown.suggestion.outcome !== 'drafted') return undefined;
     if (shown.view.accepted?.ok) return { ok: false, message: vscode.l10n.t('This suggestion is in the document already.') };
     let outcome: Outcome;
     try {
-      outcome = await this.insert(shown);
+      outcome = await this.insert(shown, acceptedSentences(shown.suggestion.sentences, unconfirmed));
     } catch (error) {
       outcome = { ok: false, message: error instanceof Error ? error.message : String(error) };
     }
@@ -232,13 +247,19 @@ class SuggestCitedText implements vscode.Disposable {
     return outcome;
   }
 
-  private async insert({ uri, selection, suggestion }: Shown): Promise<Outcome> {
-    const papers = uniquePapers(suggestion.sentences.flatMap((s) => s.citations));
+  private async insert({ uri, selection }: Shown, sentences: readonly SuggestedSentence[]): Promise<Outcome> {
+    if (sentences.length === 0) {
+      return { ok: false, message: vscode.l10n.t('Nothing to insert: no sentence is supported. Tick the unconfirmed sentences you want, then Accept.') };
+    }
+    const papers = uniquePapers(sentences.flatMap((s) => s.citations));
     const cited = await this.actions.insertCiting(uri, papers, (text, keys, style) => {
       const at = followingText(text, selection);
       const keyOf = new Map(papers.map((paper, i) => [paper.id, keys[i]]));
-      const sentences = suggestion.sentences.map((s) => ({ text: s.text, keys: s.citations.flatMap((paper) => keyOf.get(paper.id) ?? []) }));
-      return { offset: at, length: 0, text: (/\s/.test(text[at - 1] ?? ' ') ? '' : ' ') + citedText(sentences, style) };
+      const written = insertionText(
+        sentences.map((s) => ({ text: s.text, keys: s.citations.flatMap((paper) => keyOf.get(paper.id) ?? []) })),
+        style,
+      );
+      return { offset: at, length: 0, text: (/\s/.test(text[at - 1] ?? ' ') ? '' : ' ') + written };
     });
     if (!cited.ok) return cited;
     const inserted = cited.keys.length > 0 ? vscode.l10n.t('Inserted after the selection, citing {0}.', cited.keys.join(', ')) : vscode.l10n.t('Inserted after the selection.');
@@ -256,10 +277,10 @@ class SuggestCitedText implements vscode.Disposable {
   }
 
   /** Whether requests may go to the settings' endpoint: asked in the panel the first time, and whenever the endpoint changes. */
-  private allowed(claim: string, settings: LlmSettings): Promise<boolean> {
+  private allowed(claim: string, settings: LlmSettings & { readonly limits: DraftLimits }): Promise<boolean> {
     const endpoint = endpointName(settings.baseUrl);
     if (this.context.workspaceState.get<string>(CONSENT_KEY) === endpoint) return Promise.resolve(true);
-    const outgoing = describeOutgoing(claim, settings, MAX_SOURCES);
+    const outgoing = describeOutgoing(claim, settings, MAX_SOURCES, settings.limits.maxSentences);
     this.panel.show({ type: 'consent', selection: claim, endpoint: outgoing.endpoint, outgoing: outgoing.text, liveSearch: this.liveSearch() });
     return new Promise((answer) => (this.consent = { endpoint, answer }));
   }
@@ -276,23 +297,15 @@ class SuggestCitedText implements vscode.Disposable {
       : vscode.l10n.t('Live source searches are off (attest.retrieval.liveSearch): papers are searched for on this machine only.');
   }
 
-  /** The model's settings with the key stored for its endpoint, or undefined (and the user told) when none is configured. */
-  private async settings(): Promise<LlmSettings | undefined> {
-    const section = vscode.workspace.getConfiguration('attest.llm');
-    const baseUrl = section.get('baseUrl', '').trim();
-    const model = section.get('model', '').trim();
-    if (!baseUrl || !model) {
+  /** The model's settings with the key stored for its endpoint, and the draft limits; undefined (and the user told) when no model is configured. */
+  private async settings(): Promise<(LlmSettings & { readonly limits: DraftLimits }) | undefined> {
+    const all = vscode.workspace.getConfiguration();
+    const { llm, limits } = suggestConfigFrom((key) => all.get(key));
+    if (!llm.baseUrl || !llm.model) {
       notConfigured(vscode.l10n.t('Suggest Cited Text needs a language model: set attest.llm.model, and attest.llm.baseUrl for a server other than OpenAI (e.g. http://localhost:11434/v1 for Ollama).'));
       return undefined;
     }
-    return {
-      baseUrl,
-      model,
-      apiKey: (await this.context.secrets.get(secretKey(baseUrl))) || undefined,
-      temperature: section.get('temperature', 0.2),
-      maxTokens: section.get('maxTokens', 1000),
-      timeoutMs: section.get('timeoutSeconds', 120) * 1000,
-    };
+    return { ...llm, limits, apiKey: (await this.context.secrets.get(secretKey(llm.baseUrl))) || undefined };
   }
 
   /**
@@ -328,17 +341,24 @@ class SuggestCitedText implements vscode.Disposable {
   }
 }
 
+/** How often the panel hears of a streaming draft: often enough to read along, rarely enough not to flood it. */
+const DRAFT_UPDATE_MS = 150;
+
 /**
  * The panel's view of a suggestion under way: the stage, and the draft as the model writes it. The
- * draft is streamed through the model's `onToken`; the core's progress says when a draft starts over.
+ * draft is streamed through the model's `onToken` and sent on in pieces, at most every
+ * DRAFT_UPDATE_MS; the core's progress says when a draft starts over.
  */
-class DraftView {
+class DraftView implements vscode.Disposable {
   private draft = '';
+  /** How much of `draft` the page has. */
+  private sent = 0;
   private stage = '';
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly selection: string,
-    private readonly show: (state: PanelMessage) => void,
+    private readonly panel: { show(state: PanelMessage): void; post(message: PanelMessage, state: PanelMessage): void },
     private readonly report: (stage: string) => void,
   ) {}
 
@@ -352,6 +372,7 @@ class DraftView {
           ...options,
           onToken: (piece) => {
             this.draft += piece;
+            this.timer ??= setTimeout(() => this.flush(), DRAFT_UPDATE_MS);
             onToken(piece);
           },
         });
@@ -366,13 +387,32 @@ class DraftView {
 
   progress(progress: SuggestProgress): void {
     if (progress.stage === 'drafting' && progress.characters === 0) this.draft = '';
-    this.update(stageText(progress));
+    const stage = stageText(progress);
+    // Each streamed piece reports progress too; only a new stage, or a draft starting over, redraws the page.
+    if (stage !== this.stage || this.sent > this.draft.length) this.update(stage);
   }
 
   private update(stage: string): void {
     if (stage !== this.stage) this.report(stage);
     this.stage = stage;
-    this.show({ type: 'working', selection: this.selection, stage, draft: this.draft });
+    this.sent = this.draft.length;
+    this.panel.show(this.state());
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    if (this.draft.length <= this.sent) return;
+    const text = this.draft.slice(this.sent);
+    this.sent = this.draft.length;
+    this.panel.post({ type: 'draftMore', selection: this.selection, text }, this.state());
+  }
+
+  private state(): PanelMessage {
+    return { type: 'working', selection: this.selection, stage: this.stage, draft: this.draft };
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
   }
 }
 
@@ -477,16 +517,6 @@ function followingText(text: string, selection: SelectedText): number {
 
 /** Citations attached to the end of a sentence (`~\citep{a}`, ` [@a]`), then its closing punctuation. */
 const CLOSING = /^(?:[ \t]*~?\\[A-Za-z]*cite[A-Za-z]*\*?(?:\s*\[[^\]]*\])*\s*\{[^}]*\}|[ \t]*\[[^\]]*@[^\]]*\])*[.!?]?/;
-
-/** The sentences as the manuscript writes them: each with its own citation, LaTeX's special characters escaped. */
-function citedText(sentences: readonly { readonly text: string; readonly keys: readonly string[] }[], style: CitationStyle): string {
-  return sentences
-    .map(({ text, keys }) => {
-      const written = style.kind === 'latex' ? text.replace(/(?<!\\)([%&_#])/g, '\\$1') : text;
-      return applyEdits(written, [insertCitation(written, written.length, keys, style)]);
-    })
-    .join(' ');
-}
 
 function uniquePapers(papers: readonly Paper[]): Paper[] {
   return [...new Map(papers.map((paper) => [paper.id, paper])).values()];

@@ -1,3 +1,4 @@
+import type { SentenceStatus } from '../core/suggest/recheck';
 import type { SuggestOutcome } from '../core/suggest/suggest';
 
 /*
@@ -23,8 +24,8 @@ export interface SourceView {
 
 export interface SentenceView {
   readonly text: string;
-  readonly status: 'supported' | 'unconfirmed';
-  /** Why it is unconfirmed, in words. */
+  readonly status: SentenceStatus;
+  /** Why it is not supported, in words. */
   readonly reason?: string;
   /** The numbers of the sources it cites. */
   readonly sources: readonly number[];
@@ -58,9 +59,11 @@ export type PanelMessage =
       readonly selection: string;
       /** The stage, in words: "Drafting from 4 sources…". */
       readonly stage: string;
-      /** The model's draft as it streams in, citations and all: it is checked only once it is complete. */
+      /** The model's draft so far, citations and all: it is checked only once it is complete. Shown as text. */
       readonly draft: string;
     }
+  /** More of the draft, to add to what the last `working` message showed: a streamed reply is not sent again whole for each piece. */
+  | { readonly type: 'draftMore'; readonly selection: string; readonly text: string }
   | {
       readonly type: 'suggestion';
       readonly selection: string;
@@ -77,18 +80,30 @@ export type PanelMessage =
 
 export type SuggestionMessage = Extract<PanelMessage, { type: 'suggestion' }>;
 
-const SIMPLE = ['ready', 'send', 'cancel', 'accept', 'discard', 'openSettings', 'setApiKey'] as const;
+const SIMPLE = ['ready', 'send', 'cancel', 'discard', 'openSettings', 'setApiKey'] as const;
 
-/** Webview → extension: `ready` asks for the current state (the page is rebuilt each time it is shown). */
-export type WebviewMessage = { readonly type: (typeof SIMPLE)[number] } | { readonly type: 'openPaper'; readonly source: number };
+/**
+ * Webview → extension: `ready` asks for the current state (the page is rebuilt each time it is
+ * shown); `accept` names the unconfirmed sentences the user ticked, by index.
+ */
+export type WebviewMessage =
+  | { readonly type: (typeof SIMPLE)[number] }
+  | { readonly type: 'openPaper'; readonly source: number }
+  | { readonly type: 'accept'; readonly unconfirmed: readonly number[] };
+
+const isIndex = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
   if (typeof value !== 'object' || value === null || !('type' in value)) return undefined;
   const simple = SIMPLE.find((t) => t === value.type);
   if (simple !== undefined) return { type: simple };
+  if (value.type === 'accept') {
+    const ticked = 'unconfirmed' in value ? value.unconfirmed : [];
+    return Array.isArray(ticked) && ticked.length <= 1000 && ticked.every(isIndex) ? { type: 'accept', unconfirmed: ticked } : undefined;
+  }
   if (value.type !== 'openPaper' || !('source' in value)) return undefined;
   const { source } = value;
-  return typeof source === 'number' && Number.isSafeInteger(source) && source >= 1 ? { type: 'openPaper', source } : undefined;
+  return isIndex(source) && source >= 1 ? { type: 'openPaper', source } : undefined;
 }
 
 /** The panel's fixed wording, localised by the extension and handed to the page once; the page fills in `{0}`. */
@@ -100,6 +115,10 @@ export interface PanelStrings {
   readonly cancel: string;
   readonly outcome: Readonly<Record<SuggestOutcome, string>>;
   readonly status: Readonly<Record<SentenceView['status'], string>>;
+  /** The label of an unconfirmed sentence's tick box: insert it too. */
+  readonly include: string;
+  /** Under Accept: what it inserts. */
+  readonly acceptHint: string;
   readonly evidence: string;
   readonly entailment: string;
   readonly cites: string;

@@ -108,7 +108,7 @@ describe('attest check in CI', () => {
 
   describe('usage', () => {
     it('prints each command\'s usage for --help and exits 0', async () => {
-      for (const command of ['check', 'verify', 'index', 'search']) {
+      for (const command of ['check', 'verify', 'index', 'search', 'suggest']) {
         const run = await attest(command, '--help');
         assert.equal(run.code, 0, command);
         assert.match(run.out, new RegExp(`^Usage: attest ${command} `), command);

@@ -6,120 +6,45 @@ function draftOf(parsed: ParsedDraft): { sentences: readonly DraftSentence[]; re
   return parsed.kind === 'draft' ? parsed : { sentences: [], removed: [] };
 }
 
-function removedTexts(parsed: ParsedDraft): string[] {
-  return draftOf(parsed).removed.map((r) => r.text);
+/** What is kept of `draft`, one sentence per line ("text ← 1,2"), and why each other one went. */
+function outcome(draft: string, sources = 5): { kept: string[]; removed: string[] } {
+  const { sentences, removed } = draftOf(parseDraft(draft, sources));
+  return { kept: sentences.map((s) => `${s.text} ← ${s.sources.join(',')}`), removed: removed.map((r) => r.reason) };
 }
 
 describe('reading a drafted suggestion', () => {
   it('reads [1], [1, 3], [1-3] and [1][2] as citations of the numbered sources', () => {
-    const { sentences, removed } = draftOf(parseDraft('Caching cuts latency [1, 3]. Memory use falls [2–4]. It scales [2][5]. It is cheap [Source 1].', 5));
+    const { sentences, removed } = draftOf(parseDraft('Caching cuts latency [1, 3]. Memory use falls [2–4]. It scales [2][5]. It is cheap [1;2].', 5));
     assert.deepEqual(sentences, [
       { text: 'Caching cuts latency.', sources: [1, 3] },
       { text: 'Memory use falls.', sources: [2, 3, 4] },
       { text: 'It scales.', sources: [2, 5] },
-      { text: 'It is cheap.', sources: [1] },
+      { text: 'It is cheap.', sources: [1, 2] },
     ]);
     assert.deepEqual(removed, []);
   });
 
-  it('gives a marker after the full stop to the sentence before it', () => {
+  it('gives a marker after the full stop to the sentence before it, and to no other', () => {
     assert.deepEqual(draftOf(parseDraft('Caching helps.[1] Memory falls. [2][3]', 3)).sentences, [
       { text: 'Caching helps.', sources: [1] },
       { text: 'Memory falls.', sources: [2, 3] },
     ]);
+    // The sentence before the stray marker was dropped: the marker does not move on to an earlier one.
+    assert.deepEqual(outcome('Caching helps [1]. See Smith et al. [2]. 12 [3].', 3), {
+      kept: ['Caching helps. ← 1'],
+      removed: ['works named by "et al."', 'no words: markers, numbers or punctuation without a sentence to cite'],
+    });
   });
 
-  it('takes out a number beyond the sources, and keeps the valid ones of the same marker', () => {
-    const parsed = parseDraft('Caching helps [7]. Memory falls [2, 9]. Costs drop [4-8]. Nothing [0].', 5);
-    assert.deepEqual(draftOf(parsed).sentences, [
-      { text: 'Caching helps.', sources: [] },
-      { text: 'Memory falls.', sources: [2] },
-      { text: 'Costs drop.', sources: [4, 5] },
-      { text: 'Nothing.', sources: [] },
-    ]);
+  it('drops a sentence whose marker names a source that was not given, whole', () => {
+    const parsed = parseDraft('Caching helps [7]. Memory falls [2, 9]. Costs drop [4-8]. Nothing [0]. Speed rises [2].', 5);
+    assert.deepEqual(draftOf(parsed).sentences, [{ text: 'Speed rises.', sources: [2] }]);
     assert.deepEqual(draftOf(parsed).removed, [
-      { text: '[7]', reason: 'cites source 7, but there are 5 sources' },
-      { text: '[2, 9]', reason: 'cites source 9, but there are 5 sources' },
-      { text: '[4-8]', reason: 'cites source 4–8, but there are 5 sources' },
-      { text: '[0]', reason: 'cites source 0, but there are 5 sources' },
+      { text: 'Caching helps [7].', reason: 'it cites source 7, but there are 5 sources' },
+      { text: 'Memory falls [2, 9].', reason: 'it cites source 9, but there are 5 sources' },
+      { text: 'Costs drop [4-8].', reason: 'it cites source 4–8, but there are 5 sources' },
+      { text: 'Nothing [0].', reason: 'it cites source 0, but there are 5 sources' },
     ]);
-  });
-
-  it('takes out author–year citations, DOIs, URLs, identifiers, keys and \\cite, saying why', () => {
-    const parsed = parseDraft(
-      [
-        'Caching cuts latency (Smith et al., 2020) [1].',
-        'Prior work agrees (e.g. Lee and Park 2019; WHO, 2021) [2].',
-        'The data are at https://example.org/data.csv and doi:10.1234/abc.567 [3].',
-        'It was replicated (10.5555/xyz-9) [Smith2020] [Lee et al., 2019] [@lee19] [^2].',
-        'See arXiv:2101.00001v2 and PMID: 31234567 \\citep[p. 3]{lee2019}.',
-      ].join(' '),
-      5,
-    );
-    assert.deepEqual(removedTexts(parsed), [
-      '(Smith et al., 2020)',
-      '(e.g. Lee and Park 2019; WHO, 2021)',
-      'https://example.org/data.csv',
-      'doi:10.1234/abc.567',
-      '10.5555/xyz-9',
-      '[@lee19]',
-      '[Smith2020]',
-      '[Lee et al., 2019]',
-      '[^2]',
-      'arXiv:2101.00001v2',
-      'PMID: 31234567',
-      '\\citep[p. 3]{lee2019}',
-    ]);
-    assert.deepEqual(
-      draftOf(parsed).sentences.map((s) => s.text),
-      ['Caching cuts latency.', 'Prior work agrees.', 'The data are at and.', 'It was replicated.', 'See and.'],
-    );
-    assert.match(draftOf(parsed).removed[0].reason, /author–year citation: only the numbered sources may be cited/);
-  });
-
-  it('drops a sentence that credits a work by name', () => {
-    const parsed = parseDraft('Smith et al. (2020) showed that caching helps [1]. Lee and Park (2019) disagree [2]. Jones et al. found more [3]. Caching helps [1].', 3);
-    assert.deepEqual(draftOf(parsed).sentences, [{ text: 'Caching helps.', sources: [1] }]);
-    assert.deepEqual(
-      draftOf(parsed).removed.map((r) => r.reason),
-      [
-        'it credits Smith et al. (2020) by name: only the numbered sources may be cited',
-        'it credits Lee and Park (2019) by name: only the numbered sources may be cited',
-        'it credits Jones et al. by name: only the numbered sources may be cited',
-      ],
-    );
-  });
-
-  it('leaves dates, statistics and editorial brackets alone', () => {
-    const text = 'In March 2020 (March 2020) the trial began [1]. Risk rose (95% CI 1.2–3.4) [sic] in COVID-19 (2020 cohort) [2].';
-    assert.deepEqual(parseDraft(text, 2), {
-      kind: 'draft',
-      sentences: [
-        { text: 'In March 2020 (March 2020) the trial began.', sources: [1] },
-        { text: 'Risk rose (95% CI 1.2–3.4) [sic] in COVID-19 (2020 cohort).', sources: [2] },
-      ],
-      removed: [],
-    });
-  });
-
-  it('takes out a reference list the model appended, with or without a heading', () => {
-    const withHeading = parseDraft('Caching helps [1].\n\n**References**\n[1] Smith J. (2020). Caching. J Sys.\n[2] Lee K. Memory.', 2);
-    assert.deepEqual(draftOf(withHeading).sentences, [{ text: 'Caching helps.', sources: [1] }]);
-    assert.deepEqual(removedTexts(withHeading), ['**References**\n[1] Smith J. (2020). Caching. J Sys.\n[2] Lee K. Memory.']);
-    const bare = parseDraft('Caching helps [1].\n[1] Smith, J., 2020. Caching. doi:10.1/x', 2);
-    assert.deepEqual(draftOf(bare).sentences, [{ text: 'Caching helps.', sources: [1] }]);
-  });
-
-  it('reads past reasoning, fences, list markers and headings', () => {
-    const reply = '<think>Maybe cite [9] (Smith, 2020).</think>\n```\n## Summary\n- Caching helps [1].\n- **Memory** falls [2].\n```';
-    assert.deepEqual(parseDraft(reply, 2), {
-      kind: 'draft',
-      sentences: [
-        { text: 'Caching helps.', sources: [1] },
-        { text: 'Memory falls.', sources: [2] },
-      ],
-      removed: [],
-    });
   });
 
   it('keeps a sentence that cites nothing, with no sources', () => {
@@ -127,6 +52,65 @@ describe('reading a drafted suggestion', () => {
       { text: 'Caching is widely used.', sources: [] },
       { text: 'It cuts latency.', sources: [1] },
     ]);
+  });
+
+  it('keeps abbreviations, initials and decimals inside their sentence', () => {
+    assert.deepEqual(outcome('LRU (e.g. in Fig. 2) beats FIFO by 3.5 points, as J. Smith measured [1]. It scales [2].').kept, [
+      'LRU (e.g. in Fig. 2) beats FIFO by 3.5 points, as J. Smith measured. ← 1',
+      'It scales. ← 2',
+    ]);
+  });
+
+  it('keeps statistics, plain numbers, dates and the specials prose uses', () => {
+    assert.deepEqual(outcome('Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5 [1]. In 2019 the trial began [2]. From March 2020 until Spring 2021 it ran [2]. Half (½) of Phase Ⅲ ended [1].').kept, [
+      'Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5. ← 1',
+      'In 2019 the trial began. ← 2',
+      'From March 2020 until Spring 2021 it ran. ← 2',
+      'Half (1⁄2) of Phase III ended. ← 1',
+    ]);
+  });
+
+  it('takes out a list of works the model appended, from its heading on', () => {
+    const parsed = parseDraft('Caching helps [1].\n\n**References**\n[1] Smith J. (2020). Caching. J Sys.\n[2] Lee K. Memory.', 2);
+    assert.deepEqual(draftOf(parsed).sentences, [{ text: 'Caching helps.', sources: [1] }]);
+    assert.deepEqual(draftOf(parsed).removed, [
+      { text: '**References**\n[1] Smith J. (2020). Caching. J Sys.\n[2] Lee K. Memory.', reason: 'a list of works: only the numbered sources may be cited' },
+    ]);
+    assert.deepEqual(outcome('Caching helps [1].\nFurther reading: Lee, Memory, and Park, Caches.', 2), {
+      kept: ['Caching helps. ← 1'],
+      removed: ['a list of works: only the numbered sources may be cited'],
+    });
+    // A sentence that merely starts with one of the words is text.
+    assert.deepEqual(outcome('Sources of latency include disks [1].', 2).kept, ['Sources of latency include disks. ← 1']);
+  });
+
+  it('reads past reasoning, fences, list markers and emphasis, and lists a heading as taken out', () => {
+    const reply = '<think>Maybe cite [9] (Smith, 2020).</think>\n```\n## Summary\n- Caching helps [1].\n- **Memory** falls [2].\n```';
+    assert.deepEqual(parseDraft(reply, 2), {
+      kind: 'draft',
+      sentences: [
+        { text: 'Caching helps.', sources: [1] },
+        { text: 'Memory falls.', sources: [2] },
+      ],
+      removed: [{ text: '## Summary', reason: 'a heading, which is layout rather than text' }],
+    });
+  });
+
+  it('keeps no more sentences and characters than the limits, and stops reading there', () => {
+    const draft = 'One is here [1]. Two is here [1]. Three is here [1]. Four is here [1].';
+    assert.deepEqual(draftOf(parseDraft(draft, 1, { maxSentences: 2, maxCharacters: 1000 })).removed, [
+      { text: 'Three is here [1].', reason: 'beyond the limit of 2 sentences (attest.suggest.maxSentences); the rest of the draft after it was not read' },
+    ]);
+    const short = draftOf(parseDraft(draft, 1, { maxSentences: 9, maxCharacters: 30 }));
+    assert.deepEqual(short.sentences.map((s) => s.text), ['One is here.', 'Two is here.']);
+    assert.match(short.removed[0].reason, /^beyond the limit of 30 characters/);
+  });
+
+  it('stops reading a reply that is mostly taken out, and says so', () => {
+    const { sentences, removed } = draftOf(parseDraft(`Kept here [1]. ${'Smith et al. agree [1]. '.repeat(500)}Never read [1].`, 1));
+    assert.deepEqual(sentences.map((s) => s.text), ['Kept here.']);
+    assert.equal(removed.length, 51);
+    assert.match(removed[50].reason, /^not read, nor anything after it: more than 50 parts/);
   });
 
   it('reads INSUFFICIENT with the follow-up query, or without one', () => {
@@ -140,7 +124,144 @@ describe('reading a drafted suggestion', () => {
   it('calls an empty reply empty, and one without sentences malformed', () => {
     assert.deepEqual(parseDraft('', 3), { kind: 'empty' });
     assert.deepEqual(parseDraft('  <think>Only thinking, then cut off', 3), { kind: 'empty' });
+    assert.deepEqual(parseDraft('\u200b\u202e\u2066', 3), { kind: 'empty' });
     assert.deepEqual(parseDraft('[1][2] ... 42', 3), { kind: 'malformed', reason: 'the reply holds no words' });
     assert.deepEqual(parseDraft('{"text": "Caching helps [1]"}', 3), { kind: 'malformed', reason: 'the reply is data (JSON), not sentences' });
+  });
+
+  describe('drops every sentence that still points at a work, saying how', () => {
+    const CASES: readonly [string, string, RegExp][] = [
+      ['a number in parentheses', 'Caching helps (7) [1].', /number in parentheses/],
+      ['a list of numbers in parentheses', 'Caching helps (7, 12–14) [1].', /number in parentheses/],
+      ['a labelled number in parentheses', 'Caching helps (S7) (ref 7) [1].', /number in parentheses|reference to a work/],
+      ['a page in parentheses', 'Caching helps (7, p. 4) [1].', /number in parentheses/],
+      ['superscript digits', 'Caching helps¹⁷ [1].', /superscript/],
+      ['subscript digits', 'Caching helps₇ [1].', /superscript/],
+      ['a circled number', 'Caching helps ⑦ [1].', /superscript, circled number/],
+      ['a dingbat circled number', 'Caching helps ❼ [1].', /superscript, circled number/],
+      ['a parenthesised number sign', 'Caching helps ⑺ [1].', /superscript, circled number/],
+      ['a number with a full stop sign', 'Caching helps ⒎ [1].', /superscript, circled number/],
+      ['a negative circled number', 'Caching helps ➐ [1].', /superscript, circled number/],
+      ['a superscript letter', 'Caching helpsᵃ [1].', /superscript, circled number/],
+      ['a dagger', 'Caching helps† [1].', /dagger/],
+      ['a section sign', 'Caching helps (see §) [1].', /dagger/],
+      ['an author and year without punctuation', 'As Smith 2019 showed, caching helps [1].', /author and year/],
+      ['an author as a reference list writes it', 'Caching helps, as Vaswani, A. and Shazeer, N. showed [1].', /reference list writes it/],
+      ['pages of a publication', 'Caching helps, Journal of Systems 12, pp. 45–67 [1].', /volume, pages/],
+      ['a volume', 'Caching helps, vol. 12 [1].', /volume, pages/],
+      ['ibid.', 'Caching helps, ibid. [1].', /ibid/],
+      ['a superscript in parentheses', 'Caching helps⁽⁷⁾ [1].', /superscript, circled number/],
+      ['lenticular brackets', 'Caching helps 【7】 [1].', /bracket of the kind/],
+      ['tortoise-shell brackets', 'Caching helps 〔7〕 [1].', /bracket of the kind/],
+      ['fullwidth brackets with a source beyond those given', 'Caching helps ［7］.', /cites source 7/],
+      ['fullwidth digits in brackets', 'Caching helps [７].', /cites source 7/],
+      ['mathematical digits in brackets', 'Caching helps [𝟕].', /cites source 7/],
+      ['Arabic-Indic digits in brackets', 'Caching helps [٧] [1].', /bracket that is not/],
+      ['Devanagari digits in brackets', 'Caching helps [७] [1].', /bracket that is not/],
+      ['a zero-width space inside a marker', 'Caching helps [\u200b7].', /cites source 7/],
+      ['a bidi override inside a marker', 'Caching helps [\u202e7\u202c].', /cites source 7/],
+      ['a soft hyphen inside a marker', 'Caching helps [\u00ad7].', /cites source 7/],
+      ['ref inside brackets', 'Caching helps [ref 7] [1].', /bracket that is not/],
+      ['a supplementary label', 'Caching helps [S7] [1].', /bracket that is not/],
+      ['a page in brackets', 'Caching helps [7, p. 4] [1].', /bracket that is not/],
+      ['an unclosed bracket', 'Caching helps [1 and more [2].', /bracket that is not/],
+      ['a key in brackets', 'Caching helps [Smith2020] [1].', /bracket that is not/],
+      ['a pandoc citation', 'Caching helps [@smith2020] [1].', /bracket that is not|citation key/],
+      ['a bare pandoc key', 'As @smith2020 shows, caching helps [1].', /citation key/],
+      ['a pandoc note', 'Caching helps^[See Smith 2019.] [1].', /bracket that is not/],
+      ['an author in press', 'Caching helps (Smith, in press) [1].', /in press/],
+      ['a personal communication', 'Caching helps (J. Lee, personal communication) [1].', /in press|unpublished/],
+      ['an author and year in parentheses', 'Caching helps (Smith, 2019) [1].', /author and year|year in parentheses/],
+      ['a year in parentheses', 'Smith (2019) showed caching helps [1].', /year in parentheses/],
+      ['et al.', 'Smith et al. showed caching helps [1].', /et al/],
+      ['et al without a stop', 'Smith et al showed caching helps [1].', /et al/],
+      ['a possessive and a year', "Smith's 2019 study shows caching helps [1].", /author and year/],
+      ['a curly possessive and a year', 'Smith’s landmark 2019 study shows caching helps [1].', /author and year/],
+      ['two authors and a year', 'As Lee and Park, 2019 found, caching helps [1].', /author and year/],
+      ['a year naming a study', 'The 2019 review found caching helps [1].', /named by its year/],
+      ['ref. with a number', 'Caching helps, see ref. 12 [1].', /reference to a work/],
+      ['refs. with numbers', 'Caching helps (refs. 3-5) [1].', /reference to a work/],
+      ['reference with a number', 'Caching helps, as reference 12 shows [1].', /reference to a work/],
+      ['a DOI', 'Caching helps, doi:10.1/x [1].', /DOI/],
+      ['a bare DOI', 'Caching helps 10.1145/3368089.3409742 [1].', /DOI/],
+      ['an arXiv identifier', 'Caching helps, arXiv 2301.00001 [1].', /arXiv/],
+      ['a new-style arXiv number alone', 'Caching helps, as 2301.00001v2 shows [1].', /arXiv/],
+      ['an old-style arXiv identifier', 'Caching helps, as hep-th/9901001 shows [1].', /arXiv/],
+      ['a PubMed ID', 'Caching helps, PubMed ID 31234567 [1].', /PMID/],
+      ['a PMID', 'Caching helps (PMID: 31234567) [1].', /PMID/],
+      ['a PMC id', 'Caching helps, PMC1234567 [1].', /PMID/],
+      ['an ISBN', 'Caching helps, ISBN 978-3-16-148410-0 [1].', /ISBN/],
+      ['a URL', 'Caching helps, https://example.org/x [1].', /URL/],
+      ['www', 'Caching helps, www.example.org [1].', /URL/],
+      ['a domain and file', 'Caching helps, see example.org/paper.pdf [1].', /web address/],
+      ['a bare domain', 'Caching helps, says nature.com [1].', /web address/],
+      ['raw HTML', 'Caching helps<sup>7</sup> [1].', /HTML/],
+      ['an HTML link', 'Caching helps, <a href="x">see</a> [1].', /HTML/],
+      ['an HTML entity', 'Caching helps &#91;7&#93; [1].', /HTML/],
+      ['\\cite', 'Caching helps \\cite{smith2019} [1].', /TeX/],
+      ['\\Cite with a space', 'Caching helps \\Cite {smith2019} [1].', /TeX/],
+      ['\\footnote', 'Caching helps\\footnote{See Smith 2019.} [1].', /TeX/],
+      ['\\input', 'Caching helps \\input{/etc/passwd} [1].', /TeX/],
+      ['TeX caret notation', 'Caching helps ^^5cinput{x} [1].', /TeX/],
+      ['a lone backslash', 'Caching helps \\ [1].', /TeX/],
+      ['a backslash before the marker', 'Caching helps\\[1].', /TeX/],
+      ['a double backslash and comment', 'Caching helps \\\\% [1].', /TeX/],
+      ['fullwidth backslash', 'Caching helps ＼cite{x} [1].', /TeX/],
+    ];
+    for (const [name, draft, reason] of CASES) {
+      it(name, () => {
+        const { sentences, removed } = draftOf(parseDraft(`Kept sentence [2]. ${draft} Also kept [2].`, 5));
+        assert.deepEqual(
+          sentences.map((s) => s.text),
+          ['Kept sentence.', 'Also kept.'],
+          `kept: ${JSON.stringify(sentences)}, removed: ${JSON.stringify(removed)}`,
+        );
+        assert.ok(removed.length > 0 && removed.every((r) => reason.test(r.reason)), JSON.stringify(removed));
+      });
+    }
+  });
+});
+
+describe('every digit, number sign and bracket Unicode has', () => {
+  /** Every code point of a general category, as strings. */
+  function everyCharacter(category: RegExp): string[] {
+    const found: string[] = [];
+    for (let code = 0x80; code <= 0x1ffff; code++) {
+      const char = String.fromCodePoint(code);
+      if (category.test(char)) found.push(char);
+    }
+    return found;
+  }
+
+  /** Read as a citation of given sources, or dropped: never kept as text with the number in it. */
+  function assertCitesOrDrops(pointer: string): void {
+    const parsed = parseDraft(`Kept here [1]. Caching helps ${pointer} [2]. Also kept [1].`, 9);
+    const kept = draftOf(parsed).sentences.map((s) => s.text);
+    assert.ok(
+      ['Kept here.|Also kept.', 'Kept here.|Caching helps.|Also kept.'].includes(kept.join('|')),
+      `${JSON.stringify(pointer)} (U+${pointer.codePointAt(0)?.toString(16)}) left ${JSON.stringify(kept)}`,
+    );
+  }
+
+  it('reads a decimal digit of any script in brackets as a marker or drops its sentence', () => {
+    const digits = everyCharacter(/\p{Nd}/u);
+    assert.ok(digits.length > 600);
+    for (const digit of digits) assertCitesOrDrops(`[${digit}]`);
+  });
+
+  it('drops a sentence with any other number sign after a word', () => {
+    const signs = everyCharacter(/\p{No}/u).filter((c) => !/[\u00BC-\u00BE\u2150-\u218F]/u.test(c));
+    assert.ok(signs.length > 500);
+    for (const sign of signs) assertCitesOrDrops(`x${sign}`);
+  });
+
+  it('drops a sentence with a number in any kind of bracket', () => {
+    const openers = everyCharacter(/\p{Ps}/u);
+    assert.ok(openers.length > 60);
+    for (const open of openers) {
+      const close = String.fromCodePoint((open.codePointAt(0) ?? 0) + 1);
+      assertCitesOrDrops(`${open}7${close}`);
+      assertCitesOrDrops(`${open}7`);
+    }
   });
 });

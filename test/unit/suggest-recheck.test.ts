@@ -31,13 +31,13 @@ describe('re-checking drafted sentences against the passages they cite', () => {
     assert.equal(checked.evidence?.judgement.model, 'keywords');
   });
 
-  it('leaves a contradicted or unrelated sentence unconfirmed, saying why', async () => {
+  it('marks a contradicted sentence contradicted and leaves an unrelated one unconfirmed, saying why', async () => {
     const judge = supportJudge({ nli: { model: new KeywordNli(), id: 'keywords' } });
     const checked = await recheck([{ text: 'Caching lowers latency.', sources: [3] }, { text: 'Caching lowers latency.', sources: [2] }], SOURCES, judge);
     assert.deepEqual(
       checked.map((c) => [c.status, c.reason]),
       [
-        ['unconfirmed', 'a cited passage contradicts it'],
+        ['contradicted', 'a cited passage contradicts it, so it is never inserted'],
         ['unconfirmed', 'the cited passages do not state it'],
       ],
     );
@@ -57,6 +57,6 @@ describe('re-checking drafted sentences against the passages they cite', () => {
   it('turns only the numbers of given sources into papers', async () => {
     const judge = supportJudge();
     const [checked] = await recheck([{ text: 'Caching helps.', sources: [4, 9] }], SOURCES, judge);
-    assert.deepEqual([checked.citations, checked.status, checked.reason], [[], 'unconfirmed', 'it cites no source']);
+    assert.deepEqual([checked.citations, checked.status, checked.reason], [[], 'uncited', 'it cites none of the sources, so it is never inserted']);
   });
 });

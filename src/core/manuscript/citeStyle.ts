@@ -70,14 +70,22 @@ export function insertCitation(text: string, offset: number, keys: readonly stri
     const needsSeparator = group.keys.length > 0 && cited !== '';
     return { offset: group.close, length: 0, text: (needsSeparator ? separator : '') + cited };
   }
+  return { offset: at, length: 0, text: citationFor(keys, style, at === 0 || /\s/.test(text[at - 1])) };
+}
+
+/**
+ * A new citation of `keys` (none: nothing) to write after a word, or after a space when `spaced`:
+ * `~\citep{a,b}` or ` [@a; @b]`. Throws for a key the command could not carry intact.
+ */
+export function citationFor(keys: readonly string[], style: CitationStyle, spaced: boolean): string {
   const fresh = unique(keys);
-  if (fresh.length === 0) return { offset: at, length: 0, text: '' };
-  const spaced = at === 0 || /\s/.test(text[at - 1]);
-  if (style.kind === 'pandoc') {
-    return { offset: at, length: 0, text: `${spaced ? '' : ' '}[${fresh.map(pandocKey).join('; ')}]` };
-  }
+  if (fresh.length === 0) return '';
+  if (style.kind === 'pandoc') return `${spaced ? '' : ' '}[${fresh.map(pandocKey).join('; ')}]`;
+  // A comma would split the key, a brace or backslash end the command, `%` comment out the rest of the line.
+  const unsafe = fresh.find((key) => !/^[^\s,{}%#~\\]+$/.test(key));
+  if (unsafe !== undefined) throw new Error(`The key "${unsafe}" cannot be written in a LaTeX citation.`);
   const tie = spaced || ATTACHED.has(style.command) ? '' : '~';
-  return { offset: at, length: 0, text: `${tie}\\${style.command}{${fresh.join(',')}}` };
+  return `${tie}\\${style.command}{${fresh.join(',')}}`;
 }
 
 /** The selection's end without trailing space and one closing punctuation mark (not an ellipsis). */
@@ -147,7 +155,9 @@ function pandocGroup(content: string, close: number): CitationGroup {
  * markdown.ts's reader accepts; in braces otherwise (a trailing `.` would end the key).
  */
 function pandocKey(key: string): string {
-  return /^[\p{L}\p{N}_](?:[\p{L}\p{N}_]|[:.#$%&\-+?<>~/](?=[\p{L}\p{N}_]))*$/u.test(key) ? `@${key}` : `@{${key}}`;
+  if (/^[\p{L}\p{N}_](?:[\p{L}\p{N}_]|[:.#$%&\-+?<>~/](?=[\p{L}\p{N}_]))*$/u.test(key)) return `@${key}`;
+  if (/[{}\]]/.test(key)) throw new Error(`The key "${key}" cannot be written in a pandoc citation.`);
+  return `@{${key}}`;
 }
 
 function unique(keys: readonly string[]): string[] {

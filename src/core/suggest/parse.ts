@@ -1,22 +1,27 @@
 /**
- * Reads a model's draft into sentences and the numbered sources each cites. Citations of the given
- * sources are `[1]`, `[1, 3]`, `[1-3]`, `[1][2]` (or `[Source 1]`). Everything else that cites — a
- * number beyond the sources, an author–year reference, a DOI, a URL, a citation key, a LaTeX
- * `\cite`, a reference list, a sentence that credits a named work — is taken out and reported: the
- * model may only cite what it was given.
+ * Reads a model's draft into sentences and the numbered sources each cites. A draft is prose, never
+ * markup: after `normalizeDraft`, the only structure read from it is its sentences and `[n]` markers
+ * (`[1]`, `[1, 3]`, `[1-3]`, `[1][2]`) whose numbers are given sources. Everything else is text, which
+ * the writer escapes for the manuscript. A sentence still pointing at a work in any other way — a
+ * number beyond the sources, a bracket, a superscript, an author and year, a DOI, a URL, a key, TeX —
+ * is dropped whole and reported with the reason (see `citationLike`).
  *
- *   parseDraft('Caching cuts latency [1] (Smith et al., 2020). It scales [2][7].', 5)
- *     → sentences: [{ text: 'Caching cuts latency.', sources: [1] }, { text: 'It scales.', sources: [2] }]
- *       removed:   [{ text: '(Smith et al., 2020)', … }, { text: '[7]', reason: 'cites source 7, but there are 5 sources' }]
+ *   parseDraft('Caching cuts latency [1]. It scales (Smith et al., 2020) [2].', 5, limits)
+ *     → sentences: [{ text: 'Caching cuts latency.', sources: [1] }]
+ *       removed:   [{ text: 'It scales (Smith et al., 2020).', reason: 'works named by "et al."' }]
+ *
+ * One pass over the text, with patterns that cannot backtrack: a draft is whatever a server sends.
  */
-import { splitSentences } from '../manuscript/sentences';
+import { citationLike } from './citationLike';
+import { DEFAULT_DRAFT_LIMITS, type DraftLimits } from './limits';
+import { normalizeDraft, NOTE_MARK } from './normalize';
 import { INSUFFICIENT } from './prompt';
 import { cleanReply } from './reply';
 
 export interface DraftSentence {
   /** Without its citation markers. */
   readonly text: string;
-  /** The sources it cites, by number from 1, in the order cited. */
+  /** The sources it cites, by number from 1, in the order cited; empty for an uncited sentence. */
   readonly sources: readonly number[];
 }
 
@@ -33,63 +38,78 @@ export type ParsedDraft =
   | { readonly kind: 'empty' }
   | { readonly kind: 'malformed'; readonly reason: string };
 
-const ONLY_NUMBERED = 'only the numbered sources may be cited';
+/** A heading or lead-in that starts a list of works: everything from it on goes. */
+const LIST_OF_WORKS = /^(?:references?|sources?|bibliography|works\s{1,3}cited|citations?|further\s{1,3}reading|reading\s{1,3}list|see\s{1,3}also|literature|notes?)[\s*_]{0,6}(?::|$)/iu;
+/** What a list item or a heading starts with. */
+const LIST_ITEM = /^(?:[-*•+]|\d{1,3}[.)])\s/u;
+/** Words that end in a full stop without ending the sentence. */
+const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'al', 'fig', 'figs', 'eq', 'eqs', 'approx', 'ca', 'resp', 'no', 'vol', 'pp', 'dr', 'prof', 'st', 'mr', 'ms', 'inc', 'ltd', 'viz', 'sec', 'ref', 'refs']);
+/** More than a draft of a few sentences could hold: past this many, the rest of a reply is not read. */
+const MAX_REMOVALS = 50;
+/** A marker listing more numbers than this is not one: no draft cites that many sources at once. */
+const MAX_MARKER_ITEMS = 20;
+/** No source list is longer; a range beyond it is not a citation of given sources. */
+const MAX_MARKER_NUMBER = 999;
 
-/** `[3]`, `[1, 3]`, `[1-3]`, `[2; 4–6]`, `[Source 2]`. */
-const MARKER = /\[\s*(?:sources?\s*)?(\d+(?:\s*[-–—]\s*\d+)?(?:\s*[,;]\s*(?:sources?\s*)?\d+(?:\s*[-–—]\s*\d+)?)*)\s*\]/gi;
-
-const NAME = String.raw`\p{Lu}[\p{L}'’\-]+`;
-/** Months and seasons name dates, not authors: "(March 2020)". */
-const NOT_A_DATE = String.raw`(?!(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Spring|Summer|Autumn|Fall|Winter)\b)`;
-const AUTHORS = String.raw`${NOT_A_DATE}${NAME}(?:\s+et\s+al\.?|\s+(?:and|&)\s+${NAME})?`;
-const YEAR = String.raw`(?:19|20)\d{2}[a-z]?\b`;
-
-/** Patterns removed wherever they stand, in this order (a DOI inside a URL goes with the URL). */
-const FOREIGN: readonly { readonly pattern: RegExp; readonly reason: string }[] = [
-  { pattern: /\b(?:https?:\/\/|www\.)[^\s<>()[\]]*[^\s<>()[\].,;:!?'"]/gi, reason: `a URL: ${ONLY_NUMBERED}` },
-  { pattern: /\b(?:doi:\s*)?10\.\d{4,9}\/[^\s<>()[\]]*[^\s<>()[\].,;:!?'"]/gi, reason: `a DOI: ${ONLY_NUMBERED}` },
-  { pattern: /\barXiv:\s*\d{4}\.\d{4,5}(?:v\d+)?|\bPMID:?\s*\d+|\bPMC\d{5,}/gi, reason: `an identifier of a paper: ${ONLY_NUMBERED}` },
-  { pattern: /\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\]){0,2}\{[^}]*\}/g, reason: `a LaTeX citation: ${ONLY_NUMBERED}` },
-  { pattern: /\[[^[\]]*@[^[\]]*\]|(?<![\w.@])@[A-Za-z][\w:.-]*\d[\w:.-]*/g, reason: `a citation key: ${ONLY_NUMBERED}` },
-  // A parenthesis holding an author and a year, among other text or not: "(e.g. Lee 2019; Smith et al., 2020)".
-  { pattern: new RegExp(String.raw`\((?=[^()]*${AUTHORS},?\s+${YEAR})[^()]*\)`, 'gu'), reason: `an author–year citation: ${ONLY_NUMBERED}` },
-];
-
-/**
- * A bracket that is not a marker but cites: a key ("[Smith2020]"), an author and year ("[Lee et al.,
- * 2019]"), or a number in another form ("[^2]", "[#3]"). "[sic]" and "[95% CI 1.2–3.4]" stay.
- */
-const BRACKETED = /\[[^[\]]{1,100}\]/g;
-const OTHER_CITATION = new RegExp(String.raw`^\s*\p{L}[\p{L}\p{N}_:-]*\d{2,4}[a-z]?\s*$|${YEAR}|\bet\s+al\b|^[\s^#*]*\d+[a-z]?\s*$`, 'u');
-
-/** A work named in the running text: "Smith et al. (2020) found", "Lee and Park (2019)", "Smith et al. showed". */
-const NARRATIVE = new RegExp(String.raw`${AUTHORS}\s*\(${YEAR}\)|${NAME}\s+et\s+al\.?(?![\p{L}])`, 'u');
-
-const REFERENCE_HEADING = /^\s*(?:#+\s*)?[*_]*(?:references|sources|bibliography|works cited|citations)[*_]*\s*:?\s*$/i;
-/** A reference-list entry without a heading: "[1] Smith J. (2020). Title. Journal." */
-const REFERENCE_ENTRY = new RegExp(String.raw`^\s*\[\d+\]\s.*(?:\(${YEAR}\)|,\s*${YEAR}|doi|https?:)`, 'iu');
-
-export function parseDraft(reply: string, sourceCount: number): ParsedDraft {
-  const text = cleanReply(reply);
+export function parseDraft(reply: string, sourceCount: number, limits: DraftLimits = DEFAULT_DRAFT_LIMITS): ParsedDraft {
+  const text = cleanReply(normalizeDraft(reply));
   if (!text) return { kind: 'empty' };
-  const insufficient = new RegExp(String.raw`^[\s*_>#-]*${INSUFFICIENT}\b[*_\s]*:?(.*)$`, 'm').exec(text);
-  if (insufficient) {
-    const query = insufficient[1].replace(/[*_"“”<>]/g, '').trim();
-    return { kind: 'insufficient', query: query || undefined };
+  const lines = text.split('\n');
+  for (const line of text.includes(INSUFFICIENT) ? lines : []) {
+    const lead = stripLead(line);
+    if (lead.startsWith(INSUFFICIENT) && !/[\p{L}\p{N}_]/u.test(lead.charAt(INSUFFICIENT.length))) {
+      const query = lead.slice(INSUFFICIENT.length).replace(/^[\s*_:]+/, '').replace(/[*_"“”<>]/g, '').trim();
+      return { kind: 'insufficient', query: query || undefined };
+    }
   }
   if (!/\p{L}{2}/u.test(text)) return { kind: 'malformed', reason: 'the reply holds no words' };
   if (isJson(text)) return { kind: 'malformed', reason: 'the reply is data (JSON), not sentences' };
 
   const removed: Removal[] = [];
-  const sentences: { text: string; sources: number[] }[] = [];
-  for (const raw of splitIntoSentences(withoutReferenceList(text, removed))) {
-    const sentence = readSentence(raw, sourceCount, removed);
-    if (!sentence) continue;
-    const previous = sentences[sentences.length - 1];
-    if (/\p{L}/u.test(sentence.text)) sentences.push(sentence);
-    else previous?.sources.push(...sentence.sources);
+  const kept: { text: string; sources: number[] }[] = [];
+  let characters = 0;
+  /** The sentence just read, if it was kept: markers standing on their own cite it. */
+  let previous: { text: string; sources: number[] } | undefined;
+  const sentences = sentencesOf(lines, removed);
+  for (let next = sentences.next(); !next.done; next = sentences.next()) {
+    const raw = next.value;
+    if (removed.length >= MAX_REMOVALS) {
+      removed.push(removal(raw, `not read, nor anything after it: more than ${MAX_REMOVALS} parts of the draft were taken out already`));
+      break;
+    }
+    // Twice the limit, markers and all, cannot fit it: not worth reading.
+    const read = raw.length > 2 * limits.maxCharacters ? removal(raw, `longer than the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`) : readSentence(raw, sourceCount);
+    if ('reason' in read) {
+      removed.push(read);
+      previous = undefined;
+    } else if (/\p{L}/u.test(read.text)) {
+      const beyond = kept.length >= limits.maxSentences
+        ? `beyond the limit of ${limits.maxSentences} sentences (attest.suggest.maxSentences)`
+        : characters + read.text.length > limits.maxCharacters
+          ? `beyond the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`
+          : undefined;
+      if (beyond) {
+        // What follows would have to skip this sentence, which can change what the rest means.
+        removed.push(removal(raw, sentences.next().done ? beyond : `${beyond}; the rest of the draft after it was not read`));
+        break;
+      }
+      kept.push(read);
+      characters += read.text.length + 1;
+      previous = read;
+    } else if (previous && read.sources.length > 0 && !/\p{N}/u.test(read.text)) {
+      previous.sources.push(...read.sources);
+    } else if (read.text !== '' || read.sources.length > 0) {
+      removed.push(removal(raw, 'no words: markers, numbers or punctuation without a sentence to cite'));
+    }
   }
-  return { kind: 'draft', sentences: sentences.map(({ text, sources }) => ({ text, sources: [...new Set(sources)] })), removed };
+  return { kind: 'draft', sentences: kept.map((s) => ({ text: s.text, sources: [...new Set(s.sources)] })), removed };
+}
+
+/** The line without the list marks, quote marks and emphasis a model may put before a word. */
+function stripLead(line: string): string {
+  let at = 0;
+  while (at < line.length && ' \t*_>#-'.includes(line[at])) at++;
+  return line.slice(at);
 }
 
 function isJson(text: string): boolean {
@@ -102,93 +122,153 @@ function isJson(text: string): boolean {
   }
 }
 
-/** The text before a reference list the model appended; the list is reported. */
-function withoutReferenceList(text: string, removed: Removal[]): string {
-  const lines = text.split('\n');
-  const heading = lines.findIndex((line) => REFERENCE_HEADING.test(line));
-  const cut = heading >= 0 ? heading : lines.findIndex((line) => REFERENCE_ENTRY.test(line));
-  if (cut < 0) return text;
-  removed.push({ text: lines.slice(cut).join('\n').trim(), reason: `a list of references: ${ONLY_NUMBERED}` });
-  return lines.slice(0, cut).join('\n');
-}
-
-/** Sentences across the reply's lines; a blank line, list item or heading always ends one. */
-function splitIntoSentences(text: string): string[] {
-  const parts: string[] = [];
+/**
+ * The draft's sentences across its lines: a blank line, list item or heading always ends one; a
+ * heading is the model's layout and goes; a list of works ends the draft.
+ */
+function* sentencesOf(lines: readonly string[], removed: Removal[]): Generator<string> {
   let paragraph: string[] = [];
-  const flush = (): void => {
-    if (paragraph.length > 0) parts.push(paragraph.join(' '));
-    paragraph = [];
-  };
-  for (const line of markersBeforePunctuation(text).split('\n')) {
-    const item = /^\s*(?:[-*•+]|\d+[.)])\s+/.test(line);
-    if (!line.trim() || item || /^\s*#/.test(line)) flush();
-    // A heading is the model's layout, not part of the text.
-    if (/^\s*#/.test(line) || !line.trim()) continue;
-    paragraph.push(line.replace(/^\s*(?:[-*•+]|\d+[.)])\s+/, '').replace(/\*\*|__/g, '').trim());
-  }
-  flush();
-  return parts.flatMap((part) => splitSentences({ text: part, offsets: [], hardBreaks: [] }).map((span) => part.slice(span.start, span.end)));
-}
-
-/** "It helps.[1] It scales. [2]" → "It helps [1]. It scales [2].": a marker after the full stop cites the sentence before it. */
-function markersBeforePunctuation(text: string): string {
-  return text.replace(/([.!?])((?:[ \t]*\[\s*(?:sources?\s*)?\d[^\]\n]*\])+)/gi, (_, stop: string, markers: string) => `${markers}${stop}`);
-}
-
-/** One sentence with its citations read and everything else that cites taken out; undefined when the sentence itself must go. */
-function readSentence(raw: string, sourceCount: number, removed: Removal[]): { text: string; sources: number[] } | undefined {
-  let text = raw;
-  for (const { pattern, reason } of FOREIGN) text = take(text, pattern, reason, removed);
-  const sources: number[] = [];
-  text = text.replace(MARKER, (marker: string, list: string) => {
-    const { valid, invalid } = citedNumbers(list, sourceCount);
-    sources.push(...valid);
-    if (invalid.length > 0) {
-      const count = sourceCount === 1 ? 'there is 1 source' : `there are ${sourceCount} sources`;
-      removed.push({ text: marker, reason: `cites source ${invalid.join(', ')}, but ${count}` });
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === '') {
+      if (paragraph.length > 0) yield* splitSentences(paragraph.join(' '));
+      paragraph = [];
+      continue;
     }
-    return ' ';
-  });
-  text = take(text, BRACKETED, `a citation key, or a citation in another form: ${ONLY_NUMBERED}`, removed, (bracket) => OTHER_CITATION.test(bracket.slice(1, -1)));
-  const narrative = NARRATIVE.exec(text);
-  if (narrative) {
-    removed.push({ text: tidy(text), reason: `it credits ${narrative[0].trim()} by name: ${ONLY_NUMBERED}` });
-    return undefined;
+    const lead = stripLead(line);
+    const listOfWorks = LIST_OF_WORKS.test(lead);
+    const heading = line.startsWith('#');
+    if (paragraph.length > 0 && (listOfWorks || heading || LIST_ITEM.test(line))) {
+      yield* splitSentences(paragraph.join(' '));
+      paragraph = [];
+    }
+    if (listOfWorks) {
+      removed.push(removal(lines.slice(i, i + 20).join('\n').trim(), 'a list of works: only the numbered sources may be cited'));
+      return;
+    }
+    if (heading) removed.push(removal(line, 'a heading, which is layout rather than text'));
+    else paragraph.push(line.replace(LIST_ITEM, '').split('**').join('').split('__').join(''));
   }
-  return { text: tidy(text), sources };
+  yield* splitSentences(paragraph.join(' '));
 }
 
-/** The numbers a marker lists that name a given source, and those that do not ("7", "6–9"). */
-function citedNumbers(list: string, sourceCount: number): { valid: number[]; invalid: string[] } {
-  const valid: number[] = [];
-  const invalid: string[] = [];
-  for (const item of list.replace(/sources?/gi, '').split(/[,;]/)) {
-    const [from, to = from] = item.split(/[-–—]/).map((n) => Number(n.trim()));
-    const low = Math.min(from, to);
-    const high = Math.max(from, to);
-    for (let n = Math.max(low, 1); n <= Math.min(high, sourceCount); n++) valid.push(n);
-    if (low < 1 || high > sourceCount) invalid.push(low === high ? String(low) : `${low}–${high}`);
+/**
+ * A paragraph's sentences: each ends at `.`, `!` or `?` (and closing quotes) before a space and a
+ * capital, digit, quote or bracket, unless the word before is an abbreviation or an initial. Markers
+ * after the full stop ("It helps. [1] It scales.") belong to the sentence before them.
+ */
+function* splitSentences(paragraph: string): Generator<string> {
+  let start = 0;
+  for (let i = 0; i < paragraph.length; i++) {
+    const char = paragraph[i];
+    if (char !== '.' && char !== '!' && char !== '?') continue;
+    let end = i + 1;
+    while (end < paragraph.length && `"'”’)`.includes(paragraph[end])) end++;
+    if (char === '.' && isAbbreviation(paragraph, i)) continue;
+    let next = end;
+    while (next < paragraph.length && paragraph[next] === ' ') next++;
+    for (let marker = markerAt(paragraph, next); marker; marker = markerAt(paragraph, next)) {
+      end = marker.end;
+      next = end;
+      while (next < paragraph.length && paragraph[next] === ' ') next++;
+    }
+    if (next < paragraph.length && (next === end || !/[\p{Lu}\p{N}"'“‘([]/u.test(paragraph[next]))) continue;
+    const sentence = paragraph.slice(start, end).trim();
+    if (sentence) yield sentence;
+    start = next;
+    i = Math.max(i, next - 1);
   }
-  return { valid, invalid };
+  const last = paragraph.slice(start).trim();
+  if (last) yield last;
 }
 
-function take(text: string, pattern: RegExp, reason: string, removed: Removal[], when: (match: string) => boolean = () => true): string {
-  return text.replace(pattern, (match: string) => {
-    if (!when(match)) return match;
-    removed.push({ text: match, reason });
-    return ' ';
-  });
+/** Whether the full stop at `dot` ends an abbreviation ("e.g.", "Fig.") or an initial ("J."). */
+function isAbbreviation(text: string, dot: number): boolean {
+  let start = dot;
+  while (start > 0 && dot - start < 12 && /[\p{L}.]/u.test(text[start - 1])) start--;
+  const word = text.slice(start, dot).toLowerCase();
+  return ABBREVIATIONS.has(word) || /^\p{L}$/u.test(word);
 }
 
-/** The sentence as it reads once markers are gone: no space before punctuation, no empty brackets. */
+/** A `[n]` marker starting at `at`: its numbers and where it ends; undefined when the bracket is anything else. */
+function markerAt(text: string, at: number): { numbers: number[][]; end: number } | undefined {
+  if (text[at] !== '[') return undefined;
+  const numbers: number[][] = [];
+  let i = at + 1;
+  const spaces = (): void => {
+    while (text[i] === ' ') i++;
+  };
+  const number = (): number | undefined => {
+    const from = i;
+    while (i < text.length && i - from < 4 && text[i] >= '0' && text[i] <= '9') i++;
+    return i > from && i - from < 4 ? Number(text.slice(from, i)) : undefined;
+  };
+  for (;;) {
+    spaces();
+    const from = number();
+    if (from === undefined) return undefined;
+    spaces();
+    let to = from;
+    if ('-–—'.includes(text[i] ?? ',')) {
+      i++;
+      spaces();
+      const end = number();
+      if (end === undefined) return undefined;
+      to = end;
+      spaces();
+    }
+    numbers.push([from, to]);
+    if (text[i] === ']') return { numbers, end: i + 1 };
+    if (numbers.length >= MAX_MARKER_ITEMS) return undefined;
+    if (text[i] !== ',' && text[i] !== ';') return undefined;
+    i++;
+  }
+}
+
+/** The sentence without its markers, with the sources they cite; or why it is dropped. */
+function readSentence(raw: string, sourceCount: number): { text: string; sources: number[] } | Removal {
+  let text = '';
+  const sources: number[] = [];
+  const beyond: string[] = [];
+  let at = 0;
+  for (let open = raw.indexOf('['); open >= 0; open = raw.indexOf('[', open + 1)) {
+    const marker = markerAt(raw, open);
+    if (!marker) continue;
+    for (const [from, to] of marker.numbers) {
+      const low = Math.min(from, to);
+      const high = Math.max(from, to);
+      if (low < 1 || high > Math.min(sourceCount, MAX_MARKER_NUMBER)) beyond.push(low === high ? String(low) : `${low}–${high}`);
+      else for (let n = low; n <= high; n++) sources.push(n);
+    }
+    text += `${raw.slice(at, open)} `;
+    at = marker.end;
+    open = marker.end - 1;
+  }
+  text = tidy(text + raw.slice(at));
+  if (beyond.length > 0) {
+    const count = sourceCount === 1 ? 'there is 1 source' : `there are ${sourceCount} sources`;
+    return removal(raw, `it cites source ${beyond.join(', ')}, but ${count}`);
+  }
+  const reason = citationLike(text);
+  if (reason) return removal(raw, reason);
+  return { text, sources: [...new Set(sources)] };
+}
+
+/** The sentence as it reads once markers are gone: single spaces, no space before punctuation. */
 function tidy(text: string): string {
   return text
-    .replace(/\(\s*[,;]?\s*\)|\[\s*\]/g, ' ')
     .replace(/\s+/g, ' ')
-    .replace(/\s+([.,;:!?)])/g, '$1')
-    .replace(/([(])\s+/g, '$1')
-    .replace(/[,;:]+([.!?])/g, '$1')
-    .replace(/([.!?])\1+/g, '$1')
+    .replace(/ ([.,;:!?)])/g, '$1')
+    .replace(/\( /g, '(')
+    .replace(/\(\)/g, '')
+    .replace(/[,;:]([.!?])/g, '$1')
     .trim();
+}
+
+/** Enough of what was taken out to recognise it; a server may send a megabyte in one "sentence". */
+const SHOWN_CHARACTERS = 300;
+
+function removal(text: string, reason: string): Removal {
+  const shown = text.split(NOTE_MARK).join('⁽…⁾');
+  return { text: shown.length <= SHOWN_CHARACTERS ? shown : `${shown.slice(0, SHOWN_CHARACTERS)}…`, reason };
 }

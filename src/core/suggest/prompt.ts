@@ -4,13 +4,11 @@
  */
 import type { ChatMessage, LlmSettings } from './llm';
 import { endpointName } from './llmErrors';
+import { DEFAULT_DRAFT_LIMITS } from './limits';
 import { cleanReply } from './reply';
 import { authorNames, PASSAGES_PER_SOURCE, type NumberedSource } from './sources';
 
 export const MAX_QUERIES = 3;
-
-/** At most this many sentences: a suggestion to weigh and insert, not a section. */
-const MAX_SENTENCES = 4;
 
 const QUERY_INSTRUCTIONS = [
   'You turn text from a scientific manuscript into queries for a search engine over the titles and abstracts of scientific papers.',
@@ -67,7 +65,7 @@ function jsonStrings(text: string): string[] | undefined {
 /** The marker a reply starts with when the sources cannot support the text, followed by a query for more. */
 export const INSUFFICIENT = 'INSUFFICIENT';
 
-function draftInstructions(sourceCount: number): string {
+function draftInstructions(sourceCount: number, maxSentences: number): string {
   const range = sourceCount === 1 ? 'the number 1' : `the numbers 1 to ${sourceCount}`;
   return [
     'You help a scientist write a manuscript. Write a short passage for the text the user gives, using only the numbered sources the user gives.',
@@ -75,15 +73,15 @@ function draftInstructions(sourceCount: number): string {
     '1. State only what the passages of the sources say. Add no facts, numbers or claims from anywhere else.',
     '2. End every sentence with the numbers of the sources it rests on, in square brackets: [1] or [1, 3].',
     `3. Cite only ${range}. Never write author names, years, DOIs, URLs or a list of references.`,
-    `4. Write at most ${MAX_SENTENCES} plain sentences: no headings, lists or Markdown.`,
+    `4. Write at most ${maxSentences} sentences of plain text: no headings, lists, Markdown, LaTeX, math or HTML.`,
     `5. If the sources do not hold enough evidence for the text, reply with one line only: ${INSUFFICIENT}: <a search query that would find the missing evidence>`,
   ].join('\n');
 }
 
-export function draftMessages(selection: string, sources: readonly NumberedSource[]): ChatMessage[] {
+export function draftMessages(selection: string, sources: readonly NumberedSource[], maxSentences = DEFAULT_DRAFT_LIMITS.maxSentences): ChatMessage[] {
   const listed = sources.map(describeSource).join('\n\n');
   return [
-    { role: 'system', content: draftInstructions(sources.length) },
+    { role: 'system', content: draftInstructions(sources.length, maxSentences) },
     { role: 'user', content: `Sources:\n\n${listed}\n\nText to write for:\n${selection}` },
   ];
 }
@@ -108,7 +106,7 @@ export interface OutgoingDescription {
  * What a suggestion for `selection` will send, shown before the first request. The sources of the
  * drafting request are found only after the first request, so that one is described by what it holds.
  */
-export function describeOutgoing(selection: string, settings: Pick<LlmSettings, 'baseUrl' | 'model' | 'apiKey' | 'temperature' | 'maxTokens'>, maxSources: number): OutgoingDescription {
+export function describeOutgoing(selection: string, settings: Pick<LlmSettings, 'baseUrl' | 'model' | 'apiKey' | 'temperature' | 'maxTokens'>, maxSources: number, maxSentences = DEFAULT_DRAFT_LIMITS.maxSentences): OutgoingDescription {
   const endpoint = `${endpointName(settings.baseUrl)}/chat/completions`;
   const local = isLocal(settings.baseUrl);
   const quoted = (messages: readonly ChatMessage[]): string => messages.map((m) => `--- ${m.role} ---\n${m.content}`).join('\n');
@@ -119,7 +117,7 @@ export function describeOutgoing(selection: string, settings: Pick<LlmSettings, 
     quoted(queryMessages(selection)),
     '',
     `2. To draft the suggestion: your selection again, and the title, year, authors and up to ${PASSAGES_PER_SOURCE} sentences of the abstract of each of up to ${maxSources} papers found for the queries, numbered [1] to [${maxSources}], under these instructions:`,
-    quoted([{ role: 'system', content: draftInstructions(maxSources) }]),
+    quoted([{ role: 'system', content: draftInstructions(maxSources, maxSentences) }]),
     '',
     '3. Only if the model finds the evidence insufficient: the same once more, with the papers found for the search query it proposes.',
     '',

@@ -23,13 +23,20 @@ export function supportJudge(options: { readonly nli?: { readonly model: NliMode
     judgeSupport(claim, passages, { relevance: tfidfRelevance(analyze, TermStatistics.of(passages, analyze)), nli: options.nli, thresholds: options.thresholds, signal });
 }
 
+/**
+ * `supported`: a cited passage entails it. `unconfirmed`: the check could not confirm it (no NLI
+ * model, or the passages do not state it). `contradicted`: a cited passage contradicts it.
+ * `uncited`: it cites no source. Accept inserts the first, the second only when the user chooses
+ * it, and never the last two.
+ */
+export type SentenceStatus = 'supported' | 'unconfirmed' | 'contradicted' | 'uncited';
+
 export interface SuggestedSentence {
   /** Without citation markers: the editor puts its own citation commands in. */
   readonly text: string;
   readonly citations: readonly Paper[];
-  /** `supported` only when the check found a cited passage that entails the sentence. */
-  readonly status: 'supported' | 'unconfirmed';
-  /** Why it is unconfirmed, in words for the editor. */
+  readonly status: SentenceStatus;
+  /** Why it is not supported, in words for the editor. */
   readonly reason?: string;
   /** The passage the check rests on, the paper it is from, and the verdict with its scores. */
   readonly evidence?: { readonly paper: Paper; readonly passage: string; readonly judgement: SupportJudgement };
@@ -43,26 +50,23 @@ export async function recheck(sentences: readonly DraftSentence[], sources: read
     // The one place a number becomes a paper: a number no source has cannot become one.
     const cited = sentence.sources.flatMap((n) => byNumber.get(n) ?? []);
     if (cited.length === 0) {
-      checked.push({ text: sentence.text, citations: [], status: 'unconfirmed', reason: 'it cites no source' });
+      checked.push({ text: sentence.text, citations: [], status: 'uncited', reason: 'it cites none of the sources, so it is never inserted' });
       continue;
     }
     const judgement = await judge(sentence.text, cited.flatMap((s) => s.passages), signal);
     const passage = judgement.sentence;
     const evidence = passage === undefined ? undefined : { paper: (cited.find((s) => s.passages.includes(passage)) ?? cited[0]).paper, passage, judgement };
     const citations = cited.map((s) => s.paper);
-    checked.push(
-      judgement.label === 'supported'
-        ? { text: sentence.text, citations, status: 'supported', evidence }
-        : { text: sentence.text, citations, status: 'unconfirmed', reason: whyUnconfirmed(judgement), evidence },
-    );
+    const status = judgement.label === 'supported' || judgement.label === 'contradicted' ? judgement.label : 'unconfirmed';
+    checked.push(status === 'supported' ? { text: sentence.text, citations, status, evidence } : { text: sentence.text, citations, status, reason: whyNot(judgement), evidence });
   }
   return checked;
 }
 
-function whyUnconfirmed(judgement: SupportJudgement): string {
+function whyNot(judgement: SupportJudgement): string {
   switch (judgement.label) {
     case 'contradicted':
-      return 'a cited passage contradicts it';
+      return 'a cited passage contradicts it, so it is never inserted';
     case 'unsupported':
       return judgement.entailment === undefined ? 'the cited passages are about something else' : 'the cited passages do not state it';
     default:

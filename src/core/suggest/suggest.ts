@@ -11,6 +11,7 @@ import type { EvidenceFinder } from '../evidence';
 import type { Paper } from '../papers/paper';
 import type { Llm } from './llm';
 import { LlmError } from './llmErrors';
+import { DEFAULT_DRAFT_LIMITS, MAX_REPLY_CHARACTERS, type DraftLimits } from './limits';
 import { parseDraft, type ParsedDraft, type Removal } from './parse';
 import { draftMessages, parseQueries, queryMessages } from './prompt';
 import { recheck, type SentenceJudge, type SuggestedSentence } from './recheck';
@@ -31,6 +32,8 @@ export interface SuggestRequest {
   readonly finder: EvidenceFinder;
   readonly llm: Llm;
   readonly judge: SentenceJudge;
+  /** How much of the draft is kept; DEFAULT_DRAFT_LIMITS when absent. */
+  readonly limits?: DraftLimits;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: SuggestProgress) => void;
 }
@@ -90,7 +93,9 @@ export async function suggest(request: SuggestRequest): Promise<Suggestion> {
   // Passages are picked for the selection and for the model's wording of it in the queries.
   const focus = [selection, ...queries].join('\n');
   let sources = numberSources(papers, focus);
-  let parsed = await draft(selection, sources, llm, signal, onProgress);
+  const limits = request.limits ?? DEFAULT_DRAFT_LIMITS;
+  const drafting = { selection, llm, limits, signal, onProgress, note };
+  let parsed = await draft(sources, drafting);
   if (parsed.kind === 'insufficient' && parsed.query) {
     const query = parsed.query;
     note(`The model found the evidence insufficient and asked for a search for "${query}".`);
@@ -100,7 +105,7 @@ export async function suggest(request: SuggestRequest): Promise<Suggestion> {
     if (added.length > 0) {
       // The new papers take turns with the first ones, so neither the claim's nor the gap's best are crowded out.
       sources = numberSources(interleave([papers, added], MAX_SOURCES), `${focus}\n${query}`);
-      parsed = await draft(selection, sources, llm, signal, onProgress);
+      parsed = await draft(sources, drafting);
     } else {
       note('That search found no further paper.');
       parsed = { kind: 'insufficient' };
@@ -118,11 +123,10 @@ export async function suggest(request: SuggestRequest): Promise<Suggestion> {
       note(`The model's reply could not be read as a draft: ${parsed.reason}.`);
       return result('malformed', sources);
   }
-  if (parsed.removed.length > 0) {
-    note(`${parsed.removed.length} citation${parsed.removed.length === 1 ? '' : 's'} of works outside the sources ${parsed.removed.length === 1 ? 'was' : 'were'} taken out.`);
-  }
+  const taken = parsed.removed.length;
+  if (taken > 0) note(`${taken} part${taken === 1 ? ' of the draft was' : 's of the draft were'} taken out, each with the reason.`);
   if (parsed.sentences.length === 0) {
-    note('Nothing was left of the draft once citations of works outside the sources were taken out.');
+    note('Nothing was left of the draft once what cites works outside the sources, or is not plain text, was taken out.');
     return result('empty', sources, { removed: parsed.removed });
   }
   onProgress?.({ stage: 'checking', sentences: parsed.sentences.length });
@@ -168,26 +172,58 @@ function interleave(lists: readonly (readonly Paper[])[], limit: number): Paper[
   return [...taken.values()];
 }
 
-async function draft(
-  selection: string,
-  sources: readonly NumberedSource[],
-  llm: Llm,
-  signal: AbortSignal | undefined,
-  onProgress: SuggestRequest['onProgress'],
-): Promise<ParsedDraft> {
+interface Drafting {
+  readonly selection: string;
+  readonly llm: Llm;
+  readonly limits: DraftLimits;
+  readonly signal: AbortSignal | undefined;
+  readonly onProgress: SuggestRequest['onProgress'];
+  readonly note: (text: string) => void;
+}
+
+/** Thrown into the request to stop a reply that has grown past MAX_REPLY_CHARACTERS. */
+class ReplyTooLong extends Error {}
+
+/**
+ * The model's draft from the numbered sources, read. A reply that grows past MAX_REPLY_CHARACTERS
+ * is cut there, whatever the server does with max_tokens, and its unfinished last sentence dropped.
+ */
+async function draft(sources: readonly NumberedSource[], { selection, llm, limits, signal, onProgress, note }: Drafting): Promise<ParsedDraft> {
   let characters = 0;
+  let received = '';
+  const cut = new AbortController();
+  const stop = (): void => cut.abort(signal?.reason);
+  signal?.addEventListener('abort', stop, { once: true });
   onProgress?.({ stage: 'drafting', sources: sources.length, characters });
   try {
-    const reply = await llm.complete(draftMessages(selection, sources), {
-      signal,
-      onToken: (piece) => {
-        characters += piece.length;
-        onProgress?.({ stage: 'drafting', sources: sources.length, characters });
-      },
-    });
-    return parseDraft(reply, sources.length);
+    let reply: string;
+    try {
+      reply = await llm.complete(draftMessages(selection, sources, limits.maxSentences), {
+        signal: cut.signal,
+        onToken: (piece) => {
+          characters += piece.length;
+          received += piece;
+          onProgress?.({ stage: 'drafting', sources: sources.length, characters });
+          if (characters > MAX_REPLY_CHARACTERS && !cut.signal.aborted) cut.abort(new ReplyTooLong());
+        },
+      });
+    } catch (error) {
+      if (!(cut.signal.reason instanceof ReplyTooLong)) throw error;
+      reply = received;
+    }
+    if (reply.length <= MAX_REPLY_CHARACTERS) return parseDraft(reply, sources.length, limits);
+    note(`The reply was cut at ${MAX_REPLY_CHARACTERS.toLocaleString('en')} characters: a draft is a few sentences, and the rest was not read.`);
+    return parseDraft(withoutLastSentence(reply.slice(0, MAX_REPLY_CHARACTERS)), sources.length, limits);
   } catch (error) {
     if (error instanceof LlmError && error.kind === 'empty') return { kind: 'empty' };
     throw error;
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
+}
+
+/** The text up to its last sentence end: what follows was cut off mid-sentence. */
+function withoutLastSentence(text: string): string {
+  const end = Math.max(text.lastIndexOf('. '), text.lastIndexOf('.\n'));
+  return end < 0 ? '' : text.slice(0, end + 1);
 }

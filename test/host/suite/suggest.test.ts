@@ -8,6 +8,8 @@ import type { EvidenceFinder, EvidenceQuery, EvidenceResults } from '../../../sr
 import type { Paper } from '../../../src/core/papers/paper';
 import type { Outcome } from '../../../src/extension/evidenceActions';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
+import type { SuggestApi } from '../../../src/extension/suggest';
+import type { SupportJudgement } from '../../../src/core/verify/support';
 import type { SuggestionMessage } from '../../../src/extension/suggestProtocol';
 import { ChatServer, type ChatReply, type ReceivedChat } from '../../unit/support/chatServer';
 import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
@@ -45,13 +47,24 @@ const LSTM: Paper = {
 
 const QUERIES = ['attention sequence transduction', 'recurrence-free translation'];
 
-/** Cites source 1, source 2 together with a source 7 there is none of, and a work by name the model was never given. */
+/**
+ * Cites source 1 and source 2, then says something without citing, then cites a source 7 there is
+ * none of, and a work by name the model was never given.
+ */
 const DRAFT =
-  'The Transformer relies on attention alone & dispenses with recurrence [1]. Gated memory cells carry information across long time lags [2][7]. Recurrent networks remain common in speech recognition (Smith et al., 2020).';
+  'The Transformer relies on attention alone & dispenses with recurrence [1]. Gated memory cells carry information across long time lags [2]. Recurrent networks remain common in speech recognition. Attention also beats recurrence on speech [2][7]. Convolutions were dropped as well (Smith et al., 2020) [1].';
 
-/** The same, as the manuscript writes it once accepted. */
+/** What a plain Accept puts in the manuscript: the supported sentences, escaped, with Attest's citations; not the uncited one. */
 const INSERTED =
-  ' The Transformer relies on attention alone \\& dispenses with recurrence~\\citep{vaswani2017attention}. Gated memory cells carry information across long time lags~\\citep{hochreiter1997long}. Recurrent networks remain common in speech recognition.';
+  ' The Transformer relies on attention alone \\& dispenses with recurrence~\\citep{vaswani2017attention}. Gated memory cells carry information across long time lags~\\citep{hochreiter1997long}.';
+
+/** A supported, a contradicted and an unconfirmed sentence, as the judge below has them. */
+const MIXED = 'The Transformer uses attention alone [1]. Gated cells forget at once [2]. Long time lags are bridged [2].';
+const VERDICTS: Readonly<Record<string, SupportJudgement['label']>> = {
+  'The Transformer uses attention alone.': 'supported',
+  'Gated cells forget at once.': 'contradicted',
+  'Long time lags are bridged.': 'unsupported',
+};
 
 class FixtureFinder implements EvidenceFinder {
   readonly queries: EvidenceQuery[] = [];
@@ -62,9 +75,12 @@ class FixtureFinder implements EvidenceFinder {
   }
 }
 
+/** The draft the scripted model writes next. */
+let draftText = DRAFT;
+
 /** The queries to the request that asks for them, the draft to the streamed one that asks for it. */
 function script(request: ReceivedChat): ChatReply {
-  return { text: request.body.stream ? DRAFT : JSON.stringify(QUERIES) };
+  return { text: request.body.stream ? draftText : JSON.stringify(QUERIES) };
 }
 
 /**
@@ -145,12 +161,18 @@ suite('suggest cited text', () => {
       [
         ['The Transformer relies on attention alone & dispenses with recurrence.', 'supported', [1]],
         ['Gated memory cells carry information across long time lags.', 'supported', [2]],
-        ['Recurrent networks remain common in speech recognition.', 'unconfirmed', []],
+        ['Recurrent networks remain common in speech recognition.', 'uncited', []],
       ],
     );
     assert.strictEqual(view.sentences[0].evidence?.source, 1);
-    assert.strictEqual(view.sentences[2].reason, 'it cites no source');
-    assert.deepStrictEqual(view.removed.map((r) => r.text), ['[7]', '(Smith et al., 2020)']);
+    assert.strictEqual(view.sentences[2].reason, 'it cites none of the sources, so it is never inserted');
+    assert.deepStrictEqual(
+      view.removed.map((r) => [r.text, r.reason]),
+      [
+        ['Attention also beats recurrence on speech [2][7].', 'it cites source 7, but there are 2 sources'],
+        ['Convolutions were dropped as well (Smith et al., 2020) [1].', 'works named by "et al."'],
+      ],
+    );
     assert.deepStrictEqual(view.sources.map((s) => [s.number, s.title, s.existing?.key]), [
       [1, 'Attention Is All You Need', undefined],
       [2, 'Long Short-Term Memory', 'hochreiter1997long'],
@@ -174,7 +196,7 @@ suite('suggest cited text', () => {
       message: 'Inserted after the selection, citing vaswani2017attention, hochreiter1997long. Added vaswani2017attention to refs.bib.',
     });
     assert.strictEqual(tex.getText(), original.replace(selected, selected + INSERTED));
-    assert.ok(!/\[7\]|Smith/.test(tex.getText()), tex.getText());
+    assert.ok(!/\[7\]|Smith|speech recognition/.test(tex.getText()), tex.getText());
 
     assert.ok(bib.getText().startsWith(originalBib), 'the existing entry is kept as it was');
     const parsed = parseBibliography(bib.getText(), bibUri().fsPath);
@@ -189,6 +211,44 @@ suite('suggest cited text', () => {
     await vscode.commands.executeCommand('undo');
     assert.strictEqual(tex.getText(), original);
     assert.strictEqual(bib.getText(), originalBib, 'the entry went with the text');
+  });
+
+  test('a plain Accept leaves out a contradicted and an unconfirmed sentence; a ticked unconfirmed one goes in, a contradicted one never', async () => {
+    const api = vscode.extensions.getExtension<SuggestApi>('attest.attest')?.exports;
+    assert.ok(api);
+    api.setSentenceJudge(async (claim, passages) => ({ label: VERDICTS[claim] ?? 'unsupported', relevance: 1, entailment: 0.5, sentence: passages[0] }));
+    draftText = MIXED;
+    const tex = await vscode.workspace.openTextDocument(texUri());
+    try {
+      await select(texUri(), selected);
+      const view = await vscode.commands.executeCommand<SuggestionMessage | undefined>('attest.suggestCitedText');
+      assert.deepStrictEqual(view?.sentences.map((s) => s.status), ['supported', 'contradicted', 'unconfirmed']);
+      await sleep(3000);
+      await screenshot('suggest-statuses');
+
+      const plain = await vscode.commands.executeCommand<Outcome>('attest.suggest.accept');
+      assert.strictEqual(plain?.ok, true, plain?.message);
+      assert.strictEqual(tex.getText(), original.replace(selected, `${selected} The Transformer uses attention alone~\\citep{vaswani2017attention}.`));
+      await vscode.window.showTextDocument(tex, vscode.ViewColumn.One);
+      await vscode.commands.executeCommand('undo');
+      assert.strictEqual(tex.getText(), original);
+
+      await select(texUri(), selected);
+      await vscode.commands.executeCommand('attest.suggestCitedText');
+      // The page sends the indices of the ticked sentences; ticking the contradicted one changes nothing.
+      const ticked = await vscode.commands.executeCommand<Outcome>('attest.suggest.accept', { unconfirmed: [1, 2] });
+      assert.strictEqual(ticked?.ok, true, ticked?.message);
+      assert.strictEqual(
+        tex.getText(),
+        original.replace(selected, `${selected} The Transformer uses attention alone~\\citep{vaswani2017attention}. Long time lags are bridged~\\citep{hochreiter1997long}.`),
+      );
+      assert.ok(!tex.getText().includes('forget'), 'the contradicted sentence is never inserted');
+      await vscode.window.showTextDocument(tex, vscode.ViewColumn.One);
+      await vscode.commands.executeCommand('undo');
+    } finally {
+      api.setSentenceJudge(undefined);
+      draftText = DRAFT;
+    }
   });
 });
 

@@ -20,8 +20,8 @@ export interface ReceivedChat {
 }
 
 export type ChatReply =
-  /** The reply, whole or streamed in small pieces, ending with `finish` ('stop' by default). */
-  | { readonly text: string; readonly finish?: string }
+  /** The reply, whole or streamed in pieces of `piece` characters (7 by default), ending with `finish` ('stop' by default). */
+  | { readonly text: string; readonly finish?: string; readonly piece?: number }
   /** An error status with OpenAI's error body; 429 and 5xx ask the client to retry after 1 ms. */
   | { readonly status: number; readonly message?: string }
   /** Never answers. */
@@ -94,7 +94,9 @@ async function answer(response: http.ServerResponse, body: ChatRequest, reply: C
   };
   const text = breaks ? reply.text.slice(0, reply.text.length >> 1) : reply.text;
   send({ role: 'assistant', content: '' }, null);
-  for (const piece of text.match(/[\s\S]{1,7}/g) ?? []) {
+  const size = 'piece' in reply && reply.piece ? reply.piece : 7;
+  for (let at = 0; at < text.length; at += size) {
+    const piece = text.slice(at, at + size);
     send({ content: piece }, null);
     // Separate writes, so the client reads the reply in several network chunks as it would a model's.
     await delay(0);
