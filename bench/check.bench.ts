@@ -4,7 +4,8 @@ import { FsWorkspace } from '../src/core/fsWorkspace';
 import type { Workspace } from '../src/core/workspace';
 import { median, ms, PeakMemory, time } from './stats';
 
-const SHARED = path.resolve(__dirname, '../../../shared/data');
+/** The manuscript is a test fixture, so this benchmark runs in any clone. */
+const MANUSCRIPTS = path.resolve(__dirname, '../../test/fixtures/manuscripts');
 const RUNS = 15;
 
 /** A workspace that reads the disk once, so timings measure Attest, not the file system. */
@@ -22,7 +23,7 @@ class PreloadedWorkspace implements Workspace {
 
 /** Full check of astro_celerite (parse + key checks): cold, warm, and after a one-sentence edit. */
 export async function benchCheck(): Promise<void> {
-  const root = path.join(SHARED, 'manuscripts/astro_celerite/paper/ms.tex');
+  const root = path.join(MANUSCRIPTS, 'astro_celerite/paper/ms.tex');
   const workspace = new PreloadedWorkspace();
   const memory = new PeakMemory();
   await workspace.readText(root);

@@ -9,7 +9,7 @@ import { checkIntrinsic } from '../src/core/verify/intrinsic';
 import { verifyEntries } from '../src/core/verify/references';
 import { BibliographicServer } from './support/bibliographicServer';
 
-const SHARED = path.resolve(__dirname, '../../../shared/data');
+import { EVAL_DATA, haveEvalData } from './evalData';
 
 interface HallmarkRow {
   readonly bibtex_key: string;
@@ -39,7 +39,8 @@ const PUBLISHED_VENUE: Readonly<Record<string, string>> = {
  * entries' records and SciFact's 5,183 paper titles as distractors.
  */
 export async function benchHallmark(): Promise<void> {
-  const rows = (await fs.readFile(path.join(SHARED, 'hallmark/dev_public.jsonl'), 'utf8'))
+  if (!haveEvalData('HALLMARK', 'hallmark/dev_public.jsonl', 'beir-scifact/corpus.jsonl')) return;
+  const rows = (await fs.readFile(path.join(EVAL_DATA, 'hallmark/dev_public.jsonl'), 'utf8'))
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as HallmarkRow);
@@ -162,7 +163,7 @@ function asPublished(entry: BibEntry, index: number): SourceRecord {
 }
 
 async function distractors(): Promise<SourceRecord[]> {
-  const lines = (await fs.readFile(path.join(SHARED, 'beir-scifact/corpus.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
+  const lines = (await fs.readFile(path.join(EVAL_DATA, 'beir-scifact/corpus.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
   return lines.map((line) => {
     const doc = JSON.parse(line) as { _id: string; title: string };
     return { source: 'crossref', id: `scifact-${doc._id}`, title: doc.title, authors: [] };

@@ -9,10 +9,11 @@ import { PaperStore } from '../src/core/index/store';
 import type { SearchMode } from '../src/core/evidence';
 import { OnnxEmbedder } from '../src/core/models/embedder';
 import type { Paper } from '../src/core/papers/paper';
+import { EVAL_DATA, haveEvalData } from './evalData';
 import { ndcgAt, recallAt } from './metrics';
 import { ms, PeakMemory, percentile } from './stats';
 
-const SCIFACT = path.resolve(__dirname, '../../../shared/data/beir-scifact');
+const SCIFACT = path.join(EVAL_DATA, 'beir-scifact');
 const LARGE_CORPUS = 100_000;
 /** bge-small-en-v1.5 and all-MiniLM-L6-v2 both give 384 dimensions. */
 const DEFAULT_DIMENSION = 384;
@@ -26,6 +27,7 @@ type Judgements = Map<string, Map<string, number>>;
  * on disk at SciFact's size and at 100,000 papers.
  */
 export async function benchRetrieval(): Promise<void> {
+  if (!haveEvalData('retrieval', 'beir-scifact/corpus.jsonl', 'beir-scifact/queries.jsonl', 'beir-scifact/qrels/test.tsv', 'beir-scifact/qrels/train.tsv')) return;
   const memory = new PeakMemory();
   const papers = (await readJsonLines<{ _id: string; title: string; text: string }>('corpus.jsonl')).map(
     (row): Paper => ({ id: row._id, title: row.title, abstract: row.text, authors: [] }),

@@ -8,9 +8,10 @@ import { OpenAiLlm, type ChatMessage, type CompleteOptions, type Llm } from '../
 import { supportJudge, type SentenceJudge } from '../src/core/suggest/recheck';
 import { suggest, type Suggestion } from '../src/core/suggest/suggest';
 import { ChatServer, type ChatReply, type ReceivedChat } from '../test/unit/support/chatServer';
+import { EVAL_DATA, haveEvalData } from './evalData';
 import { median, ms, percentile } from './stats';
 
-const SCIFACT = path.resolve(__dirname, '../../../shared/data/beir-scifact');
+const SCIFACT = path.join(EVAL_DATA, 'beir-scifact');
 const CLAIMS = 200;
 
 /**
@@ -21,6 +22,7 @@ const CLAIMS = 200;
  * in every draft, that are taken out. With ATTEST_NLI_MODEL, the checks run the NLI model.
  */
 export async function benchSuggest(): Promise<void> {
+  if (!haveEvalData('suggestions', 'beir-scifact/corpus.jsonl', 'beir-scifact/queries.jsonl')) return;
   const papers = await readJsonLines<{ _id: string; title: string; text: string }>('corpus.jsonl');
   const byId = new Map(papers.map((row): [string, Paper] => [row._id, { id: row._id, title: row.title, abstract: row.text, authors: [] }]));
   const index = new LexicalIndex();

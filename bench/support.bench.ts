@@ -7,7 +7,7 @@ import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
 import { judgeSupport, type RelevanceScorer, type SupportLabel } from '../src/core/verify/support';
 import { ms } from './stats';
 
-const SHARED = path.resolve(__dirname, '../../../shared/data');
+import { EVAL_DATA, haveEvalData } from './evalData';
 
 interface Claim {
   readonly id: number;
@@ -30,6 +30,7 @@ interface Dataset {
  * with a model folder in ATTEST_NLI_MODEL, label F1 on SciFact dev and milliseconds per pair.
  */
 export async function benchSupport(): Promise<void> {
+  if (!haveEvalData('support', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')) return;
   const datasets = [await load('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'), await load('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')];
   for (const data of datasets) relevanceAuc(data);
   const dir = process.env.ATTEST_NLI_MODEL;
@@ -49,14 +50,14 @@ export async function benchSupport(): Promise<void> {
 async function load(name: string, claimsFile: string, corpusFile: string): Promise<Dataset> {
   const abstracts = new Map<string, readonly string[]>();
   const titles = new Map<string, string>();
-  for (const line of (await fs.readFile(path.join(SHARED, corpusFile), 'utf8')).split('\n')) {
+  for (const line of (await fs.readFile(path.join(EVAL_DATA, corpusFile), 'utf8')).split('\n')) {
     if (!line.trim()) continue;
     const doc = JSON.parse(line) as { doc_id: number; title: string; abstract: string[] };
     abstracts.set(String(doc.doc_id), doc.abstract);
     titles.set(String(doc.doc_id), doc.title);
   }
   const claims: Claim[] = [];
-  for (const line of (await fs.readFile(path.join(SHARED, claimsFile), 'utf8')).split('\n')) {
+  for (const line of (await fs.readFile(path.join(EVAL_DATA, claimsFile), 'utf8')).split('\n')) {
     if (!line.trim()) continue;
     const row = JSON.parse(line) as { id: number; claim: string; cited_doc_ids: number[]; evidence: Record<string, { label: string }[]> };
     const labels = new Map(Object.entries(row.evidence).map(([doc, sets]) => [doc, sets[0]?.label ?? '']));

@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { PaperLibrary, type Encoder } from '../core/index/library';
 import { ModelError } from '../core/models/errors';
 import { OnnxEmbedder } from '../core/models/embedder';
 import { formatOf, importPapers, type ImportResult } from '../core/papers/import';
 import type { Paper } from '../core/papers/paper';
+import { parseCommandLine } from './args';
 import type { Console } from './main';
 
 export const INDEX_USAGE = `Usage: attest index add FILE... --store DIR [--embed-model DIR]
@@ -24,12 +24,8 @@ const SHOWN_PROBLEMS = 20;
 
 /** `attest index add`. */
 export async function indexCommand(args: readonly string[], io: Console): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' } } });
-  } catch (error) {
-    return usage(io, (error as Error).message);
-  }
+  const parsed = parseCommandLine('index', { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' } } }, INDEX_USAGE, io);
+  if (typeof parsed === 'number') return parsed;
   const [subcommand, ...files] = parsed.positionals;
   const { store } = parsed.values;
   if (subcommand !== 'add') return usage(io, subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`);

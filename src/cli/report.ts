@@ -1,16 +1,36 @@
 import * as path from 'node:path';
 import type { CheckResult } from '../core/check';
 import { authorName } from '../core/bibliography/describe';
-import type { Finding } from '../core/findings';
+import type { Finding, Severity } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Verdicts } from '../core/verify/references';
+
+/** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */
+export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports'>;
+
+/** Most severe first. */
+export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hint'];
+
+/** Whether a finding is as severe as `least` or more. */
+export function atLeast(least: Severity): (finding: Finding) => boolean {
+  return (finding) => SEVERITIES.indexOf(finding.severity) <= SEVERITIES.indexOf(least);
+}
 
 /**
  * The JSON report, a public interface: fields are added, never renamed or removed.
  * Lines and columns are 1-based; columns count UTF-16 code units, as editors do.
  */
-export function formatJson(result: CheckResult): string {
+export function formatJson(result: CheckReport): string {
+  return `${JSON.stringify(jsonReport(result), null, 2)}\n`;
+}
+
+/** Several reports (`attest check DIR`): the folder and one report per manuscript, as formatJson writes it. */
+export function formatJsonOfFolder(folder: string, results: readonly CheckReport[]): string {
+  return `${JSON.stringify({ folder, manuscripts: results.map(jsonReport) }, null, 2)}\n`;
+}
+
+function jsonReport(result: CheckReport): Record<string, unknown> {
   const report = {
     file: result.root,
     bibliographies: result.bibliographies.map((b) => b.file),
@@ -55,21 +75,29 @@ export function formatJson(result: CheckResult): string {
       : {}),
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return report;
 }
 
-/** One line per finding in the `file:line:column: severity: message [code]` form editors and CI logs link. */
-export function formatText(result: CheckResult, cwd: string): string {
-  const lines = result.findings.map((f) => `${location(f, cwd)}: ${f.severity}: ${f.message} [${f.code}]`);
+/**
+ * One line per finding as severe as `least` or more, in the `file:line:column: severity: message [code]`
+ * form editors and CI logs link, then a summary that counts every finding, shown or not.
+ */
+export function formatText(result: CheckReport, cwd: string, least: Severity = 'hint'): string {
+  const shown = result.findings.filter(atLeast(least));
+  const lines = shown.map((f) => `${location(f, cwd)}: ${f.severity}: ${f.message} [${f.code}]`);
   const keys = new Set(result.citations.map((c) => c.key)).size;
   const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
   const counts = countBySeverity(result.findings);
-  lines.push(
-    `${path.relative(cwd, result.root) || result.root}: ${result.citations.length} citations of ${keys} keys, ` +
-      `${entries} bibliography entries; ${counts.error} errors, ${counts.warning} warnings, ${counts.hint + counts.information} notes.`,
-  );
+  const what = isBibliographyCheck(result) ? `${entries} entries` : `${result.citations.length} citations of ${keys} keys, ${entries} bibliography entries`;
+  const hidden = result.findings.length - shown.length;
+  const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
+  lines.push(`${path.relative(cwd, result.root) || result.root}: ${what}; ${counts.error} errors, ${counts.warning} warnings, ${counts.hint + counts.information} notes.${notShown}`);
   if (result.verdicts) lines.push(referenceSummary(result.verdicts));
   return `${lines.join('\n')}\n`;
+}
+
+function isBibliographyCheck(result: CheckReport): boolean {
+  return result.bibliographies.length === 1 && result.bibliographies[0].file === result.root;
 }
 
 function location(finding: Finding, cwd: string): string {

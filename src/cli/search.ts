@@ -1,9 +1,9 @@
 import { promises as fs } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { SearchMode } from '../core/evidence';
 import { ENCODER_SETTING, NO_ENCODER_NOTE, PaperLibrary, type Encoder } from '../core/index/library';
 import { ModelError } from '../core/models/errors';
 import { encoderDir, isFileSystemError, loadEncoder } from './index';
+import { parseCommandLine } from './args';
 import type { Console } from './main';
 
 export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
@@ -32,9 +32,9 @@ interface Query {
 
 /** `attest search`. */
 export async function searchCommand(args: readonly string[], io: Console): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
+  const parsed = parseCommandLine(
+    'search',
+    {
       args: [...args],
       options: {
         store: { type: 'string' },
@@ -45,10 +45,12 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
         'embed-model': { type: 'string' },
         format: { type: 'string', default: 'jsonl' },
       },
-    }));
-  } catch (error) {
-    return usage(io, (error as Error).message);
-  }
+    },
+    SEARCH_USAGE,
+    io,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const top = Number(values.top);
   const mode = values.mode as SearchMode | undefined;
   if (!values.store) return usage(io, '--store DIR is required');

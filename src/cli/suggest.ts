@@ -7,7 +7,6 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { citingReferences, type CitingReference } from '../core/bibliography/citing';
 import { parseBibliography } from '../core/bibliography/parse';
 import type { BibEntry } from '../core/bibliography/types';
@@ -23,6 +22,7 @@ import { endpointName } from '../core/suggest/llmErrors';
 import { supportJudge } from '../core/suggest/recheck';
 import { suggest, type Suggestion } from '../core/suggest/suggest';
 import { decodeText } from '../core/text/decode';
+import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 import { ConfigFileError, readConfigFile, setUpSources } from './sourcesSetup';
@@ -54,9 +54,9 @@ type Accept = 'supported' | 'unconfirmed';
 
 /** `attest suggest`. */
 export async function suggestCommand(args: readonly string[], io: Console): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
+  const parsed = parseCommandLine(
+    'suggest',
+    {
       args: [...args],
       options: {
         claim: { type: 'string' },
@@ -68,10 +68,12 @@ export async function suggestCommand(args: readonly string[], io: Console): Prom
         'nli-model': { type: 'string' },
         format: { type: 'string', default: 'json' },
       },
-    }));
-  } catch (error) {
-    return usage(io, (error as Error).message);
-  }
+    },
+    SUGGEST_USAGE,
+    io,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const claim = values.claim?.trim();
   if (!claim) return usage(io, '--claim TEXT is required');
   if (values.style !== 'latex' && values.style !== 'markdown') return usage(io, `--style must be latex or markdown, not '${values.style}'`);

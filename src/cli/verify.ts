@@ -1,10 +1,10 @@
 import { promises as fs } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { analyze } from '../core/index/analyzer';
 import { ModelError } from '../core/models/errors';
 import { abstractSentences } from '../core/verify/claims';
 import { TermStatistics, tfidfRelevance } from '../core/verify/relevance';
 import { judgeSupport } from '../core/verify/support';
+import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 
@@ -22,16 +22,14 @@ interface Pair {
 
 /** `attest verify`: exit 0 when every pair was judged, 2 on a usage, input or model error. */
 export async function verify(args: readonly string[], io: Console): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: { pairs: { type: 'string' }, 'nli-model': { type: 'string' }, format: { type: 'string', default: 'jsonl' } },
-    }));
-  } catch (error) {
-    io.err(`attest verify: ${(error as Error).message}\n${VERIFY_USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseCommandLine(
+    'verify',
+    { args: [...args], options: { pairs: { type: 'string' }, 'nli-model': { type: 'string' }, format: { type: 'string', default: 'jsonl' } } },
+    VERIFY_USAGE,
+    io,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   if (!values.pairs || values.format !== 'jsonl') {
     io.err(`attest verify: ${values.pairs ? '--format must be jsonl' : '--pairs FILE.jsonl is required'}\n${VERIFY_USAGE}\n`);
     return 2;

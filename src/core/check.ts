@@ -97,7 +97,8 @@ export async function checkManuscript(
   // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
   if (manuscript.language === 'latex' || wanted.length > 0) findings.push(...missingKeys(manuscript, bibliographies, entries));
   if (options.reportUnused ?? true) findings.push(...unusedEntries(manuscript, entries));
-  findings.push(...suspiciousMetadata(manuscript, entries, options.now));
+  const cited = new Set(manuscript.citations.map((c) => c.key));
+  findings.push(...suspiciousMetadata(manuscript.citesAll ? entries : entries.filter((e) => cited.has(e.key)), options.now));
 
   return {
     root,
@@ -130,7 +131,7 @@ function bibliographyFiles(manuscript: Manuscript, options: CheckOptions): Bibli
   return [...files.values()];
 }
 
-function duplicateKeys(entries: readonly BibEntry[]): Finding[] {
+export function duplicateKeys(entries: readonly BibEntry[]): Finding[] {
   const first = new Map<string, BibEntry>();
   const findings: Finding[] = [];
   for (const entry of entries) {
@@ -198,24 +199,21 @@ function unusedEntries(manuscript: Manuscript, entries: readonly BibEntry[]): Fi
     }) satisfies Finding);
 }
 
-/** Entries the manuscript cites whose metadata no real work has: a year to come, a placeholder author, a malformed DOI. */
-function suspiciousMetadata(manuscript: Manuscript, entries: readonly BibEntry[], now: Date | undefined): Finding[] {
-  const cited = new Set(manuscript.citations.map((c) => c.key));
-  return entries
-    .filter((e) => manuscript.citesAll || cited.has(e.key))
-    .flatMap((e) =>
-      checkIntrinsic(e, { now }).map(
-        (issue) =>
-          ({
-            code: 'suspicious-metadata',
-            severity: 'warning',
-            message: `'${e.key}': ${issue.message}`,
-            file: e.file,
-            range: e.keyRange,
-            key: e.key,
-          }) satisfies Finding,
-      ),
-    );
+/** Entries whose metadata no real work has: a year to come, a placeholder author, a malformed DOI. */
+export function suspiciousMetadata(entries: readonly BibEntry[], now: Date | undefined): Finding[] {
+  return entries.flatMap((e) =>
+    checkIntrinsic(e, { now }).map(
+      (issue) =>
+        ({
+          code: 'suspicious-metadata',
+          severity: 'warning',
+          message: `'${e.key}': ${issue.message}`,
+          file: e.file,
+          range: e.keyRange,
+          key: e.key,
+        }) satisfies Finding,
+    ),
+  );
 }
 
 export function sortFindings(findings: Finding[]): Finding[] {

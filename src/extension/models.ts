@@ -7,6 +7,21 @@ import type { Embedder } from '../core/models/embedder';
 import type { NliModel } from '../core/models/nli';
 import type { ModelOptions } from '../core/models/options';
 import { WorkerEmbedder, WorkerNliModel } from '../core/models/pool';
+import { onnxRuntimeAvailable } from '../core/models/runtime';
+
+/** Said once a session, for both models: without ONNX Runtime neither can run. */
+let saidNoRuntime = false;
+
+function sayNoRuntimeOnce(): void {
+  if (saidNoRuntime) return;
+  saidNoRuntime = true;
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t(
+      'ONNX Runtime has no build for this platform ({0}), so Attest runs without its local models: support verdicts rest on relevance alone, and Find Evidence ranks papers by their words.',
+      `${process.platform}-${process.arch}`,
+    ),
+  );
+}
 
 /** A model loaded in its worker, with the id that keys its caches and stored vectors. */
 export interface Loaded<T> {
@@ -80,6 +95,10 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
     const { model, preferQuantized, threads } = this.settings();
     if (model.trim() === '') return undefined;
+    if (!onnxRuntimeAvailable()) {
+      sayNoRuntimeOnce();
+      return undefined;
+    }
     const location = modelLocation(model, this.storage.fsPath, os.homedir());
     const files = exportFiles(preferQuantized);
     try {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs test/host/suite inside a real VS Code, offline: code-server's bundled VS Code
-// server + Debian's Chromium driven by playwright-core (see shared/vscode-host-tests.md).
+// server + Debian's Chromium driven by playwright-core (see README.md beside this file).
 //
 //   node test/host/run.js [--grep PATTERN] [--keep] [--verbose]
 //
@@ -13,6 +13,9 @@
 //   ATTEST_HOST_GREP         same as --grep (mocha grep inside the extension host)
 //   ATTEST_HOST_KEEP=1       same as --keep: leave the temp folder (server logs, workspace copy)
 //   ATTEST_HOST_VERBOSE=1    same as --verbose: print every page console line, unfiltered
+//   ATTEST_HOST_EXTENSION    the extension folder to test (default the repository, compiled to out/);
+//                            build/<target> after `npm run package` tests the package's content
+//   ATTEST_HOST_VSIX         a VSIX to install into the server and test as users get it, instead
 'use strict';
 
 const { spawn } = require('child_process');
@@ -24,6 +27,10 @@ const util = require('util');
 
 const HERE = __dirname;
 const REPO = path.resolve(HERE, '..', '..');
+const VSIX = process.env.ATTEST_HOST_VSIX ? path.resolve(process.env.ATTEST_HOST_VSIX) : undefined;
+// VS Code runs extension tests only through an extension under development: with a VSIX installed,
+// an empty stand-in takes that place and Attest runs as installed.
+const EXTENSION = VSIX ? path.join(HERE, 'runner') : path.resolve(process.env.ATTEST_HOST_EXTENSION || REPO);
 const TEST_INDEX = path.join(REPO, 'out', 'test', 'host', 'suite', 'index.js');
 const FIXTURE = path.join(HERE, 'fixtures', 'workspace');
 const OUTPUT_DIR = path.join(REPO, 'test-output');
@@ -161,6 +168,14 @@ function startScreenshotServer(getPage) {
   });
 }
 
+/** Installs a VSIX into the server's extensions folder the way `code --install-extension` does. */
+function installVsix(vsix, dirs) {
+  const { spawnSync } = require('child_process');
+  const args = [SERVER_MAIN, '--install-extension', vsix, '--extensions-dir', dirs.ext, '--server-data-dir', dirs.server, '--user-data-dir', dirs.user, '--accept-server-license-terms'];
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, HOME: dirs.home, TMPDIR: dirs.tmp } });
+  if (result.status !== 0) throw new Error(`installing ${vsix} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`);
+}
+
 /** Starts the VS Code server on a port it picks itself, so two runs never collide. */
 function startServer({ dirs, workspace }, screenshotUrl) {
   const env = {
@@ -177,6 +192,7 @@ function startServer({ dirs, workspace }, screenshotUrl) {
     ATTEST_HOST_GREP: GREP,
     ATTEST_HOST_LOG: path.join(state.tmp, 'mocha.log'),
     ATTEST_HOST_RESULT: path.join(state.tmp, 'result.json'),
+    ...(VSIX ? { ATTEST_HOST_EXTENSIONS_DIR: dirs.ext } : { ATTEST_HOST_EXTENSION: EXTENSION }),
   };
   // Not ours to pass on: a parent VS Code's IPC hooks would make the server talk to it.
   for (const k of Object.keys(env)) {
@@ -307,6 +323,10 @@ async function main() {
   state.screenshotServer = await startScreenshotServer(() => page);
   const screenshotUrl = `http://127.0.0.1:${state.screenshotServer.address().port}/screenshot`;
 
+  if (VSIX) {
+    installVsix(VSIX, dirs);
+    say(`installed ${path.basename(VSIX)} (${elapsed()})`);
+  }
   const port = await startServer({ dirs, workspace }, screenshotUrl);
   say(`server on port ${port} (${elapsed()})`);
 
@@ -347,7 +367,7 @@ async function main() {
 
   const authority = `127.0.0.1:${port}`;
   const payload = [
-    ['extensionDevelopmentPath', `vscode-remote://${authority}${REPO}`],
+    ['extensionDevelopmentPath', `vscode-remote://${authority}${EXTENSION}`],
     ['extensionTestsPath', `vscode-remote://${authority}${TEST_INDEX}`],
   ];
   const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;

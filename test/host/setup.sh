@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the host tests need on a fresh machine (as root, no stdin, CI=true)
 # and does nothing slow when it is all already there.
-# See shared/vscode-host-tests.md for why each odd step exists.
+# README.md beside this file says why; each odd step says why below.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

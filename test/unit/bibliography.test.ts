@@ -7,9 +7,9 @@ import { parseBibliography } from '../../src/core/bibliography/parse';
 import type { BibEntry, Bibliography } from '../../src/core/bibliography/types';
 import type { Range } from '../../src/core/text/positions';
 import { LineIndex } from '../../src/core/text/positions';
-import { SHARED_DATA } from './helpers';
+import { FIXTURES } from './helpers';
 
-const MANUSCRIPTS = path.join(SHARED_DATA, 'manuscripts');
+const MANUSCRIPTS = path.join(FIXTURES, 'manuscripts');
 const CELERITE = path.join(MANUSCRIPTS, 'astro_celerite/paper/celerite.bib');
 const DYNONET = path.join(MANUSCRIPTS, 'control_dynonet/doc/paper/ms.bib');
 const GMR = path.join(MANUSCRIPTS, 'md_joss_gmr/paper/paper.bib');

@@ -5,10 +5,10 @@ import { FsWorkspace } from '../../src/core/fsWorkspace';
 import type { FindingCode } from '../../src/core/findings';
 import { mergeFindings } from '../../src/core/mergeFindings';
 import { manuscriptRootOf } from '../../src/core/manuscript/project';
-import { MemoryWorkspace, SHARED_DATA } from './helpers';
+import { FIXTURES, MemoryWorkspace } from './helpers';
 
 async function checkReal(relative: string): Promise<CheckResult> {
-  const result = await checkManuscript(path.join(SHARED_DATA, 'manuscripts', relative), new FsWorkspace(), new CheckSession());
+  const result = await checkManuscript(path.join(FIXTURES, 'manuscripts', relative), new FsWorkspace(), new CheckSession());
   assert.ok(result);
   return result;
 }

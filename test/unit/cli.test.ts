@@ -4,22 +4,9 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { main } from '../../src/cli/main';
 import { BibliographicServer } from '../../bench/support/bibliographicServer';
 import { REPO_ROOT } from './helpers';
-
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function attest(...args: string[]): Promise<Run> {
-  let out = '';
-  let err = '';
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
+import { attest, type Run } from './support/cli';
 
 interface JsonReport {
   file: string;
@@ -44,8 +31,27 @@ describe('attest check', () => {
     assert.equal(run.code, 1);
     assert.match(run.out, /paper\.tex:\d+:\d+: error: 'smith2023citations' is not in any bibliography \(references\.bib\)\. \[missing-key\]/);
     assert.match(run.out, /warning: Duplicate key 'walters2023fabrication'/);
-    assert.match(run.out, /hint: 'thakur2021beir' is never cited/);
     assert.match(run.out, /\[bib-parse-error\]/);
+  });
+
+  it('leaves notes out of the text unless asked, counting them in the summary', async () => {
+    const quiet = await attest('check', EXAMPLE, '--offline', '--cache', dir);
+    assert.doesNotMatch(quiet.out, /: hint: /);
+    const hidden = Number(/ (\d+) below warning not shown \(--min-severity hint shows them\)/.exec(quiet.out)?.[1]);
+    const all = await attest('check', EXAMPLE, '--offline', '--cache', dir, '--min-severity', 'hint');
+    assert.match(all.out, /hint: 'thakur2021beir' is never cited/);
+    assert.equal(all.out.split('\n').filter((l) => / (hint|information): /.test(l)).length, hidden);
+    const errorsOnly = await attest('check', EXAMPLE, '--offline', '--cache', dir, '--min-severity', 'error');
+    assert.doesNotMatch(errorsOnly.out, /: warning: /);
+    assert.equal(errorsOnly.code, 1);
+  });
+
+  it('keeps every finding in JSON unless --min-severity is given', async () => {
+    const all = JSON.parse((await attest('check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir)).out) as JsonReport;
+    assert.ok(all.findings.some((f) => f.severity === 'hint'));
+    const errors = JSON.parse((await attest('check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir, '--min-severity', 'error')).out) as JsonReport;
+    assert.deepEqual(errors.findings, all.findings.filter((f) => f.severity === 'error'));
+    assert.deepEqual(errors.citations, all.citations);
   });
 
   it('writes the documented JSON report with 1-based positions', async () => {
@@ -203,6 +209,18 @@ describe('attest check looking references up', () => {
     assert.equal(offline.code, 0, offline.out);
     const shown = JSON.parse((await check('--config', config, '--offline', '--show-unchecked')).out) as JsonReport;
     assert.deepEqual(shown.findings.filter((f) => f.code === 'unchecked').map((f) => [f.key, f.severity]), [['lstm', 'hint'], ['resnet', 'hint'], ['invented', 'hint']]);
+  });
+
+  it('looks up every entry of a .bib file given alone, cited or not', async () => {
+    await fs.appendFile(path.join(dir, 'refs.bib'), '\n@article{uncited, author={Moreau, Hélène}, title={A Study Nobody Wrote}, journal={Science}, year={2021}}\n');
+    const run = await attest('check', path.join(dir, 'refs.bib'), '--format', 'json', '--config', config, '--cache', path.join(dir, 'cache'));
+    assert.equal(run.code, 1, run.err);
+    const report = JSON.parse(run.out) as JsonReport & { references: { key: string; status: string }[] };
+    assert.deepEqual(report.references.map((r) => [r.key, r.status]), [['lstm', 'found'], ['resnet', 'metadata-mismatch'], ['invented', 'not-found'], ['uncited', 'not-found']]);
+    assert.deepEqual(report.citations, []);
+    assert.deepEqual(report.findings.filter((f) => f.code === 'not-found').map((f) => [path.basename(f.file), f.key]), [['refs.bib', 'invented'], ['refs.bib', 'uncited']]);
+    const text = await attest('check', path.join(dir, 'refs.bib'), '--config', config, '--cache', path.join(dir, 'cache'));
+    assert.match(text.out, /refs\.bib: 4 entries; 2 errors, 1 warnings/);
   });
 
   it('exits 2 on a config file it cannot use', async () => {

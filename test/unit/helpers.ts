@@ -4,8 +4,8 @@ import type { Workspace } from '../../src/core/workspace';
 /** The repository root, from out/test/unit. */
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
-/** Evaluation data nobody on the team wrote; read in place, never copied into the repository. */
-export const SHARED_DATA = path.resolve(REPO_ROOT, '../shared/data');
+/** Real files nobody on the team wrote (manuscripts, tokenizers), each with its licence and source. */
+export const FIXTURES = path.join(REPO_ROOT, 'test/fixtures');
 
 /** Files held in memory, keyed by absolute path; a test changes them without touching the disk. */
 export class MemoryWorkspace implements Workspace {

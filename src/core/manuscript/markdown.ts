@@ -1,5 +1,4 @@
 import * as path from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { LineIndex } from '../text/positions';
 import { DelimiterIndex } from './delimiters';
 import { PlainTextBuilder } from './plainText';
@@ -15,6 +14,11 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const HEADING = /^ {0,3}#{1,6}(?=\s|$)/;
 const LIST_ITEM = /^ {0,3}(?:[*+-]|\d{1,9}[.)])(?=\s)/;
 const BLOCK_QUOTE = /^ {0,3}> ?/;
+
+/** The YAML reader, loaded when a file first has front matter: the editor starts sooner without it. */
+function yaml(): typeof import('yaml') {
+  return require('yaml') as typeof import('yaml');
+}
 
 /** Parses a Markdown, R Markdown or Quarto file: pandoc citations, YAML `bibliography:`, sentences. */
 export function parseMarkdown(text: string, file: string): ParsedSource {
@@ -57,6 +61,7 @@ class MarkdownScanner {
     const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(this.text);
     if (!match) return 0;
     const yamlStart = match[0].indexOf('\n') + 1;
+    const { isMap, isScalar, parseDocument } = yaml();
     const doc = parseDocument(match[1], { uniqueKeys: false });
     if (isMap(doc.contents)) {
       this.yamlBibliography(doc.contents.get('bibliography', true), yamlStart);
@@ -69,6 +74,7 @@ class MarkdownScanner {
   }
 
   private yamlBibliography(node: unknown, offset: number): void {
+    const { isScalar, isSeq } = yaml();
     const items: unknown[] = isSeq(node) ? node.items : [node];
     for (const item of items) {
       if (!isScalar(item) || typeof item.value !== 'string' || !item.range) continue;

@@ -6,7 +6,7 @@
  *   const tokenizer = TextTokenizer.fromFolder(folder);
  *   const batch = tokenizer.batch([tokenizer.encodePair(premise, hypothesis), …]);
  */
-import { Tokenizer } from '@huggingface/tokenizers';
+import type { Tokenizer } from '@huggingface/tokenizers';
 import type { ModelFolder } from './folder';
 import { ModelError } from './errors';
 
@@ -42,7 +42,9 @@ export class TextTokenizer {
     private readonly padId: number,
   ) {
     try {
-      this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+      // Loaded on first use: the editor starts long before anything is tokenized.
+      const library = require('@huggingface/tokenizers') as typeof import('@huggingface/tokenizers');
+      this.tokenizer = new library.Tokenizer(tokenizerJson, tokenizerConfig);
     } catch (error) {
       throw new ModelError(`tokenizer.json cannot be read: ${(error as Error).message}. Download it again from the model's repository.`);
     }

@@ -3,7 +3,7 @@
  * (`search_query=ti:"…" AND au:…`). Answers are Atom feeds; arXiv reports a bad request inside the
  * feed, as an entry whose id is `http://arxiv.org/api/errors#…`, with HTTP 200.
  */
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import type { Author } from '../bibliography/types';
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES } from './config';
@@ -73,15 +73,23 @@ function malformed(what: string): SourceError {
   return new SourceError('malformed', `arXiv sent ${what}, not the Atom feed Attest expects.`, 'arxiv');
 }
 
-const parser = new XMLParser({
+let parser: XMLParser | undefined;
+
+/** The feed reader, made on the first answer from arXiv: the editor starts sooner without it. */
+function feedParser(): XMLParser {
+  parser ??= new (require('fast-xml-parser') as typeof import('fast-xml-parser')).XMLParser(FEED_OPTIONS);
+  return parser;
+}
+
+const FEED_OPTIONS = {
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   // `arxiv:doi` becomes `doi`: no Atom element has the same name.
   removeNSPrefix: true,
   // A title or journal reference that looks like a number ("1984", "2305.18240") must stay text.
   parseTagValue: false,
-  isArray: (name) => name === 'entry' || name === 'author' || name === 'link',
-});
+  isArray: (name: string) => name === 'entry' || name === 'author' || name === 'link',
+};
 
 type Node = Record<string, unknown>;
 
@@ -109,7 +117,7 @@ function nodes(value: unknown): Node[] {
 export function parseArxivFeed(xml: string): SourceRecord[] {
   let document: unknown;
   try {
-    document = parser.parse(xml, true);
+    document = feedParser().parse(xml, true);
   } catch (error) {
     throw malformed(`XML that does not parse (${(error as Error).message})`);
   }

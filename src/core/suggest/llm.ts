@@ -5,7 +5,7 @@
  *   const llm = new OpenAiLlm({ baseUrl: 'http://localhost:11434/v1', model: 'llama3.1', temperature: 0.2, maxTokens: 800, timeoutMs: 120_000 });
  *   const text = await llm.complete([{ role: 'user', content: 'Hi' }], { signal, onToken: (t) => shown += t });
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { describeFailure, LlmError, seconds } from './llmErrors';
 
 export { LlmError, type LlmErrorKind } from './llmErrors';
@@ -65,7 +65,9 @@ export class OpenAiLlm implements Llm {
     if (!/^https?:\/\/[^/]/i.test(baseUrl)) {
       throw new LlmError('not-configured', `The language model endpoint must be an http:// or https:// URL, not "${baseUrl}".`);
     }
-    this.client = new OpenAI({
+    // Loaded when a model is first configured: the editor starts sooner without the client.
+    const { default: Client } = require('openai') as typeof import('openai');
+    this.client = new Client({
       baseURL: baseUrl,
       apiKey: settings.apiKey || PLACEHOLDER_KEY,
       // Each of these otherwise falls back to an OPENAI_* environment variable meant for OpenAI itself.

@@ -1,5 +1,5 @@
 /** What went wrong with a request to the language model, said so the user knows what to do about it. */
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { APIError } from 'openai';
 
 export type LlmErrorKind =
   | 'not-configured'
@@ -35,6 +35,8 @@ interface Endpoint {
 
 /** The `openai` client's error (or the network's) as an `LlmError`; never repeats the API key. */
 export function describeFailure(error: unknown, endpoint: Endpoint): LlmError {
+  // Loaded here, not at start-up, as llm.ts loads the client; by now the client has loaded it anyway.
+  const { APIConnectionError, APIConnectionTimeoutError, APIError } = require('openai') as typeof import('openai');
   const where = endpointName(endpoint.baseUrl);
   const retries = endpoint.maxRetries ?? 2;
   const attempts = retries > 0 ? `; ${retries + 1} attempts` : '';

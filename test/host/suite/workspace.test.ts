@@ -15,10 +15,15 @@ suite('host harness', () => {
     assert.strictEqual(path.resolve(root), path.resolve(process.env.ATTEST_HOST_WORKSPACE ?? ''));
   });
 
-  test('the extension under development is loaded from the repo', () => {
+  test('the extension under test is loaded from where run.js put it (the repo, a package, or an installed VSIX)', () => {
     const ext = vscode.extensions.getExtension('attest.attest');
     assert.ok(ext, 'extension attest.attest is known to the extension host');
-    const repoRoot = path.resolve(__dirname, '../../../..');
-    assert.strictEqual(path.resolve(ext.extensionPath), repoRoot);
+    const installedIn = process.env.ATTEST_HOST_EXTENSIONS_DIR;
+    if (installedIn) {
+      assert.strictEqual(path.dirname(path.resolve(ext.extensionPath)), path.resolve(installedIn));
+      return;
+    }
+    const expected = process.env.ATTEST_HOST_EXTENSION ?? path.resolve(__dirname, '../../../..');
+    assert.strictEqual(path.resolve(ext.extensionPath), expected);
   });
 });

@@ -1,9 +1,9 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT } from '../../helpers';
+import { FIXTURES } from '../../helpers';
 
-/** The real all-MiniLM-L6-v2 tokenizer (WordPiece, uncased), read where it lies: never copied into the repository. */
-export const MINILM_TOKENIZER = path.resolve(REPO_ROOT, '../shared/tokenizers/all-MiniLM-L6-v2/tokenizer.json');
+/** The real all-MiniLM-L6-v2 tokenizer (WordPiece, uncased). */
+export const MINILM_TOKENIZER = path.join(FIXTURES, 'tokenizers/all-MiniLM-L6-v2/tokenizer.json');
 
 export interface ModelFolderSpec {
   /** The graph, written at `modelPath`. */

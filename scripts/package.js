@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run package [-- --target TARGET...] [--out DIR]`: one VSIX per VS Code target, each holding the
+// bundled extension and model worker, the files the extension reads at run time, and onnxruntime-node
+// with only that target's native library. Without --target, the target of this machine; the VSIX is
+// written to DIR (default: the repository's root), the folder it is assembled in to DIR/build.
+//
+// The package is assembled in build/<target>/ rather than filtered out of the repository with
+// .vscodeignore: onnxruntime-node ships every platform's binaries (287 MB) and install-time-only
+// dependencies, and a staged folder holds exactly what a user's VS Code runs, nothing else.
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const esbuild = require('esbuild');
+
+const root = path.resolve(__dirname, '..');
+
+/** VS Code targets, and where onnxruntime-node keeps each one's native library (none for Intel Macs in 1.30). */
+const TARGETS = {
+  'linux-x64': 'linux/x64',
+  'linux-arm64': 'linux/arm64',
+  'win32-x64': 'win32/x64',
+  'win32-arm64': 'win32/arm64',
+  'darwin-arm64': 'darwin/arm64',
+  'darwin-x64': undefined,
+};
+
+/** Files of the native folder a target does not load: darwin's versioned copy of the library it loads as libonnxruntime.1.dylib. */
+const UNUSED_NATIVE = new Set(['libonnxruntime.1.30.0.dylib']);
+
+/** What the installed extension reads besides its bundles. */
+const ASSETS = ['package.nls.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes'];
+
+function hostTarget() {
+  const target = `${process.platform}-${process.arch}`;
+  if (!(target in TARGETS)) throw new Error(`no VS Code target for ${target}; name one with --target (${Object.keys(TARGETS).join(', ')})`);
+  return target;
+}
+
+async function bundle(outdir) {
+  const result = await esbuild.build({
+    entryPoints: { extension: path.join(root, 'src/extension/extension.ts'), worker: path.join(root, 'src/core/models/worker.ts') },
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outdir,
+    // vscode is the host's; onnxruntime-node loads its native library relative to its own files.
+    external: ['vscode', 'onnxruntime-node'],
+    // stopword's CommonJS build holds every language's list; its ES module lets the bundle keep English only.
+    alias: { stopword: path.join(root, 'node_modules/stopword/src/stopword.js') },
+    minify: true,
+    legalComments: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return result.metafile;
+}
+
+function copy(from, to) {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.cpSync(from, to, { recursive: true });
+}
+
+/** onnxruntime-node's run-time files and its one run-time dependency, with one target's native library. */
+function copyOnnxRuntime(nativeDir, modules) {
+  const node = path.join(root, 'node_modules/onnxruntime-node');
+  const common = path.join(root, 'node_modules/onnxruntime-common');
+  for (const file of ['package.json', 'LICENSE', 'dist']) {
+    if (fs.existsSync(path.join(node, file))) copy(path.join(node, file), path.join(modules, 'onnxruntime-node', file));
+  }
+  const native = path.join(node, 'bin/napi-v6', nativeDir);
+  for (const file of fs.readdirSync(native)) {
+    if (!UNUSED_NATIVE.has(file)) copy(path.join(native, file), path.join(modules, 'onnxruntime-node/bin/napi-v6', nativeDir, file));
+  }
+  for (const file of ['package.json', 'LICENSE', 'dist/cjs']) {
+    if (fs.existsSync(path.join(common, file))) copy(path.join(common, file), path.join(modules, 'onnxruntime-common', file));
+  }
+  for (const dir of [path.join(modules, 'onnxruntime-node/dist'), path.join(modules, 'onnxruntime-common/dist')]) removeMatching(dir, /\.(map|d\.ts|d\.mts|d\.cts)$/);
+}
+
+function removeMatching(dir, pattern) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && pattern.test(entry.name)) fs.rmSync(path.join(entry.parentPath, entry.name));
+  }
+}
+
+/** The manifest as the Marketplace and VS Code read it: no scripts, no dependencies to install, the bundle as main. */
+function stagedManifest(target, hasRuntime) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  for (const key of ['scripts', 'dependencies', 'devDependencies', 'allowScripts', 'bin', 'private']) delete manifest[key];
+  manifest.main = './dist/extension.js';
+  if (!hasRuntime) manifest.description += ` (${target}: without the local NLI and embedding models, which onnxruntime does not ship for it)`;
+  return manifest;
+}
+
+async function packageTarget(target, outDir) {
+  if (!(target in TARGETS)) throw new Error(`unknown target '${target}': one of ${Object.keys(TARGETS).join(', ')}`);
+  const stage = path.join(outDir, 'build', target);
+  fs.rmSync(stage, { recursive: true, force: true });
+  fs.mkdirSync(stage, { recursive: true });
+  const metafile = await bundle(path.join(stage, 'dist'));
+  for (const asset of ASSETS) copy(path.join(root, asset), path.join(stage, asset));
+  const nativeDir = TARGETS[target];
+  if (nativeDir) copyOnnxRuntime(nativeDir, path.join(stage, 'dist/node_modules'));
+  const manifest = stagedManifest(target, nativeDir !== undefined);
+  fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+
+  const vsix = path.join(outDir, `${manifest.name}-${target}-${manifest.version}.vsix`);
+  // The dependencies are already in the stage; --no-dependencies keeps vsce from asking npm about them.
+  execFileSync(process.execPath, [require.resolve('@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--target', target, '--out', vsix], {
+    cwd: stage,
+    stdio: 'inherit',
+  });
+  const bundled = Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
+  console.log(`${vsix}: ${mb(fs.statSync(vsix).size)} MB (bundles ${mb(bundled)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'})`);
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { target: { type: 'string', multiple: true }, out: { type: 'string' } } });
+  const targets = values.target ?? [hostTarget()];
+  const outDir = path.resolve(values.out ?? root);
+  for (const target of targets) await packageTarget(target, outDir);
+}
+
+main().catch((error) => {
+  console.error(`package: ${error.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,203 @@
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { checkManuscript, CheckSession, sortFindings, type CheckResult } from '../core/check';
+import { checkBibliographyFile } from '../core/checkBibliography';
+import type { Severity } from '../core/findings';
+import { FsWorkspace } from '../core/fsWorkspace';
+import { analyze } from '../core/index/analyzer';
+import { findRootManuscripts } from '../core/manuscript/discover';
+import { manuscriptRootOf } from '../core/manuscript/project';
+import { ModelError } from '../core/models/errors';
+import { UnreadableFileError } from '../core/text/decode';
+import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
+import { IgnoreList, ignoreFileFor } from '../core/verify/ignore';
+import { citedEntries, referenceFindings, VerdictCache, verifyEntries, withReferenceFindings } from '../core/verify/references';
+import { parseCommandLine } from './args';
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
+import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
+import { atLeast, formatJson, formatJsonOfFolder, formatText, SEVERITIES, type CheckReport } from './report';
+import { formatSarif } from './sarif';
+import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
+import { attestVersion } from './version';
+
+export const CHECK_USAGE = `Usage: attest check FILE|DIR [--bib FILE]... [--format text|json|sarif] [--min-severity LEVEL]
+                    [--offline] [--config FILE] [--cache DIR] [--show-unchecked] [--nli-model DIR]
+
+Checks the citations of a LaTeX or Markdown manuscript against its bibliographies, and looks the
+cited references up in open bibliographic sources (Crossref, OpenAlex, Semantic Scholar, arXiv,
+Europe PMC; CORE with a key) to tell fabricated references and wrong metadata.
+  FILE                a manuscript (.tex, .md, .rmd, .qmd), or a .bib file: every entry of it is
+                      looked up, as the editor's Check References does
+  DIR                 every root manuscript under it: .tex files with \\documentclass that no other
+                      includes, and Markdown files whose front matter names a bibliography
+  --bib FILE          a bibliography to use besides those the manuscript names (repeatable)
+  --format FORMAT     text (default), json, or sarif (SARIF 2.1.0, for GitHub code scanning); for a
+                      DIR, json is {"folder", "manuscripts": [one report per manuscript]}
+  --min-severity LEVEL  error, warning, information or hint: leave out less severe findings
+                      (default: warning for text and sarif, hint for json); text counts what it leaves out
+  --offline           send nothing: answer from cached lookups only, report the rest as unchecked
+  --config FILE       JSON settings with the editor's keys, e.g. {"attest.sources.enabled": ["crossref"]}
+  --cache DIR         where lookups are kept between runs (default: $XDG_CACHE_HOME/attest/lookups)
+  --show-unchecked    also list references that could not be checked
+  --nli-model DIR     an ONNX NLI model folder (or ATTEST_NLI_MODEL) to judge whether each cited
+                      abstract supports its sentence; without one, only unrelated abstracts are caught
+API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
+ATTEST_CROSSREF_PLUS_TOKEN.
+Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;
+
+type Format = 'text' | 'json' | 'sarif';
+const FORMATS: readonly Format[] = ['text', 'json', 'sarif'];
+const DEFAULT_LEAST: Readonly<Record<Format, Severity>> = { text: 'warning', sarif: 'warning', json: 'hint' };
+
+/** What was asked to be checked. */
+type Target = { readonly kind: 'manuscript' | 'bibliography'; readonly file: string } | { readonly kind: 'folder'; readonly dir: string };
+
+/** Thrown for input that cannot be read; the message names it and says why. */
+class InputError extends Error {}
+
+/** What every check of one run shares. */
+interface Run {
+  readonly workspace: FsWorkspace;
+  readonly session: CheckSession;
+  readonly setup: SourcesSetup;
+  /** So that a reference two manuscripts cite is asked about once. */
+  readonly verdicts: VerdictCache;
+  readonly bibs: readonly string[];
+  readonly modelFlag: string | undefined;
+  readonly io: Console;
+}
+
+/** `attest check`. */
+export async function checkCommand(args: readonly string[], io: Console): Promise<number> {
+  const parsed = parseCommandLine(
+    'check',
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        bib: { type: 'string', multiple: true, default: [] },
+        format: { type: 'string', default: 'text' },
+        'min-severity': { type: 'string' },
+        offline: { type: 'boolean', default: false },
+        config: { type: 'string' },
+        cache: { type: 'string' },
+        'show-unchecked': { type: 'boolean', default: false },
+        'nli-model': { type: 'string' },
+      },
+    },
+    CHECK_USAGE,
+    io,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  const format = values.format as Format;
+  const least = (values['min-severity'] ?? DEFAULT_LEAST[format]) as Severity;
+  const problem =
+    positionals.length !== 1
+      ? `expected one manuscript, .bib file or folder, got ${positionals.length}`
+      : !FORMATS.includes(format)
+        ? `--format must be text, json or sarif, not '${values.format}'`
+        : !SEVERITIES.includes(least)
+          ? `--min-severity must be error, warning, information or hint, not '${values['min-severity']}'`
+          : undefined;
+  if (problem !== undefined) {
+    io.err(`attest check: ${problem}\n${CHECK_USAGE}\n`);
+    return EXIT_USAGE;
+  }
+
+  try {
+    const target = await targetOf(path.resolve(positionals[0]));
+    for (const bib of values.bib) await assertReadable(path.resolve(bib), '--bib file');
+    const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'] });
+    for (const warning of setup.warnings) io.err(`attest check: ${warning}\n`);
+    const run: Run = { workspace: new FsWorkspace(), session: new CheckSession(), setup, verdicts: new VerdictCache(), bibs: values.bib, modelFlag: values['nli-model'], io };
+    const files =
+      target.kind === 'folder'
+        ? await findRootManuscripts(target.dir, run.workspace, run.session.manuscripts)
+        : [target.kind === 'manuscript' ? await manuscriptRootOf(target.file, run.workspace, run.session.manuscripts) : target.file];
+    if (files.length === 0) throw new InputError(`no manuscript under ${positionals[0]}: neither a .tex file with \\documentclass nor a Markdown file naming a bibliography`);
+    const reports: CheckReport[] = [];
+    for (const file of files) reports.push(target.kind === 'bibliography' ? await checkBibliography(file, run) : await checkManuscriptOf(file, run));
+
+    const shown = reports.map((r) => ({ ...r, findings: r.findings.filter(atLeast(least)) }));
+    const cwd = process.cwd();
+    if (format === 'sarif') io.out(formatSarif(shown, cwd, attestVersion()));
+    else if (format === 'json') io.out(target.kind === 'folder' ? formatJsonOfFolder(target.dir, shown) : formatJson(shown[0]));
+    else io.out(reports.map((r) => formatText(r, cwd, least)).join(''));
+    return reports.some((r) => r.findings.some((f) => f.severity === 'error')) ? EXIT_FINDINGS : EXIT_OK;
+  } catch (error) {
+    if (error instanceof InputError || error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError) {
+      io.err(`attest check: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}
+
+async function targetOf(file: string): Promise<Target> {
+  const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
+    throw new InputError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+  });
+  if (stat.isDirectory()) {
+    await fs.readdir(file).catch((error: Error) => {
+      throw new InputError(`cannot read folder ${file}: ${error.message}`);
+    });
+    return { kind: 'folder', dir: file };
+  }
+  await assertReadable(file, 'file');
+  return { kind: path.extname(file).toLowerCase() === '.bib' ? 'bibliography' : 'manuscript', file };
+}
+
+async function assertReadable(file: string, what: string): Promise<void> {
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) throw new InputError(`cannot read ${what} ${file}: not a file`);
+    await fs.access(file, fs.constants.R_OK);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(`cannot read ${what} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message}`);
+  }
+}
+
+async function checkManuscriptOf(root: string, run: Run): Promise<CheckReport> {
+  const { setup } = run;
+  let result = await checkManuscript(root, run.workspace, run.session, { extraBibliographies: run.bibs });
+  if (!result) throw new InputError(`cannot read ${root}: no such file`);
+  if (setup.checkReferences) {
+    const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts });
+    result = withReferenceFindings(result, verdicts, setup.showUnchecked);
+  }
+  if (setup.checkSupport) result = await checkClaims(result, run.modelFlag, setup, run.io);
+  return result;
+}
+
+/** Every entry of one .bib file, looked up as the editor's Check References of This Bibliography does. */
+async function checkBibliography(file: string, run: Run): Promise<CheckReport> {
+  const { setup } = run;
+  const checked = await checkBibliographyFile(file, run.workspace, run.session);
+  if (!checked) throw new InputError(`cannot read ${file}: no such file`);
+  if (!setup.checkReferences) return checked;
+  const verdicts = await verifyEntries(checked.bibliographies[0].entries, setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts });
+  return { ...checked, verdicts, findings: sortFindings([...checked.findings, ...referenceFindings(verdicts, [], setup.showUnchecked)]) };
+}
+
+/** Progress on standard error while references are looked up, when a person is watching. */
+function progressReporter(io: Console): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY || io !== processConsole) return undefined;
+  return (done, total) => io.err(`\rLooking up references: ${done}/${total}${done === total ? '\n' : ''}`);
+}
+
+/** Whether each cited abstract supports its sentence: with the NLI model when one is given, else by relevance. */
+async function checkClaims(result: CheckResult, modelFlag: string | undefined, setup: SourcesSetup, io: Console): Promise<CheckResult> {
+  const nli = await loadNliModel(modelFlag, process.env);
+  const hasAbstracts = result.bibliographies.some((b) => b.entries.some((e) => e.abstract)) || [...(result.verdicts?.values() ?? [])].some((l) => l.abstract);
+  if (!nli && hasAbstracts) io.err(`attest check: ${NO_MODEL_MESSAGE}\n`);
+  try {
+    const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache);
+    const ignored = await IgnoreList.load(ignoreFileFor(result.root));
+    return withSupportFindings(result, supports, (c) => ignored.has(c));
+  } finally {
+    await nli?.model.dispose();
+  }
+}

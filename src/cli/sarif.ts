@@ -1,0 +1,76 @@
+/**
+ * SARIF 2.1.0, the format GitHub code scanning and other CI dashboards read: one run of Attest,
+ * one result per finding, located by file, line and column.
+ */
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Log, ReportingDescriptor, Result } from 'sarif';
+import type { Finding, FindingCode, Severity } from '../core/findings';
+import type { CheckReport } from './report';
+
+const SOURCE_ROOT = '%SRCROOT%';
+
+/** Each finding code as a SARIF rule: what it means, in the words a reader of a code-scanning alert needs. */
+export const RULES: Readonly<Record<FindingCode, string>> = {
+  'missing-key': 'A cited key is defined in no bibliography of the manuscript.',
+  'missing-file': 'A bibliography or included file the manuscript names does not exist or cannot be read.',
+  'duplicate-key': 'A key is defined twice; BibTeX uses the first definition.',
+  'unused-entry': 'A bibliography entry the manuscript never cites.',
+  'bib-parse-error': 'BibTeX text that does not parse; the entries around it may be lost.',
+  'not-found': 'No open source (Crossref, OpenAlex, Semantic Scholar, arXiv, Europe PMC, CORE) has a record of the reference: possibly fabricated.',
+  'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ.',
+  unchecked: 'The reference could not be looked up (offline, rate-limited or a source failed); nothing is known about it.',
+  'suspicious-metadata': 'An entry has metadata no real work has: a year to come, a placeholder author, a malformed DOI or arXiv id.',
+  contradicted: 'A sentence of the cited abstract contradicts the claim citing it.',
+  unsupported: 'No sentence of the cited abstract supports the claim citing it.',
+  unverifiable: 'The cited reference has no abstract to check the claim against.',
+};
+
+const LEVELS: Readonly<Record<Severity, Result.level>> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
+
+/**
+ * The reports as one SARIF log. Files under `cwd` (the repository, in CI) are named relative to it,
+ * as code scanning wants; others by absolute file URI.
+ */
+export function formatSarif(reports: readonly CheckReport[], cwd: string, version: string): string {
+  const codes = Object.keys(RULES) as FindingCode[];
+  const rules: ReportingDescriptor[] = codes.map((code) => ({ id: code, shortDescription: { text: RULES[code] } }));
+  const results = reports.flatMap((report) => report.findings).map((finding): Result => resultOf(finding, codes.indexOf(finding.code), cwd));
+  const log: Log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'Attest', version, rules } },
+        originalUriBaseIds: { [SOURCE_ROOT]: { uri: `${pathToFileURL(cwd).href}/` } },
+        results,
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+function resultOf(finding: Finding, ruleIndex: number, cwd: string): Result {
+  const { start, end } = finding.range;
+  return {
+    ruleId: finding.code,
+    ruleIndex,
+    level: LEVELS[finding.severity],
+    message: { text: finding.message },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: artifactOf(finding.file, cwd),
+          region: { startLine: start.line + 1, startColumn: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1 },
+        },
+      },
+    ],
+    ...(finding.key !== undefined || finding.evidence !== undefined ? { properties: { key: finding.key, evidence: finding.evidence } } : {}),
+  };
+}
+
+function artifactOf(file: string, cwd: string): { uri: string; uriBaseId?: string } {
+  const relative = path.relative(cwd, file);
+  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return { uri: pathToFileURL(file).href };
+  return { uri: relative.split(path.sep).map(encodeURIComponent).join('/'), uriBaseId: SOURCE_ROOT };
+}

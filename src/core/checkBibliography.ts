@@ -1,0 +1,20 @@
+import { duplicateKeys, sortFindings, suspiciousMetadata, type CheckResult, type CheckSession } from './check';
+import type { Finding } from './findings';
+import type { Workspace } from './workspace';
+
+/** A .bib file checked on its own, shaped as a manuscript's check without citations. */
+export type BibliographyCheck = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings'>;
+
+/**
+ * Checks one bibliography by itself, as the editor's Check References of This Bibliography does
+ * before looking its entries up: text that does not parse, keys defined twice, and metadata no real
+ * work has, for every entry. Undefined when the file does not exist; throws for one that is not text.
+ */
+export async function checkBibliographyFile(file: string, workspace: Workspace, session: CheckSession, now?: Date): Promise<BibliographyCheck | undefined> {
+  const text = await workspace.readText(file);
+  if (text === undefined) return undefined;
+  const bibliography = session.bibliographies.parse(file, text);
+  const findings: Finding[] = bibliography.problems.map((problem) => ({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range }));
+  findings.push(...duplicateKeys(bibliography.entries), ...suspiciousMetadata(bibliography.entries, now));
+  return { root: file, bibliographies: [bibliography], citations: [], findings: sortFindings(findings) };
+}

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import AdmZip from 'adm-zip';
+import { REPO_ROOT } from './helpers';
+import { makeTempDir } from './support/tempDir';
+
+// The packages as users get them, built the way `npm run package` builds them.
+
+const MB = 1024 * 1024;
+const VERSION = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface Manifest {
+  readonly main: string;
+  readonly description: string;
+  readonly dependencies?: unknown;
+  readonly devDependencies?: unknown;
+  readonly scripts?: unknown;
+}
+
+describe('npm run package', function () {
+  this.timeout(180_000);
+  let dir: string;
+  let remove: () => Promise<void>;
+  const packages = new Map<string, AdmZip>();
+
+  before(async () => {
+    ({ dir, remove } = await makeTempDir());
+    await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'scripts/package.js'), '--target', 'linux-x64', '--target', 'darwin-x64', '--out', dir], { maxBuffer: 16 * MB });
+    for (const target of ['linux-x64', 'darwin-x64']) packages.set(target, new AdmZip(path.join(dir, `attest-${target}-${VERSION}.vsix`)));
+  });
+  after(() => remove());
+
+  const files = (target: string): string[] => (packages.get(target)?.getEntries() ?? []).filter((e) => !e.isDirectory).map((e) => e.entryName);
+  const manifest = (target: string): Manifest => JSON.parse(packages.get(target)?.readAsText('extension/package.json') ?? '{}') as Manifest;
+
+  it('writes a linux-x64 VSIX of at most 30 MB holding onnxruntime for linux-x64 only', () => {
+    const zip = packages.get('linux-x64');
+    assert.ok(zip);
+    const size = zip.getEntries().reduce((n, e) => n + e.header.compressedSize, 0);
+    assert.ok(size <= 30 * MB, `${(size / MB).toFixed(1)} MB`);
+    const natives = files('linux-x64').filter((f) => /\.(node|so(\.\d+)*|dylib|dll)$/.test(f));
+    assert.deepEqual(natives.sort(), [
+      'extension/dist/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1',
+      'extension/dist/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node',
+    ]);
+  });
+
+  it('holds the bundles, the files the extension reads, a licence and the README, and no sources, maps, tests or data', () => {
+    const all = files('linux-x64');
+    for (const wanted of ['extension/dist/extension.js', 'extension/dist/worker.js', 'extension/LICENSE.txt', 'extension/readme.md', 'extension/package.nls.json', 'extension/media/evidence.js', 'extension/media/icon.png', 'extension/syntaxes/bibtex.tmLanguage.json']) {
+      assert.ok(all.includes(wanted), wanted);
+    }
+    const unwanted = all.filter((f) => /\.(ts|map|mts|cts)$/.test(f) || /^extension\/(src|test|bench|out|examples|scripts)\//.test(f) || /\/(fixtures|tokenizers|manuscripts)\//.test(f));
+    assert.deepEqual(unwanted, []);
+    assert.ok(all.length < 100, `${all.length} files`);
+  });
+
+  it('runs the bundle: no dependencies to install, no development scripts', () => {
+    const linux = manifest('linux-x64');
+    assert.equal(linux.main, './dist/extension.js');
+    assert.deepEqual([linux.dependencies, linux.devDependencies, linux.scripts], [undefined, undefined, undefined]);
+  });
+
+  it('gives Intel Macs, which onnxruntime has no library for, a package without models that says so', () => {
+    assert.deepEqual(files('darwin-x64').filter((f) => f.includes('onnxruntime')), []);
+    assert.match(manifest('darwin-x64').description, /without the local NLI and embedding models/);
+    assert.ok(files('darwin-x64').includes('extension/dist/extension.js'));
+  });
+});

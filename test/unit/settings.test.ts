@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { DEFAULT_SOURCES, SOURCE_NAMES } from '../../src/core/sources/config';
+import { REPO_ROOT } from './helpers';
+
+interface Property {
+  readonly type: string;
+  readonly default?: unknown;
+  readonly markdownDescription?: string;
+}
+
+const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, Property> } } };
+const strings = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.nls.json'), 'utf8')) as Record<string, string>;
+const properties = Object.entries(manifest.contributes.configuration.properties);
+
+describe('the settings as the Settings UI shows them', () => {
+  it('shows every number as a person would write it: two decimals at most', () => {
+    for (const [key, property] of properties) {
+      if (typeof property.default !== 'number') continue;
+      assert.equal(property.default, Math.round(property.default * 100) / 100, key);
+    }
+  });
+
+  it('offers the rates the sources are used with when nothing is set', () => {
+    for (const id of Object.keys(SOURCE_NAMES) as (keyof typeof DEFAULT_SOURCES)[]) {
+      const property = manifest.contributes.configuration.properties[`attest.sources.${id}.requestsPerSecond`];
+      assert.equal(property.default, DEFAULT_SOURCES[id].requestsPerSecond, id);
+    }
+  });
+
+  it('has a description for every setting in package.nls.json', () => {
+    for (const [key, property] of properties) {
+      const placeholder = /^%(.+)%$/.exec(property.markdownDescription ?? '')?.[1];
+      assert.ok(placeholder && strings[placeholder], key);
+    }
+  });
+});
+
+interface WalkthroughStep {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly media: { readonly markdown: string };
+}
+
+describe('the walkthrough', () => {
+  const contributes = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    contributes: { commands: { command: string }[]; walkthroughs: { steps: WalkthroughStep[] }[] };
+  }).contributes;
+  const steps = contributes.walkthroughs.flatMap((w) => w.steps);
+  const text = (placeholder: string): string => strings[/^%(.+)%$/.exec(placeholder)?.[1] ?? ''] ?? '';
+
+  it('walks through the sources, both models, importing, Find Evidence and Suggest', () => {
+    assert.deepEqual(steps.map((s) => s.id), ['sources', 'nliModel', 'encoder', 'importPapers', 'findEvidence', 'suggest']);
+  });
+
+  it('has words and a page for every step, and links only commands and settings that exist', () => {
+    const commands = new Set(contributes.commands.map((c) => c.command));
+    for (const step of steps) {
+      assert.ok(text(step.title) && text(step.description), step.id);
+      assert.ok(readFileSync(path.join(REPO_ROOT, step.media.markdown), 'utf8').startsWith('# '), step.media.markdown);
+      for (const [, command, argument] of text(step.description).matchAll(/\(command:([\w.]+)(?:\?([^)]*))?\)/g)) {
+        if (command === 'workbench.action.openSettings') {
+          const setting = JSON.parse(decodeURIComponent(argument)) as string;
+          assert.ok(properties.some(([key]) => key.startsWith(setting)), setting);
+        } else {
+          assert.ok(commands.has(command), command);
+        }
+      }
+    }
+  });
+});
