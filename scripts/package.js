@@ -29,6 +29,20 @@ const TARGETS = {
 /** Files of the native folder a target does not load: darwin's versioned copy of the library it loads as libonnxruntime.1.dylib. */
 const UNUSED_NATIVE = new Set(['libonnxruntime.1.30.0.dylib']);
 
+/**
+ * Libraries the extension loads on first use (see their require calls), each bundled into dist/lib/
+ * apart from the extension: loading the extension then need not compile them, which measured as the
+ * largest part of its activation.
+ */
+const ON_FIRST_USE = ['openai', 'yaml', 'fast-xml-parser'];
+
+const loadedApart = {
+  name: 'loaded-apart',
+  setup(build) {
+    build.onResolve({ filter: new RegExp(`^(${ON_FIRST_USE.join('|')})$`) }, (args) => ({ path: `./lib/${args.path}.js`, external: true }));
+  },
+};
+
 /** What the installed extension reads besides its bundles. */
 const ASSETS = ['package.nls.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes'];
 
@@ -39,6 +53,18 @@ function hostTarget() {
 }
 
 async function bundle(outdir) {
+  const apart = await esbuild.build({
+    entryPoints: Object.fromEntries(ON_FIRST_USE.map((name) => [`lib/${name}`, require.resolve(name)])),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outdir,
+    minify: true,
+    legalComments: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+  });
   const result = await esbuild.build({
     entryPoints: { extension: path.join(root, 'src/extension/extension.ts'), worker: path.join(root, 'src/core/models/worker.ts') },
     bundle: true,
@@ -54,8 +80,9 @@ async function bundle(outdir) {
     legalComments: 'linked',
     metafile: true,
     logLevel: 'warning',
+    plugins: [loadedApart],
   });
-  return result.metafile;
+  return { outputs: { ...apart.metafile.outputs, ...result.metafile.outputs } };
 }
 
 function copy(from, to) {
