@@ -9,7 +9,7 @@ import type { CheckResult } from '../core/check';
 import { analyze } from '../core/index/analyzer';
 import { ModelError } from '../core/models/errors';
 import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
-import { IgnoreList, ignoreFileFor } from '../core/verify/ignore';
+import { IgnoreFileError, IgnoreList, ignoreFileFor } from '../core/verify/ignore';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 import { formatJson, formatText } from './report';
 import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
@@ -116,7 +116,7 @@ async function check(args: readonly string[], io: Console): Promise<number> {
     io.out(values.format === 'json' ? formatJson(result) : formatText(result, process.cwd()));
     return result.findings.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
   } catch (error) {
-    if (error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError) {
+    if (error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError || error instanceof IgnoreFileError) {
       io.err(`attest check: ${error.message}\n`);
       return EXIT_USAGE;
     }

@@ -5,6 +5,7 @@ import { ENCODER_SETTING, NO_ENCODER_NOTE, PaperLibrary, type Encoder } from '..
 import { ModelError } from '../core/models/errors';
 import { encoderDir, isFileSystemError, loadEncoder } from './index';
 import type { Console } from './main';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 
 export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
                      [--mode lexical|dense|hybrid] [--embed-model DIR] [--format jsonl]
@@ -64,7 +65,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
 
   let queries: Query[];
   try {
-    queries = values.query !== undefined ? [{ id: null, text: values.query }] : parseQueries(await fs.readFile(values.queries as string, 'utf8'));
+    queries = values.query !== undefined ? [{ id: null, text: values.query }] : parseQueries(await readNamedTextFile(values.queries as string, LARGEST_TEXT_BYTES));
     if (!(await fs.stat(values.store).catch(() => undefined))?.isDirectory()) throw new Error(`there is no paper library in ${values.store}; make one with attest index add`);
   } catch (error) {
     io.err(`attest search: ${(error as Error).message}\n`);

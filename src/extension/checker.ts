@@ -6,7 +6,7 @@ import type { Finding } from '../core/findings';
 import { analyze } from '../core/index/analyzer';
 import { LookupCache } from '../core/sources/cache';
 import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
-import { IgnoreList, ignoreFileFor, type VerdictSubject } from '../core/verify/ignore';
+import { IgnoreFileError, IgnoreList, ignoreFileFor, type VerdictSubject } from '../core/verify/ignore';
 import { languageOf } from '../core/manuscript/language';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { mergeFindings } from '../core/mergeFindings';
@@ -41,6 +41,7 @@ export class Checker implements vscode.Disposable {
 
   private readonly supportRuns = new Map<string, AbortController>();
   private modelOffered = false;
+  private readonly reportedIgnoreFiles = new Set<string>();
   /** Judgements by model, claim and abstract, kept across sessions. */
   private readonly judgements: LookupCache;
 
@@ -172,11 +173,11 @@ export class Checker implements vscode.Disposable {
       const nli = await this.nli.withoutAsking();
       if (nli) this.changed.fire();
       else this.offerModel();
-      const ignored = await IgnoreList.load(ignoreFileFor(result.root));
+      const ignored = await this.ignoreList(result.root);
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
       const supports = await checkSupport(result, deps, this.judgements);
       if (this.generations.get(result.root) !== generation) return;
-      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored.has(c)));
+      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored?.has(c) ?? false));
       this.publish();
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -213,9 +214,26 @@ export class Checker implements vscode.Disposable {
   async ignoreVerdict(file: string, citation: VerdictSubject): Promise<void> {
     const result = this.resultFor(file);
     if (!result) return;
-    const list = await IgnoreList.load(ignoreFileFor(result.root));
+    const list = await this.ignoreList(result.root);
+    if (!list) return;
     await list.add(citation);
     this.schedule(result.root, 0);
+  }
+
+  /** The manuscript's ignored verdicts; a damaged list is reported and left as it is for the user to repair. */
+  private async ignoreList(root: string): Promise<IgnoreList | undefined> {
+    try {
+      return await IgnoreList.load(ignoreFileFor(root));
+    } catch (error) {
+      if (!(error instanceof IgnoreFileError)) throw error;
+      // Checks run on every pause in typing: say it once, not each time.
+      if (!this.reportedIgnoreFiles.has(error.message)) {
+        this.reportedIgnoreFiles.add(error.message);
+        this.log.warn(error.message);
+        void vscode.window.showWarningMessage(error.message);
+      }
+      return undefined;
+    }
   }
 
   /**

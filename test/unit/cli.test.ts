@@ -99,6 +99,20 @@ describe('attest check', () => {
     assert.equal(report.citations[0].sentence, 'Schön.');
   });
 
+  for (const [name, damaged] of [['cut short', '{'], ['null', 'null'], ['of another version', '{"version":2}']]) {
+    it(`exits 2 naming a damaged ignore list (${name}) and leaves it as it is`, async () => {
+      await fs.writeFile(path.join(dir, 'paper.tex'), 'Deep nets work \\cite{k}.\\bibliography{r}');
+      await fs.writeFile(path.join(dir, 'r.bib'), '@article{k, title={Deep nets}, abstract={Deep nets work well.}}');
+      const ignoreFile = path.join(dir, '.attest', 'ignore.json');
+      await fs.mkdir(path.dirname(ignoreFile));
+      await fs.writeFile(ignoreFile, damaged);
+      const run = await attest('check', path.join(dir, 'paper.tex'), '--offline', '--cache', dir);
+      assert.equal(run.code, 2);
+      assert.match(run.err, /^attest check: .*\.attest\/ignore\.json (is not valid JSON|is not an Attest ignore list).*fix or delete it/m);
+      assert.equal(await fs.readFile(ignoreFile, 'utf8'), damaged);
+    });
+  }
+
   it('never modifies the files it checks', async () => {
     const tex = path.join(dir, 'paper.tex');
     const bib = path.join(dir, 'refs.bib');
