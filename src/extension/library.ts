@@ -15,7 +15,7 @@ import type { ReferenceLookups } from './references';
  * the user, the abstracts of the workspace's bibliographies, and what live searches found.
  */
 export class EvidenceLibrary implements vscode.Disposable {
-  /** One store for the session: two instances on one folder would delete each other's files while saving. */
+  /** One store for the session, so that its papers are loaded once; other windows' saves are merged at each save. */
   private store?: Promise<PaperStore>;
   private opening?: Promise<PaperLibrary>;
 
@@ -107,6 +107,11 @@ export class EvidenceLibrary implements vscode.Disposable {
         void vscode.window.showWarningMessage(message);
       }
       return store;
+    });
+    // Unreadable now (permissions, I/O) is not unreadable for good: the next search tries again.
+    this.store.catch(() => {
+      this.store = undefined;
+      this.opening = undefined;
     });
     return this.store;
   }
