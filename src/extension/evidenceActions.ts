@@ -9,6 +9,7 @@ import type { TextEdit } from '../core/bibliography/edit';
 import { citationStyleOf, insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
 import type { Paper } from '../core/papers/paper';
 import type { SourceRecord } from '../core/sources/types';
+import { isWebLink } from '../core/webLink';
 import type { Checker } from './checker';
 
 /** What an action did, or why it did nothing, in words for the panel. */
@@ -217,10 +218,6 @@ export class EvidenceActions {
 export function linkOf(paper: Paper): string | undefined {
   const candidates = [paper.openAccessUrl, paper.doi === undefined ? undefined : `https://doi.org/${paper.doi}`, paper.source?.url];
   return candidates.find((url) => url !== undefined && isWebLink(url));
-}
-
-export function isWebLink(url: string): boolean {
-  return /^https?:\/\/[^\s]+$/i.test(url);
 }
 
 /** Long enough for a check of a large manuscript without reference lookups, which come later. */

@@ -51,7 +51,13 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   async withoutAsking(): Promise<Loaded<T> | undefined> {
     const { model, preferQuantized } = this.settings();
     if (model.trim() === '') return undefined;
-    const location = modelLocation(model, this.storage.fsPath, os.homedir());
+    let location: ModelLocation;
+    try {
+      location = modelLocation(model, this.storage.fsPath, os.homedir());
+    } catch {
+      // Loading reports the setting's problem.
+      return this.get();
+    }
     if (location.kind === 'hub' && !(await hasFiles(location.dir, exportFiles(preferQuantized)))) return undefined;
     return this.get();
   }
@@ -80,15 +86,16 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
     const { model, preferQuantized, threads } = this.settings();
     if (model.trim() === '') return undefined;
-    const location = modelLocation(model, this.storage.fsPath, os.homedir());
     const files = exportFiles(preferQuantized);
     try {
+      const location = modelLocation(model, this.storage.fsPath, os.homedir());
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
       const loaded = await this.kind.start(location.dir, { preferQuantized, threads });
       this.log.info(`Model loaded from ${location.dir}`);
-      return { model: loaded, id: location.kind === 'hub' ? location.repo : location.dir };
+      const id = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
+      return { model: loaded, id };
     } catch (error) {
       if (!(error instanceof ModelError) && !(error instanceof ModelDownloadError)) throw error;
       this.log.error(error.message);
@@ -121,6 +128,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
         try {
           await downloadModel({
             repo: location.repo,
+            revision: location.revision,
             files,
             destination: location.dir,
             folderSetting: `${this.kind.section}.model`,
