@@ -1,5 +1,6 @@
 import { benchCheck } from './check.bench';
 import { benchHallmark } from './hallmark.bench';
+import { benchHostile } from './hostile.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchSupport } from './support.bench';
@@ -7,6 +8,8 @@ import { benchSupport } from './support.bench';
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
 async function main(): Promise<void> {
   await benchCheck();
+  console.log('');
+  benchHostile();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');
