@@ -61,6 +61,53 @@ describe('a paper store shared by several writers', function () {
     assert.deepEqual(store.lexical.search('findings', 20).length, 13);
   });
 
+  describe('when the disk fails for a while', () => {
+    const realOpen = fs.open;
+    afterEach(() => {
+      fs.open = realOpen;
+    });
+
+    /** Makes opening the store's papers files fail with `code` until `heal` is called. */
+    function failPapersFiles(code: string): () => void {
+      let failing = true;
+      fs.open = (async (...args: Parameters<typeof realOpen>) => {
+        if (failing && String(args[0]).endsWith('.papers.jsonl')) throw Object.assign(new Error(`${code}: simulated`), { code, syscall: 'open' });
+        return realOpen(...args);
+      }) as typeof fs.open;
+      return () => {
+        failing = false;
+      };
+    }
+
+    for (const code of ['EMFILE', 'EIO', 'EBUSY', 'EACCES']) {
+      it(`reports ${code} on opening as an error, rebuilds nothing, and has every paper once it passes`, async () => {
+        const { store: writer } = await PaperStore.open(dir);
+        await writer.add(papers('a', 120));
+        await writer.add(papers('b', 80));
+        const before = await snapshot(dir);
+        const heal = failPapersFiles(code);
+        await assert.rejects(PaperStore.open(dir), (error: unknown) => error instanceof StoreReadError && error.message.includes(code));
+        assert.deepEqual(await snapshot(dir), before);
+        heal();
+        const { store, messages } = await PaperStore.open(dir);
+        assert.deepEqual(messages, []);
+        assert.equal(store.size, 200);
+      });
+    }
+
+    it('refuses to save when it cannot read what another writer saved, keeping both', async () => {
+      const { store: first } = await PaperStore.open(dir);
+      const { store: second } = await PaperStore.open(dir);
+      await first.add(papers('first', 30));
+      const heal = failPapersFiles('EIO');
+      await assert.rejects(second.add(papers('second', 20)), StoreReadError);
+      heal();
+      await second.add(papers('third', 5));
+      const { store } = await PaperStore.open(dir);
+      assert.equal(store.size, 55);
+    });
+  });
+
   describe('with a file it may not read', () => {
     /** A store of 200 papers in two segments, the second unreadable to all but root. */
     async function lockedStore(): Promise<string> {

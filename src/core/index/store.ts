@@ -126,7 +126,7 @@ interface Change {
 type Writer = (suffix: string, content: Content) => Promise<string>;
 
 export class PaperStore {
-  private readonly byId = new Map<string, Paper>();
+  private byId = new Map<string, Paper>();
   private lexicalIndex = new LexicalIndex();
   private denseIndex: DenseIndex | undefined;
   private vectorModel: string | undefined;
@@ -292,13 +292,14 @@ export class PaperStore {
     batch.ids.forEach((id, at) => dense.add(id, batch.vectors[at]));
   }
 
-  /** A batch's vectors as the dense index keeps them (unit length), for a save to write. */
-  private rowsOf(batch: VectorBatch): DenseIndexData | undefined {
+  /** These papers' vectors as the dense index keeps them (unit length), for a save to write. */
+  private rowsOf(ids: readonly string[]): DenseIndexData | undefined {
     const dense = this.denseIndex;
-    if (!dense || this.vectorModel !== batch.model) return undefined;
-    const rows = new Float32Array(batch.ids.length * dense.dimension);
-    batch.ids.forEach((id, at) => rows.set(dense.vector(id) as Float32Array, at * dense.dimension));
-    return { ids: [...batch.ids], vectors: rows };
+    const unique = [...new Set(ids)].filter((id) => dense?.has(id));
+    if (!dense || unique.length === 0) return undefined;
+    const rows = new Float32Array(unique.length * dense.dimension);
+    unique.forEach((id, at) => rows.set(dense.vector(id) as Float32Array, at * dense.dimension));
+    return { ids: unique, vectors: rows };
   }
 
   /**
@@ -309,14 +310,21 @@ export class PaperStore {
     const disk = await readManifest(this.dir);
     const current = this.manifest === undefined ? disk.kind === 'none' : disk.kind === 'valid' && JSON.stringify(disk.manifest) === JSON.stringify(this.manifest);
     if (current && !(this.manifest === undefined && this.dirty)) return;
-    const wasDirty = this.dirty;
-    this.dirty = false;
-    await this.loadFromDisk();
-    this.dirty ||= wasDirty;
+    // Into a store of its own, so that searches meanwhile, and a failure, see memory as it was.
+    const fresh = new PaperStore(this.dir);
+    await fresh.loadFromDisk();
+    this.byId = fresh.byId;
+    this.lexicalIndex = fresh.lexicalIndex;
+    this.denseIndex = fresh.denseIndex;
+    this.vectorModel = fresh.vectorModel;
+    this.manifest = fresh.manifest;
+    this.dirty ||= fresh.dirty;
     for (const change of this.unsaved) this.apply(change);
   }
 
   private async save(change: Change): Promise<void> {
+    // An earlier save wrote it along with its own, after a failure had left it unsaved.
+    if (!this.unsaved.includes(change)) return;
     await fs.mkdir(this.dir, { recursive: true });
     let compromised: Error | undefined;
     const release = await lockfile.lock(this.dir, {
@@ -330,15 +338,18 @@ export class PaperStore {
     });
     try {
       await this.catchUp();
-      const saved = await this.saveLocked(change, () => compromised);
+      const saved = await this.saveLocked(() => compromised);
       this.unsaved = this.unsaved.filter((c) => !saved.includes(c));
     } finally {
       await release().catch(() => undefined);
     }
   }
 
-  /** Writes on top of the manifest on disk; the caller holds the lock. Returns the changes now saved. */
-  private async saveLocked(change: Change, compromised: () => Error | undefined): Promise<readonly Change[]> {
+  /**
+   * Writes every unsaved change on top of the manifest on disk (those of failed saves too); the caller
+   * holds the lock. Returns the changes now saved.
+   */
+  private async saveLocked(compromised: () => Error | undefined): Promise<readonly Change[]> {
     const previous = this.manifest;
     const generation = (previous?.generation ?? 0) + 1;
     const prefix = `g${String(generation).padStart(6, '0')}-${randomBytes(4).toString('hex')}`;
@@ -350,9 +361,9 @@ export class PaperStore {
       return file;
     };
     const compact = previous === undefined || this.dirty || this.needsCompaction(previous);
-    const saved = compact ? [...this.unsaved] : [change];
+    const saved = [...this.unsaved];
     try {
-      const next = compact ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, change, write);
+      const next = compact ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, saved, write);
       const lost = compromised();
       if (lost) throw new Error(`another process took over the paper library's lock while this one was saving (${lost.message}); nothing was saved`);
       await replaceFile(path.join(this.dir, MANIFEST), JSON.stringify(next, null, 1));
@@ -390,10 +401,12 @@ export class PaperStore {
     };
   }
 
-  private async writeSegment(previous: Manifest, generation: number, change: Change, write: Writer): Promise<Manifest> {
-    const papers = change.papers.length === 0 ? [] : [{ file: await write('papers.jsonl', paperLines(change.papers)), count: change.papers.length }];
+  private async writeSegment(previous: Manifest, generation: number, changes: readonly Change[], write: Writer): Promise<Manifest> {
+    const added = new Map<string, Paper>();
+    for (const change of changes) for (const paper of change.papers) added.set(paper.id, paper);
+    const papers = added.size === 0 ? [] : [{ file: await write('papers.jsonl', paperLines([...added.values()])), count: added.size }];
     const encoder = this.encoder;
-    const rows = change.vectors && this.rowsOf(change.vectors);
+    const rows = this.rowsOf(changes.flatMap((change) => (change.vectors && change.vectors.model === this.vectorModel ? change.vectors.ids : [])));
     const vectorSegments = rows ? [await writeVectors(rows, write)] : [];
     return {
       ...previous,
