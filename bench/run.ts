@@ -1,6 +1,7 @@
 import { benchCheck } from './check.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchHostile } from './hostile.bench';
+import { benchParsingOffThread } from './parseThread.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchSupport } from './support.bench';
@@ -10,6 +11,8 @@ async function main(): Promise<void> {
   await benchCheck();
   console.log('');
   benchHostile();
+  console.log('\nparsing off the thread that asked');
+  await benchParsingOffThread();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');

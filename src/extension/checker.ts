@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
+import type { BibEntry, Bibliography } from '../core/bibliography/types';
 import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
 import type { Finding } from '../core/findings';
 import { analyze } from '../core/index/analyzer';
@@ -10,6 +10,7 @@ import { IgnoreFileError, IgnoreList, ignoreFileFor, type VerdictSubject } from 
 import { languageOf } from '../core/manuscript/language';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { mergeFindings } from '../core/mergeFindings';
+import { ParserThread } from '../core/parsing/thread';
 import { UnreadableFileError } from '../core/text/decode';
 import { citedEntries, referenceFindings, withReferenceFindings, type Verdicts } from '../core/verify/references';
 import type { ExistenceVerdict } from '../core/verify/existence';
@@ -28,7 +29,9 @@ export const MANUSCRIPT_LANGUAGES = ['latex', 'markdown', 'rmd', 'quarto'];
  * on edit (debounced), and when a file a manuscript depends on changes on disk.
  */
 export class Checker implements vscode.Disposable {
-  private readonly session = new CheckSession();
+  /** Parsing runs in a worker thread: a large .tex or .bib must not freeze the editor. */
+  private readonly parsers = new ParserThread();
+  private readonly session = new CheckSession(this.parsers);
   private readonly workspace: EditorWorkspace;
   private readonly results = new Map<string, CheckResult>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -243,7 +246,7 @@ export class Checker implements vscode.Disposable {
   async checkBibliography(file: string): Promise<Verdicts | undefined> {
     const text = await this.workspace.readText(file);
     if (text === undefined) return undefined;
-    const entries = this.session.bibliographies.parse(file, text).entries;
+    const { entries } = await this.session.bibliographies.parse(file, text);
     const verdicts = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Looking up {0} references', entries.length), cancellable: true },
       (_progress, token) => this.references.verify(`bibliography:${file}`, entries, token),
@@ -292,9 +295,15 @@ export class Checker implements vscode.Disposable {
     this.changed.fire();
   }
 
+  /** A .bib file's entries, parsed off the extension host's thread and cached with the checks' own. */
+  parseBibliography(file: string, text: string): Promise<Bibliography> {
+    return this.session.bibliographies.parse(file, text);
+  }
+
   dispose(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.changed.dispose();
+    void this.parsers.dispose();
   }
 }
 

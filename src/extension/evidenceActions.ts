@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { textToAppend } from '../core/bibliography/append';
-import { BibliographyCache } from '../core/bibliography/cache';
 import { bibtexFor, citationKeyFor, findExisting } from '../core/bibliography/generate';
 import type { BibEntry } from '../core/bibliography/types';
 import type { CheckResult } from '../core/check';
@@ -67,7 +66,6 @@ export type CitingWriter = (text: string, keys: readonly string[], style: Citati
  * edits by the debounce delay: a paper added a moment ago must not be added again.
  */
 export class EvidenceActions {
-  private readonly parsed = new BibliographyCache();
 
   constructor(private readonly checker: Checker) {}
 
@@ -208,7 +206,7 @@ export class EvidenceActions {
     return Promise.all(
       result.bibliographies.map(async ({ file }) => {
         const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-        return { file, document, entries: this.parsed.parse(file, document.getText()).entries };
+        return { file, document, entries: (await this.checker.parseBibliography(file, document.getText())).entries };
       }),
     );
   }
