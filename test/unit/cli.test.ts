@@ -113,6 +113,16 @@ describe('attest check', () => {
     });
   }
 
+  it('refuses a % !TEX root or a YAML bibliography naming an endless /proc file, with a reason', async () => {
+    await fs.writeFile(path.join(dir, 'chapter.tex'), '% !TEX root = /proc/self/pagemap\nText.');
+    const rooted = await attest('check', path.join(dir, 'chapter.tex'), '--offline', '--cache', dir);
+    assert.equal(rooted.code, 2);
+    assert.match(rooted.err, /\/proc\/self\/pagemap is over the 50\.0 MB limit for files Attest reads/);
+    await fs.writeFile(path.join(dir, 'notes.md'), '---\nbibliography: /proc/self/pagemap\n---\nText [@k].');
+    const report = JSON.parse((await attest('check', path.join(dir, 'notes.md'), '--format', 'json', '--offline', '--cache', dir)).out) as JsonReport;
+    assert.match(report.findings.find((f) => f.code === 'bib-parse-error')?.message ?? '', /pagemap is over the 50\.0 MB limit/);
+  });
+
   it('never modifies the files it checks', async () => {
     const tex = path.join(dir, 'paper.tex');
     const bib = path.join(dir, 'refs.bib');
