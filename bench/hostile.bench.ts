@@ -1,8 +1,9 @@
 import { parseBibliography } from '../src/core/bibliography/parse';
 import { parseLatex } from '../src/core/manuscript/latex';
 import { parseMarkdown } from '../src/core/manuscript/markdown';
+import { readTextFile } from '../src/core/text/readFile';
 import { HOSTILE_INPUTS, type HostileInput } from './hostile';
-import { PeakMemory } from './stats';
+import { ms, PeakMemory } from './stats';
 
 const MB = 1_000_000;
 /** A scan linear in its input takes about four times as long for four times the input; a quadratic one sixteen. */
@@ -38,4 +39,16 @@ export function benchHostile(): void {
     console.log(`  ${input.parser.padEnd(8)} ${input.name.padEnd(44)} ${perMb.toFixed(0).padStart(6)} ms/MB  x${growth.toFixed(1)}  ${memory.stop()}${flag}`);
   }
   console.log(`  slowest: ${worst.toFixed(0)} ms/MB`);
+}
+
+/** A file that never ends (/proc/self/pagemap reports size 0): refused at the limit, in bounded time and memory. */
+export async function benchEndlessFile(): Promise<void> {
+  if (process.platform !== 'linux') return;
+  const memory = new PeakMemory();
+  const start = performance.now();
+  const outcome = await readTextFile('/proc/self/pagemap', 20 * 1024 * 1024).then(
+    () => 'read',
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  console.log(`  /proc/self/pagemap with the default 20 MB limit: ${ms(performance.now() - start)}, peak ${memory.stop()}: ${outcome}`);
 }

@@ -1,6 +1,6 @@
 import { benchCheck } from './check.bench';
 import { benchHallmark } from './hallmark.bench';
-import { benchHostile } from './hostile.bench';
+import { benchEndlessFile, benchHostile } from './hostile.bench';
 import { benchParsingOffThread } from './parseThread.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
@@ -11,6 +11,7 @@ async function main(): Promise<void> {
   await benchCheck();
   console.log('');
   benchHostile();
+  await benchEndlessFile();
   console.log('\nparsing off the thread that asked');
   await benchParsingOffThread();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
