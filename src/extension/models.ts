@@ -53,7 +53,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     if (model.trim() === '') return undefined;
     let location: ModelLocation;
     try {
-      location = modelLocation(model, this.storage.fsPath, os.homedir());
+      location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
     } catch {
       // Loading reports the setting's problem.
       return this.get();
@@ -88,7 +88,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     if (model.trim() === '') return undefined;
     const files = exportFiles(preferQuantized);
     try {
-      const location = modelLocation(model, this.storage.fsPath, os.homedir());
+      const location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
@@ -170,3 +170,8 @@ export const ENCODER_MODEL: ModelKind<Embedder> = {
   purpose: vscode.l10n.t('Find Evidence ranks papers by meaning as well as words with a sentence encoder (about 35 MB). Without it, ranking is by words alone.'),
   start: (dir, options) => WorkerEmbedder.start(dir, options),
 };
+
+/** Where a relative model folder is taken from: the first workspace folder, else the home folder. */
+function workspaceFolder(): string {
+  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+}

@@ -24,6 +24,10 @@ describe('the model setting', () => {
     });
   });
 
+  it('takes a relative folder from the folder it is given, not the working directory', () => {
+    assert.deepEqual(modelLocation('./models/nli', STORAGE, HOME, '/work/paper'), { kind: 'folder', dir: '/work/paper/models/nli' });
+  });
+
   it('takes folders as folders', () => {
     assert.deepEqual(modelLocation('~/models/nli', STORAGE, HOME), { kind: 'folder', dir: path.join(HOME, 'models/nli') });
     assert.deepEqual(modelLocation('/opt/nli', STORAGE, HOME), { kind: 'folder', dir: '/opt/nli' });

@@ -20,13 +20,14 @@ const HUB_NAME = /^([A-Za-z0-9][A-Za-z0-9._-]{0,95})\/([A-Za-z0-9][A-Za-z0-9._-]
 /**
  * Reads a model setting: an absolute path (or `~/…`) is a folder; `owner/name` is a hub repository,
  * downloaded into `{storage}/models/owner/name`, whose last part the encoder's configuration recognises
- * (`owner/name@revision` into `{storage}/models/@revision/owner/name`). Throws `ModelError` for
- * anything else, naming the setting's forms.
+ * (`owner/name@revision` into `{storage}/models/@revision/owner/name`). A relative folder (`./…`,
+ * `../…`) is taken from `base`: the workspace folder in the editor, whose host's working directory
+ * means nothing to the user. Throws `ModelError` for anything else, naming the setting's forms.
  */
-export function modelLocation(setting: string, storage: string, home: string): ModelLocation {
+export function modelLocation(setting: string, storage: string, home: string, base = process.cwd()): ModelLocation {
   const value = setting.trim();
   if (value.startsWith('~/')) return { kind: 'folder', dir: path.join(home, value.slice(2)) };
-  if (path.isAbsolute(value) || value.startsWith('.')) return { kind: 'folder', dir: path.resolve(value) };
+  if (path.isAbsolute(value) || value.startsWith('.')) return { kind: 'folder', dir: path.resolve(base, value) };
   const hub = HUB_NAME.exec(value);
   if (!hub || hub[1].includes('..') || hub[2].includes('..') || hub[3]?.includes('..')) {
     throw new ModelError(`'${value}' is neither a model folder (an absolute path, or one starting with ~/ or .) nor a Hugging Face repository (owner/name, or owner/name@revision).`);
