@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { readTextFile } from '../core/text/readFile';
+import { UnreadableFileError } from '../core/text/decode';
+import { FileTooLargeError, readTextFile } from '../core/text/readFile';
 import type { Workspace } from '../core/workspace';
 
 /**
@@ -12,6 +13,11 @@ export class EditorWorkspace implements Workspace {
   async readText(file: string): Promise<string | undefined> {
     const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme !== 'git' && d.uri.fsPath === file && !d.isClosed);
     if (open) return open.getText();
-    return (await readTextFile(file, this.maxFileBytes()))?.text;
+    try {
+      return (await readTextFile(file, this.maxFileBytes()))?.text;
+    } catch (error) {
+      if (!(error instanceof FileTooLargeError)) throw error;
+      throw new UnreadableFileError(file, vscode.l10n.t('{0} is larger than the attest.check.maxFileSizeMB setting allows; it was not read.', file));
+    }
   }
 }

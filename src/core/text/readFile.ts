@@ -62,8 +62,11 @@ export async function readNamedTextFile(file: string, maxBytes: number): Promise
   return read.text;
 }
 
-function tooLarge(file: string, maxBytes: number, what: string): UnreadableFileError {
-  return new UnreadableFileError(file, `${file} ${what} the ${megabytes(maxBytes)} MB limit for files Attest reads; it was not read.`);
+/** A file over the size limit; the editor names the setting that sets it. */
+export class FileTooLargeError extends UnreadableFileError {}
+
+function tooLarge(file: string, maxBytes: number, what: string): FileTooLargeError {
+  return new FileTooLargeError(file, `${file} ${what} the ${megabytes(maxBytes)} MB limit for files Attest reads; it was not read.`);
 }
 
 function notRegular(stats: Stats): string | undefined {
