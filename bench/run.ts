@@ -1,7 +1,7 @@
 import { benchCheck } from './check.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchEndlessFile, benchHostile } from './hostile.bench';
-import { benchParsingOffThread } from './parseThread.bench';
+import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchSupport } from './support.bench';
@@ -12,8 +12,9 @@ async function main(): Promise<void> {
   console.log('');
   benchHostile();
   await benchEndlessFile();
-  console.log('\nparsing off the thread that asked');
+  console.log('\nresponsiveness: the longest time the thread that asked is held');
   await benchParsingOffThread();
+  await benchLibraryStall();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');

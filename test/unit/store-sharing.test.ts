@@ -49,6 +49,16 @@ describe('a paper store shared by several writers', function () {
     }
   });
 
+  it('lets the thread run other work while it indexes a large import', async () => {
+    const { store } = await PaperStore.open(dir);
+    const seen: number[] = [];
+    const tick = setInterval(() => seen.push(store.size), 0);
+    await store.add(papers('import', 5000));
+    clearInterval(tick);
+    assert.ok(seen.some((size) => size > 0 && size < 5000), `sizes seen between turns: ${[...new Set(seen)].join(', ')}`);
+    assert.equal(store.size, 5000);
+  });
+
   it('builds on what another writer saved since it opened the store', async () => {
     const { store: first } = await PaperStore.open(dir);
     const { store: second } = await PaperStore.open(dir);

@@ -1,4 +1,9 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { checkManuscript, CheckSession } from '../src/core/check';
+import { PaperStore } from '../src/core/index/store';
+import type { Paper } from '../src/core/papers/paper';
 import type { Parsers } from '../src/core/parsing/parsers';
 import { ParserThread } from '../src/core/parsing/thread';
 import type { Workspace } from '../src/core/workspace';
@@ -42,4 +47,26 @@ export async function benchParsingOffThread(): Promise<void> {
     console.log(`  10 MB manuscript + 2 MB .bib, parsed ${name}: ${ms(total)} in all, longest stall of this thread ${ms(stall)}`);
   }
   await thread.dispose();
+}
+
+const WORDS = 'gaussian process stellar variability survey kernel inference bayesian network protein folding climate ocean aspirin stroke trial cohort'.split(' ');
+
+function syntheticPaper(i: number): Paper {
+  const words = (n: number): string => Array.from({ length: n }, (_, k) => WORDS[(i * 31 + k * 7 + ((i >> k % 5) & 7)) % WORDS.length]).join(' ');
+  return { id: `p${i}`, title: words(10), authors: [{ family: 'Doe', given: 'J.' }], abstract: words(150) };
+}
+
+/** What the extension host feels while 100,000 papers are imported into the library, then loaded. */
+export async function benchLibraryStall(): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-library-'));
+  try {
+    const papers = Array.from({ length: 100_000 }, (_, i) => syntheticPaper(i));
+    const { store } = await PaperStore.open(dir);
+    const added = await longestStall(() => store.add(papers));
+    console.log(`  100,000 papers added (indexed and saved): ${ms(added.total)} in all, longest stall ${ms(added.stall)}`);
+    const opened = await longestStall(() => PaperStore.open(dir));
+    console.log(`  100,000 papers loaded: ${ms(opened.total)} in all, longest stall ${ms(opened.stall)}`);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }
