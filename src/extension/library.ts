@@ -6,6 +6,7 @@ import { PaperLibrary } from '../core/index/library';
 import { PaperStore } from '../core/index/store';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, importPapers, papersFromBibliography } from '../core/papers/import';
+import { UnreadableFileError } from '../core/text/decode';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import type { LocalModel } from './models';
 import type { ReferenceLookups } from './references';
@@ -61,7 +62,14 @@ export class EvidenceLibrary implements vscode.Disposable {
             void vscode.window.showWarningMessage(vscode.l10n.t('{0} is not a JSONL, BibTeX or RIS file.', path.basename(file.fsPath)));
             continue;
           }
-          const text = await readNamedTextFile(file.fsPath, LARGEST_TEXT_BYTES);
+          let text: string;
+          try {
+            text = await readNamedTextFile(file.fsPath, LARGEST_TEXT_BYTES);
+          } catch (error) {
+            if (!(error instanceof UnreadableFileError)) throw error;
+            void vscode.window.showWarningMessage(error.message);
+            continue;
+          }
           const { papers, problems } = importPapers(text, format, file.fsPath);
           for (const problem of problems.slice(0, 20)) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
           await library.add(papers, {
