@@ -65,6 +65,8 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
 
   { name: 'at-signs', parser: 'bibtex', make: (n) => fill('@', n) },
   { name: 'unclosed entries', parser: 'bibtex', make: (n) => fill('@a{', n) },
+  { name: 'one long entry type without a brace', parser: 'bibtex', make: (n) => `@${fill('a', n)}\n@b` },
+  { name: 'an entry type then spaces without a brace', parser: 'bibtex', make: (n) => `@article${' '.repeat(n)}x\n` },
   { name: 'entries at line starts, unclosed', parser: 'bibtex', make: (n) => fill('@a{k,\n', n) },
   { name: 'deep braces in a field', parser: 'bibtex', make: (n) => `@article{k, title = ${nested('{', 'x', '}', n)}}` },
   { name: 'unclosed quote', parser: 'bibtex', make: (n) => `@article{k, title = "${fill('{', n)}}` },
