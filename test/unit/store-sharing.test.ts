@@ -7,7 +7,7 @@ import { main } from '../../src/cli/main';
 import { PaperStore, StoreReadError } from '../../src/core/index/store';
 import type { Paper } from '../../src/core/papers/paper';
 import { makeTempDir, snapshot } from './support/tempDir';
-import { asUnprivilegedUser } from './unprivileged';
+import { asUnprivilegedUser, skipUnlessModesApply } from './unprivileged';
 
 const STORE_MODULE = require.resolve('../../src/core/index/store');
 
@@ -119,6 +119,10 @@ describe('a paper store shared by several writers', function () {
   });
 
   describe('with a file it may not read', () => {
+    beforeEach(function () {
+      skipUnlessModesApply(this, require.resolve('../../src/cli/main'));
+    });
+
     /** A store of 200 papers in two segments, the second unreadable to all but root. */
     async function lockedStore(): Promise<string> {
       const { store } = await PaperStore.open(dir);
