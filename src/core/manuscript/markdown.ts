@@ -65,6 +65,7 @@ class MarkdownScanner {
     const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(this.text);
     if (!match) return 0;
     const yamlStart = match[0].indexOf('\n') + 1;
+    if (!isReadableYaml(match[1])) return match[0].length;
     const doc = parseDocument(match[1], { uniqueKeys: false });
     if (isMap(doc.contents)) {
       this.yamlBibliography(doc.contents.get('bibliography', true), yamlStart);
@@ -338,6 +339,32 @@ class MarkdownScanner {
     const locator = /^ ?\[[^\]@\n]*\](?![(\[])/.exec(text.slice(key.end, key.end + 200));
     return locator ? key.end + locator[0].length : key.end;
   }
+}
+
+/**
+ * The YAML library nests by recursion: about a thousand nested collections (`- - - … x`, `[[[…]]]`,
+ * 2 KB of text) exhaust the stack, and V8 then aborts the whole process (the extension host, or the
+ * CLI) instead of throwing. A manuscript's front matter is a few settings nested a few levels deep;
+ * one this large or deep is not read.
+ */
+const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+const MAX_NESTING = 128;
+/** A block or compact collection starts at an indicator followed by a space: `- `, `? `, `: `. */
+const BLOCK_INDICATOR = /(?:^|[ \t])[-?:](?=[ \t]|$)/g;
+
+function isReadableYaml(yaml: string): boolean {
+  if (yaml.length > MAX_FRONT_MATTER_CHARS) return false;
+  let flow = 0;
+  for (const line of yaml.split('\n')) {
+    for (const c of line) {
+      if ((c === '[' || c === '{') && ++flow > MAX_NESTING) return false;
+      if ((c === ']' || c === '}') && flow > 0) flow--;
+    }
+    const indent = line.length - line.trimStart().length;
+    const indicators = line.match(BLOCK_INDICATOR)?.length ?? 0;
+    if (indent + indicators > MAX_NESTING) return false;
+  }
+  return true;
 }
 
 interface BracketKey {
