@@ -1,6 +1,7 @@
 import { parseBibliography } from '../src/core/bibliography/parse';
 import { parseLatex } from '../src/core/manuscript/latex';
 import { parseMarkdown } from '../src/core/manuscript/markdown';
+import { importPapers } from '../src/core/papers/import';
 import { readTextFile } from '../src/core/text/readFile';
 import { HOSTILE_INPUTS, type HostileInput } from './hostile';
 import { ms, PeakMemory } from './stats';
@@ -12,7 +13,8 @@ const SUPERLINEAR_RATIO = 8;
 export function parseHostile(input: HostileInput, text: string): void {
   if (input.parser === 'latex') parseLatex(text, '/hostile.tex');
   else if (input.parser === 'markdown') parseMarkdown(text, '/hostile.md');
-  else parseBibliography(text, '/hostile.bib');
+  else if (input.parser === 'bibtex') parseBibliography(text, '/hostile.bib');
+  else importPapers(text, 'ris', '/hostile.ris');
 }
 
 function timed(input: HostileInput, size: number): { ms: number; chars: number } {

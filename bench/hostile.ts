@@ -5,7 +5,7 @@
  */
 export interface HostileInput {
   readonly name: string;
-  readonly parser: 'latex' | 'markdown' | 'bibtex';
+  readonly parser: 'latex' | 'markdown' | 'bibtex' | 'ris';
   /** The input of about `size` characters. */
   readonly make: (size: number) => string;
 }
@@ -81,6 +81,9 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: 'accents in a title', parser: 'bibtex', make: (n) => `@article{k, title = {${fill("\\'{e}", n)}}}` },
   { name: 'math in a title', parser: 'bibtex', make: (n) => `@article{k, title = {${fill('$x^2$ ', n)}}}` },
   { name: 'comments between tokens', parser: 'bibtex', make: (n) => `@article{k, title = ${fill('%\n', n)} {x}}` },
+
+  { name: 'a tag repeated in one record', parser: 'ris', make: (n) => `TY  - JOUR\nTI  - T\n${fill('AU  - Doe, J.\n', n)}ER  - \n` },
+  { name: 'an abstract wrapped onto many lines', parser: 'ris', make: (n) => `TY  - JOUR\nTI  - T\nAB  - Start\n${fill('more words\n', n)}ER  - \n` },
 ];
 
 function bomb(levels: number): string {

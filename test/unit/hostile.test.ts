@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { parseLatex } from '../../src/core/manuscript/latex';
 import { parseMarkdown } from '../../src/core/manuscript/markdown';
+import { importPapers } from '../../src/core/papers/import';
 import { HOSTILE_INPUTS } from '../../bench/hostile';
 
 /**
@@ -15,7 +16,8 @@ describe('hostile input of 100 KB', () => {
       const text = input.make(100_000);
       if (input.parser === 'latex') assert.ok(Array.isArray(parseLatex(text, '/x.tex').citations));
       else if (input.parser === 'markdown') assert.ok(Array.isArray(parseMarkdown(text, '/x.md').citations));
-      else assert.ok(Array.isArray(parseBibliography(text, '/x.bib').entries));
+      else if (input.parser === 'bibtex') assert.ok(Array.isArray(parseBibliography(text, '/x.bib').entries));
+      else assert.ok(Array.isArray(importPapers(text, 'ris', '/x.ris').papers));
     });
   }
 
