@@ -1,6 +1,8 @@
 import { benchCheck } from './check.bench';
 import { benchDraftParse } from './draftParse.bench';
 import { benchHallmark } from './hallmark.bench';
+import { benchEndlessFile, benchHostile } from './hostile.bench';
+import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchSupport } from './support.bench';
@@ -8,6 +10,12 @@ import { benchSupport } from './support.bench';
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
 async function main(): Promise<void> {
   await benchCheck();
+  console.log('');
+  benchHostile();
+  await benchEndlessFile();
+  console.log('\nresponsiveness: the longest time the thread that asked is held');
+  await benchParsingOffThread();
+  await benchLibraryStall();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // `npm run package [-- --target TARGET...] [--out DIR]`: one VSIX per VS Code target, each holding the
-// bundled extension and model worker, the files the extension reads at run time, and onnxruntime-node
+// bundled extension, model worker and parser worker, the files the extension reads at run time, and onnxruntime-node
 // with only that target's native library. Without --target, the target of this machine; the VSIX is
 // written to DIR (default: the repository's root), the folder it is assembled in to DIR/build.
 //
@@ -66,7 +66,11 @@ async function bundle(outdir) {
     logLevel: 'warning',
   });
   const result = await esbuild.build({
-    entryPoints: { extension: path.join(root, 'src/extension/extension.ts'), worker: path.join(root, 'src/core/models/worker.ts') },
+    entryPoints: {
+      extension: path.join(root, 'src/extension/extension.ts'),
+      worker: path.join(root, 'src/core/models/worker.ts'),
+      parserWorker: path.join(root, 'src/core/parsing/parserWorker.ts'),
+    },
     bundle: true,
     platform: 'node',
     target: 'node20',

@@ -10,7 +10,7 @@ import { manuscriptRootOf } from '../core/manuscript/project';
 import { ModelError } from '../core/models/errors';
 import { UnreadableFileError } from '../core/text/decode';
 import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
-import { IgnoreList, ignoreFileFor } from '../core/verify/ignore';
+import { IgnoreFileError, IgnoreList, ignoreFileFor } from '../core/verify/ignore';
 import { citedEntries, referenceFindings, VerdictCache, verifyEntries, withReferenceFindings } from '../core/verify/references';
 import { parseCommandLine } from './args';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
@@ -126,7 +126,7 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     else io.out(reports.map((r) => formatText(r, cwd, least)).join(''));
     return reports.some((r) => r.findings.some((f) => f.severity === 'error')) ? EXIT_FINDINGS : EXIT_OK;
   } catch (error) {
-    if (error instanceof InputError || error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError) {
+    if (error instanceof InputError || error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError || error instanceof IgnoreFileError) {
       io.err(`attest check: ${error.message}\n`);
       return EXIT_USAGE;
     }

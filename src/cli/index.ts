@@ -1,11 +1,12 @@
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PaperLibrary, type Encoder } from '../core/index/library';
+import { StoreReadError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
 import { OnnxEmbedder } from '../core/models/embedder';
 import { formatOf, importPapers, type ImportResult } from '../core/papers/import';
 import type { Paper } from '../core/papers/paper';
 import { parseCommandLine } from './args';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import type { Console } from './main';
 
 export const INDEX_USAGE = `Usage: attest index add FILE... --store DIR [--embed-model DIR]
@@ -37,9 +38,9 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     if (format === undefined) return usage(io, `cannot tell the format of ${file}: name it .jsonl, .bib or .ris`);
     let text: string;
     try {
-      text = await fs.readFile(file, 'utf8');
+      text = await readNamedTextFile(file, LARGEST_TEXT_BYTES);
     } catch (error) {
-      io.err(`attest index: cannot read ${file}: ${(error as Error).message}\n`);
+      io.err(`attest index: ${(error as Error).message}\n`);
       return 2;
     }
     const result = importPapers(text, format, path.resolve(file));
@@ -60,7 +61,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     io.out(`Added ${papers.length} papers${also}; ${size}.\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof ModelError) && !isFileSystemError(error)) throw error;
+    if (!(error instanceof ModelError) && !(error instanceof StoreReadError) && !isFileSystemError(error)) throw error;
     io.err(`attest index: ${(error as Error).message}\n`);
     return 2;
   } finally {

@@ -1,10 +1,12 @@
 import { promises as fs } from 'node:fs';
 import type { SearchMode } from '../core/evidence';
 import { ENCODER_SETTING, NO_ENCODER_NOTE, PaperLibrary, type Encoder } from '../core/index/library';
+import { StoreReadError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
 import { encoderDir, isFileSystemError, loadEncoder } from './index';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 
 export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
                      [--mode lexical|dense|hybrid] [--embed-model DIR] [--format jsonl]
@@ -66,7 +68,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
 
   let queries: Query[];
   try {
-    queries = values.query !== undefined ? [{ id: null, text: values.query }] : parseQueries(await fs.readFile(values.queries as string, 'utf8'));
+    queries = values.query !== undefined ? [{ id: null, text: values.query }] : parseQueries(await readNamedTextFile(values.queries as string, LARGEST_TEXT_BYTES));
     if (!(await fs.stat(values.store).catch(() => undefined))?.isDirectory()) throw new Error(`there is no paper library in ${values.store}; make one with attest index add`);
   } catch (error) {
     io.err(`attest search: ${(error as Error).message}\n`);
@@ -90,7 +92,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     for (const note of notes) io.err(`attest search: ${note === NO_ENCODER_NOTE ? NO_ENCODER_HERE : note}\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof ModelError) && !isFileSystemError(error)) throw error;
+    if (!(error instanceof ModelError) && !(error instanceof StoreReadError) && !isFileSystemError(error)) throw error;
     io.err(`attest search: ${(error as Error).message}\n`);
     return 2;
   } finally {

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LookupCache } from '../core/sources/cache';
@@ -6,6 +5,7 @@ import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
 import { createSources, secretsFromEnvironment } from '../core/sources/registry';
 import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
 import type { PaperSource } from '../core/sources/types';
+import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/text/readFile';
 
 export interface SourcesSetup {
   readonly config: SourcesConfig;
@@ -51,9 +51,9 @@ export async function setUpSources(flags: { config?: string; offline: boolean; c
 export async function readConfigFile(file: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = await readNamedTextFile(file, SMALL_FILE_BYTES);
   } catch (error) {
-    throw new ConfigFileError(`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigFileError(`cannot read config file: ${(error as Error).message}`);
   }
   let value: unknown;
   try {

@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import { analyze } from '../core/index/analyzer';
 import { ModelError } from '../core/models/errors';
 import { abstractSentences } from '../core/verify/claims';
@@ -6,6 +5,7 @@ import { TermStatistics, tfidfRelevance } from '../core/verify/relevance';
 import { judgeSupport } from '../core/verify/support';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
@@ -36,7 +36,7 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
   }
   let pairs: Pair[];
   try {
-    pairs = parsePairs(await fs.readFile(values.pairs, 'utf8'));
+    pairs = parsePairs(await readNamedTextFile(values.pairs, LARGEST_TEXT_BYTES));
   } catch (error) {
     io.err(`attest verify: ${(error as Error).message}\n`);
     return 2;

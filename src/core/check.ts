@@ -5,6 +5,7 @@ import type { BibEntry, Bibliography } from './bibliography/types';
 import type { Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
 import type { Citation } from './manuscript/types';
+import { IN_THREAD, type Parsers } from './parsing/parsers';
 import type { Range } from './text/positions';
 import { checkIntrinsic } from './verify/intrinsic';
 import type { CitationSupport } from './verify/claims';
@@ -37,8 +38,13 @@ export interface CheckResult {
 
 /** The caches one session of checks shares, so unchanged files are not parsed again. */
 export class CheckSession {
-  readonly manuscripts = new ParseCache();
-  readonly bibliographies = new BibliographyCache();
+  readonly manuscripts: ParseCache;
+  readonly bibliographies: BibliographyCache;
+
+  constructor(parsers: Parsers = IN_THREAD) {
+    this.manuscripts = new ParseCache(parsers);
+    this.bibliographies = new BibliographyCache(parsers);
+  }
 }
 
 /**
@@ -85,7 +91,7 @@ export async function checkManuscript(
       });
       continue;
     }
-    const bibliography = session.bibliographies.parse(file, read.text);
+    const bibliography = await session.bibliographies.parse(file, read.text);
     bibliographies.push(bibliography);
     for (const problem of bibliography.problems) {
       findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range });

@@ -13,7 +13,7 @@ export type BibliographyCheck = Pick<CheckResult, 'root' | 'bibliographies' | 'c
 export async function checkBibliographyFile(file: string, workspace: Workspace, session: CheckSession, now?: Date): Promise<BibliographyCheck | undefined> {
   const text = await workspace.readText(file);
   if (text === undefined) return undefined;
-  const bibliography = session.bibliographies.parse(file, text);
+  const bibliography = await session.bibliographies.parse(file, text);
   const findings: Finding[] = bibliography.problems.map((problem) => ({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range }));
   findings.push(...duplicateKeys(bibliography.entries), ...suspiciousMetadata(bibliography.entries, now));
   return { root: file, bibliographies: [bibliography], citations: [], findings: sortFindings(findings) };

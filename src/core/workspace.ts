@@ -7,7 +7,7 @@ import { UnreadableFileError } from './text/decode';
 export interface Workspace {
   /**
    * The text of a file, or undefined when it does not exist. Throws `UnreadableFileError` when it
-   * exists but cannot be read as text (binary, too large).
+   * exists but cannot be read as text (binary, too large, a FIFO, device or folder, permission denied).
    */
   readText(path: string): Promise<string | undefined>;
 }

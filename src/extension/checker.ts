@@ -1,15 +1,16 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
+import type { BibEntry, Bibliography } from '../core/bibliography/types';
 import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
 import type { Finding } from '../core/findings';
 import { analyze } from '../core/index/analyzer';
 import { LookupCache } from '../core/sources/cache';
 import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
-import { IgnoreList, ignoreFileFor, type VerdictSubject } from '../core/verify/ignore';
+import { IgnoreFileError, IgnoreList, ignoreFileFor, type VerdictSubject } from '../core/verify/ignore';
 import { languageOf } from '../core/manuscript/language';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { mergeFindings } from '../core/mergeFindings';
+import { ParserThread } from '../core/parsing/thread';
 import { UnreadableFileError } from '../core/text/decode';
 import { citedEntries, referenceFindings, withReferenceFindings, type Verdicts } from '../core/verify/references';
 import type { ExistenceVerdict } from '../core/verify/existence';
@@ -28,7 +29,9 @@ export const MANUSCRIPT_LANGUAGES = ['latex', 'markdown', 'rmd', 'quarto'];
  * on edit (debounced), and when a file a manuscript depends on changes on disk.
  */
 export class Checker implements vscode.Disposable {
-  private readonly session = new CheckSession();
+  /** Parsing runs in a worker thread: a large .tex or .bib must not freeze the editor. */
+  private readonly parsers = new ParserThread();
+  private readonly session = new CheckSession(this.parsers);
   private readonly workspace: EditorWorkspace;
   private readonly results = new Map<string, CheckResult>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -41,6 +44,7 @@ export class Checker implements vscode.Disposable {
 
   private readonly supportRuns = new Map<string, AbortController>();
   private modelOffered = false;
+  private readonly reportedIgnoreFiles = new Set<string>();
   /** Judgements by model, claim and abstract, kept across sessions. */
   private readonly judgements: LookupCache;
 
@@ -172,11 +176,11 @@ export class Checker implements vscode.Disposable {
       const nli = await this.nli.withoutAsking();
       if (nli) this.changed.fire();
       else this.offerModel();
-      const ignored = await IgnoreList.load(ignoreFileFor(result.root));
+      const ignored = await this.ignoreList(result.root);
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
       const supports = await checkSupport(result, deps, this.judgements);
       if (this.generations.get(result.root) !== generation) return;
-      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored.has(c)));
+      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored?.has(c) ?? false));
       this.publish();
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -213,9 +217,26 @@ export class Checker implements vscode.Disposable {
   async ignoreVerdict(file: string, citation: VerdictSubject): Promise<void> {
     const result = this.resultFor(file);
     if (!result) return;
-    const list = await IgnoreList.load(ignoreFileFor(result.root));
+    const list = await this.ignoreList(result.root);
+    if (!list) return;
     await list.add(citation);
     this.schedule(result.root, 0);
+  }
+
+  /** The manuscript's ignored verdicts; a damaged list is reported and left as it is for the user to repair. */
+  private async ignoreList(root: string): Promise<IgnoreList | undefined> {
+    try {
+      return await IgnoreList.load(ignoreFileFor(root));
+    } catch (error) {
+      if (!(error instanceof IgnoreFileError)) throw error;
+      // Checks run on every pause in typing: say it once, not each time.
+      if (!this.reportedIgnoreFiles.has(error.message)) {
+        this.reportedIgnoreFiles.add(error.message);
+        this.log.warn(error.message);
+        void vscode.window.showWarningMessage(error.message);
+      }
+      return undefined;
+    }
   }
 
   /**
@@ -225,7 +246,7 @@ export class Checker implements vscode.Disposable {
   async checkBibliography(file: string): Promise<Verdicts | undefined> {
     const text = await this.workspace.readText(file);
     if (text === undefined) return undefined;
-    const entries = this.session.bibliographies.parse(file, text).entries;
+    const { entries } = await this.session.bibliographies.parse(file, text);
     const verdicts = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Looking up {0} references', entries.length), cancellable: true },
       (_progress, token) => this.references.verify(`bibliography:${file}`, entries, token),
@@ -274,9 +295,15 @@ export class Checker implements vscode.Disposable {
     this.changed.fire();
   }
 
+  /** A .bib file's entries, parsed off the extension host's thread and cached with the checks' own. */
+  parseBibliography(file: string, text: string): Promise<Bibliography> {
+    return this.session.bibliographies.parse(file, text);
+  }
+
   dispose(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.changed.dispose();
+    void this.parsers.dispose();
   }
 }
 

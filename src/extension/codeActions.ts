@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { setFields } from '../core/bibliography/edit';
 import type { Finding } from '../core/findings';
+import { isWebLink } from '../core/webLink';
 import { fieldsFromRecord } from '../core/verify/fixes';
 import type { Checker } from './checker';
 import { DIAGNOSTIC_SOURCE, toRange } from './diagnostics';
@@ -24,7 +25,8 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       if (finding.code === 'metadata-mismatch') actions.push(...this.useMatchedMetadata(document, diagnostic, finding));
       if (SUPPORT_CODES.has(finding.code)) actions.push(...this.supportActions(document, diagnostic, finding));
       const url = finding.evidence?.record?.url;
-      if (url) actions.push(openRecord(url, diagnostic));
+      // The record's link is a source's data: only a web address is offered for opening.
+      if (url && isWebLink(url)) actions.push(openRecord(url, diagnostic));
     }
     return actions;
   }
@@ -91,7 +93,7 @@ function command(title: string, id: string, args: unknown[], diagnostic: vscode.
 
 function openRecord(url: string, diagnostic: vscode.Diagnostic): vscode.CodeAction {
   const action = new vscode.CodeAction(vscode.l10n.t('Open the matched record'), vscode.CodeActionKind.QuickFix);
-  action.command = { command: 'vscode.open', title: action.title, arguments: [vscode.Uri.parse(url)] };
+  action.command = { command: 'vscode.open', title: action.title, arguments: [vscode.Uri.parse(url, true)] };
   action.diagnostics = [diagnostic];
   return action;
 }

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import { decodeText, UnreadableFileError } from '../core/text/decode';
+import { UnreadableFileError } from '../core/text/decode';
+import { FileTooLargeError, readTextFile } from '../core/text/readFile';
 import type { Workspace } from '../core/workspace';
 
 /**
  * Lets core read what the user sees: the editor's buffer for open documents (unsaved edits included),
- * the file system otherwise.
+ * the file system otherwise, through the same bounded reader as the CLI.
  */
 export class EditorWorkspace implements Workspace {
   constructor(private readonly maxFileBytes: () => number) {}
@@ -12,20 +13,11 @@ export class EditorWorkspace implements Workspace {
   async readText(file: string): Promise<string | undefined> {
     const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme !== 'git' && d.uri.fsPath === file && !d.isClosed);
     if (open) return open.getText();
-    const uri = vscode.Uri.file(file);
-    let stat: vscode.FileStat;
     try {
-      stat = await vscode.workspace.fs.stat(uri);
-    } catch {
-      return undefined;
+      return (await readTextFile(file, this.maxFileBytes()))?.text;
+    } catch (error) {
+      if (!(error instanceof FileTooLargeError)) throw error;
+      throw new UnreadableFileError(file, vscode.l10n.t('{0} is larger than the attest.check.maxFileSizeMB setting allows; it was not read.', file));
     }
-    if (stat.type !== vscode.FileType.File) return undefined;
-    if (stat.size > this.maxFileBytes()) {
-      throw new UnreadableFileError(
-        file,
-        vscode.l10n.t('{0} is larger than the attest.check.maxFileSizeMB setting allows; it was not read.', file),
-      );
-    }
-    return decodeText(await vscode.workspace.fs.readFile(uri), file);
   }
 }

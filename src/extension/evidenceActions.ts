@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { textToAppend } from '../core/bibliography/append';
-import { BibliographyCache } from '../core/bibliography/cache';
 import { asRecord, citingReferences, type CitingReference } from '../core/bibliography/citing';
 import { findExisting } from '../core/bibliography/generate';
 import type { BibEntry } from '../core/bibliography/types';
@@ -9,6 +8,7 @@ import type { CheckResult } from '../core/check';
 import type { TextEdit } from '../core/bibliography/edit';
 import { citationStyleOf, insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
 import type { Paper } from '../core/papers/paper';
+import { isWebLink } from '../core/webLink';
 import type { Checker } from './checker';
 
 /** What an action did, or why it did nothing, in words for the panel. */
@@ -65,7 +65,6 @@ export type CitingWriter = (text: string, keys: readonly string[], style: Citati
  * edits by the debounce delay: a paper added a moment ago must not be added again.
  */
 export class EvidenceActions {
-  private readonly parsed = new BibliographyCache();
 
   constructor(private readonly checker: Checker) {}
 
@@ -197,7 +196,7 @@ export class EvidenceActions {
     return Promise.all(
       result.bibliographies.map(async ({ file }) => {
         const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-        return { file, document, entries: this.parsed.parse(file, document.getText()).entries };
+        return { file, document, entries: (await this.checker.parseBibliography(file, document.getText())).entries };
       }),
     );
   }
@@ -207,10 +206,6 @@ export class EvidenceActions {
 export function linkOf(paper: Paper): string | undefined {
   const candidates = [paper.openAccessUrl, paper.doi === undefined ? undefined : `https://doi.org/${paper.doi}`, paper.source?.url];
   return candidates.find((url) => url !== undefined && isWebLink(url));
-}
-
-export function isWebLink(url: string): boolean {
-  return /^https?:\/\/[^\s]+$/i.test(url);
 }
 
 /** Long enough for a check of a large manuscript without reference lookups, which come later. */

@@ -5,7 +5,8 @@ import { listAuthors } from '../core/bibliography/describe';
 import type { BibEntry } from '../core/bibliography/types';
 import type { Evidence } from '../core/evidence';
 import { analyze } from '../core/index/analyzer';
-import { isWebLink, linkOf } from './evidenceActions';
+import { isWebLink } from '../core/webLink';
+import { linkOf } from './evidenceActions';
 import type { EvidenceItem, Fragment, PanelStrings } from './evidenceProtocol';
 
 /** The panel listing the papers found for a claim. */

@@ -6,7 +6,8 @@ import { PaperLibrary } from '../core/index/library';
 import { PaperStore } from '../core/index/store';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, importPapers, papersFromBibliography } from '../core/papers/import';
-import { decodeText } from '../core/text/decode';
+import { UnreadableFileError } from '../core/text/decode';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import type { LocalModel } from './models';
 import type { ReferenceLookups } from './references';
 
@@ -15,7 +16,7 @@ import type { ReferenceLookups } from './references';
  * the user, the abstracts of the workspace's bibliographies, and what live searches found.
  */
 export class EvidenceLibrary implements vscode.Disposable {
-  /** One store for the session: two instances on one folder would delete each other's files while saving. */
+  /** One store for the session, so that its papers are loaded once; other windows' saves are merged at each save. */
   private store?: Promise<PaperStore>;
   private opening?: Promise<PaperLibrary>;
 
@@ -61,7 +62,14 @@ export class EvidenceLibrary implements vscode.Disposable {
             void vscode.window.showWarningMessage(vscode.l10n.t('{0} is not a JSONL, BibTeX or RIS file.', path.basename(file.fsPath)));
             continue;
           }
-          const text = decodeText(await vscode.workspace.fs.readFile(file), file.fsPath);
+          let text: string;
+          try {
+            text = await readNamedTextFile(file.fsPath, LARGEST_TEXT_BYTES);
+          } catch (error) {
+            if (!(error instanceof UnreadableFileError)) throw error;
+            void vscode.window.showWarningMessage(error.message);
+            continue;
+          }
           const { papers, problems } = importPapers(text, format, file.fsPath);
           for (const problem of problems.slice(0, 20)) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
           await library.add(papers, {
@@ -107,6 +115,11 @@ export class EvidenceLibrary implements vscode.Disposable {
         void vscode.window.showWarningMessage(message);
       }
       return store;
+    });
+    // Unreadable now (permissions, I/O) is not unreadable for good: the next search tries again.
+    this.store.catch(() => {
+      this.store = undefined;
+      this.opening = undefined;
     });
     return this.store;
   }

@@ -66,7 +66,13 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   async withoutAsking(): Promise<Loaded<T> | undefined> {
     const { model, preferQuantized } = this.settings();
     if (model.trim() === '') return undefined;
-    const location = modelLocation(model, this.storage.fsPath, os.homedir());
+    let location: ModelLocation;
+    try {
+      location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
+    } catch {
+      // Loading reports the setting's problem.
+      return this.get();
+    }
     if (location.kind === 'hub' && !(await hasFiles(location.dir, exportFiles(preferQuantized)))) return undefined;
     return this.get();
   }
@@ -99,15 +105,16 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       sayNoRuntimeOnce();
       return undefined;
     }
-    const location = modelLocation(model, this.storage.fsPath, os.homedir());
     const files = exportFiles(preferQuantized);
     try {
+      const location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
       const loaded = await this.kind.start(location.dir, { preferQuantized, threads });
       this.log.info(`Model loaded from ${location.dir}`);
-      return { model: loaded, id: location.kind === 'hub' ? location.repo : location.dir };
+      const id = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
+      return { model: loaded, id };
     } catch (error) {
       if (!(error instanceof ModelError) && !(error instanceof ModelDownloadError)) throw error;
       this.log.error(error.message);
@@ -140,6 +147,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
         try {
           await downloadModel({
             repo: location.repo,
+            revision: location.revision,
             files,
             destination: location.dir,
             folderSetting: `${this.kind.section}.model`,
@@ -181,3 +189,8 @@ export const ENCODER_MODEL: ModelKind<Embedder> = {
   purpose: vscode.l10n.t('Find Evidence ranks papers by meaning as well as words with a sentence encoder (about 35 MB). Without it, ranking is by words alone.'),
   start: (dir, options) => WorkerEmbedder.start(dir, options),
 };
+
+/** Where a relative model folder is taken from: the first workspace folder, else the home folder. */
+function workspaceFolder(): string {
+  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+}

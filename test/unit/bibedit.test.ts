@@ -41,8 +41,19 @@ describe('editing .bib entries', () => {
   });
 
   it('escapes BibTeX specials and keeps acronyms capitalised', () => {
-    assert.equal(escapeBibtex('50% of R&D_costs in {BERT} #1'), '50\\% of R\\&D\\_costs in {BERT} \\#1');
+    assert.equal(escapeBibtex('50% of R&D_costs in BERT #1'), '50\\% of R\\&D\\_costs in {BERT} \\#1');
   });
+
+  // A record's text is data: whatever it holds, the .bib prints it and runs nothing.
+  const hostile = ['A\\B', '^^5cinput^^7b/etc/passwd^^7d', '~user', 'x}\\input{/etc/passwd}{', '50% & $5 #1 _a_', 'Braces {kept} as text'];
+  for (const title of hostile) {
+    it(`writes the title ${JSON.stringify(title)} so that it reads back the same, with no command in it`, () => {
+      const updated = update({ title });
+      const written = /title = \{(.*)\},\n/.exec(updated)?.[1] ?? '';
+      assert.doesNotMatch(written.replace(/\\text(?:backslash|braceleft|braceright|asciitilde|asciicircum)\{\}|\\[&%$#_]/g, ''), /[\\^~]/);
+      assert.equal(parseBibliography(updated, '/x.bib').entries[0].title, title);
+    });
+  }
 });
 
 describe('using a matched record\'s metadata', () => {

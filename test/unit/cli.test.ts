@@ -105,6 +105,30 @@ describe('attest check', () => {
     assert.equal(report.citations[0].sentence, 'Schön.');
   });
 
+  for (const [name, damaged] of [['cut short', '{'], ['null', 'null'], ['of another version', '{"version":2}']]) {
+    it(`exits 2 naming a damaged ignore list (${name}) and leaves it as it is`, async () => {
+      await fs.writeFile(path.join(dir, 'paper.tex'), 'Deep nets work \\cite{k}.\\bibliography{r}');
+      await fs.writeFile(path.join(dir, 'r.bib'), '@article{k, title={Deep nets}, abstract={Deep nets work well.}}');
+      const ignoreFile = path.join(dir, '.attest', 'ignore.json');
+      await fs.mkdir(path.dirname(ignoreFile));
+      await fs.writeFile(ignoreFile, damaged);
+      const run = await attest('check', path.join(dir, 'paper.tex'), '--offline', '--cache', dir);
+      assert.equal(run.code, 2);
+      assert.match(run.err, /^attest check: .*\.attest\/ignore\.json (is not valid JSON|is not an Attest ignore list).*fix or delete it/m);
+      assert.equal(await fs.readFile(ignoreFile, 'utf8'), damaged);
+    });
+  }
+
+  it('refuses a % !TEX root or a YAML bibliography naming an endless /proc file, with a reason', async () => {
+    await fs.writeFile(path.join(dir, 'chapter.tex'), '% !TEX root = /proc/self/pagemap\nText.');
+    const rooted = await attest('check', path.join(dir, 'chapter.tex'), '--offline', '--cache', dir);
+    assert.equal(rooted.code, 2);
+    assert.match(rooted.err, /\/proc\/self\/pagemap is over the 50\.0 MB limit for files Attest reads/);
+    await fs.writeFile(path.join(dir, 'notes.md'), '---\nbibliography: /proc/self/pagemap\n---\nText [@k].');
+    const report = JSON.parse((await attest('check', path.join(dir, 'notes.md'), '--format', 'json', '--offline', '--cache', dir)).out) as JsonReport;
+    assert.match(report.findings.find((f) => f.code === 'bib-parse-error')?.message ?? '', /pagemap is over the 50\.0 MB limit/);
+  });
+
   it('never modifies the files it checks', async () => {
     const tex = path.join(dir, 'paper.tex');
     const bib = path.join(dir, 'refs.bib');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -253,6 +254,20 @@ describe('appending an entry', () => {
     assert.deepEqual(bib.problems, []);
     assert.deepEqual(bib.entries.map((e) => e.key), ['old', 'lecun2015deep']);
     assert.equal(bib.entries[1].doi, '10.1038/nature14539');
+  });
+
+  it('appends to a UTF-16 bibliography in UTF-16, so it still reads back', async () => {
+    const file = path.join(dir, 'refs.bib');
+    await fs.writeFile(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('@misc{old, author={Müller}}\n', 'utf16le')]));
+    await appendEntry(file, ENTRY);
+    const written = await fs.readFile(file);
+    assert.equal(written.subarray(2).toString('utf16le'), `@misc{old, author={Müller}}\n\n${ENTRY}\n`);
+  });
+
+  it('refuses to append to a named pipe instead of blocking on it', async () => {
+    const fifo = path.join(dir, 'refs.bib');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(appendEntry(fifo, ENTRY), /named pipe \(FIFO\), not a regular file/);
   });
 
   it('creates a bibliography that does not exist yet', async () => {

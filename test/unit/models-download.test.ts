@@ -149,6 +149,25 @@ describe('downloading a model from the hub', () => {
     assert.deepEqual(await listFiles(destination), []);
   });
 
+  it('refuses a redirect to a file: URL, saying so, and writes nothing', async () => {
+    const trap = await ScriptedServer.start((_, response) => {
+      response.writeHead(302, { location: 'file:///etc/passwd' }).end();
+    });
+    try {
+      const error = await failure(download({ baseUrl: trap.baseUrl }), 'refused');
+      assert.match(error.message, /redirected to file:\/\/…, which is not a web address; Attest follows redirects to http and https only\./);
+      assert.deepEqual(await listFiles(destination), []);
+    } finally {
+      await trap.close();
+    }
+  });
+
+  it('writes nothing outside the model folder, whatever a file is called', async () => {
+    const error = await failure(download({ files: ['../escaped.json'] }), 'refused');
+    assert.match(error.message, /would be written outside the model folder/);
+    await assert.rejects(fs.stat(path.join(destination, '..', 'escaped.json')));
+  });
+
   it('says which file the repository does not have', async () => {
     const error = await failure(download({ files: ['config.json', 'onnx/model_fp16.onnx'] }), 'not-found');
     assert.match(error.message, /^org\/tiny-nli has no onnx\/model_fp16\.onnx at revision main \(.*answered 404\)/);

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkManuscript, CheckSession } from '../../src/core/check';
 import { FsWorkspace } from '../../src/core/fsWorkspace';
+import { parseBibliography } from '../../src/core/bibliography/parse';
 import { parseLatex } from '../../src/core/manuscript/latex';
 import { parseMarkdown } from '../../src/core/manuscript/markdown';
 import { MemoryWorkspace } from './helpers';
@@ -58,6 +59,35 @@ describe('bad input', function () {
     const result = await checkManuscript('/p/m.tex', ws, new CheckSession());
     assert.equal(result?.findings.filter((f) => f.code === 'bib-parse-error').length, 1000);
     assert.equal(result?.findings.filter((f) => f.code === 'missing-key').length, 0);
+  });
+
+  /** `@string{s1 = s0 # s0}` doubled `levels` times, then used in a title: 600 bytes for 2^22 copies. */
+  function expansionBomb(levels: number): string {
+    let text = '@string{s0 = "ab"}\n';
+    for (let i = 1; i <= levels; i++) text += `@string{s${i} = s${i - 1} # s${i - 1}}\n`;
+    return `${text}@article{k, title = s${levels}}\n@article{good, title={Fine}}\n`;
+  }
+
+  for (const levels of [22, 40]) {
+    it(`refuses an @string expansion bomb of ${levels} levels at the @string, keeping the other entries`, async () => {
+      const ws = new MemoryWorkspace({ '/p/m.tex': '\\cite{k,good}\\bibliography{refs}', '/p/refs.bib': expansionBomb(levels) });
+      const result = await checkManuscript('/p/m.tex', ws, new CheckSession());
+      const errors = result?.findings.filter((f) => f.code === 'bib-parse-error').map((f) => [f.range.start.line, f.message]);
+      assert.deepEqual(errors, [
+        [16, "'s16' expands to more than 100,000 characters through @string macros; it is not expanded"],
+        [levels + 1, `Field 'title' uses 's${levels}', whose @string expands to too much text to be expanded (see there) in entry 'k'`],
+      ]);
+      assert.equal(result?.bibliographies[0].entries.find((e) => e.key === 'good')?.title, 'Fine');
+    });
+  }
+
+  it('bounds the expansion of a whole file, not only of each value', () => {
+    const uses = Array.from({ length: 100 }, (_, i) => `@misc{e${i}, title = big}`).join('\n');
+    const bib = parseBibliography(`@string{big = "${'x'.repeat(90_000)}"}\n${uses}`, '/p/refs.bib');
+    const expanded = bib.entries.filter((e) => e.title?.length === 90_000).length;
+    assert.ok(expanded > 10 && expanded < 50, `${expanded} titles expanded`);
+    assert.equal(bib.problems.length, 100 - expanded);
+    assert.match(bib.problems[0].message, /the @string macros of this file expand to more than 4,000,000 characters/);
   });
 
   describe('on disk', () => {

@@ -127,7 +127,7 @@ describe('attest index and attest search', () => {
       [['index', 'add', CORPUS], /--store DIR is required/],
       [['index', 'remove', CORPUS, '--store', store], /unknown subcommand 'remove'/],
       [['index', 'add', path.join(FIXTURES, 'corpus.csv'), '--store', store], /cannot tell the format of .*corpus\.csv/],
-      [['index', 'add', path.join(dir, 'missing.jsonl'), '--store', store], /cannot read .*missing\.jsonl: ENOENT/],
+      [['index', 'add', path.join(dir, 'missing.jsonl'), '--store', store], /missing\.jsonl does not exist/],
       [['index', 'add', CORPUS, '--store', store, '--embed-model', path.join(dir, 'no-model')], /The model folder .*no-model does not exist/],
       [['search', '--store', store], /give either --query TEXT or --queries FILE\.jsonl/],
       [['search', '--store', store, '--query', 'a', '--queries', QUERIES], /give either/],
@@ -136,7 +136,7 @@ describe('attest index and attest search', () => {
       [['search', '--store', store, '--query', 'a', '--format', 'json'], /--format must be jsonl/],
       [['search', '--store', path.join(dir, 'nowhere'), '--query', 'a'], /there is no paper library in .*nowhere/],
       [['search', '--store', store, '--queries', badQueries], /queries line 2 has no "text" string/],
-      [['search', '--store', store, '--queries', path.join(dir, 'missing.jsonl')], /ENOENT/],
+      [['search', '--store', store, '--queries', path.join(dir, 'missing.jsonl')], /missing\.jsonl does not exist/],
     ];
     for (const [args, message] of cases) {
       const { code, out, err } = await run(...args);

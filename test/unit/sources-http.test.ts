@@ -311,6 +311,13 @@ describe('the HTTP client of the sources', () => {
       assert.equal(other.requests[0].headers['x-api-key'], undefined);
     });
 
+    it('refuses a redirect to another scheme than http(s), as a failure to look up, saying why', async () => {
+      const server = await serve((_, res) => sendText(res, 302, '', { location: 'file:///etc/passwd' }));
+      const error = await failsWith(client(server).getJson('/works'), 'unavailable');
+      assert.match(error.message, /redirected to file:\/\/…, which is not a web address; Attest follows redirects to http and https only/);
+      assert.doesNotMatch(error.message, /not implemented/);
+    });
+
     it('gives up on a redirect loop', async () => {
       const server = await serve((_, res) => sendText(res, 302, '', { location: '/again' }));
       const error = await failsWith(client(server).getJson('/works'), 'unavailable');

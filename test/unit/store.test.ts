@@ -3,7 +3,7 @@ import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { PaperStore, STORE_VERSION, type VectorBatch } from '../../src/core/index/store';
 import type { Paper } from '../../src/core/papers/paper';
-import { makeTempDir } from './support/tempDir';
+import { makeTempDir, snapshot } from './support/tempDir';
 
 const fs = nodeFs.promises;
 
@@ -165,12 +165,17 @@ describe('the paper store', () => {
       await saved(FIRST, vectors('encoder-a', { 'doi:10.1/aspirin': [1, 0] }));
     });
 
+    /** Opening only reads: the damaged files stay as they are until a writer saves the rebuilt store. */
     async function rebuilt(pattern: RegExp, size: number): Promise<PaperStore> {
+      const before = await snapshot(dir);
       const { store, messages } = await PaperStore.open(dir);
       assert.equal(messages.length, 1, messages.join('\n'));
       assert.match(messages[0], pattern);
+      assert.match(messages[0], /The files are repaired when papers are next added\.$/);
       assert.equal(store.size, size);
       assert.equal(store.encoder, undefined);
+      assert.deepEqual(await snapshot(dir), before);
+      await store.add([]);
       const again = await reopen();
       assert.equal(again.size, size);
       return store;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { decodeText } from '../text/decode';
+import { decodeTextWithEncoding, encodeText } from '../text/decode';
+import { LARGEST_TEXT_BYTES, readFileBounded } from '../text/readFile';
 
 /**
  * What to insert at the end of a .bib file's text to add `entryText` as a new entry: separated from
@@ -21,13 +22,15 @@ export function textToAppend(existingText: string, entryText: string): string {
  * Appends an entry to a .bib file, all or nothing: the new content is written and flushed to a
  * temporary file beside the real one, which then replaces it in one rename. A reader never sees half
  * an entry, and a failure leaves the file as it was. The existing bytes are kept as they are, so a
- * Latin-1 file or a byte-order mark survives. A file that does not exist yet is created.
+ * Latin-1 file or a byte-order mark survives, and a UTF-16 file gets UTF-16. A file that does not exist
+ * yet is created; a FIFO, device or folder is refused.
  */
 export async function appendEntry(file: string, entryText: string): Promise<void> {
   const target = await resolveLinks(file);
   const current = await readIfExists(target);
   const existing = current?.bytes ?? Buffer.alloc(0);
-  const addition = Buffer.from(textToAppend(decodeText(existing, target), entryText), 'utf8');
+  const decoded = decodeTextWithEncoding(existing, target);
+  const addition = encodeText(textToAppend(decoded.text, entryText), decoded.encoding);
   const dir = path.dirname(target);
   const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
@@ -58,13 +61,8 @@ async function resolveLinks(file: string): Promise<string> {
 }
 
 async function readIfExists(file: string): Promise<{ bytes: Buffer; mode: number } | undefined> {
-  try {
-    const [bytes, stats] = await Promise.all([fs.readFile(file), fs.stat(file)]);
-    return { bytes, mode: stats.mode & 0o7777 };
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
+  const bytes = await readFileBounded(file, LARGEST_TEXT_BYTES);
+  return bytes && { bytes, mode: (await fs.stat(file)).mode & 0o7777 };
 }
 
 /**

@@ -1,3 +1,5 @@
+import { escapeLatexSpecials } from './escape';
+
 /** A replacement of `length` characters at `offset` of a .bib file's text. */
 export interface TextEdit {
   readonly offset: number;
@@ -43,13 +45,12 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): string {
   return result;
 }
 
-/** Escapes plain text for a braced BibTeX value; capitalised words are braced so styles keep their case. */
+/**
+ * Plain text as a braced BibTeX value, escaped as every BibTeX write is (`escapeLatexSpecials`);
+ * capitalised words are braced so styles keep their case.
+ */
 export function escapeBibtex(value: string): string {
-  return value
-    .replace(/\\/g, '\\textbackslash{}')
-    .replace(/([&%$#_])/g, '\\$1')
-    .replace(/[{}]/g, '')
-    .replace(/\b(\p{Lu}[\p{L}\d]*\p{Lu}[\p{L}\d]*)\b/gu, '{$1}');
+  return escapeLatexSpecials(value).replace(/\b(\p{Lu}[\p{L}\d]*\p{Lu}[\p{L}\d]*)\b/gu, '{$1}');
 }
 
 interface FieldSpan {

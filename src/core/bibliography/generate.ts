@@ -1,6 +1,7 @@
 import type { SourceRecord } from '../sources/types';
 import { arxivIdOf, normalizeDoi, normalizeText, venueWords } from '../verify/normalize';
 import { authorName } from './describe';
+import { escapeLatexSpecials } from './escape';
 import { parseBibliography } from './parse';
 import type { Author, BibEntry } from './types';
 
@@ -149,7 +150,7 @@ type Encoding = 'ascii' | 'utf8';
 
 function cslItemOf(record: SourceRecord, key: string, encoding: Encoding): CslItem {
   // citation-js escapes LaTeX's special characters only while writing ASCII.
-  const text = encoding === 'ascii' ? (value: string) => value : escapeSpecials;
+  const text = encoding === 'ascii' ? (value: string) => value : escapeLatexSpecials;
   const arxiv = arxivIdOf(record.arxivId, record.doi);
   const type = cslTypeOf(record.venue, arxiv !== undefined);
   return {
@@ -178,20 +179,7 @@ function protectLeadingAcronyms(title: string): string {
 /** citation-js writes a one-part name (an organisation, a mononym) braced and as it is, in either encoding. */
 function cslName(author: Author, text: (value: string) => string): CslName {
   if (author.family !== undefined && author.given !== undefined) return { family: text(author.family), given: text(author.given) };
-  return { literal: escapeSpecials(author.family ?? author.literal ?? author.given ?? '') };
-}
-
-/**
- * LaTeX's special characters as citation-js writes them in ASCII. Braces are commands too: BibTeX
- * counts `\{` as a brace.
- */
-const SPECIALS: Readonly<Record<string, string>> = {
-  '\\': '\\textbackslash{}', '{': '\\textbraceleft{}', '}': '\\textbraceright{}', '~': '\\textasciitilde{}',
-  '^': '\\textasciicircum{}', '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_',
-};
-
-function escapeSpecials(value: string): string {
-  return value.replace(/[\\{}~^&%$#_]/g, (c) => SPECIALS[c]);
+  return { literal: escapeLatexSpecials(author.family ?? author.literal ?? author.given ?? '') };
 }
 
 /**

@@ -133,10 +133,26 @@ const ENTRY_HEADER = /@\s*([^\s"#%'(),={}@]*)\s*([{(]?)/y;
  */
 const LINE_START_HEADER = /^[ \t]*@[ \t]*[^\s"#%'(),={}@]+\s*[{(]/gm;
 
+/**
+ * Macro expansion can double a value at each `@string` (`s1 = s0 # s0`), so a 600-byte file can
+ * expand to gigabytes. A value may grow by expansion to this many characters (more than any real
+ * title or abstract) ...
+ */
+const MAX_EXPANDED_CHARS = 100_000;
+/** ... and the whole file by this many characters plus its own length. */
+const EXPANSION_ALLOWANCE = 4_000_000;
+
+class ExpansionTooLarge extends BibSyntaxError {}
+/** A value uses a `@string` refused earlier; that refusal is the one reported. */
+class UsesRefusedString extends ExpansionTooLarge {}
+
 class BibReader {
   readonly entries: RawEntry[] = [];
   readonly problems: SpanProblem[] = [];
   private readonly strings: Map<string, string>;
+  /** `@string` names whose definitions were refused for expanding to too much text. */
+  private readonly refusedStrings = new Set<string>();
+  private expansionLeft: number;
   private readonly lineStartHeaders: number[];
   private headerCursor = 0;
   private pos = 0;
@@ -152,6 +168,7 @@ class BibReader {
     defaultStrings: Readonly<Record<string, string>>,
   ) {
     this.strings = new Map(Object.entries(defaultStrings));
+    this.expansionLeft = EXPANSION_ALLOWANCE + text.length;
     this.lineStartHeaders = findLineStartHeaders(text);
   }
 
@@ -242,7 +259,16 @@ class BibReader {
 
   private readStringDefinition(): void {
     this.skipSpace();
-    const [name, field] = this.readField();
+    const name = this.text.slice(this.pos, scanName(this.text, this.pos, this.end)).toLowerCase();
+    let field: RawField;
+    try {
+      [, field] = this.readField();
+    } catch (error) {
+      if (!(error instanceof ExpansionTooLarge)) throw error;
+      this.refusedStrings.add(name);
+      if (error instanceof UsesRefusedString) return;
+      throw error;
+    }
     this.skipSpace();
     this.expectEnd('@string');
     this.strings.set(name, field.value);
@@ -326,9 +352,24 @@ class BibReader {
       this.skipSpace();
       value += this.readPart(field);
       end = this.pos;
+      this.checkExpansion(field, value, start, end);
       this.skipSpace();
     }
+    this.checkExpansion(field, value, start, end);
+    this.expansionLeft -= Math.max(0, value.length - (end - start));
     return { value, span: { start, end } };
+  }
+
+  /** Checked as parts are added, so a refused value never grows past the limit in memory. */
+  private checkExpansion(field: string, value: string, start: number, end: number): void {
+    const growth = value.length - (end - start);
+    if (growth <= 0) return;
+    if (value.length > MAX_EXPANDED_CHARS) {
+      throw new ExpansionTooLarge(`'${field}' expands to more than ${MAX_EXPANDED_CHARS.toLocaleString('en')} characters through @string macros; it is not expanded`, { start, end });
+    }
+    if (growth > this.expansionLeft) {
+      throw new ExpansionTooLarge(`'${field}' is not expanded: the @string macros of this file expand to more than ${EXPANSION_ALLOWANCE.toLocaleString('en')} characters beyond the file's own size`, { start, end });
+    }
   }
 
   private readPart(field: string): string {
@@ -383,6 +424,9 @@ class BibReader {
     const name = this.text.slice(start, this.pos);
     const value = this.strings.get(name.toLowerCase());
     if (value !== undefined) return value;
+    if (this.refusedStrings.has(name.toLowerCase())) {
+      throw new UsesRefusedString(`Field '${field}' uses '${name}', whose @string expands to too much text to be expanded (see there)`, { start, end: this.pos });
+    }
     // BibTeX carries on with an empty value too, but the field is then silently lost.
     this.entryProblems.push({
       message: this.inEntry(`Field '${field}' uses '${name}', which is not defined by any earlier @string`),

@@ -25,11 +25,18 @@
  * to a temporary file and renamed over the old one, so a crash at any point leaves the previous
  * manifest and everything it names. Readers need no lock: the files of the previous generation are
  * kept until the next save, and a reader that still loses the race reads the new manifest again.
- * Only one process should write a store at a time.
+ *
+ * Writers take a lock on the folder (proper-lockfile, which works across processes, so across VS Code
+ * windows sharing the extension's storage and CLI runs), and build on the manifest they find on disk:
+ * papers another process saved meanwhile are loaded first, never overwritten. Opening never writes or
+ * deletes. A store whose files are provably damaged (not JSON, counts that disagree, a named file gone)
+ * is rebuilt in memory from what can be read, and written back by the next writer; an error that may
+ * pass (permission denied, too many open files, I/O) is reported as a `StoreReadError`, files untouched.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import * as lockfile from 'proper-lockfile';
 import type { Paper } from '../papers/paper';
 import { DenseIndex, type DenseIndexData } from './dense';
 import { LexicalIndex, type LexicalIndexData } from './lexical';
@@ -88,18 +95,40 @@ const TAIL_SHARE = 0.1;
 const MAX_SEGMENTS = 32;
 /** How often a load starts over because a save replaced the files it was reading. */
 const LOAD_ATTEMPTS = 3;
+/** Papers indexed between two turns of the event loop: about 50 ms of work. */
+const INDEX_SLICE = 500;
+
+/** How long a writer waits for another to finish, and after what silence a lock counts as abandoned. */
+const LOCK_WAIT_MS = 120_000;
+const LOCK_RETRY_MS = 100;
+const LOCK_STALE_MS = 10_000;
+const LOCK_FILE = 'write.lock';
+
+/**
+ * The store could not be read for a reason that may pass (permissions, I/O, too many open files).
+ * Nothing was changed; reading again later may succeed.
+ */
+export class StoreReadError extends Error {
+  constructor(dir: string, cause: unknown) {
+    super(`The paper library in ${dir} could not be read (${errorMessage(cause)}); it was left as it is. Check the folder's permissions and try again.`);
+    this.name = 'StoreReadError';
+  }
+}
+
+/** What the files say is wrong with them: rebuilding from what can be read loses nothing readable. */
+class DamagedStore extends Error {}
 
 /** What one `add` changed, for a save that writes only that. */
 interface Change {
   readonly papers: readonly Paper[];
-  readonly vectors?: DenseIndexData;
+  readonly vectors?: VectorBatch;
 }
 
 /** Writes a data file of this save's generation, named by `suffix`; returns its name. */
 type Writer = (suffix: string, content: Content) => Promise<string>;
 
 export class PaperStore {
-  private readonly byId = new Map<string, Paper>();
+  private byId = new Map<string, Paper>();
   private lexicalIndex = new LexicalIndex();
   private denseIndex: DenseIndex | undefined;
   private vectorModel: string | undefined;
@@ -107,66 +136,95 @@ export class PaperStore {
   private manifest: Manifest | undefined;
   /** Memory holds something the segments on disk do not: the next save writes everything. */
   private dirty = false;
+  /** Changes in memory and not yet saved: re-applied when a save finds that another process wrote. */
+  private unsaved: Change[] = [];
+  /** Changes whose papers are all in memory: only those can be counted as saved by a save of memory. */
+  private readonly applied = new WeakSet<Change>();
+  private applying: Promise<void> = Promise.resolve();
   private writing: Promise<void> = Promise.resolve();
 
   private constructor(readonly dir: string) {}
 
   /**
-   * Loads the store in `dir`; a folder without one gives an empty store. A store that cannot be read
-   * (corrupt, truncated, another format version) is rebuilt from its papers files, or started empty
-   * when those are unreadable too, and the message says so. Never throws for what it finds on disk.
+   * Loads the store in `dir`; a folder without one gives an empty store. A damaged store is rebuilt
+   * in memory from its papers files, and the message says so; the next save writes it back. Throws
+   * `StoreReadError` when the files cannot be read now. Never writes or deletes anything.
    */
   static async open(dir: string): Promise<OpenedStore> {
-    let failure = '';
-    for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
-      const read = await readManifest(dir);
-      if (read.kind === 'none') return { store: new PaperStore(dir), messages: [] };
-      if (read.kind === 'invalid') return PaperStore.rebuild(dir, read.reason);
-      const store = new PaperStore(dir);
-      try {
-        await store.load(read.manifest);
-        return { store, messages: [] };
-      } catch (error) {
-        failure = errorMessage(error);
-        // A save that finished while this load ran deletes files older than the last generation.
-        const again = await readManifest(dir);
-        if (!(isMissingFile(error) && again.kind === 'valid' && JSON.stringify(again.manifest) !== JSON.stringify(read.manifest))) break;
-      }
-    }
-    return PaperStore.rebuild(dir, failure);
+    const store = new PaperStore(dir);
+    const problem = await store.loadFromDisk();
+    if (problem === undefined) return { store, messages: [] };
+    const what = `The paper library in ${dir} could not be read (${problem.reason})`;
+    const lines = problem.skipped > 0 ? `, skipping ${problem.skipped} unreadable ${problem.skipped === 1 ? 'line' : 'lines'}` : '';
+    const done = problem.readable === 0 ? 'started empty' : `rebuilt its index from ${store.size} papers${lines}`;
+    return { store, messages: [`${what}; ${done}. The files are repaired when papers are next added.`] };
   }
 
   /**
-   * A store from the papers files alone: those the manifest names when it can be read, else every
-   * papers file in the folder, oldest first. A bad line is skipped, an unreadable file too. Vectors
-   * are dropped: the encoder computes them again.
+   * Replaces what is in memory with what is on disk. Returns what was damaged when the store had to be
+   * rebuilt from its papers files; throws `StoreReadError` for errors that may pass.
    */
-  private static async rebuild(dir: string, reason: string): Promise<OpenedStore> {
-    const manifest = await readManifest(dir);
-    const files = manifest.kind === 'valid' ? manifest.manifest.papers.map((s) => s.file) : await papersFilesIn(dir);
-    const store = new PaperStore(dir);
+  private async loadFromDisk(): Promise<{ reason: string; readable: number; skipped: number } | undefined> {
+    let damage = '';
+    for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
+      this.clear();
+      const read = await readManifest(this.dir);
+      if (read.kind === 'none') return undefined;
+      if (read.kind === 'unreadable') throw new StoreReadError(this.dir, read.error);
+      if (read.kind === 'invalid') {
+        damage = read.reason;
+        break;
+      }
+      try {
+        await this.load(read.manifest);
+        return undefined;
+      } catch (error) {
+        // A save that finished while this load ran deletes files older than the last generation.
+        const again = await readManifest(this.dir);
+        if (isMissingFile(error) && again.kind === 'valid' && JSON.stringify(again.manifest) !== JSON.stringify(read.manifest)) continue;
+        if (!isDamage(error)) throw new StoreReadError(this.dir, error);
+        damage = errorMessage(error);
+        break;
+      }
+    }
+    this.clear();
+    return { reason: damage, ...(await this.rebuild()) };
+  }
+
+  private clear(): void {
+    this.byId.clear();
+    this.lexicalIndex = new LexicalIndex();
+    this.denseIndex = undefined;
+    this.vectorModel = undefined;
+    this.manifest = undefined;
+  }
+
+  /**
+   * Memory from the papers files alone: those the manifest names when it can be read, else every
+   * papers file in the folder, oldest first. A bad line is skipped, a file gone too; any other error
+   * stops the rebuild, so a file that cannot be read now is never left out of the next save. Vectors
+   * are dropped: the encoder computes them again. The next save writes everything.
+   */
+  private async rebuild(): Promise<{ readable: number; skipped: number }> {
+    const manifest = await readManifest(this.dir);
+    const files = manifest.kind === 'valid' ? manifest.manifest.papers.map((s) => s.file) : await papersFilesIn(this.dir);
     let readable = 0;
     let skipped = 0;
     for (const file of files) {
+      let read: { papers: Paper[]; skipped: number };
       try {
-        const read = await readPapers(path.join(dir, file), 'lenient');
-        for (const paper of read.papers) store.byId.set(paper.id, paper);
-        skipped += read.skipped;
-        readable++;
-      } catch {
-        // Counted by what is rebuilt.
+        read = await readPapers(path.join(this.dir, file), 'lenient');
+      } catch (error) {
+        if (isMissingFile(error)) continue;
+        throw new StoreReadError(this.dir, error);
       }
+      for (const paper of read.papers) this.byId.set(paper.id, paper);
+      skipped += read.skipped;
+      readable++;
     }
-    for (const paper of store.byId.values()) store.lexicalIndex.add(paper);
-    const what = `The paper library in ${dir} could not be read (${reason})`;
-    const lines = skipped > 0 ? `, skipping ${skipped} unreadable ${skipped === 1 ? 'line' : 'lines'}` : '';
-    const messages = [readable === 0 ? `${what}; started empty.` : `${what}; rebuilt its index from ${store.size} papers${lines}.`];
-    try {
-      await store.add([]);
-    } catch (error) {
-      messages.push(`The rebuilt library could not be saved (${errorMessage(error)}); it will be rebuilt again next time.`);
-    }
-    return { store, messages };
+    for (const paper of this.byId.values()) this.lexicalIndex.add(paper);
+    this.dirty = true;
+    return { readable, skipped };
   }
 
   get size(): number {
@@ -203,26 +261,49 @@ export class PaperStore {
   /**
    * Adds papers, replacing those with the same ids, and vectors for papers of the store or of this
    * call; then saves. Vectors of another encoder than the store's replace all the store's vectors.
-   * The papers are searchable at once, before the save settles; a failed save rejects and leaves the
-   * files as they were, and the next save writes everything.
+   * The papers are indexed a slice at a time, letting the thread do other work between slices (an
+   * import of 100,000 papers would otherwise hold the editor for seconds), and are searchable before
+   * the save settles; a failed save rejects and leaves the files as they were, and the next save
+   * writes everything.
    */
   async add(papers: readonly Paper[], vectors?: VectorBatch): Promise<void> {
     if (vectors) {
       const adding = new Set(papers.map((p) => p.id));
       checkVectors(vectors, (id) => this.byId.has(id) || adding.has(id));
     }
-    for (const paper of papers) {
-      this.byId.set(paper.id, paper);
-      this.lexicalIndex.add(paper);
-    }
-    const change = { papers: [...papers], vectors: vectors && vectors.ids.length > 0 ? this.addVectors(vectors) : undefined };
+    const change: Change = { papers: [...papers], vectors: vectors && vectors.ids.length > 0 ? vectors : undefined };
+    this.unsaved.push(change);
+    const applied = this.applying.then(() => this.applyInSlices(change));
+    this.applying = applied;
+    await applied;
     const save = this.writing.then(() => this.save(change));
     this.writing = save.catch(() => undefined);
     return save;
   }
 
-  /** The batch's vectors as the dense index keeps them (unit length), for the save to write. */
-  private addVectors(batch: VectorBatch): DenseIndexData {
+  private async applyInSlices(change: Change): Promise<void> {
+    for (let start = 0; start < change.papers.length; start += INDEX_SLICE) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      this.index(change.papers.slice(start, start + INDEX_SLICE));
+    }
+    if (change.vectors) this.addVectors(change.vectors);
+    this.applied.add(change);
+  }
+
+  private apply(change: Change): void {
+    this.index(change.papers);
+    if (change.vectors) this.addVectors(change.vectors);
+    this.applied.add(change);
+  }
+
+  private index(papers: readonly Paper[]): void {
+    for (const paper of papers) {
+      this.byId.set(paper.id, paper);
+      this.lexicalIndex.add(paper);
+    }
+  }
+
+  private addVectors(batch: VectorBatch): void {
     const dimension = batch.vectors[0].length;
     if (this.denseIndex === undefined || this.vectorModel !== batch.model || this.denseIndex.dimension !== dimension) {
       // The segments on disk hold the other encoder's vectors: only a full save drops them.
@@ -231,15 +312,67 @@ export class PaperStore {
       this.vectorModel = batch.model;
     }
     const dense = this.denseIndex;
-    const rows = new Float32Array(batch.ids.length * dimension);
-    batch.ids.forEach((id, at) => {
-      dense.add(id, batch.vectors[at]);
-      rows.set(dense.vector(id) as Float32Array, at * dimension);
-    });
-    return { ids: [...batch.ids], vectors: rows };
+    batch.ids.forEach((id, at) => dense.add(id, batch.vectors[at]));
+  }
+
+  /** These papers' vectors as the dense index keeps them (unit length), for a save to write. */
+  private rowsOf(ids: readonly string[]): DenseIndexData | undefined {
+    const dense = this.denseIndex;
+    const unique = [...new Set(ids)].filter((id) => dense?.has(id));
+    if (!dense || unique.length === 0) return undefined;
+    const rows = new Float32Array(unique.length * dense.dimension);
+    unique.forEach((id, at) => rows.set(dense.vector(id) as Float32Array, at * dense.dimension));
+    return { ids: unique, vectors: rows };
+  }
+
+  /**
+   * Brings memory up to what is on disk when another process saved since this one last read or wrote:
+   * its papers are loaded, then this process's unsaved changes are applied again on top.
+   */
+  private async catchUp(): Promise<void> {
+    const disk = await readManifest(this.dir);
+    const current = this.manifest === undefined ? disk.kind === 'none' : disk.kind === 'valid' && JSON.stringify(disk.manifest) === JSON.stringify(this.manifest);
+    if (current && !(this.manifest === undefined && this.dirty)) return;
+    // Into a store of its own, so that searches meanwhile, and a failure, see memory as it was.
+    const fresh = new PaperStore(this.dir);
+    await fresh.loadFromDisk();
+    this.byId = fresh.byId;
+    this.lexicalIndex = fresh.lexicalIndex;
+    this.denseIndex = fresh.denseIndex;
+    this.vectorModel = fresh.vectorModel;
+    this.manifest = fresh.manifest;
+    this.dirty ||= fresh.dirty;
+    for (const change of this.unsaved) this.apply(change);
   }
 
   private async save(change: Change): Promise<void> {
+    // An earlier save wrote it along with its own, after a failure had left it unsaved.
+    if (!this.unsaved.includes(change)) return;
+    await fs.mkdir(this.dir, { recursive: true });
+    let compromised: Error | undefined;
+    const release = await lockfile.lock(this.dir, {
+      lockfilePath: path.join(this.dir, LOCK_FILE),
+      realpath: false,
+      stale: LOCK_STALE_MS,
+      retries: { retries: LOCK_WAIT_MS / LOCK_RETRY_MS, factor: 1, minTimeout: LOCK_RETRY_MS, maxTimeout: LOCK_RETRY_MS },
+      onCompromised: (error) => {
+        compromised = error;
+      },
+    });
+    try {
+      await this.catchUp();
+      const saved = await this.saveLocked(() => compromised);
+      this.unsaved = this.unsaved.filter((c) => !saved.includes(c));
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Writes every unsaved change on top of the manifest on disk (those of failed saves too); the caller
+   * holds the lock. Returns the changes now saved.
+   */
+  private async saveLocked(compromised: () => Error | undefined): Promise<readonly Change[]> {
     const previous = this.manifest;
     const generation = (previous?.generation ?? 0) + 1;
     const prefix = `g${String(generation).padStart(6, '0')}-${randomBytes(4).toString('hex')}`;
@@ -250,10 +383,12 @@ export class PaperStore {
       await writeNew(path.join(this.dir, file), content);
       return file;
     };
+    const compact = previous === undefined || this.dirty || this.needsCompaction(previous);
+    const saved = this.unsaved.filter((c) => this.applied.has(c));
     try {
-      await fs.mkdir(this.dir, { recursive: true });
-      const compact = previous === undefined || this.dirty || this.needsCompaction(previous);
-      const next = compact ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, change, write);
+      const next = compact ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, saved, write);
+      const lost = compromised();
+      if (lost) throw new Error(`another process took over the paper library's lock while this one was saving (${lost.message}); nothing was saved`);
       await replaceFile(path.join(this.dir, MANIFEST), JSON.stringify(next, null, 1));
       this.manifest = next;
       this.dirty = false;
@@ -263,6 +398,7 @@ export class PaperStore {
       throw error;
     }
     await collectGarbage(this.dir, [this.manifest, previous]);
+    return saved;
   }
 
   private needsCompaction(manifest: Manifest): boolean {
@@ -288,10 +424,13 @@ export class PaperStore {
     };
   }
 
-  private async writeSegment(previous: Manifest, generation: number, change: Change, write: Writer): Promise<Manifest> {
-    const papers = change.papers.length === 0 ? [] : [{ file: await write('papers.jsonl', paperLines(change.papers)), count: change.papers.length }];
+  private async writeSegment(previous: Manifest, generation: number, changes: readonly Change[], write: Writer): Promise<Manifest> {
+    const added = new Map<string, Paper>();
+    for (const change of changes) for (const paper of change.papers) added.set(paper.id, paper);
+    const papers = added.size === 0 ? [] : [{ file: await write('papers.jsonl', paperLines([...added.values()])), count: added.size }];
     const encoder = this.encoder;
-    const vectorSegments = change.vectors ? [await writeVectors(change.vectors, write)] : [];
+    const rows = this.rowsOf(changes.flatMap((change) => (change.vectors && change.vectors.model === this.vectorModel ? change.vectors.ids : [])));
+    const vectorSegments = rows ? [await writeVectors(rows, write)] : [];
     return {
       ...previous,
       generation,
@@ -307,7 +446,7 @@ export class PaperStore {
     for (const segment of covered) for (const paper of await this.readSegment(segment)) this.byId.set(paper.id, paper);
     this.lexicalIndex = LexicalIndex.fromJSON(await readLexical(path.join(this.dir, manifest.lexical.file)));
     if (this.lexicalIndex.size !== this.byId.size || [...this.byId.keys()].some((id) => !this.lexicalIndex.has(id))) {
-      throw new Error(`${manifest.lexical.file} does not index the papers of ${covered.map((s) => s.file).join(', ')}`);
+      throw new DamagedStore(`${manifest.lexical.file} does not index the papers of ${covered.map((s) => s.file).join(', ')}`);
     }
     for (const segment of tail) {
       for (const paper of await this.readSegment(segment)) {
@@ -320,7 +459,7 @@ export class PaperStore {
       for (const segment of manifest.vectors.segments) {
         const data = await readVectors(this.dir, segment, manifest.vectors.dimension);
         const stray = data.ids.find((id) => !this.byId.has(id));
-        if (stray !== undefined) throw new Error(`${segment.ids} has a vector for '${stray}', which is in no papers file`);
+        if (stray !== undefined) throw new DamagedStore(`${segment.ids} has a vector for '${stray}', which is in no papers file`);
         dense.addAll(data);
       }
       this.denseIndex = dense;
@@ -331,7 +470,7 @@ export class PaperStore {
 
   private async readSegment(segment: Segment): Promise<Paper[]> {
     const { papers } = await readPapers(path.join(this.dir, segment.file), 'strict');
-    if (papers.length !== segment.count) throw new Error(`${segment.file} holds ${papers.length} papers, not ${segment.count}`);
+    if (papers.length !== segment.count) throw new DamagedStore(`${segment.file} holds ${papers.length} papers, not ${segment.count}`);
     return papers;
   }
 }
@@ -348,14 +487,18 @@ function checkVectors(batch: VectorBatch, known: (id: string) => boolean): void 
 // ---------------------------------------------------------------------------------------
 // The manifest
 
-type ManifestRead = { readonly kind: 'none' } | { readonly kind: 'invalid'; readonly reason: string } | { readonly kind: 'valid'; readonly manifest: Manifest };
+type ManifestRead =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'unreadable'; readonly error: unknown }
+  | { readonly kind: 'invalid'; readonly reason: string }
+  | { readonly kind: 'valid'; readonly manifest: Manifest };
 
 async function readManifest(dir: string): Promise<ManifestRead> {
   let text: string;
   try {
     text = await fs.readFile(path.join(dir, MANIFEST), 'utf8');
   } catch (error) {
-    if (!isMissingFile(error)) return { kind: 'invalid', reason: `${MANIFEST}: ${errorMessage(error)}` };
+    if (!isMissingFile(error)) return { kind: 'unreadable', error };
     return (await papersFilesIn(dir)).length > 0 ? { kind: 'invalid', reason: `${MANIFEST} is missing` } : { kind: 'none' };
   }
   let json: unknown;
@@ -481,7 +624,7 @@ async function readPapers(file: string, mode: 'strict' | 'lenient'): Promise<{ p
       const paper = parsePaper(line);
       if (paper !== undefined) papers.push(paper);
       else if (mode === 'lenient') skipped++;
-      else throw new Error(`${path.basename(file)} line ${number} is not a paper`);
+      else throw new DamagedStore(`${path.basename(file)} line ${number} is not a paper`);
     }
   } finally {
     await handle.close();
@@ -527,12 +670,12 @@ async function readLexical(file: string): Promise<LexicalIndexData> {
         fields.push({ lengths: json.lengths as number[], postings: {} });
       } else if (isObject(json) && Array.isArray(json.ids) && ids === undefined) {
         ids = json.ids as string[];
-      } else throw new Error(`${path.basename(file)} is not a lexical index`);
+      } else throw new DamagedStore(`${path.basename(file)} is not a lexical index`);
     }
   } finally {
     await handle.close();
   }
-  if (ids === undefined || fields.some((f) => f.lengths.length !== ids?.length)) throw new Error(`${path.basename(file)} is incomplete`);
+  if (ids === undefined || fields.some((f) => f.lengths.length !== ids?.length)) throw new DamagedStore(`${path.basename(file)} is incomplete`);
   return { ids, fields };
 }
 
@@ -544,9 +687,9 @@ async function writeVectors(data: DenseIndexData, write: Writer): Promise<Vector
 
 async function readVectors(dir: string, segment: VectorSegment, dimension: number): Promise<DenseIndexData> {
   const ids: unknown = JSON.parse(await fs.readFile(path.join(dir, segment.ids), 'utf8'));
-  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new Error(`${segment.ids} does not list ${segment.count} ids`);
+  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
   const bytes = await fs.readFile(path.join(dir, segment.file));
-  if (bytes.length !== segment.count * dimension * 4) throw new Error(`${segment.file} holds ${bytes.length} bytes, not ${segment.count} vectors of ${dimension} floats`);
+  if (bytes.length !== segment.count * dimension * 4) throw new DamagedStore(`${segment.file} holds ${bytes.length} bytes, not ${segment.count} vectors of ${dimension} floats`);
   const vectors = new Float32Array(segment.count * dimension);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let i = 0; i < vectors.length; i++) vectors[i] = view.getFloat32(i * 4, true);
@@ -559,6 +702,11 @@ function littleEndian(vectors: Float32Array): Uint8Array {
   const view = new DataView(bytes.buffer);
   for (let i = 0; i < vectors.length; i++) view.setFloat32(i * 4, vectors[i], true);
   return bytes;
+}
+
+/** What the files say, or a file the manifest names gone for good; not an error that may pass. */
+function isDamage(error: unknown): boolean {
+  return error instanceof DamagedStore || error instanceof SyntaxError || isMissingFile(error);
 }
 
 function isMissingFile(error: unknown): boolean {

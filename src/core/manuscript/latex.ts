@@ -73,7 +73,8 @@ const SYMBOL_COMMANDS: Record<string, string> = {
  */
 const MAX_MATH_LENGTH = 20_000;
 
-const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=\s*(.+?)\s*$/;
+/** Its value is the rest of the line, trimmed: no pattern backtracks over a long line's spaces. */
+const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=/;
 
 /**
  * Parses one LaTeX source file: citations with exact ranges, the sentences they stand in, file references.
@@ -178,8 +179,10 @@ class LatexScanner {
 
   private comment(): void {
     const lineEnd = this.indexOfOr('\n', this.i);
-    const magic = MAGIC_ROOT.exec(this.text.slice(this.i, lineEnd));
-    if (magic && this.texRoot === undefined) this.texRoot = path.resolve(this.fileDir, magic[1]);
+    const line = this.text.slice(this.i, lineEnd);
+    const magic = MAGIC_ROOT.exec(line);
+    const root = magic && line.slice(magic[0].length).trim();
+    if (root && this.texRoot === undefined) this.texRoot = path.resolve(this.fileDir, root);
     // TeX drops the comment, its line break and the next line's indentation; an empty next line still ends the paragraph.
     this.i = Math.min(lineEnd + 1, this.text.length);
     while (this.i < this.text.length && (this.text[this.i] === ' ' || this.text[this.i] === '\t')) this.i++;

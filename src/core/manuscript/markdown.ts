@@ -33,6 +33,14 @@ class MarkdownScanner {
   private readonly citations: ScannedCitation[] = [];
   private readonly bibliographies: FileReference[] = [];
   private citesAll = false;
+  /** Keys that may open a citation in brackets, by the offset of their `@`; found once, on the first bracket. */
+  private bracketKeyStarts?: BracketKey[];
+  /**
+   * Links and images whose text is being scanned, by the offset of their closing `]`: there, the
+   * target is skipped (and an image's caption ends). Kept here rather than on the call stack, so that
+   * links nested thousands deep cannot overflow it.
+   */
+  private readonly linkCloses = new Map<number, { readonly image: boolean }>();
 
   constructor(private readonly text: string, private readonly file: string) {
     this.lines = new LineIndex(text);
@@ -61,6 +69,7 @@ class MarkdownScanner {
     const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(this.text);
     if (!match) return 0;
     const yamlStart = match[0].indexOf('\n') + 1;
+    if (!isReadableYaml(match[1])) return match[0].length;
     const { isMap, isScalar, parseDocument } = yaml();
     const doc = parseDocument(match[1], { uniqueKeys: false });
     if (isMap(doc.contents)) {
@@ -168,10 +177,6 @@ class MarkdownScanner {
     return i;
   }
 
-  private inlineRange(from: number, to: number): void {
-    for (let i = from; i < to; ) i = this.inlineOne(i);
-  }
-
   /** Reads one inline construct or character at `i`; returns where the next one starts. */
   private inlineOne(i: number): number {
     const { text } = this;
@@ -185,6 +190,9 @@ class MarkdownScanner {
         return this.math(i);
       case '[':
         return this.bracket(i);
+      case ']':
+        if (this.linkCloses.has(i)) return this.linkEnd(i);
+        break;
       case '@':
         return this.inTextCitation(i);
       case '*':
@@ -265,33 +273,34 @@ class MarkdownScanner {
     const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
     if (keys.length > 0) {
       const anchor = this.out.anchor();
-      for (const k of keys) this.citations.push({ ...k, anchor });
+      for (const k of keys) this.citations.push({ key: k.key, command: k.command, start: k.start, end: k.end, anchor });
       return close + 1;
     }
     if (after === '(') {
-      // A link: its text is prose, its target is not.
-      this.inlineRange(i + 1, close);
-      const target = text.indexOf(')', close);
-      return target < 0 ? close + 1 : target + 1;
+      // A link: its text is prose, read on from here; its target is not, skipped at `close`.
+      this.linkCloses.set(close, { image: false });
+      return i + 1;
     }
     this.out.appendChar('[', i);
     return i + 1;
   }
 
-  private bracketKeys(from: number, to: number): { key: string; command: string; start: number; end: number }[] {
-    const { text } = this;
-    const found: { key: string; command: string; start: number; end: number }[] = [];
-    for (let j = from; j < to; j++) {
-      if (text[j] !== '@') continue;
-      const before = text[j - 1];
-      const suppress = before === '-';
-      const lead = suppress ? text[j - 2] : before;
-      if (j - (suppress ? 1 : 0) > from && !/[\s;\[]/.test(lead ?? '')) continue;
-      const key = matchKey(text, j + 1);
-      if (!key) continue;
-      found.push({ key: key.key, command: suppress ? '[-@]' : '[@]', start: key.start, end: key.end });
-      j = key.end - 1;
+  /**
+   * The keys of a bracketed citation group between `from` and `to`. Whether an `@` can start a key
+   * does not depend on the bracket around it, so every such `@` of the text is found once and each
+   * bracket looks up its own: nested brackets cost a binary search each, not a scan.
+   */
+  private bracketKeys(from: number, to: number): BracketKey[] {
+    const starts = (this.bracketKeyStarts ??= findBracketKeys(this.text));
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (starts[mid].at < from) low = mid + 1;
+      else high = mid;
     }
+    const found: BracketKey[] = [];
+    for (let k = low; k < starts.length && starts[k].at < to; k++) found.push(starts[k]);
     return found;
   }
 
@@ -304,9 +313,15 @@ class MarkdownScanner {
       return i + 1;
     }
     this.out.breakSentence();
-    this.inlineRange(i + 2, close);
-    this.out.breakSentence();
-    const target = text.indexOf(')', close);
+    this.linkCloses.set(close, { image: true });
+    return i + 2;
+  }
+
+  /** The `]` of a link or image whose text was read: skips its target. */
+  private linkEnd(close: number): number {
+    if (this.linkCloses.get(close)?.image) this.out.breakSentence();
+    this.linkCloses.delete(close);
+    const target = this.text.indexOf(')', close);
     return target < 0 ? close + 1 : target + 1;
   }
 
@@ -330,6 +345,56 @@ class MarkdownScanner {
     const locator = /^ ?\[[^\]@\n]*\](?![(\[])/.exec(text.slice(key.end, key.end + 200));
     return locator ? key.end + locator[0].length : key.end;
   }
+}
+
+/**
+ * The YAML library nests by recursion: about a thousand nested collections (`- - - … x`, `[[[…]]]`,
+ * 2 KB of text) exhaust the stack, and V8 then aborts the whole process (the extension host, or the
+ * CLI) instead of throwing. A manuscript's front matter is a few settings nested a few levels deep;
+ * one this large or deep is not read.
+ */
+const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+const MAX_NESTING = 128;
+/** A block or compact collection starts at an indicator followed by a space: `- `, `? `, `: `. */
+const BLOCK_INDICATOR = /(?:^|[ \t])[-?:](?=[ \t]|$)/g;
+
+function isReadableYaml(yaml: string): boolean {
+  if (yaml.length > MAX_FRONT_MATTER_CHARS) return false;
+  let flow = 0;
+  for (const line of yaml.split('\n')) {
+    for (const c of line) {
+      if ((c === '[' || c === '{') && ++flow > MAX_NESTING) return false;
+      if ((c === ']' || c === '}') && flow > 0) flow--;
+    }
+    const indent = line.length - line.trimStart().length;
+    const indicators = line.match(BLOCK_INDICATOR)?.length ?? 0;
+    if (indent + indicators > MAX_NESTING) return false;
+  }
+  return true;
+}
+
+interface BracketKey {
+  /** The offset of the `@`. */
+  readonly at: number;
+  readonly key: string;
+  readonly command: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Every `@` that starts a key in a citation group: after a space, `;`, `[` or `-`, as pandoc reads them. */
+function findBracketKeys(text: string): BracketKey[] {
+  const found: BracketKey[] = [];
+  for (let j = text.indexOf('@'); j >= 0; j = text.indexOf('@', j + 1)) {
+    const suppress = text[j - 1] === '-';
+    const lead = suppress ? text[j - 2] : text[j - 1];
+    if (!/[\s;\[]/.test(lead ?? '')) continue;
+    const key = matchKey(text, j + 1);
+    if (!key) continue;
+    found.push({ at: suppress ? j - 1 : j, key: key.key, command: suppress ? '[-@]' : '[@]', start: key.start, end: key.end });
+    j = key.end - 1;
+  }
+  return found;
 }
 
 function matchKey(text: string, at: number): { key: string; start: number; end: number } | undefined {

@@ -1,8 +1,7 @@
 import * as path from 'node:path';
 import { languageOf } from './language';
-import { parseLatex } from './latex';
-import { parseMarkdown } from './markdown';
 import type { Citation, FileReference, ManuscriptLanguage, ParsedSource } from './types';
+import { IN_THREAD, type Parsers } from '../parsing/parsers';
 import { readIfText, type Workspace } from '../workspace';
 
 /** A manuscript: its root file and every file it includes, read as one document. */
@@ -29,10 +28,12 @@ export interface MissingInclude {
 export class ParseCache {
   private readonly entries = new Map<string, { text: string; rootDir: string; parsed: ParsedSource }>();
 
-  parse(file: string, text: string, rootDir: string): ParsedSource {
+  constructor(private readonly parsers: Parsers = IN_THREAD) {}
+
+  async parse(file: string, text: string, rootDir: string): Promise<ParsedSource> {
     const cached = this.entries.get(file);
     if (cached && cached.text === text && cached.rootDir === rootDir) return cached.parsed;
-    const parsed = languageOf(file) === 'markdown' ? parseMarkdown(text, file) : parseLatex(text, file, rootDir);
+    const parsed = await this.parsers.source(file, text, rootDir);
     this.entries.set(file, { text, rootDir, parsed });
     return parsed;
   }
@@ -53,7 +54,7 @@ export async function manuscriptRootOf(file: string, workspace: Workspace, cache
   if (languageOf(file) !== 'latex') return file;
   const text = await workspace.readText(file);
   if (text === undefined) return file;
-  const parsed = cache.parse(file, text, path.dirname(file));
+  const parsed = await cache.parse(file, text, path.dirname(file));
   return parsed.texRoot ?? file;
 }
 
@@ -78,10 +79,10 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
         missingIncludes.push({ reference, from: source.file, reason: read.error });
         continue;
       }
-      await visit(cache.parse(reference.path, read.text, rootDir), depth + 1);
+      await visit(await cache.parse(reference.path, read.text, rootDir), depth + 1);
     }
   };
-  await visit(cache.parse(root, rootText, rootDir), 0);
+  await visit(await cache.parse(root, rootText, rootDir), 0);
 
   return {
     root,

@@ -8,8 +8,11 @@ export interface Claim {
   readonly text: string;
   /** Where the sentence stands in its source file. */
   readonly range: Range;
-  /** Source offset of each character of `text`. */
-  readonly sourceOffsets: readonly number[];
+  /**
+   * Source offset of each character of `text`: views of one buffer per file, which a worker thread
+   * hands over in one copy instead of element by element.
+   */
+  readonly sourceOffsets: Uint32Array;
 }
 
 /** One cited key occurrence: `\citep{a,b}` is two citations. */

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { refusedRedirect } from '../webLink';
 
 export interface ModelDownload {
   /** The hub repository, e.g. `Xenova/nli-deberta-v3-xsmall`. */
@@ -58,8 +59,11 @@ const ATTEMPTS = 3;
 
 /** Fetches every file not already at its final path; resolves when all are there. */
 export async function downloadModel(download: ModelDownload): Promise<void> {
+  const destination = path.resolve(download.destination);
   for (const file of download.files) {
-    const target = path.join(download.destination, file);
+    const target = path.resolve(destination, file);
+    // The files' names are Attest's own; this only keeps a mistake from writing outside the folder.
+    if (!target.startsWith(destination + path.sep)) throw new ModelDownloadError('refused', `${file} would be written outside the model folder ${destination}.`);
     if (await exists(target)) continue;
     await fs.mkdir(path.dirname(target), { recursive: true });
     await downloadFile(download, file, target);
@@ -178,7 +182,10 @@ async function request(url: string, offset: number, download: ModelDownload): Pr
     if (!redirect) return { response, expected };
     await response.body?.cancel();
     if (redirects === MAX_REDIRECTS) throw new ModelDownloadError('offline', `${url} redirected more than ${MAX_REDIRECTS} times.`);
-    current = new URL(location, current).href;
+    const next = new URL(location, current);
+    const refused = refusedRedirect(current, next);
+    if (refused) throw new ModelDownloadError('refused', refused);
+    current = next.href;
   }
 }
 

@@ -3,8 +3,8 @@
  * sentence-transformers keeps this beside the model (1_Pooling/config.json, sentence_bert_config.json);
  * ONNX exports usually leave those files out, so the encoders Attest offers are also known by name.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readTextFile, SMALL_FILE_BYTES } from '../text/readFile';
 import { ModelError } from './errors';
 import type { ModelFolder } from './folder';
 
@@ -56,12 +56,13 @@ async function readMaxLength(dir: string): Promise<number | undefined> {
 }
 
 async function readOptionalJson(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await fs.readFile(file, 'utf8');
-  } catch {
-    return undefined;
+    text = (await readTextFile(file, SMALL_FILE_BYTES))?.text;
+  } catch (error) {
+    throw new ModelError((error as Error).message, file);
   }
+  if (text === undefined) return undefined;
   try {
     const json: unknown = JSON.parse(text);
     if (typeof json === 'object' && json !== null) return json as Record<string, unknown>;

@@ -11,6 +11,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readTextFile, SMALL_FILE_BYTES } from '../text/readFile';
 import { ModelError } from './errors';
 
 export interface ModelConfig {
@@ -85,13 +86,13 @@ function missing(dir: string, name: string, what: string): ModelError {
 /** The file's JSON object, or undefined when the file does not exist; throws when it is not a JSON object. */
 async function readJsonObject(dir: string, name: string): Promise<object | undefined> {
   const file = path.join(dir, name);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = (await readTextFile(file, SMALL_FILE_BYTES))?.text;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ModelError(`Could not read ${file}: ${(error as Error).message}.`, file);
+    throw new ModelError((error as Error).message, file);
   }
+  if (text === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -233,8 +233,11 @@ function readRisRecords(text: string): { records: RisRecord[]; problems: ImportP
     } else if (name === 'ER') {
       open = undefined;
     } else if (value.trim() !== '') {
+      // Pushed, not copied: a record repeating a tag thousands of times must not cost its square.
       const existing = open.fields[name];
-      open.fields[name] = existing === undefined ? value.trim() : [...[existing].flat(), value.trim()];
+      if (existing === undefined) open.fields[name] = value.trim();
+      else if (typeof existing === 'string') open.fields[name] = [existing, value.trim()];
+      else existing.push(value.trim());
     }
     lastTag = name;
   });

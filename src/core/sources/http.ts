@@ -28,6 +28,7 @@
  * keys, files or error messages, and headers are dropped when a redirect leaves the origin.
  */
 import { version } from '../../../package.json';
+import { refusedRedirect } from '../webLink';
 import type { LookupCache } from './cache';
 import type { RequestOptions, SourceId } from './types';
 import { SourceError } from './types';
@@ -221,6 +222,8 @@ export class HttpClient {
       await response.body?.cancel();
       if (redirects === MAX_REDIRECTS) throw this.error('unavailable', `${this.host} redirected more than ${MAX_REDIRECTS} times.`);
       const next = new URL(location, url);
+      const refused = refusedRedirect(this.host, next);
+      if (refused) throw this.error('unavailable', refused);
       if (next.origin !== url.origin) headers = this.headers(false);
       // Only 307 and 308 ask for the same request again; the others redirect to a GET.
       if (response.status !== 307 && response.status !== 308) {

@@ -9,22 +9,68 @@ export class UnreadableFileError extends Error {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const windows1252 = new TextDecoder('windows-1252');
+/** The encodings a file's text is read in; writers use the same one so a file keeps its encoding. */
+export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+
+export interface DecodedText {
+  text: string;
+  encoding: TextEncoding;
+  /** Bytes before the text (a byte-order mark), kept by writers. */
+  bomLength: number;
+}
+
+const REPLACEMENT = '\uFFFD';
+const ENCODED_REPLACEMENT = Buffer.from(REPLACEMENT, 'utf8');
 
 /**
- * Decodes a file's bytes as text. UTF-8 is expected; older .bib and .tex files are often Latin-1 or
- * Windows-1252, which read correctly that way instead of as replacement characters. A NUL byte in the
- * first 8 KiB means the file is binary, as git decides.
+ * Decodes a file's bytes as text. UTF-8 is expected, and a stray bad byte becomes one replacement
+ * character so the rest of the file keeps its characters and columns. Only when most non-ASCII
+ * sequences are not UTF-8 is the file taken for Latin-1 / Windows-1252, as older .bib files are.
+ * A byte-order mark selects UTF-16. A NUL byte in the first 8 KiB of a file without one means it is
+ * binary, as git decides.
  */
 export function decodeText(bytes: Uint8Array, file: string): string {
+  return decodeTextWithEncoding(bytes, file).text;
+}
+
+export function decodeTextWithEncoding(bytes: Uint8Array, file: string): DecodedText {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'utf-16le', bomLength: 2 };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'utf-16be', bomLength: 2 };
   if (bytes.subarray(0, 8192).includes(0)) {
     throw new UnreadableFileError(file, `${file} is a binary file, not text.`);
   }
-  const withoutBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
-  try {
-    return utf8.decode(withoutBom);
-  } catch {
-    return windows1252.decode(withoutBom);
+  const bomLength = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const body = bytes.subarray(bomLength);
+  const text = new TextDecoder('utf-8').decode(body);
+  const replaced = count(text, REPLACEMENT) - countBytes(body, ENCODED_REPLACEMENT);
+  if (replaced > 0 && replaced > nonAscii(text) - replaced) {
+    return { text: new TextDecoder('windows-1252').decode(body), encoding: 'windows-1252', bomLength };
   }
+  return { text, encoding: 'utf-8', bomLength };
+}
+
+/** Text in a file's own encoding, for appending to it. */
+export function encodeText(text: string, encoding: TextEncoding): Buffer {
+  if (encoding === 'utf-16le') return Buffer.from(text, 'utf16le');
+  if (encoding === 'utf-16be') return Buffer.from(text, 'utf16le').swap16();
+  return Buffer.from(text, 'utf8');
+}
+
+function count(text: string, char: string): number {
+  let n = 0;
+  for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
+  return n;
+}
+
+function countBytes(bytes: Uint8Array, needle: Buffer): number {
+  const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let n = 0;
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+function nonAscii(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) n++;
+  return n;
 }

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { UnreadableFileError } from '../text/decode';
+import { readTextFile } from '../text/readFile';
 
 /** One verdict the user judged wrong: a citation of `key` in the sentence with this text. */
 export interface IgnoredVerdict {
@@ -27,22 +29,43 @@ export function ignoreFileFor(root: string): string {
   return path.join(path.dirname(root), '.attest', 'ignore.json');
 }
 
+/** Far more than any list of ignored verdicts a person could make. */
+const MAX_IGNORE_FILE_BYTES = 16 * 1024 * 1024;
+
+/** The ignore list exists but cannot be used; the file is left as it is for the user to repair. */
+export class IgnoreFileError extends Error {
+  constructor(
+    readonly file: string,
+    why: string,
+  ) {
+    super(`${file} ${why}; fix or delete it (it lists the verdicts you chose to ignore).`);
+    this.name = 'IgnoreFileError';
+  }
+}
+
 export class IgnoreList {
   private constructor(
     readonly file: string,
     private readonly entries: IgnoredVerdict[],
   ) {}
 
-  /** Reads the list; a missing file is an empty list, a damaged one is an error naming the file. */
+  /** Reads the list; a missing file is an empty list, a damaged one an `IgnoreFileError` naming the file. */
   static async load(file: string): Promise<IgnoreList> {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await fs.readFile(file, 'utf8');
-    } catch {
-      return new IgnoreList(file, []);
+      text = (await readTextFile(file, MAX_IGNORE_FILE_BYTES))?.text;
+    } catch (error) {
+      if (error instanceof UnreadableFileError) throw new IgnoreFileError(file, `cannot be read (${error.message})`);
+      throw error;
     }
-    const parsed = JSON.parse(text) as Partial<IgnoreFile>;
-    if (parsed.version !== 1 || !Array.isArray(parsed.ignored)) throw new Error(`${file} is not an Attest ignore list (version 1); fix or delete it.`);
+    if (text === undefined) return new IgnoreList(file, []);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new IgnoreFileError(file, `is not valid JSON (${(error as Error).message})`);
+    }
+    if (!isIgnoreFile(parsed)) throw new IgnoreFileError(file, 'is not an Attest ignore list (a JSON object with "version": 1 and an "ignored" array)');
     return new IgnoreList(file, parsed.ignored.filter((e) => typeof e?.key === 'string' && typeof e?.claim === 'string'));
   }
 
@@ -61,6 +84,10 @@ export class IgnoreList {
     await fs.writeFile(temp, `${JSON.stringify(content, null, 2)}\n`);
     await fs.rename(temp, this.file);
   }
+}
+
+function isIgnoreFile(value: unknown): value is IgnoreFile {
+  return typeof value === 'object' && value !== null && (value as IgnoreFile).version === 1 && Array.isArray((value as IgnoreFile).ignored);
 }
 
 function claimHash(text: string): string {

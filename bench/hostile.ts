@@ -1,0 +1,99 @@
+/**
+ * Hostile inputs for the manuscript and bibliography parsers: each a pattern repeated to a size,
+ * shaped after what makes a scanner or a regular expression go quadratic (long runs, deep nesting,
+ * openers never closed). Shared by the benchmark and the unit tests.
+ */
+export interface HostileInput {
+  readonly name: string;
+  readonly parser: 'latex' | 'markdown' | 'bibtex' | 'ris';
+  /** The input of about `size` characters. */
+  readonly make: (size: number) => string;
+}
+
+function fill(unit: string, size: number): string {
+  return unit.repeat(Math.max(1, Math.floor(size / unit.length)));
+}
+
+/** `open` n times, then `close` n times: nesting as deep as the size allows. */
+function nested(open: string, middle: string, close: string, size: number): string {
+  const n = Math.floor((size - middle.length) / (open.length + close.length));
+  return open.repeat(n) + middle + close.repeat(n);
+}
+
+export const HOSTILE_INPUTS: readonly HostileInput[] = [
+  { name: '% !TEX root with a long run of spaces', parser: 'latex', make: (n) => `% !TEX root = a${' '.repeat(n)}b\n` },
+  { name: '% !TEX root with a long line', parser: 'latex', make: (n) => `% !TEX root = ${fill('a ', n)}\n` },
+  { name: 'one long comment line', parser: 'latex', make: (n) => `%${fill(' !TeX', n)}` },
+  { name: 'unclosed \\cite{', parser: 'latex', make: (n) => fill('\\cite{', n) },
+  { name: 'unclosed \\citep[', parser: 'latex', make: (n) => fill('\\citep[', n) },
+  { name: 'one \\cite with many keys', parser: 'latex', make: (n) => `\\cite{${fill('a,', n)}}` },
+  { name: 'nested braces and brackets', parser: 'latex', make: (n) => nested('{[', '', ']}', n) },
+  { name: 'unclosed braces then closers', parser: 'latex', make: (n) => fill('{[', n / 2) + fill('}', n / 2) },
+  { name: 'unclosed accents', parser: 'latex', make: (n) => fill("\\'{", n) },
+  { name: 'unclosed environments', parser: 'latex', make: (n) => fill('\\begin{', n) },
+  { name: 'unclosed verbatim', parser: 'latex', make: (n) => fill('\\begin{verbatim}', n) },
+  { name: 'unclosed \\verb', parser: 'latex', make: (n) => fill('\\verb|', n) },
+  { name: 'unclosed \\iffalse', parser: 'latex', make: (n) => fill('\\iffalse ', n) },
+  { name: 'stray dollars', parser: 'latex', make: (n) => fill('a$b ', n) },
+  { name: 'display math openers', parser: 'latex', make: (n) => fill('\\[ $$ ', n) },
+  { name: 'backslashes', parser: 'latex', make: (n) => fill('\\', n) },
+  { name: 'unclosed \\input{', parser: 'latex', make: (n) => fill('\\input{', n) },
+  { name: 'unclosed \\bibliography{', parser: 'latex', make: (n) => fill('\\bibliography{', n) },
+  { name: 'abbreviations without end', parser: 'latex', make: (n) => fill('e.g. ', n) },
+  { name: 'one sentence with no full stop', parser: 'latex', make: (n) => fill('word \\cite{k} ', n) },
+  { name: 'blank lines of spaces', parser: 'latex', make: (n) => fill('\n          ', n) },
+
+  { name: 'nested brackets without @', parser: 'markdown', make: (n) => nested('[', 'x', ']', n) },
+  { name: 'nested brackets around one @key', parser: 'markdown', make: (n) => nested('[', '@key', ']', n) },
+  { name: 'nested brackets around e-mail addresses', parser: 'markdown', make: (n) => nested('[', fill('a@b ', n / 2), ']', n / 2) },
+  { name: 'nested links', parser: 'markdown', make: (n) => nested('[', 'x', '](u)', n) },
+  { name: 'nested images', parser: 'markdown', make: (n) => nested('![', 'x', '](u)', n) },
+  { name: 'unclosed brackets with keys', parser: 'markdown', make: (n) => fill('[@a ', n) },
+  { name: 'unclosed code spans', parser: 'markdown', make: (n) => fill('` a ', n) },
+  { name: 'backtick runs', parser: 'markdown', make: (n) => fill('`', n) },
+  { name: 'unclosed inline math', parser: 'markdown', make: (n) => fill('$a ', n) },
+  { name: 'dollars', parser: 'markdown', make: (n) => fill('$', n) },
+  { name: 'unclosed raw LaTeX', parser: 'markdown', make: (n) => fill('\\x{', n) },
+  { name: 'unclosed images', parser: 'markdown', make: (n) => fill('![', n) },
+  { name: 'unclosed HTML comments', parser: 'markdown', make: (n) => fill('<!--', n) },
+  { name: 'at-signs', parser: 'markdown', make: (n) => fill('@', n) },
+  { name: 'in-text keys with unclosed locators', parser: 'markdown', make: (n) => fill('@a [', n) },
+  { name: 'unclosed front matter', parser: 'markdown', make: (n) => `---\n${fill('a: [b\n', n)}` },
+  { name: 'front matter of nested flow collections', parser: 'markdown', make: (n) => `---\na: ${nested('[', '', ']', n)}\n---\nText.` },
+  { name: 'front matter of nested block sequences', parser: 'markdown', make: (n) => `---\n${fill('- ', n)}x\n---\nText.` },
+  { name: 'unclosed fences', parser: 'markdown', make: (n) => fill('```\n', n) },
+  { name: 'list and quote markers', parser: 'markdown', make: (n) => fill('> - 1. ', n) },
+  { name: 'emphasis markers', parser: 'markdown', make: (n) => fill('*_', n) },
+
+  { name: 'at-signs', parser: 'bibtex', make: (n) => fill('@', n) },
+  { name: 'unclosed entries', parser: 'bibtex', make: (n) => fill('@a{', n) },
+  { name: 'one long entry type without a brace', parser: 'bibtex', make: (n) => `@${fill('a', n)}\n@b` },
+  { name: 'an entry type then spaces without a brace', parser: 'bibtex', make: (n) => `@article${' '.repeat(n)}x\n` },
+  { name: 'entries at line starts, unclosed', parser: 'bibtex', make: (n) => fill('@a{k,\n', n) },
+  { name: 'deep braces in a field', parser: 'bibtex', make: (n) => `@article{k, title = ${nested('{', 'x', '}', n)}}` },
+  { name: 'unclosed quote', parser: 'bibtex', make: (n) => `@article{k, title = "${fill('{', n)}}` },
+  { name: 'many fields', parser: 'bibtex', make: (n) => `@article{k,${fill('a=b,', n)}}` },
+  { name: 'a long author list', parser: 'bibtex', make: (n) => `@article{k, author = {${fill('Doe, J. and ', n)}X}}` },
+  { name: 'a long concatenation', parser: 'bibtex', make: (n) => `@string{s = "ab"}\n@article{k, title = ${fill('s # ', n)}s}` },
+  { name: 'an @string expansion bomb', parser: 'bibtex', make: (n) => bomb(Math.floor(n / 30)) },
+  { name: 'a crossref chain', parser: 'bibtex', make: (n) => crossrefChain(Math.floor(n / 40)) },
+  { name: 'backslashes in a title', parser: 'bibtex', make: (n) => `@article{k, title = {${fill('\\', n)}}}` },
+  { name: 'accents in a title', parser: 'bibtex', make: (n) => `@article{k, title = {${fill("\\'{e}", n)}}}` },
+  { name: 'math in a title', parser: 'bibtex', make: (n) => `@article{k, title = {${fill('$x^2$ ', n)}}}` },
+  { name: 'comments between tokens', parser: 'bibtex', make: (n) => `@article{k, title = ${fill('%\n', n)} {x}}` },
+
+  { name: 'a tag repeated in one record', parser: 'ris', make: (n) => `TY  - JOUR\nTI  - T\n${fill('AU  - Doe, J.\n', n)}ER  - \n` },
+  { name: 'an abstract wrapped onto many lines', parser: 'ris', make: (n) => `TY  - JOUR\nTI  - T\nAB  - Start\n${fill('more words\n', n)}ER  - \n` },
+];
+
+function bomb(levels: number): string {
+  let text = '@string{s0 = "ab"}\n';
+  for (let i = 1; i <= levels; i++) text += `@string{s${i} = s${i - 1} # s${i - 1}}\n`;
+  return `${text}@article{k, title = s${levels}}\n`;
+}
+
+function crossrefChain(entries: number): string {
+  const lines = ['@proceedings{e0, title = {Root}}'];
+  for (let i = 1; i < entries; i++) lines.push(`@inproceedings{e${i}, crossref = {e${i - 1}}}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,72 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { checkManuscript, CheckSession } from '../src/core/check';
+import { PaperStore } from '../src/core/index/store';
+import type { Paper } from '../src/core/papers/paper';
+import type { Parsers } from '../src/core/parsing/parsers';
+import { ParserThread } from '../src/core/parsing/thread';
+import type { Workspace } from '../src/core/workspace';
+import { ms } from './stats';
+
+/** A 10 MB manuscript and a 2 MB bibliography, as the editor would hand them over. */
+function largeProject(): Workspace {
+  const paragraph = 'Gaussian processes are widely used \\citep{a,b}. They scale as $O(N^3)$ \\citet{c}.\n\n';
+  const entry = (i: number): string => `@article{k${i}, title={A study of {GP} number ${i}}, author={M\\"uller, J. and Doe, A.}, journal={Journal}, year=2020}\n`;
+  const files = new Map([
+    ['/p/big.tex', `${paragraph.repeat(Math.ceil(10_000_000 / paragraph.length))}\\bibliography{refs}`],
+    ['/p/refs.bib', `@article{a, title={A}}\n@article{b, title={B}}\n@article{c, title={C}}\n${Array.from({ length: 20_000 }, (_, i) => entry(i)).join('')}`],
+  ]);
+  return { readText: async (file) => files.get(file) };
+}
+
+/** The longest time the thread that asked was kept from running anything else (1 ms timer ticks). */
+async function longestStall(work: () => Promise<unknown>): Promise<{ total: number; stall: number }> {
+  let last = performance.now();
+  let stall = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stall = Math.max(stall, now - last);
+    last = now;
+  }, 1);
+  const start = performance.now();
+  await work();
+  const total = performance.now() - start;
+  clearInterval(timer);
+  return { total, stall: Math.max(stall, performance.now() - last) };
+}
+
+/** What the extension host feels while a large manuscript is checked: parsing here, and in a worker thread. */
+export async function benchParsingOffThread(): Promise<void> {
+  const workspace = largeProject();
+  const thread = new ParserThread();
+  for (const [name, parsers] of [['in this thread', undefined], ['in a worker thread', thread]] as const) {
+    const session = (): CheckSession => (parsers ? new CheckSession(parsers as Parsers) : new CheckSession());
+    await checkManuscript('/p/big.tex', workspace, session());
+    const { total, stall } = await longestStall(() => checkManuscript('/p/big.tex', workspace, session()));
+    console.log(`  10 MB manuscript + 2 MB .bib, parsed ${name}: ${ms(total)} in all, longest stall of this thread ${ms(stall)}`);
+  }
+  await thread.dispose();
+}
+
+const WORDS = 'gaussian process stellar variability survey kernel inference bayesian network protein folding climate ocean aspirin stroke trial cohort'.split(' ');
+
+function syntheticPaper(i: number): Paper {
+  const words = (n: number): string => Array.from({ length: n }, (_, k) => WORDS[(i * 31 + k * 7 + ((i >> k % 5) & 7)) % WORDS.length]).join(' ');
+  return { id: `p${i}`, title: words(10), authors: [{ family: 'Doe', given: 'J.' }], abstract: words(150) };
+}
+
+/** What the extension host feels while 100,000 papers are imported into the library, then loaded. */
+export async function benchLibraryStall(): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-library-'));
+  try {
+    const papers = Array.from({ length: 100_000 }, (_, i) => syntheticPaper(i));
+    const { store } = await PaperStore.open(dir);
+    const added = await longestStall(() => store.add(papers));
+    console.log(`  100,000 papers added (indexed and saved): ${ms(added.total)} in all, longest stall ${ms(added.stall)}`);
+    const opened = await longestStall(() => PaperStore.open(dir));
+    console.log(`  100,000 papers loaded: ${ms(opened.total)} in all, longest stall ${ms(opened.stall)}`);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}

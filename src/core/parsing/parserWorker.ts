@@ -1,0 +1,18 @@
+/** The worker thread of `ParserThread` (thread.ts): parses what it is sent, one file at a time. */
+import { parentPort } from 'node:worker_threads';
+import { parseBibliography } from '../bibliography/parse';
+import { parseSource } from './parsers';
+import type { ParseReply, ParseRequest } from './protocol';
+
+function answer(request: ParseRequest): ParseReply {
+  try {
+    if (request.type === 'source') return { id: request.id, type: 'source', parsed: parseSource(request.file, request.text, request.rootDir) };
+    return { id: request.id, type: 'bibliography', parsed: parseBibliography(request.text, request.file) };
+  } catch (error) {
+    return { id: request.id, type: 'failed', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+const port = parentPort;
+if (!port) throw new Error('parserWorker.js runs as a worker thread started by thread.ts');
+port.on('message', (request: ParseRequest) => port.postMessage(answer(request)));

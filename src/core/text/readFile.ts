@@ -1,0 +1,89 @@
+import { constants, promises as fs, type Stats } from 'node:fs';
+import { decodeTextWithEncoding, UnreadableFileError, type DecodedText } from './decode';
+
+const CHUNK = 1024 * 1024;
+
+/** Inputs such as paper collections to import: V8 holds no longer string. */
+export const LARGEST_TEXT_BYTES = 500 * 1024 * 1024;
+/** Settings, lists and model descriptions: far more than any real one. */
+export const SMALL_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The one way Attest reads a file. It refuses what is not a regular file (a FIFO, device or folder
+ * named as a bibliography would block or never end), and counts bytes as they arrive instead of
+ * trusting the size the file system reports, which is 0 for /proc files that never end.
+ * Returns undefined when there is no such file.
+ */
+export async function readFileBounded(file: string, maxBytes: number): Promise<Buffer | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    // Non-blocking, so that opening a FIFO with no writer returns at once and is then refused.
+    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new UnreadableFileError(file, openFailure(file, code, error));
+  }
+  try {
+    const stats = await handle.stat();
+    const kind = notRegular(stats);
+    if (kind) throw new UnreadableFileError(file, `${file} is ${kind}, not a regular file; Attest reads only regular files.`);
+    if (stats.size > maxBytes) throw tooLarge(file, maxBytes, `is ${megabytes(stats.size)} MB, over`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      // Whole chunks: some /proc files (pagemap) refuse reads of other sizes.
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw tooLarge(file, maxBytes, 'is over');
+      chunks.push(bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks, total);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
+    throw new UnreadableFileError(file, `${file} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A file's text, read as `readFileBounded` does and decoded as `decodeText` does. */
+export async function readTextFile(file: string, maxBytes: number): Promise<DecodedText | undefined> {
+  const bytes = await readFileBounded(file, maxBytes);
+  return bytes && decodeTextWithEncoding(bytes, file);
+}
+
+/** Like `readTextFile`, for a file the user named: its absence is an error too. */
+export async function readNamedTextFile(file: string, maxBytes: number): Promise<string> {
+  const read = await readTextFile(file, maxBytes);
+  if (!read) throw new UnreadableFileError(file, `${file} does not exist.`);
+  return read.text;
+}
+
+/** A file over the size limit; the editor names the setting that sets it. */
+export class FileTooLargeError extends UnreadableFileError {}
+
+function tooLarge(file: string, maxBytes: number, what: string): FileTooLargeError {
+  return new FileTooLargeError(file, `${file} ${what} the ${megabytes(maxBytes)} MB limit for files Attest reads; it was not read.`);
+}
+
+function notRegular(stats: Stats): string | undefined {
+  if (stats.isFile()) return undefined;
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'a special file';
+}
+
+function openFailure(file: string, code: string | undefined, error: unknown): string {
+  if (code === 'EACCES' || code === 'EPERM') return `${file} could not be read: permission denied.`;
+  if (code === 'EISDIR') return `${file} is a folder, not a regular file; Attest reads only regular files.`;
+  return `${file} could not be opened (${code ?? String(error)}).`;
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
+}

@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { main } from '../../src/cli/main';
+import { PaperStore, StoreReadError } from '../../src/core/index/store';
+import type { Paper } from '../../src/core/papers/paper';
+import { makeTempDir, snapshot } from './support/tempDir';
+import { asUnprivilegedUser, skipUnlessModesApply } from './unprivileged';
+
+const STORE_MODULE = require.resolve('../../src/core/index/store');
+
+function papers(prefix: string, count: number): Paper[] {
+  return Array.from({ length: count }, (_, i) => ({ id: `${prefix}-${i}`, title: `Paper ${i} of ${prefix}`, authors: [], abstract: `Findings number ${i}.` }));
+}
+
+/** A separate Node process that opens the store and adds `batches` batches of `size` papers, one save each. */
+function writerProcess(dir: string, prefix: string, batches: number, size: number): Promise<unknown> {
+  const script = `
+    const { PaperStore } = require(${JSON.stringify(STORE_MODULE)});
+    (async () => {
+      const { store } = await PaperStore.open(${JSON.stringify(dir)});
+      for (let b = 0; b < ${batches}; b++) {
+        const batch = Array.from({ length: ${size} }, (_, i) => ({ id: '${prefix}-' + (b * ${size} + i), title: 'Paper ' + i, authors: [] }));
+        await store.add(batch);
+      }
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  return promisify(execFile)(process.execPath, ['-e', script]);
+}
+
+describe('a paper store shared by several writers', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let remove: () => Promise<void>;
+  beforeEach(async () => {
+    const temp = await makeTempDir();
+    remove = temp.remove;
+    dir = path.join(temp.dir, 'library');
+  });
+  afterEach(async () => remove());
+
+  it('keeps every paper two processes add at the same time, trial after trial', async () => {
+    for (let trial = 0; trial < 3; trial++) {
+      await Promise.all([writerProcess(dir, `a${trial}`, 10, 20), writerProcess(dir, `b${trial}`, 10, 20)]);
+      const { store, messages } = await PaperStore.open(dir);
+      assert.deepEqual(messages, []);
+      assert.equal(store.size, 400 * (trial + 1), `after trial ${trial}`);
+    }
+  });
+
+  it('lets the thread run other work while it indexes a large import', async () => {
+    const { store } = await PaperStore.open(dir);
+    const seen: number[] = [];
+    const tick = setInterval(() => seen.push(store.size), 0);
+    await store.add(papers('import', 5000));
+    clearInterval(tick);
+    assert.ok(seen.some((size) => size > 0 && size < 5000), `sizes seen between turns: ${[...new Set(seen)].join(', ')}`);
+    assert.equal(store.size, 5000);
+  });
+
+  it('builds on what another writer saved since it opened the store', async () => {
+    const { store: first } = await PaperStore.open(dir);
+    const { store: second } = await PaperStore.open(dir);
+    await first.add(papers('first', 5));
+    await second.add(papers('second', 7));
+    await first.add(papers('third', 1));
+    assert.equal(first.size, 13);
+    const { store } = await PaperStore.open(dir);
+    assert.equal(store.size, 13);
+    assert.deepEqual(store.lexical.search('findings', 20).length, 13);
+  });
+
+  describe('when the disk fails for a while', () => {
+    const realOpen = fs.open;
+    afterEach(() => {
+      fs.open = realOpen;
+    });
+
+    /** Makes opening the store's papers files fail with `code` until `heal` is called. */
+    function failPapersFiles(code: string): () => void {
+      let failing = true;
+      fs.open = (async (...args: Parameters<typeof realOpen>) => {
+        if (failing && String(args[0]).endsWith('.papers.jsonl')) throw Object.assign(new Error(`${code}: simulated`), { code, syscall: 'open' });
+        return realOpen(...args);
+      }) as typeof fs.open;
+      return () => {
+        failing = false;
+      };
+    }
+
+    for (const code of ['EMFILE', 'EIO', 'EBUSY', 'EACCES']) {
+      it(`reports ${code} on opening as an error, rebuilds nothing, and has every paper once it passes`, async () => {
+        const { store: writer } = await PaperStore.open(dir);
+        await writer.add(papers('a', 120));
+        await writer.add(papers('b', 80));
+        const before = await snapshot(dir);
+        const heal = failPapersFiles(code);
+        await assert.rejects(PaperStore.open(dir), (error: unknown) => error instanceof StoreReadError && error.message.includes(code));
+        assert.deepEqual(await snapshot(dir), before);
+        heal();
+        const { store, messages } = await PaperStore.open(dir);
+        assert.deepEqual(messages, []);
+        assert.equal(store.size, 200);
+      });
+    }
+
+    it('refuses to save when it cannot read what another writer saved, keeping both', async () => {
+      const { store: first } = await PaperStore.open(dir);
+      const { store: second } = await PaperStore.open(dir);
+      await first.add(papers('first', 30));
+      const heal = failPapersFiles('EIO');
+      await assert.rejects(second.add(papers('second', 20)), StoreReadError);
+      heal();
+      await second.add(papers('third', 5));
+      const { store } = await PaperStore.open(dir);
+      assert.equal(store.size, 55);
+    });
+  });
+
+  describe('with a file it may not read', () => {
+    beforeEach(function () {
+      skipUnlessModesApply(this, require.resolve('../../src/cli/main'));
+    });
+
+    /** A store of 200 papers in two segments, the second unreadable to all but root. */
+    async function lockedStore(): Promise<string> {
+      const { store } = await PaperStore.open(dir);
+      await store.add(papers('kept', 150));
+      await store.add(papers('locked', 50));
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { papers: { file: string }[] };
+      const locked = path.join(dir, manifest.papers[1].file);
+      await fs.chmod(locked, 0o000);
+      await fs.chmod(path.dirname(dir), 0o755);
+      await fs.chmod(dir, 0o755);
+      return locked;
+    }
+
+    it('reports the error on opening and changes nothing, so the papers are there once it can be read', async () => {
+      const locked = await lockedStore();
+      const before = await snapshot(dir);
+      const message = await asUnprivilegedUser(
+        async () => (await PaperStore.open(dir).catch((e: unknown) => e)) instanceof StoreReadError ? 'refused' : 'opened',
+        `require(${JSON.stringify(STORE_MODULE)}).PaperStore.open(${JSON.stringify(dir)}).then(() => process.stdout.write('opened'), (e) => process.stdout.write(e.name === 'StoreReadError' ? 'refused: ' + e.message : 'threw ' + e))`,
+      );
+      assert.match(message, /^refused/);
+      if (message !== 'refused') assert.match(message, /could not be read \(EACCES.*\); it was left as it is/);
+      assert.deepEqual(await snapshot(dir), before);
+      await fs.chmod(locked, 0o644);
+      const { store, messages } = await PaperStore.open(dir);
+      assert.deepEqual(messages, []);
+      assert.equal(store.size, 200);
+    });
+
+    it('makes attest search exit 2 with the reason, deleting nothing', async () => {
+      await lockedStore();
+      const before = await snapshot(dir);
+      if (process.getuid?.() === 0) {
+        const { stderr } = await promisify(execFile)(process.execPath, ['-e', searchScript(dir)], { uid: 65534, gid: 65534 });
+        assert.match(stderr, /^2 attest search: The paper library in .* could not be read \(EACCES/);
+      } else {
+        let err = '';
+        const code = await main(['search', '--store', dir, '--query', 'findings'], { out: () => undefined, err: (t) => (err += t) });
+        assert.equal(code, 2);
+        assert.match(err, /could not be read \(EACCES/);
+      }
+      assert.deepEqual(await snapshot(dir), before);
+    });
+  });
+});
+
+/** `attest search` in a child process, printing its exit code and standard error on standard error. */
+function searchScript(dir: string): string {
+  const cli = require.resolve('../../src/cli/main');
+  return `
+    let err = '';
+    require(${JSON.stringify(cli)}).main(['search', '--store', ${JSON.stringify(dir)}, '--query', 'findings'], { out: () => {}, err: (t) => { err += t; } })
+      .then((code) => process.stderr.write(code + ' ' + err));`;
+}
