@@ -59,7 +59,7 @@ export class EuropePmcSource implements PaperSource {
 
   private async query(query: string, pageSize: number, options: RequestOptions): Promise<SourceRecord[]> {
     const params = { query, format: 'json', resultType: 'core', pageSize };
-    return (await this.http.getJson(SEARCH_PATH, params, options, parseEuropePmcSearch)) ?? [];
+    return this.http.getJson(SEARCH_PATH, params, options, parseEuropePmcSearch);
   }
 }
 

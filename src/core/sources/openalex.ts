@@ -55,7 +55,7 @@ export class OpenAlexSource implements PaperSource {
     if (/[,&]/.test(normalized)) {
       throw new SourceError('unavailable', `OpenAlex cannot look up a DOI containing "," or "&" (${normalized}).`, 'openalex');
     }
-    return this.http.getJson(`/works/doi:${doiPath(normalized)}`, { select: FIELDS }, options, parseOpenAlexWork);
+    return this.http.lookupJson(`/works/doi:${doiPath(normalized)}`, { select: FIELDS }, options, parseOpenAlexWork);
   }
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
@@ -64,7 +64,7 @@ export class OpenAlexSource implements PaperSource {
     // An empty search lists every work OpenAlex has.
     if (search === '') return [];
     const params = { search, 'per-page': query.limit ?? DEFAULT_LIMIT, select: FIELDS };
-    return (await this.http.getJson('/works', params, options, parseOpenAlexResults)) ?? [];
+    return this.http.getJson('/works', params, options, parseOpenAlexResults);
   }
 }
 
