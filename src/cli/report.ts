@@ -4,7 +4,7 @@ import { authorName } from '../core/bibliography/describe';
 import type { Finding } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
-import type { Verdicts } from '../core/verify/references';
+import { describeUnchecked, type Verdicts } from '../core/verify/references';
 
 /**
  * The JSON report, a public interface: fields are added, never renamed or removed.
@@ -117,12 +117,13 @@ function recordReport(record: SourceRecord): Record<string, unknown> {
   };
 }
 
-/** "references: 5 found, 1 with differing metadata, …", and what to do about the unchecked ones. */
+/** "references: 5 found, 1 with differing metadata, …", and on a line of its own why some were not checked. */
 function referenceSummary(verdicts: Verdicts): string {
   const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
   for (const { verdict } of verdicts.values()) counts[verdict.status]++;
   const summary =
     `references: ${counts.found} found, ${counts['metadata-mismatch']} with differing metadata, ` +
     `${counts['not-found']} not found in any source, ${counts.unchecked} could not be checked`;
-  return counts.unchecked > 0 ? `${summary} (--show-unchecked says why).` : `${summary}.`;
+  const unchecked = describeUnchecked(verdicts);
+  return unchecked ? `${summary}.\n${unchecked}` : `${summary}.`;
 }
