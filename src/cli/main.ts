@@ -109,7 +109,7 @@ async function check(args: readonly string[], io: Console): Promise<number> {
       return EXIT_USAGE;
     }
     if (setup.checkReferences) {
-      const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(io) });
+      const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(io), timeLimitMs: setup.config.timeLimitMs });
       result = withReferenceFindings(result, verdicts, setup.showUnchecked);
     }
     if (setup.checkSupport) result = await checkClaims(result, values['nli-model'], setup, io);
