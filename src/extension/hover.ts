@@ -69,9 +69,13 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
       md.appendMarkdown(`$(error) ${escape(vscode.l10n.t('No record in {0}; possibly fabricated.', verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ')))}`);
       if (verdict.doiNamesOther) md.appendMarkdown(`\n\n${escape(vscode.l10n.t('Its DOI belongs to:'))} ${link(verdict.doiNamesOther)}`);
       break;
-    case 'unchecked':
-      md.appendMarkdown(`$(question) ${escape(vscode.l10n.t('Not checked: {0}', verdict.reason))}`);
+    case 'unchecked': {
+      // The reason's first line says what happened; each further line says why one source could not answer.
+      const [summary, ...perSource] = verdict.reason.split('\n');
+      md.appendMarkdown(`$(question) ${escape(vscode.l10n.t('Not checked: {0}', summary))}`);
+      if (perSource.length > 0) md.appendMarkdown(`\n\n${perSource.map((line) => `- ${escape(line)}`).join('\n')}`);
       break;
+    }
   }
   return md;
 }

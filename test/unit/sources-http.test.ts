@@ -95,7 +95,9 @@ describe('the HTTP client of the sources', () => {
 
     it('takes an identifier lookup\'s 404 for a failure while the source has not answered properly', async () => {
       const server = await serve((_, res) => notFound(res));
-      await failsWith(client(server).lookupJson('/works/10.1/x', {}, {}, (json) => json), 'unavailable');
+      const http = client(server);
+      for (let i = 0; i < 4; i++) await failsWith(http.lookupJson(`/works/10.1/x${i}`, {}, {}, (json) => json), 'unavailable');
+      assert.equal(server.requests.length, 4, 'unconfirmed 404s are no reason to skip the source');
     });
 
     it('takes a 404 page in HTML, or a 410, for a failure even from a source that answers', async () => {
@@ -410,6 +412,21 @@ describe('the HTTP client of the sources', () => {
       await Promise.all(Array.from({ length: 5 }, (_, i) => http.getJson(`/works/${i}`)));
       // Five requests at 20 per second take at least four intervals of 50 ms; all at once would take ~0.
       assert.ok(arrivals[4] - arrivals[0] >= 150, `five requests within ${arrivals[4] - arrivals[0]} ms`);
+    });
+
+    it('spends none of its allowance on requests cancelled while they waited their turn', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, {}));
+      const http = client(server, { requestsPerSecond: 2, maxConcurrent: 4 });
+      await http.getJson('/first');
+      const controller = new AbortController();
+      const waiting = Array.from({ length: 4 }, (_, i) => http.getJson(`/cancelled/${i}`, {}, { signal: controller.signal }).catch(() => undefined));
+      await delay(50);
+      controller.abort();
+      await Promise.all(waiting);
+      const started = Date.now();
+      await http.getJson('/next');
+      assert.ok(Date.now() - started < 1000, `the next request waited ${Date.now() - started} ms`);
+      assert.deepEqual(server.urls, ['/first', '/next']);
     });
 
     it('never holds more requests open than the concurrency limit', async () => {

@@ -27,6 +27,7 @@ const DEFAULT_LIMIT = 5;
 export class ArxivSource implements PaperSource {
   readonly id = 'arxiv';
   readonly name = 'arXiv';
+  readonly partialCoverage = true;
   private readonly http: HttpClient;
 
   constructor(options: ArxivOptions = {}) {

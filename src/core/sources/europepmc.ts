@@ -29,6 +29,7 @@ const DOI_PAGE = 5;
 export class EuropePmcSource implements PaperSource {
   readonly id = 'europepmc';
   readonly name = 'Europe PMC';
+  readonly partialCoverage = true;
   private readonly http: HttpClient;
 
   constructor(options: EuropePmcOptions = {}) {

@@ -163,18 +163,27 @@ export class HttpClient {
       }
     }
     if (offline) throw this.error('offline', `Offline: no answer from ${this.host} is cached for this lookup.`);
-    try {
-      const answer = await this.fetchWithRetries(url, signal, init);
-      if (answer.status !== 200) {
-        this.believe404(answer, absentOn404);
-        await cache?.set(cacheKey, { status: 404, body: '' });
-        return undefined;
+    const answer = await this.failing(signal, () => this.fetchWithRetries(url, signal, init));
+    if (answer.status !== 200) {
+      // Not yet believed is no sign of trouble: a source that has not answered properly yet is not skipped for it.
+      if (absentOn404 && answer.status === 404 && answer.own && !this.health.hasAnswered) {
+        throw this.error('unavailable', `${this.host} answered HTTP 404 before any well-formed answer, so its 404 is not taken as "no such work".`);
       }
-      // Read before caching, so an answer that cannot be read is never served from the cache.
-      const value = read(answer.body);
-      this.health.succeeded();
-      await cache?.set(cacheKey, answer);
-      return value;
+      await this.failing(signal, async () => this.believe404(answer, absentOn404));
+      await cache?.set(cacheKey, { status: 404, body: '' });
+      return undefined;
+    }
+    // Read before caching, so an answer that cannot be read is never served from the cache.
+    const value = await this.failing(signal, async () => read(answer.body));
+    this.health.succeeded();
+    await cache?.set(cacheKey, answer);
+    return value;
+  }
+
+  /** Runs one step of a request, counting its failure against the source's health. */
+  private async failing<T>(signal: AbortSignal | undefined, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
     } catch (error) {
       if (signal?.aborted) throw this.error('cancelled', `The lookup at ${this.host} was cancelled.`);
       if (error instanceof SourceError) this.health.failed(error.kind, error.message);
@@ -187,7 +196,6 @@ export class HttpClient {
     const found = `${this.host} answered HTTP ${answer.status}`;
     if (!absentOn404 || answer.status !== 404) throw this.error('unavailable', `${found} where it answers with a list; its address may be wrong.`);
     if (!answer.own) throw this.error('unavailable', `${found} in a web page or from another host, not as its API does.`);
-    if (!this.health.hasAnswered) throw this.error('unavailable', `${found} before any well-formed answer, so its 404 is not taken as "no such work".`);
   }
 
   private publicUrl(path: string, params: QueryParams): URL {
@@ -424,14 +432,20 @@ class RequestGate {
     else this.active--;
   }
 
+  /**
+   * Waits until a request may start, then takes that start. Nothing is reserved while waiting, so a
+   * request cancelled in the meantime (its reference already decided by another source) costs the
+   * source none of its allowance; a 429 that arrives meanwhile moves the waiters behind the pause.
+   */
   private async awaitTurn(signal: AbortSignal | undefined): Promise<void> {
     for (;;) {
       const now = Date.now();
-      const start = Math.max(now, this.nextStart);
-      this.nextStart = start + this.intervalMs;
+      const start = Math.max(now, this.nextStart, this.pausedUntil);
+      if (start <= now) {
+        this.nextStart = now + this.intervalMs;
+        return;
+      }
       await sleep(start - now, signal);
-      // A 429 that arrived while this request waited moves it behind the pause.
-      if (this.pausedUntil <= start) return;
     }
   }
 }

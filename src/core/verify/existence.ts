@@ -34,11 +34,17 @@ export type ExistenceVerdict =
 /** A not-found verdict needs this many sources to have answered, so one source's gap is not taken for fabrication. */
 const MIN_ANSWERS_FOR_NOT_FOUND = 2;
 /**
- * Answers without a match after which the sources not yet heard from are not waited for: three
- * general indexes missing a work is as good a sign as five, and the slowest sources (arXiv, one
- * request every 3 s) would otherwise set the pace of the whole check.
+ * Answers without a match, from sources that index every field, after which the sources not yet
+ * heard from are not waited for: the slowest (arXiv, one request every 3 s) would otherwise set the
+ * pace of the whole check.
  */
-const ENOUGH_ANSWERS = 3;
+const ENOUGH_BROAD_ANSWERS = 2;
+/**
+ * How long the first source has the question to itself. Most works are found by the first source
+ * asked; asking the others only when it does not find the work spares their allowance for the
+ * entries that need them.
+ */
+const HEAD_START_MS = 2000;
 /** Long enough for the host and what it said; the rest of an error body is noise in a hover. */
 const MAX_REASON_LENGTH = 160;
 
@@ -88,10 +94,11 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
 }
 
 /**
- * Asks every source at once and judges each answer as it comes. A record that matches (`found`) ends
- * the asking at once; a mismatch is kept while the others may still find the work as the entry
- * describes it; after `ENOUGH_ANSWERS` answers the rest are not waited for. Questions still under
- * way are cancelled.
+ * Asks the sources and judges each answer as it comes: the first source alone, then, once it answers
+ * without a match, fails, or has had its head start, all the others at once. A record that matches
+ * (`found`) ends the asking; a mismatch is kept while the others may still find the work as the entry
+ * describes it; after `ENOUGH_BROAD_ANSWERS` answers from broad sources the rest are not waited for.
+ * Questions still under way are cancelled.
  */
 async function askAll<T>(
   sources: readonly PaperSource[],
@@ -102,21 +109,32 @@ async function askAll<T>(
 ): Promise<ExistenceVerdict | undefined> {
   const done = new AbortController();
   const options = { signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal };
-  const pending = new Map(sources.map((source) => [source.id, ask(source, attempts, signal, () => question(source, options)).then((answer) => ({ source, answer }))]));
+  let releaseOthers = (): void => undefined;
+  const headStart = new Promise<void>((resolve) => (releaseOthers = resolve));
+  const timer = setTimeout(releaseOthers, HEAD_START_MS);
+  const pending = new Map(
+    sources.map((source, i) => {
+      const asked = (i === 0 ? Promise.resolve() : headStart).then(() => (done.signal.aborted ? undefined : ask(source, attempts, signal, () => question(source, options))));
+      return [source.id, asked.then((answer) => ({ source, answer }))] as const;
+    }),
+  );
   let kept: ExistenceVerdict | undefined;
-  let answers = 0;
+  let broadAnswers = 0;
   try {
-    while (pending.size > 0 && answers < ENOUGH_ANSWERS) {
+    while (pending.size > 0 && broadAnswers < ENOUGH_BROAD_ANSWERS) {
       const { source, answer } = await Promise.race(pending.values());
       pending.delete(source.id);
+      releaseOthers();
       if (!answer) continue;
-      answers++;
+      if (!source.partialCoverage) broadAnswers++;
       const verdict = judge(answer.value, source);
       if (verdict?.status === 'found') return verdict;
       kept ??= verdict;
     }
     return kept;
   } finally {
+    clearTimeout(timer);
+    releaseOthers();
     done.abort();
     // What is still under way ends as cancelled, which nobody waits for.
     for (const rest of pending.values()) rest.catch(() => undefined);

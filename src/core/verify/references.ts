@@ -20,7 +20,7 @@ export interface ReferenceCheckOptions {
 }
 
 /** Enough entries under way to keep every source's allowance in use while each waits on latency. */
-const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 32;
 /** Long enough that edits do not ask a failing source again, short enough that a recovered one is soon asked. */
 const UNCHECKED_KEPT_MS = 5 * 60_000;
 
