@@ -87,7 +87,14 @@ function countBySeverity(findings: readonly Finding[]): Record<Finding['severity
 function referenceReport(key: string, verdict: ExistenceVerdict): Record<string, unknown> {
   switch (verdict.status) {
     case 'found':
-      return { key, status: verdict.status, via: verdict.via, source: verdict.record.source, record: recordReport(verdict.record) };
+      return {
+        key,
+        status: verdict.status,
+        via: verdict.via,
+        source: verdict.record.source,
+        record: recordReport(verdict.record),
+        ...(verdict.venueUnconfirmed ? { venueUnconfirmed: verdict.venueUnconfirmed } : {}),
+      };
     case 'metadata-mismatch':
       return {
         key,

@@ -58,6 +58,9 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
   switch (verdict.status) {
     case 'found':
       md.appendMarkdown(`$(pass) ${escape(vscode.l10n.t('Found in {0}:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`);
+      if (verdict.venueUnconfirmed) {
+        md.appendMarkdown(`\n\n$(info) ${escape(vscode.l10n.t('Known only as a preprint; no source confirms it appeared in {0}.', verdict.venueUnconfirmed))}`);
+      }
       break;
     case 'metadata-mismatch':
       md.appendMarkdown(`$(warning) ${escape(vscode.l10n.t('Matches a record in {0} whose metadata differs:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}\n\n`);

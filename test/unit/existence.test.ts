@@ -122,6 +122,25 @@ describe('reference existence', () => {
     assert.equal(slow.cancelled, 1, 'the slow question was cancelled');
   });
 
+  it('leaves a venue that only a preprint is known for unconfirmed, as a hint, and compares it with a published version when one is found', async () => {
+    const preprint: SourceRecord = { source: 'arxiv', id: '2310.01234', title: 'Sparse Recursive Experts', authors: [{ family: 'Lee', given: 'Minji' }], year: 2023, arxivId: '2310.01234' };
+    const claimsIclr = entry('@inproceedings{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, booktitle={ICLR}, year={2024}}');
+    const onlyPreprint = await resolveEntry(claimsIclr, [new FakeSource('arxiv', [preprint]), new FakeSource('crossref', []), new FakeSource('openalex', [])]);
+    assert.equal(onlyPreprint.status, 'found');
+    assert.equal(onlyPreprint.status === 'found' && onlyPreprint.venueUnconfirmed, 'ICLR');
+    const verdicts = new Map([['lee', { entry: claimsIclr, verdict: onlyPreprint }]]);
+    const [hint] = referenceFindings(verdicts, [], false);
+    assert.deepEqual([hint.code, hint.severity], ['venue-unconfirmed', 'hint']);
+    assert.match(hint.message, /known only as a preprint in arXiv; no source confirms that it appeared in ICLR/);
+    const published: SourceRecord = { ...preprint, source: 'openalex', id: 'W1', venue: 'Advances in Neural Information Processing Systems', arxivId: undefined };
+    const elsewhere = await resolveEntry(claimsIclr, [new FakeSource('arxiv', [preprint]), new FakeSource('openalex', [published]), new FakeSource('crossref', [])]);
+    assert.equal(elsewhere.status, 'metadata-mismatch');
+    assert.ok(elsewhere.status === 'metadata-mismatch' && elsewhere.differences.some((d) => d.field === 'venue'));
+    const citesPreprint = entry('@misc{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, year={2023}, howpublished={arXiv preprint arXiv:2310.01234}}');
+    const plain = await resolveEntry(citesPreprint, [new FakeSource('arxiv', [preprint]), new FakeSource('crossref', [])]);
+    assert.equal(plain.status === 'found' && plain.venueUnconfirmed, undefined);
+  });
+
   it('judges an @misc that claims to be a paper, and leaves software, data and web pages unchecked, saying why', async () => {
     const sources = (): FakeSource[] => [new FakeSource('crossref', []), new FakeSource('openalex', [])];
     const paper = entry('@misc{p, title={Sparse Mixtures of Recursive Experts for Long Context}, author={Lee, Minji and Park, Joon}, year={2023}}');

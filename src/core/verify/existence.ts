@@ -3,13 +3,23 @@ import { SourceError, type PaperSource, type RequestOptions, type SourceId, type
 import { SOURCE_NAMES } from '../sources/config';
 import { whyNotIndexed } from './indexable';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
+import { venueWords } from './normalize';
 
 /** How the matched record was found. */
 export type LookupRoute = 'doi' | 'arxiv' | 'title';
 
 /** What the open sources say about one bibliography entry. */
 export type ExistenceVerdict =
-  | { readonly status: 'found'; readonly record: SourceRecord; readonly via: LookupRoute }
+  | {
+      readonly status: 'found';
+      readonly record: SourceRecord;
+      readonly via: LookupRoute;
+      /**
+       * The venue the entry claims, when the only record found is a preprint: it neither confirms nor
+       * refutes the venue (real conference papers are often indexed only as arXiv preprints).
+       */
+      readonly venueUnconfirmed?: string;
+    }
   | {
       readonly status: 'metadata-mismatch';
       readonly record: SourceRecord;
@@ -66,6 +76,8 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
   /** Sources that answered that they know no work with the entry's DOI. */
   const doiUnknownTo: SourceId[] = [];
 
+  /** A preprint found while the entry claims a venue: kept while a published version may turn up. */
+  let preprint: ExistenceVerdict | undefined;
   for (const [route, id, lookup] of identifierLookups(entry)) {
     const verdict = await askAll(sources, attempts, signal, (s, options) => lookup(s, id, options), (record, source) => {
       if (!record) {
@@ -73,24 +85,37 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
         return undefined;
       }
       const comparison = compareEntryToRecord(entry, record);
-      if (comparison.decision !== 'different-work') return verdictFor(record, route, comparison.differences);
+      if (comparison.decision !== 'different-work') return verdictFor(entry, record, route, comparison.differences);
       // The identifier exists but names another work: the entry may still exist under its title.
       if (route === 'doi') doiNamesOther ??= record;
       return undefined;
     });
-    if (verdict) return verdict;
+    if (verdict && !isPreprintOnly(verdict)) return verdict;
+    preprint ??= verdict;
   }
 
   if (entry.title) {
     const query = { title: entry.title, authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 };
     const verdict = await askAll(sources, attempts, signal, (s, options) => s.search(query, options), (records) => {
       const best = pickBestMatch(entry, records);
-      return best && verdictFor(best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
+      return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
     });
-    if (verdict) return verdict;
+    // A published version found by title is compared with the venue the entry claims; another preprint adds nothing.
+    if (verdict && !(preprint && isPreprintOnly(verdict))) return verdict;
   }
 
-  return notFoundOrUnchecked(entry, attempts, doiNamesOther);
+  return preprint ?? notFoundOrUnchecked(entry, attempts, doiNamesOther);
+}
+
+function isPreprintOnly(verdict: ExistenceVerdict): boolean {
+  return verdict.status === 'found' && verdict.venueUnconfirmed !== undefined;
+}
+
+/** The record is a preprint (arXiv's own, or one whose venue is a preprint server) and the entry claims a venue. */
+function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string | undefined {
+  if (!entry.venue || venueWords(entry.venue).preprint) return undefined;
+  const preprint = record.source === 'arxiv' || (record.venue === undefined ? record.arxivId !== undefined : venueWords(record.venue).preprint);
+  return preprint ? entry.venue : undefined;
 }
 
 /**
@@ -128,8 +153,9 @@ async function askAll<T>(
       if (!answer) continue;
       if (!source.partialCoverage) broadAnswers++;
       const verdict = judge(answer.value, source);
-      if (verdict?.status === 'found') return verdict;
-      kept ??= verdict;
+      if (verdict?.status === 'found' && !isPreprintOnly(verdict)) return verdict;
+      // A published version, even one whose metadata differs, says more about a claimed venue than a preprint.
+      if (verdict && (kept === undefined || (isPreprintOnly(kept) && !isPreprintOnly(verdict)))) kept = verdict;
     }
     return kept;
   } finally {
@@ -152,8 +178,10 @@ function withUnresolvedDoi(entry: BibEntry, differences: readonly FieldDifferenc
   return [...differences, { field: 'doi', status: 'differ', expected: entry.doi, found: `(no such DOI in ${names})`, note: 'the DOI does not resolve' }];
 }
 
-function verdictFor(record: SourceRecord, via: LookupRoute, differences: readonly FieldDifference[]): ExistenceVerdict {
-  return differences.length === 0 ? { status: 'found', record, via } : { status: 'metadata-mismatch', record, via, differences };
+function verdictFor(entry: BibEntry, record: SourceRecord, via: LookupRoute, differences: readonly FieldDifference[]): ExistenceVerdict {
+  if (differences.length > 0) return { status: 'metadata-mismatch', record, via, differences };
+  const venueUnconfirmed = claimedVenueOfPreprint(entry, record);
+  return venueUnconfirmed ? { status: 'found', record, via, venueUnconfirmed } : { status: 'found', record, via };
 }
 
 type IdentifierLookup = readonly [

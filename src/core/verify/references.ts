@@ -186,7 +186,14 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
   const at = { file: entry.file, range: entry.keyRange, key: entry.key };
   switch (verdict.status) {
     case 'found':
-      return undefined;
+      if (!verdict.venueUnconfirmed) return undefined;
+      return {
+        ...at,
+        code: 'venue-unconfirmed',
+        severity: 'hint',
+        message: `'${entry.key}' is known only as a preprint in ${SOURCE_NAMES[verdict.record.source]}; no source confirms that it appeared in ${verdict.venueUnconfirmed}.`,
+        evidence: recordEvidence(verdict.record, verdict.via),
+      };
     case 'not-found': {
       const names = verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ');
       const doi = verdict.doiNamesOther ? ` Its DOI belongs to a different work: "${verdict.doiNamesOther.title}".` : '';
