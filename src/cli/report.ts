@@ -87,21 +87,10 @@ function countBySeverity(findings: readonly Finding[]): Record<Finding['severity
 function referenceReport(key: string, verdict: ExistenceVerdict): Record<string, unknown> {
   switch (verdict.status) {
     case 'found':
-      return {
-        key,
-        status: verdict.status,
-        via: verdict.via,
-        source: verdict.record.source,
-        record: recordReport(verdict.record),
-        ...(verdict.venueUnconfirmed ? { venueUnconfirmed: verdict.venueUnconfirmed } : {}),
-      };
+      return { ...matchReport(key, verdict), ...(verdict.venueUnconfirmed ? { venueUnconfirmed: verdict.venueUnconfirmed } : {}) };
     case 'metadata-mismatch':
       return {
-        key,
-        status: verdict.status,
-        via: verdict.via,
-        source: verdict.record.source,
-        record: recordReport(verdict.record),
+        ...matchReport(key, verdict),
         differences: verdict.differences.map((d) => ({ field: d.field, expected: d.expected ?? null, found: d.found ?? null })),
       };
     case 'not-found':
@@ -109,6 +98,10 @@ function referenceReport(key: string, verdict: ExistenceVerdict): Record<string,
     case 'unchecked':
       return { key, status: verdict.status, reason: verdict.reason };
   }
+}
+
+function matchReport(key: string, verdict: Extract<ExistenceVerdict, { record: SourceRecord }>): Record<string, unknown> {
+  return { key, status: verdict.status, via: verdict.via, source: verdict.record.source, record: recordReport(verdict.record) };
 }
 
 function recordReport(record: SourceRecord): Record<string, unknown> {
