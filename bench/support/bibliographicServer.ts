@@ -1,7 +1,7 @@
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import MiniSearch from 'minisearch';
 import type { SourceRecord } from '../../src/core/sources/types';
+import { LoopbackServer } from './loopback';
 
 export interface ServerOptions {
   /** Added to every answer, as a distant API would. */
@@ -15,8 +15,7 @@ export interface ServerOptions {
  * `/crossref/works?query.bibliographic=`, `/openalex/works/doi:{doi}`, `/openalex/works?search=`)
  * over a fixed set of records, with relevance-ranked search as the real services have.
  */
-export class BibliographicServer {
-  private readonly server: http.Server;
+export class BibliographicServer extends LoopbackServer {
   private readonly byDoi = new Map<string, SourceRecord>();
   private readonly index = new MiniSearch<{ id: number; title: string; authors: string }>({ fields: ['title', 'authors'], storeFields: [] });
   private readonly recent: number[] = [];
@@ -26,24 +25,14 @@ export class BibliographicServer {
     private readonly records: readonly SourceRecord[],
     private readonly options: ServerOptions = {},
   ) {
+    super();
     records.forEach((r, id) => {
       if (r.doi) this.byDoi.set(r.doi.toLowerCase(), r);
       this.index.add({ id, title: r.title, authors: r.authors.map((a) => a.family ?? '').join(' ') });
     });
-    this.server = http.createServer((req, res) => void this.handle(req, res));
   }
 
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.requests++;
     if (this.overLimit()) {
       res.writeHead(429, { 'Retry-After': '1' }).end();
@@ -96,7 +85,7 @@ export class BibliographicServer {
   }
 }
 
-function crossrefWork(r: SourceRecord): Record<string, unknown> {
+export function crossrefWork(r: SourceRecord): Record<string, unknown> {
   return {
     DOI: r.doi ?? `10.5555/local.${r.id}`,
     URL: `https://doi.org/${r.doi ?? r.id}`,
@@ -109,7 +98,7 @@ function crossrefWork(r: SourceRecord): Record<string, unknown> {
   };
 }
 
-function openAlexWork(r: SourceRecord, index: number): Record<string, unknown> {
+export function openAlexWork(r: SourceRecord, index: number): Record<string, unknown> {
   return {
     id: `https://openalex.org/W${1000 + index}`,
     doi: r.doi ? `https://doi.org/${r.doi}` : null,

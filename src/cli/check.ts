@@ -165,7 +165,7 @@ async function checkManuscriptOf(root: string, run: Run): Promise<CheckReport> {
   let result = await checkManuscript(root, run.workspace, run.session, { extraBibliographies: run.bibs });
   if (!result) throw new InputError(`cannot read ${root}: no such file`);
   if (setup.checkReferences) {
-    const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts });
+    const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts, timeLimitMs: setup.config.timeLimitMs });
     result = withReferenceFindings(result, verdicts, setup.showUnchecked);
   }
   if (setup.checkSupport) result = await checkClaims(result, run.modelFlag, setup, run.io);
@@ -178,7 +178,7 @@ async function checkBibliography(file: string, run: Run): Promise<CheckReport> {
   const checked = await checkBibliographyFile(file, run.workspace, run.session);
   if (!checked) throw new InputError(`cannot read ${file}: no such file`);
   if (!setup.checkReferences) return checked;
-  const verdicts = await verifyEntries(checked.bibliographies[0].entries, setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts });
+  const verdicts = await verifyEntries(checked.bibliographies[0].entries, setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts, timeLimitMs: setup.config.timeLimitMs });
   return { ...checked, verdicts, findings: sortFindings([...checked.findings, ...referenceFindings(verdicts, [], setup.showUnchecked)]) };
 }
 

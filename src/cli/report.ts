@@ -4,7 +4,7 @@ import { authorName } from '../core/bibliography/describe';
 import type { Finding, Severity } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
-import type { Verdicts } from '../core/verify/references';
+import { describeUnchecked, type Verdicts } from '../core/verify/references';
 
 /** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */
 export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports'>;
@@ -115,14 +115,10 @@ function countBySeverity(findings: readonly Finding[]): Record<Finding['severity
 function referenceReport(key: string, verdict: ExistenceVerdict): Record<string, unknown> {
   switch (verdict.status) {
     case 'found':
-      return { key, status: verdict.status, via: verdict.via, source: verdict.record.source, record: recordReport(verdict.record) };
+      return { ...matchReport(key, verdict), ...(verdict.venueUnconfirmed ? { venueUnconfirmed: verdict.venueUnconfirmed } : {}) };
     case 'metadata-mismatch':
       return {
-        key,
-        status: verdict.status,
-        via: verdict.via,
-        source: verdict.record.source,
-        record: recordReport(verdict.record),
+        ...matchReport(key, verdict),
         differences: verdict.differences.map((d) => ({ field: d.field, expected: d.expected ?? null, found: d.found ?? null })),
       };
     case 'not-found':
@@ -130,6 +126,10 @@ function referenceReport(key: string, verdict: ExistenceVerdict): Record<string,
     case 'unchecked':
       return { key, status: verdict.status, reason: verdict.reason };
   }
+}
+
+function matchReport(key: string, verdict: Extract<ExistenceVerdict, { record: SourceRecord }>): Record<string, unknown> {
+  return { key, status: verdict.status, via: verdict.via, source: verdict.record.source, record: recordReport(verdict.record) };
 }
 
 function recordReport(record: SourceRecord): Record<string, unknown> {
@@ -145,12 +145,13 @@ function recordReport(record: SourceRecord): Record<string, unknown> {
   };
 }
 
-/** "references: 5 found, 1 with differing metadata, …", and what to do about the unchecked ones. */
+/** "references: 5 found, 1 with differing metadata, …", and on a line of its own why some were not checked. */
 function referenceSummary(verdicts: Verdicts): string {
   const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
   for (const { verdict } of verdicts.values()) counts[verdict.status]++;
   const summary =
     `references: ${counts.found} found, ${counts['metadata-mismatch']} with differing metadata, ` +
     `${counts['not-found']} not found in any source, ${counts.unchecked} could not be checked`;
-  return counts.unchecked > 0 ? `${summary} (--show-unchecked says why).` : `${summary}.`;
+  const unchecked = describeUnchecked(verdicts);
+  return unchecked ? `${summary}.\n${unchecked}` : `${summary}.`;
 }

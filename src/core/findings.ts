@@ -12,6 +12,7 @@ export type FindingCode =
   | 'not-found'
   | 'metadata-mismatch'
   | 'unchecked'
+  | 'venue-unconfirmed'
   | 'suspicious-metadata'
   | 'contradicted'
   | 'unsupported'

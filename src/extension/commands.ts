@@ -4,7 +4,8 @@ import { abstractSentences } from '../core/verify/claims';
 import type { Verdicts } from '../core/verify/references';
 import type { AbstractView } from './abstractView';
 import { isManuscript, type Checker } from './checker';
-import { SECRET_KEYS, type ReferenceLookups } from './references';
+import type { SourceSecrets } from '../core/sources/registry';
+import { secretName, type ReferenceLookups } from './references';
 
 /** "Attest: Check References": every entry of the active bibliography, or of the active manuscript's. */
 export async function checkReferencesCommand(checker: Checker): Promise<void> {
@@ -38,28 +39,29 @@ function summary(file: string, verdicts: Verdicts): string {
   );
 }
 
-const CREDENTIALS: readonly { label: string; key: keyof typeof SECRET_KEYS; detail: string }[] = [
+const CREDENTIALS: readonly { label: string; key: keyof SourceSecrets; detail: string }[] = [
   { label: 'OpenAlex API key', key: 'openalexApiKey', detail: 'Needed for OpenAlex title searches; free at openalex.org.' },
   { label: 'Semantic Scholar API key', key: 'semanticscholarApiKey', detail: 'A rate limit of its own instead of the shared anonymous one.' },
   { label: 'CORE API key', key: 'coreApiKey', detail: 'CORE answers only with a key; free at core.ac.uk.' },
   { label: 'Crossref Metadata Plus token', key: 'crossrefPlusToken', detail: 'For Metadata Plus subscribers.' },
 ];
 
-/** "Attest: Set Source API Key": kept in the editor's secret storage, never in settings. */
+/** "Attest: Set Source API Key": kept in the editor's secret storage for the source's configured origin, never in settings. */
 export async function setSourceApiKeyCommand(secrets: vscode.SecretStorage, lookups: ReferenceLookups): Promise<void> {
   const choice = await vscode.window.showQuickPick(
     CREDENTIALS.map((c) => ({ label: c.label, detail: c.detail, key: c.key })),
     { title: vscode.l10n.t('Which credential?') },
   );
   if (!choice) return;
+  const origin = lookups.keyOrigin(choice.key);
   const value = await vscode.window.showInputBox({
-    title: choice.label,
+    title: vscode.l10n.t('{0} for {1}', choice.label, origin),
     prompt: vscode.l10n.t('Leave empty to remove the stored value.'),
     password: true,
     ignoreFocusOut: true,
   });
   if (value === undefined) return;
-  const key = SECRET_KEYS[choice.key];
+  const key = secretName(choice.key, origin);
   if (value.trim() === '') await secrets.delete(key);
   else await secrets.store(key, value.trim());
   lookups.reset();

@@ -58,6 +58,9 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
   switch (verdict.status) {
     case 'found':
       md.appendMarkdown(`$(pass) ${escape(vscode.l10n.t('Found in {0}:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`);
+      if (verdict.venueUnconfirmed) {
+        md.appendMarkdown(`\n\n$(info) ${escape(vscode.l10n.t('Known only as a preprint; no source confirms it appeared in {0}.', verdict.venueUnconfirmed))}`);
+      }
       break;
     case 'metadata-mismatch':
       md.appendMarkdown(`$(warning) ${escape(vscode.l10n.t('Matches a record in {0} whose metadata differs:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}\n\n`);
@@ -69,9 +72,13 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
       md.appendMarkdown(`$(error) ${escape(vscode.l10n.t('No record in {0}; possibly fabricated.', verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ')))}`);
       if (verdict.doiNamesOther) md.appendMarkdown(`\n\n${escape(vscode.l10n.t('Its DOI belongs to:'))} ${link(verdict.doiNamesOther)}`);
       break;
-    case 'unchecked':
-      md.appendMarkdown(`$(question) ${escape(vscode.l10n.t('Not checked: {0}', verdict.reason))}`);
+    case 'unchecked': {
+      // The reason's first line says what happened; each further line says why one source could not answer.
+      const [summary, ...perSource] = verdict.reason.split('\n');
+      md.appendMarkdown(`$(question) ${escape(vscode.l10n.t('Not checked: {0}', summary))}`);
+      if (perSource.length > 0) md.appendMarkdown(`\n\n${perSource.map((line) => `- ${escape(line)}`).join('\n')}`);
       break;
+    }
   }
   return md;
 }

@@ -2,18 +2,27 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { LookupCache } from '../core/sources/cache';
-import { createSources, type SourceSecrets } from '../core/sources/registry';
+import { createSources, publicOrigin, SECRET_SOURCE, type SourceKey, type SourceSecrets } from '../core/sources/registry';
 import { SourceError, type PaperSource } from '../core/sources/types';
 import { VerdictCache, verifyEntries, type Verdicts } from '../core/verify/references';
 import type { Config } from './config';
 
-/** Where each credential is kept in the editor's secret storage. */
-export const SECRET_KEYS: Readonly<Record<keyof SourceSecrets, string>> = {
+/** Where each credential for a source's public API is kept in the editor's secret storage. */
+const SECRET_KEYS: Readonly<Record<keyof SourceSecrets, string>> = {
   openalexApiKey: 'attest.sources.openalex.apiKey',
   semanticscholarApiKey: 'attest.sources.semanticscholar.apiKey',
   coreApiKey: 'attest.sources.core.apiKey',
   crossrefPlusToken: 'attest.sources.crossref.plusToken',
 };
+
+/**
+ * Where a credential for `origin` is kept: a key is stored for the origin it was given for, so a
+ * base URL that a workspace points elsewhere never receives it. Keys for the public APIs keep the
+ * names they had before keys were kept by origin.
+ */
+export function secretName(name: keyof SourceSecrets, origin: string): string {
+  return origin === publicOrigin(SECRET_SOURCE[name]) ? SECRET_KEYS[name] : `${SECRET_KEYS[name]}:${origin}`;
+}
 
 export interface Progress {
   readonly done: number;
@@ -67,6 +76,7 @@ export class ReferenceLookups implements vscode.Disposable {
       const verdicts = await verifyEntries(entries, await this.activeSources(), {
         signal: controller.signal,
         cache: this.verdicts,
+        timeLimitMs: this.config.sources().config.timeLimitMs,
         onProgress: (done, total) => {
           this.progressById.set(id, { done, total });
           this.changed.fire();
@@ -98,6 +108,11 @@ export class ReferenceLookups implements vscode.Disposable {
     this.verdicts.clear();
   }
 
+  /** The origin a credential is stored for and sent to: that of its source's configured base URL. */
+  keyOrigin(name: keyof SourceSecrets): string {
+    return new URL(this.config.sources().config.sources[SECRET_SOURCE[name]].baseUrl).origin;
+  }
+
   /** The enabled sources, sharing this session's rate limits and cache, for live searches too. */
   sources(): Promise<PaperSource[]> {
     return this.activeSources();
@@ -111,7 +126,11 @@ export class ReferenceLookups implements vscode.Disposable {
   private async createSources(): Promise<PaperSource[]> {
     const { config, problems } = this.config.sources();
     for (const problem of problems) this.log.warn(problem);
-    const read = async (name: keyof SourceSecrets): Promise<string | undefined> => (await this.secrets.get(SECRET_KEYS[name])) || undefined;
+    const read = async (name: keyof SourceSecrets): Promise<SourceKey | undefined> => {
+      const origin = this.keyOrigin(name);
+      const value = await this.secrets.get(secretName(name, origin));
+      return value ? { value, origin } : undefined;
+    };
     const secrets: SourceSecrets = {
       openalexApiKey: await read('openalexApiKey'),
       semanticscholarApiKey: await read('semanticscholarApiKey'),

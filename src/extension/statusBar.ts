@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { describeUnchecked } from '../core/verify/references';
 import type { Checker } from './checker';
 import type { ReferenceLookups } from './references';
 
@@ -33,11 +34,14 @@ export class StatusBar implements vscode.Disposable {
     }
     const keys = new Set(result.citations.map((c) => c.key)).size;
     const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
+    const unchecked = result.verdicts ? [...result.verdicts.values()].filter((l) => l.verdict.status === 'unchecked').length : 0;
+    // Offline or with every source failing, a clean bar would read as "all references checked".
+    const notChecked = unchecked > 0 ? ` $(question) ${vscode.l10n.t('{0} not checked', unchecked)}` : '';
     this.item.text =
       counts.error + counts.warning === 0
-        ? `$(pass) ${vscode.l10n.t('Attest')}`
-        : `$(error) ${counts.error} $(warning) ${counts.warning} ${vscode.l10n.t('Attest')}`;
-    this.item.tooltip = vscode.l10n.t(
+        ? `$(pass) ${vscode.l10n.t('Attest')}${notChecked}`
+        : `$(error) ${counts.error} $(warning) ${counts.warning} ${vscode.l10n.t('Attest')}${notChecked}`;
+    const summary = vscode.l10n.t(
       '{0} citations of {1} keys, {2} bibliography entries. {3} errors, {4} warnings, {5} notes.',
       result.citations.length,
       keys,
@@ -46,6 +50,8 @@ export class StatusBar implements vscode.Disposable {
       counts.warning,
       counts.other,
     );
+    const why = result.verdicts && describeUnchecked(result.verdicts);
+    this.item.tooltip = why ? `${summary}\n${why}` : summary;
     this.item.show();
   }
 

@@ -233,6 +233,10 @@ describe('attest check looking references up', () => {
     assert.equal(offline.code, 0, offline.out);
     const shown = JSON.parse((await check('--config', config, '--offline', '--show-unchecked')).out) as JsonReport;
     assert.deepEqual(shown.findings.filter((f) => f.code === 'unchecked').map((f) => [f.key, f.severity]), [['lstm', 'hint'], ['resnet', 'hint'], ['invented', 'hint']]);
+    const text = await attest('check', path.join(dir, 'paper.tex'), '--cache', path.join(dir, 'cache'), '--config', config, '--offline');
+    const summary = text.out.split('\n').filter((line) => /not checked/.test(line));
+    assert.equal(summary.length, 1, text.out);
+    assert.match(summary[0], /^3 references not checked: .*Offline: no answer from 127\.0\.0\.1:\d+ is cached/);
   });
 
   it('looks up every entry of a .bib file given alone, cited or not', async () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import type { BibEntry } from '../../src/core/bibliography/types';
-import { SourceError, type BibliographicQuery, type PaperSource, type SourceId, type SourceRecord } from '../../src/core/sources/types';
+import { SourceError, type BibliographicQuery, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../../src/core/sources/types';
 import { resolveEntry } from '../../src/core/verify/existence';
-import { referenceFindings, verifyEntries } from '../../src/core/verify/references';
+import { describeUnchecked, referenceFindings, VerdictCache, verifyEntries } from '../../src/core/verify/references';
 
 const RESNET: SourceRecord = {
   source: 'crossref',
@@ -58,6 +58,30 @@ class FakeSource implements PaperSource {
   }
 }
 
+/** A source that answers only after `delayMs`, unless its question is cancelled first. */
+class SlowSource implements PaperSource {
+  readonly name: string;
+  cancelled = 0;
+
+  constructor(
+    readonly id: SourceId,
+    private readonly delayMs: number,
+  ) {
+    this.name = id;
+  }
+
+  search(_query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve([]), this.delayMs);
+      options?.signal?.addEventListener('abort', () => {
+        clearTimeout(timer);
+        this.cancelled++;
+        reject(new SourceError('cancelled', 'cancelled', this.id));
+      });
+    });
+  }
+}
+
 function entry(bibtex: string): BibEntry {
   const [parsed] = parseBibliography(bibtex, '/p/refs.bib').entries;
   return parsed;
@@ -69,13 +93,85 @@ const resnetEntry = (fields: string): BibEntry =>
 const down = (id: SourceId): FakeSource => new FakeSource(id, [], new SourceError('unavailable', `${id} is down`, id));
 
 describe('reference existence', () => {
-  it('finds a correct entry by its DOI and asks nothing more', async () => {
+  it('finds a correct entry by its DOI and searches no title', async () => {
     const crossref = new FakeSource('crossref', [RESNET]);
     const openalex = new FakeSource('openalex', [RESNET]);
     const verdict = await resolveEntry(resnetEntry('year={2016}, doi={10.1109/CVPR.2016.90}'), [crossref, openalex]);
     assert.equal(verdict.status, 'found');
     assert.equal(verdict.status === 'found' && verdict.via, 'doi');
-    assert.equal(openalex.dois.length + openalex.queries.length + crossref.queries.length, 0);
+    assert.equal(openalex.queries.length + crossref.queries.length, 0);
+  });
+
+  it('asks the other sources only when the first does not find the work', async () => {
+    const crossref = new FakeSource('crossref', [RESNET]);
+    const openalex = new FakeSource('openalex', [RESNET]);
+    assert.equal((await resolveEntry(resnetEntry('year={2016}'), [crossref, openalex])).status, 'found');
+    assert.equal(openalex.queries.length, 0);
+    const fabricated = entry('@article{x, title={Residual Learning of Nothing}, author={Nobody, A.}, year={2020}}');
+    const [first, second] = [new FakeSource('crossref', []), new FakeSource('openalex', [])];
+    assert.equal((await resolveEntry(fabricated, [first, second])).status, 'not-found');
+    assert.equal(second.queries.length, 1);
+  });
+
+  it('asks the others at once when the first source is slow, and stops waiting for it when one finds the work', async () => {
+    const slow = new SlowSource('arxiv', 20_000);
+    const started = Date.now();
+    const verdict = await resolveEntry(resnetEntry('year={2016}'), [slow, new FakeSource('crossref', [RESNET])]);
+    assert.equal(verdict.status, 'found');
+    assert.ok(Date.now() - started < 5000, `waited ${Date.now() - started} ms for the slow source`);
+    assert.equal(slow.cancelled, 1, 'the slow question was cancelled');
+  });
+
+  it('leaves a venue that only a preprint is known for unconfirmed, as a hint, and compares it with a published version when one is found', async () => {
+    const preprint: SourceRecord = { source: 'arxiv', id: '2310.01234', title: 'Sparse Recursive Experts', authors: [{ family: 'Lee', given: 'Minji' }], year: 2023, arxivId: '2310.01234' };
+    const claimsIclr = entry('@inproceedings{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, booktitle={ICLR}, year={2024}}');
+    const onlyPreprint = await resolveEntry(claimsIclr, [new FakeSource('arxiv', [preprint]), new FakeSource('crossref', []), new FakeSource('openalex', [])]);
+    assert.equal(onlyPreprint.status, 'found');
+    assert.equal(onlyPreprint.status === 'found' && onlyPreprint.venueUnconfirmed, 'ICLR');
+    const verdicts = new Map([['lee', { entry: claimsIclr, verdict: onlyPreprint }]]);
+    const [hint] = referenceFindings(verdicts, [], false);
+    assert.deepEqual([hint.code, hint.severity], ['venue-unconfirmed', 'hint']);
+    assert.match(hint.message, /known only as a preprint in arXiv; no source confirms that it appeared in ICLR/);
+    const published: SourceRecord = { ...preprint, source: 'openalex', id: 'W1', venue: 'Advances in Neural Information Processing Systems', arxivId: undefined };
+    const elsewhere = await resolveEntry(claimsIclr, [new FakeSource('arxiv', [preprint]), new FakeSource('openalex', [published]), new FakeSource('crossref', [])]);
+    assert.equal(elsewhere.status, 'metadata-mismatch');
+    assert.ok(elsewhere.status === 'metadata-mismatch' && elsewhere.differences.some((d) => d.field === 'venue'));
+    const citesPreprint = entry('@misc{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, year={2023}, howpublished={arXiv preprint arXiv:2310.01234}}');
+    const plain = await resolveEntry(citesPreprint, [new FakeSource('arxiv', [preprint]), new FakeSource('crossref', [])]);
+    assert.equal(plain.status === 'found' && plain.venueUnconfirmed, undefined);
+  });
+
+  it('judges an @misc that claims to be a paper, and leaves software, data and web pages unchecked, saying why', async () => {
+    const sources = (): FakeSource[] => [new FakeSource('crossref', []), new FakeSource('openalex', [])];
+    const paper = entry('@misc{p, title={Sparse Mixtures of Recursive Experts for Long Context}, author={Lee, Minji and Park, Joon}, year={2023}}');
+    assert.equal((await resolveEntry(paper, sources())).status, 'not-found');
+    const preprint = entry('@misc{q, title={Sparse Mixtures of Recursive Experts}, author={Lee, Minji}, year={2023}, howpublished={arXiv preprint arXiv:2301.99999}, url={https://arxiv.org/abs/2301.99999}}');
+    assert.equal((await resolveEntry({ ...preprint, arxivId: undefined }, sources())).status, 'not-found');
+    const cases: Array<[string, RegExp]> = [
+      ['@misc{t, title={fastplot}, author={Coder, Ann}, year={2022}, url={https://github.com/ann/fastplot}}', /links to github\.com/],
+      ['@misc{t, title={The Corpus}, author={Coder, Ann}, year={2022}, note={Dataset on Zenodo}}', /software, data or a web page \("Dataset"\)/],
+      ['@misc{t, title={fastplot 2.1}, author={Coder, Ann}, year={2022}, version={2.1}}', /software, data or a web page/],
+      ['@online{t, title={Our blog}, author={Coder, Ann}, year={2022}, urldate={2024-01-01}}', /software, data or a web page/],
+      ['@misc{t, title={Guidelines}, author={{World Health Organization}}, year={2020}}', /names no person/],
+      ['@misc{t, title={Notes}, author={Coder, Ann}}', /lacks a title or a year/],
+    ];
+    for (const [bibtex, why] of cases) {
+      const verdict = await resolveEntry(entry(bibtex), sources());
+      assert.equal(verdict.status, 'unchecked', bibtex);
+      assert.match(verdict.status === 'unchecked' ? verdict.reason : '', why);
+    }
+  });
+
+  it('says in one short line per source why it could not answer', async () => {
+    const real = entry('@article{x, title={Made up or not}, author={Doe, Q.}, year={2020}}');
+    const long = new SourceError('unavailable', `api.crossref.org answered HTTP 503: ${'x'.repeat(500)}`, 'crossref');
+    const verdict = await resolveEntry(real, [new FakeSource('crossref', [], long), down('openalex'), new FakeSource('semanticscholar', [])]);
+    const lines = verdict.status === 'unchecked' ? verdict.reason.split('\n') : [];
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.match(lines[0], /Only semanticscholar answered|Only Semantic Scholar answered/);
+    assert.match(lines[1], /^Crossref: api\.crossref\.org answered HTTP 503: x+…$/);
+    assert.ok(lines[1].length <= 200);
+    assert.equal(lines[2], 'OpenAlex: openalex is down');
   });
 
   it('reports the fields that differ when the DOI names the same work with other metadata', async () => {
@@ -154,6 +250,40 @@ describe('reference existence', () => {
     assert.deepEqual([...verdicts.keys()], ['b', 'a']);
     assert.deepEqual([...verdicts.values()].map((v) => v.verdict.status), ['found', 'not-found']);
     assert.deepEqual(progress, ['1/2', '2/2']);
+  });
+
+  it('stops at the time limit, calling the rest unchecked, and asks again next time', async () => {
+    const entries = parseBibliography('@article{a, title={Some study of things}, author={Doe, Q.}, year={2020}}', '/p/refs.bib').entries;
+    const cache = new VerdictCache();
+    const started = Date.now();
+    const verdicts = await verifyEntries(entries, [new SlowSource('crossref', 10_000), new SlowSource('openalex', 10_000)], { timeLimitMs: 200, cache });
+    assert.ok(Date.now() - started < 2000);
+    const verdict = verdicts.get('a')?.verdict;
+    assert.equal(verdict?.status, 'unchecked');
+    assert.match(verdict?.status === 'unchecked' ? verdict.reason : '', /time limit \(0 s\)|time limit/);
+    assert.equal(cache.get(entries[0]), undefined, 'an entry the time ran out on is looked up next time');
+  });
+
+  it('keeps a failure for a few minutes, so an edit elsewhere does not ask the failing sources again', async () => {
+    const entries = parseBibliography('@article{a, title={Some study of things}, author={Doe, Q.}, year={2020}}', '/p/refs.bib').entries;
+    const cache = new VerdictCache();
+    const crossref = down('crossref');
+    await verifyEntries(entries, [crossref, down('openalex')], { cache });
+    await verifyEntries(entries, [crossref, down('openalex')], { cache });
+    assert.equal(crossref.queries.length, 1);
+  });
+
+  it('sums up in one line how many references were not checked and why, each reason once', async () => {
+    const entries = parseBibliography(
+      '@article{a, title={First study}, author={Doe, Q.}, year={2020}}\n@article{b, title={Second study}, author={Roe, R.}, year={2021}}',
+      '/p/refs.bib',
+    ).entries;
+    const verdicts = await verifyEntries(entries, [down('crossref'), down('openalex')]);
+    const summary = describeUnchecked(verdicts) ?? '';
+    assert.equal(summary.split('\n').length, 1);
+    assert.match(summary, /^2 references not checked: /);
+    assert.equal(summary.match(/crossref is down/g)?.length, 1, summary);
+    assert.equal(describeUnchecked(new Map()), undefined);
   });
 
   it('reports a fabricated reference on its entry and on every citation of it; unchecked ones only on request', async () => {

@@ -37,7 +37,7 @@ const STATE_OF_OA: SourceRecord = {
     'an open online service that determines OA status for 67 million articles.',
 };
 
-const { assertMalformed } = sourceErrorAsserts('crossref');
+const { assertMalformed, failsWith } = sourceErrorAsserts('crossref');
 
 describe('Crossref', () => {
   describe('reading works', () => {
@@ -118,14 +118,27 @@ describe('Crossref', () => {
       const crossref = new CrossrefSource({ baseUrl: server.baseUrl, email: 'me@example.org' });
       assert.deepEqual(await crossref.byDoi('10.7717/PeerJ.4375'), STATE_OF_OA);
       const url = new URL(server.urls[0], server.baseUrl);
-      assert.equal(url.pathname, '/works/10.7717/peerj.4375');
+      assert.equal(url.pathname, '/works/10.7717%2Fpeerj.4375');
       assert.equal(url.searchParams.get('mailto'), 'me@example.org');
       assert.match(String(server.requests[0].headers['user-agent']), /^Attest\/.* \(mailto:me@example\.org\)$/);
     });
 
-    it('answers undefined when Crossref has no such DOI', async () => {
+    it('answers undefined when Crossref, answering properly, has no such DOI', async () => {
+      const server = await serve((req, res) => (req.url?.includes('99999999') ? sendText(res, 404, 'Resource not found.') : sendJson(res, 200, SEARCH)));
+      const crossref = new CrossrefSource({ baseUrl: server.baseUrl });
+      await crossref.search({ title: 'The state of OA' });
+      assert.equal(await crossref.byDoi('10.7717/peerj.99999999'), undefined);
+    });
+
+    it('does not take a 404 for "no such DOI" before Crossref has answered properly', async () => {
       const server = await serve((_, res) => sendText(res, 404, 'Resource not found.'));
-      assert.equal(await new CrossrefSource({ baseUrl: server.baseUrl }).byDoi('10.7717/peerj.99999999'), undefined);
+      await failsWith(new CrossrefSource({ baseUrl: server.baseUrl }).byDoi('10.7717/peerj.99999999'), 'unavailable');
+    });
+
+    it('sends a DOI as one path segment, so its dots cannot climb out of the API path', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
+      await new CrossrefSource({ baseUrl: `${server.baseUrl}/api` }).byDoi('10.1234/../../admin').catch(() => undefined);
+      assert.equal(new URL(server.urls[0], server.baseUrl).pathname, '/api/works/10.1234%2F..%2F..%2Fadmin');
     });
 
     it('searches with query.bibliographic, query.author, rows and select', async () => {

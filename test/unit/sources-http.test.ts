@@ -73,10 +73,58 @@ describe('the HTTP client of the sources', () => {
       assert.equal(await client(server).getText('/query', { id_list: '2305.18248' }), xml);
     });
 
-    it('resolves a 404 to undefined, telling "no such work" apart from a failure', async () => {
-      const server = await serve((_, res) => sendText(res, 404, 'Resource not found.'));
-      assert.equal(await client(server).getJson('/works/10.1/missing'), undefined);
-      assert.equal(server.requests.length, 1, 'a 404 is an answer, not retried');
+    it('resolves an identifier lookup\'s 404 to undefined once the source has answered properly, telling "no such work" apart from a failure', async () => {
+      const server = await serve((req, res) => (req.url?.includes('missing') ? sendText(res, 404, 'Resource not found.') : sendJson(res, 200, { id: 'W1' })));
+      const http = client(server);
+      await http.lookupJson('/works/W1', {}, {}, (json) => json);
+      assert.equal(await http.lookupJson('/works/10.1/missing', {}, {}, (json) => json), undefined);
+      assert.equal(server.requests.length, 2, 'a 404 is an answer, not retried');
+    });
+  });
+
+  describe('failures that are never "no such work"', () => {
+    const notFound = (res: Parameters<Handler>[1]): void => sendText(res, 404, 'Resource not found.');
+
+    it('takes a 404 or 410 of a search for a failure, not for "found nothing"', async () => {
+      for (const status of [404, 410]) {
+        const server = await serve((_, res) => sendText(res, status, 'Gone'));
+        const error = await failsWith(client(server).getJson('/works', { search: 'attention' }), 'unavailable');
+        assert.match(error.message, new RegExp(`HTTP ${status}`));
+      }
+    });
+
+    it('takes an identifier lookup\'s 404 for a failure while the source has not answered properly', async () => {
+      const server = await serve((_, res) => notFound(res));
+      const http = client(server);
+      for (let i = 0; i < 4; i++) await failsWith(http.lookupJson(`/works/10.1/x${i}`, {}, {}, (json) => json), 'unavailable');
+      assert.equal(server.requests.length, 4, 'unconfirmed 404s are no reason to skip the source');
+    });
+
+    it('takes a 404 page in HTML, or a 410, for a failure even from a source that answers', async () => {
+      const server = await serve((req, res) => {
+        if (req.url === '/works/ok') return sendJson(res, 200, { id: 'W1' });
+        if (req.url?.includes('gone')) return sendText(res, 410, 'Gone');
+        return sendText(res, 404, '<html><body>Not Found</body></html>', { 'content-type': 'text/html' });
+      });
+      const http = client(server);
+      await http.lookupJson('/works/ok', {}, {}, (json) => json);
+      await failsWith(http.lookupJson('/works/10.1/x', {}, {}, (json) => json), 'unavailable');
+      await failsWith(http.lookupJson('/works/gone', {}, {}, (json) => json), 'unavailable');
+    });
+
+    it('takes a 404 reached through a redirect to another host for a failure', async () => {
+      const other = await serve((_, res) => notFound(res));
+      const server = await serve((req, res) => (req.url === '/works/ok' ? sendJson(res, 200, { id: 'W1' }) : sendText(res, 302, '', { location: `${other.baseUrl}/x` })));
+      const http = client(server);
+      await http.lookupJson('/works/ok', {}, {}, (json) => json);
+      await failsWith(http.lookupJson('/works/10.1/x', {}, {}, (json) => json), 'unavailable');
+    });
+
+    it('takes an HTML page or an empty body sent with 200 for a malformed answer', async () => {
+      const html = await serve((_, res) => sendText(res, 200, '<!doctype html><title>Proxy</title>', { 'content-type': 'text/html' }));
+      assert.match((await failsWith(client(html).getJson('/works'), 'malformed')).message, /HTML page/);
+      const empty = await serve((_, res) => sendText(res, 200, ''));
+      assert.match((await failsWith(client(empty).getJson('/works'), 'malformed')).message, /empty answer/);
     });
 
     it('refuses with "unauthorized" on 401 and 403, naming the setting and hiding the key', async () => {
@@ -93,6 +141,13 @@ describe('the HTTP client of the sources', () => {
         assert.equal(server.requests[0].headers['x-api-key'], SECRET);
         assert.equal(server.requests.length, 1, 'a refusal is not retried');
       }
+    });
+
+    it('hides a key that an error echoes even where the explanation is cut short', async () => {
+      const server = await serve((_, res) => sendText(res, 401, `${'x'.repeat(190)} invalid key ${SECRET}`));
+      const http = client(server, { privateHeaders: { Authorization: `Bearer ${SECRET}` } });
+      const error = await failsWith(http.getJson('/works'), 'unauthorized');
+      assert.ok(!error.message.includes(SECRET.slice(0, 8)), error.message);
     });
 
     it('reports other client errors as "unavailable" with the source\'s explanation', async () => {
@@ -134,13 +189,30 @@ describe('the HTTP client of the sources', () => {
       assert.deepEqual(await client(server).getJson('/works'), { ok: true });
     });
 
-    it('gives up at once as "rate-limited" when Retry-After asks for more than a minute', async () => {
-      const server = await serve((_, res) => sendText(res, 429, '', { 'retry-after': '3600' }));
+    it('gives up at once as "rate-limited" when Retry-After asks for a long wait, and asks that source nothing more', async () => {
+      const server = await serve((_, res) => sendText(res, 429, '', { 'retry-after': '59' }));
       const started = Date.now();
-      const error = await failsWith(client(server).getJson('/works'), 'rate-limited');
+      const http = client(server);
+      const error = await failsWith(http.getJson('/works'), 'rate-limited');
       assert.ok(Date.now() - started < 1000);
-      assert.match(error.message, /3600 s/);
+      assert.match(error.message, /59 s/);
+      const skipped = await failsWith(http.getJson('/works/other'), 'rate-limited');
+      assert.match(skipped.message, /skipped/);
       assert.equal(server.requests.length, 1);
+    });
+
+    it('skips a source after three timeouts in a row instead of waiting out each request', async () => {
+      const server = await serve((_, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{');
+      });
+      const http = client(server, { timeoutMs: 100, maxConcurrent: 1 });
+      for (let i = 0; i < 3; i++) await failsWith(http.getJson(`/works/${i}`), 'timeout');
+      const started = Date.now();
+      const skipped = await failsWith(http.getJson('/works/next'), 'timeout');
+      assert.ok(Date.now() - started < 50);
+      assert.match(skipped.message, /skipped for a few minutes after 3 failures in a row/);
+      assert.equal(server.requests.length, 3);
     });
 
     it('retries a 500 and returns the answer that follows', async () => {
@@ -215,7 +287,7 @@ describe('the HTTP client of the sources', () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 100);
       const started = Date.now();
-      await failsWith(client(server, { backoffMs: 30_000 }).getJson('/works', {}, { signal: controller.signal }), 'cancelled');
+      await failsWith(client(server, { backoffMs: 3000 }).getJson('/works', {}, { signal: controller.signal }), 'cancelled');
       assert.ok(Date.now() - started < 1000);
       assert.equal(server.requests.length, 1);
     });
@@ -244,7 +316,7 @@ describe('the HTTP client of the sources', () => {
 
   describe('bodies that cannot be read', () => {
     it('reports "malformed" for a body that is not JSON', async () => {
-      const server = await serve((_, res) => sendText(res, 200, '<html>Service temporarily unavailable</html>'));
+      const server = await serve((_, res) => sendText(res, 200, 'Service temporarily unavailable'));
       const error = await failsWith(client(server).getJson('/works'), 'malformed');
       assert.match(error.message, /not valid JSON/);
     });
@@ -318,6 +390,16 @@ describe('the HTTP client of the sources', () => {
       assert.doesNotMatch(error.message, /not implemented/);
     });
 
+    it('drops a private query parameter that a redirect to another origin carries back', async () => {
+      const other = await serve((_, res) => sendJson(res, 200, { moved: true }));
+      const server = await serve((_, res) => sendText(res, 302, '', { location: `${other.baseUrl}/elsewhere?api_key=${SECRET}&page=2` }));
+      const http = client(server, { privateParams: { api_key: SECRET } });
+      await http.getJson('/works');
+      const forwarded = new URL(other.requests[0].url, other.baseUrl);
+      assert.equal(forwarded.searchParams.get('api_key'), null);
+      assert.equal(forwarded.searchParams.get('page'), '2');
+    });
+
     it('gives up on a redirect loop', async () => {
       const server = await serve((_, res) => sendText(res, 302, '', { location: '/again' }));
       const error = await failsWith(client(server).getJson('/works'), 'unavailable');
@@ -339,6 +421,21 @@ describe('the HTTP client of the sources', () => {
       assert.ok(arrivals[4] - arrivals[0] >= 150, `five requests within ${arrivals[4] - arrivals[0]} ms`);
     });
 
+    it('spends none of its allowance on requests cancelled while they waited their turn', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, {}));
+      const http = client(server, { requestsPerSecond: 2, maxConcurrent: 4 });
+      await http.getJson('/first');
+      const controller = new AbortController();
+      const waiting = Array.from({ length: 4 }, (_, i) => http.getJson(`/cancelled/${i}`, {}, { signal: controller.signal }).catch(() => undefined));
+      await delay(50);
+      controller.abort();
+      await Promise.all(waiting);
+      const started = Date.now();
+      await http.getJson('/next');
+      assert.ok(Date.now() - started < 1000, `the next request waited ${Date.now() - started} ms`);
+      assert.deepEqual(server.urls, ['/first', '/next']);
+    });
+
     it('never holds more requests open than the concurrency limit', async () => {
       const server = await serve(async (_, res) => {
         await delay(40);
@@ -357,10 +454,10 @@ describe('the HTTP client of the sources', () => {
       const { dir } = await tempCache();
       const first = client(server, { cache: new LookupCache(dir) });
       assert.deepEqual(await first.getJson('/works/W1'), { id: 'W1' });
-      assert.equal(await first.getJson('/works/missing'), undefined);
+      assert.equal(await first.lookupJson('/works/missing', {}, {}, (json) => json), undefined);
       const restarted = client(server, { cache: new LookupCache(dir) });
       assert.deepEqual(await restarted.getJson('/works/W1'), { id: 'W1' });
-      assert.equal(await restarted.getJson('/works/missing'), undefined);
+      assert.equal(await restarted.lookupJson('/works/missing', {}, {}, (json) => json), undefined);
       assert.equal(server.requests.length, 2, 'the restarted client asked the source again');
     });
 
@@ -439,12 +536,12 @@ describe('the HTTP client of the sources', () => {
       const { dir } = await tempCache();
       const online = client(server, { cache: new LookupCache(dir) });
       await online.getJson('/works/W1');
-      await online.getJson('/works/missing');
+      await online.lookupJson('/works/missing', {}, {}, (json) => json);
       const sentOnline = server.requests.length;
       await delay(5);
       const offline = client(server, { cache: new LookupCache(dir, { foundMs: 1, notFoundMs: 1 }), offline: true });
       assert.deepEqual(await offline.getJson('/works/W1'), { id: 'W1' });
-      assert.equal(await offline.getJson('/works/missing'), undefined);
+      assert.equal(await offline.lookupJson('/works/missing', {}, {}, (json) => json), undefined);
       const error = await failsWith(offline.getJson('/works/W2'), 'offline');
       assert.match(error.message, /Offline/);
       assert.equal(server.requests.length, sentOnline, 'offline mode sent a request');

@@ -166,7 +166,7 @@ describe('OpenAlex', () => {
       const openalex = new OpenAlexSource({ baseUrl: server.baseUrl, email: 'me@example.org', apiKey: KEY });
       assert.deepEqual(await openalex.byDoi('https://doi.org/10.7717/PEERJ.4375'), STATE_OF_OA);
       const url = new URL(server.urls[0], server.baseUrl);
-      assert.equal(url.pathname, '/works/doi:10.7717/peerj.4375');
+      assert.equal(url.pathname, '/works/doi:10.7717%2Fpeerj.4375');
       assert.equal(url.searchParams.get('api_key'), KEY);
       assert.equal(url.searchParams.get('mailto'), 'me@example.org');
       assert.match(url.searchParams.get('select') ?? '', /abstract_inverted_index/);
@@ -174,14 +174,18 @@ describe('OpenAlex', () => {
     });
 
     it('escapes characters of a DOI that would break the URL', async () => {
-      const server = await serve((_, res) => sendText(res, 404, ''));
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
       await new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('10.1002/(SICI)1097-4636<778::AID>3.0.CO;2-#');
-      assert.equal(new URL(server.urls[0], server.baseUrl).pathname, '/works/doi:10.1002/(sici)1097-4636%3C778%3A%3Aaid%3E3.0.co%3B2-%23');
+      assert.equal(new URL(server.urls[0], server.baseUrl).pathname, '/works/doi:10.1002%2F(sici)1097-4636%3C778%3A%3Aaid%3E3.0.co%3B2-%23');
     });
 
     it('answers undefined for a DOI OpenAlex does not know', async () => {
-      const server = await serve((_, res) => sendJson(res, 404, { error: 'Not found', message: 'Work doi:10.1/none not found' }));
-      assert.equal(await new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('10.1/none'), undefined);
+      const server = await serve((req, res) =>
+        req.url?.includes('none') ? sendJson(res, 404, { error: 'Not found', message: 'Work doi:10.1/none not found' }) : sendJson(res, 200, WORK),
+      );
+      const openalex = new OpenAlexSource({ baseUrl: server.baseUrl });
+      await openalex.byDoi('10.7717/peerj.4375');
+      assert.equal(await openalex.byDoi('10.1/none'), undefined);
     });
 
     it('answers undefined for something that is no DOI, without asking', async () => {

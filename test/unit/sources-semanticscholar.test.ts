@@ -101,7 +101,7 @@ describe('Semantic Scholar', () => {
       const server = await serve((_, res) => sendJson(res, 200, PAPER));
       assert.deepEqual(await s2(server).byDoi('https://doi.org/10.18653/V1/N18-3011'), LITERATURE_GRAPH);
       const url = sent(server);
-      assert.equal(url.pathname, '/graph/v1/paper/DOI:10.18653/v1/n18-3011');
+      assert.equal(url.pathname, '/graph/v1/paper/DOI:10.18653%2Fv1%2Fn18-3011');
       assert.deepEqual(url.searchParams.get('fields')?.split(',').sort(), [
         'abstract',
         'authors',
@@ -124,9 +124,11 @@ describe('Semantic Scholar', () => {
     });
 
     it('answers undefined when Semantic Scholar has no such paper (404)', async () => {
-      const server = await serve((_, res) => sendJson(res, 404, { error: 'Paper with id DOI:10.1234/nope not found' }));
-      assert.equal(await s2(server).byDoi('10.1234/nope'), undefined);
-      assert.equal(await s2(server).byArxivId('2301.00001'), undefined);
+      const server = await serve((_, res, i) => (i === 0 ? sendJson(res, 200, PAPER) : sendJson(res, 404, { error: 'Paper with id DOI:10.1234/nope not found' })));
+      const source = s2(server);
+      await source.byDoi('10.18653/v1/n18-3011');
+      assert.equal(await source.byDoi('10.1234/nope'), undefined);
+      assert.equal(await source.byArxivId('2301.00001'), undefined);
     });
 
     it('looks many ids up in one batch request, then answers lookups of them from memory', async () => {

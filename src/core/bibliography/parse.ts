@@ -605,11 +605,14 @@ interface Properties {
   [field: string]: FieldValue | undefined;
 }
 
+/** Fields that say what kind of work an entry is, beyond its type: software, a data set, a web page. */
+const DESCRIBING_FIELDS = ['howpublished', 'note', 'publisher', 'organization', 'institution', 'version', 'type'];
+
 /** Fields that need LaTeX turned into text. */
-const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'booktitle', 'howpublished', 'abstract']);
+const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'booktitle', 'abstract', ...DESCRIBING_FIELDS]);
 
 /** Fields used as written: identifiers and dates, where LaTeX conversion would only harm. */
-const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'eprint', 'eprinttype', 'archiveprefix', 'crossref']);
+const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref']);
 
 function buildEntries(raws: readonly RawEntry[], file: string, lines: LineIndex, problems: SpanProblem[]): BibEntry[] {
   const properties = raws.map((raw) => readProperties(raw, problems));
@@ -895,7 +898,17 @@ function toBibEntry(raw: RawEntry, properties: Properties, file: string, lines: 
   setIfDefined(entry, 'url', urlOf(text('url'), text('howpublished')));
   setIfDefined(entry, 'arxivId', arxivIdOf(text('eprint'), text('eprinttype') ?? text('archiveprefix'), text('url'), text('doi')));
   setIfDefined(entry, 'abstract', text('abstract'));
+  setIfDefined(entry, 'describedAs', describedAs(text));
   return entry;
+}
+
+function describedAs(text: (field: string) => string | undefined): string | undefined {
+  const said = DESCRIBING_FIELDS.flatMap((field) => {
+    const value = text(field);
+    return value === undefined ? [] : [`${field}: ${value}`];
+  });
+  if (text('urldate') !== undefined) said.push(`urldate: ${text('urldate')}`);
+  return said.length > 0 ? said.join('; ') : undefined;
 }
 
 function setIfDefined<K extends keyof BibEntry>(entry: Mutable<BibEntry>, key: K, value: BibEntry[K] | undefined): void {

@@ -28,6 +28,11 @@ export interface BibEntry {
   readonly url?: string;
   readonly arxivId?: string;
   readonly abstract?: string;
+  /**
+   * What the entry says of its form besides its type, as `field: value` pairs joined by "; ":
+   * howpublished, note, publisher, organization, institution, version, type, urldate.
+   */
+  readonly describedAs?: string;
 }
 
 /** A part of a .bib file that could not be read as an entry. */

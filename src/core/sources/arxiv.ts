@@ -27,6 +27,7 @@ const DEFAULT_LIMIT = 5;
 export class ArxivSource implements PaperSource {
   readonly id = 'arxiv';
   readonly name = 'arXiv';
+  readonly partialCoverage = true;
   private readonly http: HttpClient;
 
   constructor(options: ArxivOptions = {}) {
@@ -47,7 +48,7 @@ export class ArxivSource implements PaperSource {
     if (!id) return undefined;
     const records = await this.http.getText('/api/query', { id_list: id, max_results: 1 }, options, parseArxivFeed);
     // An id arXiv does not have gets an empty feed; the record must be the one asked for.
-    return records?.find((record) => record.arxivId === id);
+    return records.find((record) => record.arxivId === id);
   }
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
@@ -57,7 +58,7 @@ export class ArxivSource implements PaperSource {
     // arXiv's own syntax: a quoted phrase for the title, underscores for spaces in an author's name.
     const searchQuery = family === '' ? `ti:"${title}"` : `ti:"${title}" AND au:${family.replace(/ /g, '_')}`;
     const params = { search_query: searchQuery, max_results: query.limit ?? DEFAULT_LIMIT };
-    return (await this.http.getText('/api/query', params, options, parseArxivFeed)) ?? [];
+    return this.http.getText('/api/query', params, options, parseArxivFeed);
   }
 }
 

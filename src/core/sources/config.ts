@@ -15,7 +15,11 @@ export interface SourcesConfig {
   /** Contact address for the sources' polite pools (OpenAlex, Crossref). */
   readonly email?: string;
   readonly sources: Readonly<Record<SourceId, SourceSettings>>;
+  /** How long one check of the references may take (`attest.references.timeLimitSeconds`). */
+  readonly timeLimitMs: number;
 }
+
+const DEFAULT_TIME_LIMIT_SECONDS = 300;
 
 export const SOURCE_IDS: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'core'];
 
@@ -74,6 +78,7 @@ export function sourcesConfigFrom(get: (key: string) => unknown): { config: Sour
       offline: read('attest.sources.offline', isBoolean, false, 'true or false'),
       email: email.length > 0 ? email : undefined,
       sources,
+      timeLimitMs: read('attest.references.timeLimitSeconds', isPositive, DEFAULT_TIME_LIMIT_SECONDS, 'a positive number of seconds') * 1000,
     },
     problems,
   };

@@ -78,7 +78,7 @@ export class CoreSource implements PaperSource {
       throw new SourceError('unauthorized', `CORE answers only requests with an API key; set ${CREDENTIALS_SETTING} (free at https://core.ac.uk/services/api).`, 'core');
     }
     // Without `exclude`, every work comes with its whole extracted text, up to megabytes each.
-    return (await this.http.getJson(SEARCH_PATH, { q, limit, exclude: 'fullText' }, options, parseCoreSearch)) ?? [];
+    return this.http.getJson(SEARCH_PATH, { q, limit, exclude: 'fullText' }, options, parseCoreSearch);
   }
 }
 

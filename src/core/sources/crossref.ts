@@ -6,6 +6,7 @@
 import type { Author } from '../bibliography/types';
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES } from './config';
+import { SourceHealth } from './health';
 import { HttpClient } from './http';
 import type { HttpClientOptions } from './http';
 import { doiPath, normalizeDoi, stripMarkup } from './normalize';
@@ -45,6 +46,7 @@ export class CrossrefSource implements PaperSource {
       credentialsSetting: 'the Crossref Plus token of "Attest: Set Source API Key" (ATTEST_CROSSREF_PLUS_TOKEN for the CLI)',
       cache: options.cache,
       offline: options.offline,
+      health: new SourceHealth(),
     };
     // Crossref's limits since December 2025: polite pool 10/s single records and 3/s lists, 3 at once;
     // public pool 5/s and 1/s, one at a time.
@@ -58,7 +60,7 @@ export class CrossrefSource implements PaperSource {
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
     const normalized = normalizeDoi(doi);
     if (!normalized) return undefined;
-    return this.records.getJson(`/works/${doiPath(normalized)}`, {}, options, parseCrossrefWorkResponse);
+    return this.records.lookupJson(`/works/${doiPath(normalized)}`, {}, options, parseCrossrefWorkResponse);
   }
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
@@ -72,7 +74,7 @@ export class CrossrefSource implements PaperSource {
       rows: query.limit ?? DEFAULT_LIMIT,
       select: FIELDS,
     };
-    return (await this.lists.getJson('/works', params, options, parseCrossrefListResponse)) ?? [];
+    return this.lists.getJson('/works', params, options, parseCrossrefListResponse);
   }
 }
 

@@ -29,6 +29,7 @@ const DOI_PAGE = 5;
 export class EuropePmcSource implements PaperSource {
   readonly id = 'europepmc';
   readonly name = 'Europe PMC';
+  readonly partialCoverage = true;
   private readonly http: HttpClient;
 
   constructor(options: EuropePmcOptions = {}) {
@@ -59,7 +60,7 @@ export class EuropePmcSource implements PaperSource {
 
   private async query(query: string, pageSize: number, options: RequestOptions): Promise<SourceRecord[]> {
     const params = { query, format: 'json', resultType: 'core', pageSize };
-    return (await this.http.getJson(SEARCH_PATH, params, options, parseEuropePmcSearch)) ?? [];
+    return this.http.getJson(SEARCH_PATH, params, options, parseEuropePmcSearch);
   }
 }
 

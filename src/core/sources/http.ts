@@ -8,28 +8,35 @@
  *     privateParams: { api_key: key }, credentialsSetting: 'attest.sources.openalex.apiKey',
  *     requestsPerSecond: 10, maxConcurrent: 4, cache, offline,
  *   });
- *   await http.getJson('/works/doi:10.1/x', { select: 'id,doi' }, { signal })             // unknown | undefined
- *   await http.getJson('/works/doi:10.1/x', { select: 'id,doi' }, { signal }, parseWork)  // Work | undefined
- *   await http.getText('/query', { id_list: '2305.18248' }, { signal }, parseFeed)       // Feed | undefined
+ *   await http.getJson('/works', { search: 'attention' }, { signal })                      // unknown
+ *   await http.getJson('/works', { search: 'attention' }, { signal }, parseResults)        // Work[]
+ *   await http.lookupJson('/works/doi:10.1%2Fx', { select: 'id,doi' }, { signal }, parseWork) // Work | undefined
+ *   await http.getText('/query', { id_list: '2305.18248' }, { signal }, parseFeed)        // Feed
  *
  * The optional last argument reads the body (parsed JSON, or text) into what the source wants and
  * throws `SourceError('malformed')` when it cannot; it runs before the answer is cached, so an
  * answer it rejects is never served from the cache, and a cached one it rejects counts as a miss.
- * All resolve to undefined when the source answers 404 (it has no such work) and throw
- * `SourceError` when it could not answer:
+ * Only a well-formed answer is an answer. `lookupJson`, for identifier lookups whose 404 the service
+ * documents as "no such work", resolves to undefined on such a 404, and only when it is the source's
+ * own (not HTML, not after a redirect to another origin) and the source has given a well-formed answer
+ * during this run; every other 404 or 410 (a search endpoint moved, a proxy, a misconfigured mirror)
+ * is 'unavailable'. Everything else throws `SourceError` when the source could not answer:
  *   401/403 → 'unauthorized' (names `credentialsSetting`); 429 until retries run out → 'rate-limited';
  *   5xx until retries run out, other statuses, network failure → 'unavailable'; no answer within
  *   `timeoutMs` → 'timeout'; `signal` aborted → 'cancelled'; invalid JSON or a body over 20 MB →
  *   'malformed'; offline and not in the cache → 'offline'.
- * 429 and 5xx are retried up to 3 times, waiting `Retry-After` when given (a wait over 60 s gives
- * up at once) or an exponential backoff with jitter; a 429 holds back every request of the client.
+ * 429 and 5xx are retried up to 3 times, waiting `Retry-After` when given or an exponential backoff
+ * with jitter; a 429 holds back every request of the client. A source that asks to wait longer than
+ * 10 s, or fails three times in a row, is skipped for a while (`SourceHealth`), so one bad source
+ * cannot hold a check up.
  *
  * Private params and headers (API keys, the contact e-mail) are sent but never appear in cache
- * keys, files or error messages, and headers are dropped when a redirect leaves the origin.
+ * keys, files or error messages, and both are dropped when a redirect leaves the origin.
  */
 import { version } from '../../../package.json';
 import { refusedRedirect } from '../webLink';
 import type { LookupCache } from './cache';
+import { SourceHealth } from './health';
 import type { RequestOptions, SourceId } from './types';
 import { SourceError } from './types';
 
@@ -54,16 +61,22 @@ export interface HttpClientOptions {
   readonly cache?: LookupCache;
   /** Answer from the cache only (expired entries included) and send nothing. */
   readonly offline?: boolean;
+  /** Shared by the clients of one source (Crossref has two); each client has its own otherwise. */
+  readonly health?: SourceHealth;
 }
 
 const RETRIES = 3;
-const MAX_RETRY_WAIT_MS = 60_000;
+/** Longer waits would hold a check up; the source is skipped instead. */
+const MAX_RETRY_WAIT_MS = 10_000;
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
 /** Long enough to cover one check of a manuscript, short enough that a returning network is used soon. */
 const UNREACHABLE_FOR_MS = 30_000;
 
-type Answer = { readonly status: 200; readonly body: string } | { readonly status: 404; readonly body: '' };
+type Answer =
+  | { readonly status: 200; readonly body: string }
+  /** `own`: the source's own 404, not an HTML page nor the answer of another origin it redirected to. */
+  | { readonly status: 404 | 410; readonly own: boolean };
 type Attempt = Answer | { readonly status: 'retry'; readonly code: number; readonly retryAfterMs?: number };
 
 export class HttpClient {
@@ -71,6 +84,7 @@ export class HttpClient {
   private readonly host: string;
   private readonly timeoutMs: number;
   private readonly backoffMs: number;
+  private readonly health: SourceHealth;
   /** After a network failure, requests fail at once for a while instead of each waiting its turn to fail. */
   private unreachableUntil = 0;
 
@@ -79,51 +93,70 @@ export class HttpClient {
     this.host = new URL(options.baseUrl).host;
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.backoffMs = options.backoffMs ?? 1000;
+    this.health = options.health ?? new SourceHealth();
   }
 
   async getJson(path: string, params?: QueryParams, options?: RequestOptions): Promise<unknown>;
-  async getJson<T>(path: string, params: QueryParams, options: RequestOptions, read: (json: unknown) => T): Promise<T | undefined>;
+  async getJson<T>(path: string, params: QueryParams, options: RequestOptions, read: (json: unknown) => T): Promise<T>;
   async getJson<T>(path: string, params: QueryParams = {}, options: RequestOptions = {}, read?: (json: unknown) => T): Promise<unknown> {
-    return this.get(path, params, options.signal, (body) => {
+    return this.answer(path, params, options.signal, (body) => {
       const json = this.parseJson(body);
       return read ? read(json) : json;
     });
   }
 
-  async getText(path: string, params?: QueryParams, options?: RequestOptions): Promise<string | undefined>;
-  async getText<T>(path: string, params: QueryParams, options: RequestOptions, read: (text: string) => T): Promise<T | undefined>;
+  /**
+   * An identifier lookup (`/works/{doi}`) whose 404 the service documents as "no such work": undefined
+   * for such a 404, under the conditions above.
+   */
+  async lookupJson<T>(path: string, params: QueryParams, options: RequestOptions, read: (json: unknown) => T): Promise<T | undefined> {
+    return this.request(path, params, options.signal, (body) => read(this.parseJson(body)), { method: 'GET' }, true);
+  }
+
+  async getText(path: string, params?: QueryParams, options?: RequestOptions): Promise<string>;
+  async getText<T>(path: string, params: QueryParams, options: RequestOptions, read: (text: string) => T): Promise<T>;
   async getText<T>(path: string, params: QueryParams = {}, options: RequestOptions = {}, read?: (text: string) => T): Promise<unknown> {
-    return this.get(path, params, options.signal, (body) => (read ? read(body) : body));
+    return this.answer(path, params, options.signal, (body) => (read ? read(body) : body));
   }
 
   /**
    * POSTs a JSON body (Semantic Scholar's batch lookup) and reads the JSON answer. The body is part of
    * the cache key, so it must hold no secrets.
    */
-  async postJson<T>(path: string, params: QueryParams, body: unknown, options: RequestOptions, read: (json: unknown) => T): Promise<T | undefined> {
+  async postJson<T>(path: string, params: QueryParams, body: unknown, options: RequestOptions, read: (json: unknown) => T): Promise<T> {
     const payload = JSON.stringify(body);
-    return this.request(path, params, options.signal, (text) => read(this.parseJson(text)), { method: 'POST', body: payload });
+    return (await this.request(path, params, options.signal, (text) => read(this.parseJson(text)), { method: 'POST', body: payload }, false)) as T;
   }
 
   private parseJson(body: string): unknown {
     try {
       return JSON.parse(body);
     } catch (error) {
-      throw this.error('malformed', `${this.host} sent ${body.length} characters that are not valid JSON (${(error as Error).message}).`);
+      const what = /^\s*</.test(body) ? 'an HTML page' : body.trim() === '' ? 'an empty answer' : `${body.length} characters that are not valid JSON (${(error as Error).message})`;
+      throw this.error('malformed', `${this.host} sent ${what}.`);
     }
   }
 
-  private get<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T): Promise<T | undefined> {
-    return this.request(path, params, signal, read, { method: 'GET' });
+  /** A request whose every answer must be well-formed: a 404 is no answer here. */
+  private async answer<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T): Promise<T> {
+    return (await this.request(path, params, signal, read, { method: 'GET' }, false)) as T;
   }
 
-  private async request<T>(path: string, params: QueryParams, signal: AbortSignal | undefined, read: (body: string) => T, init: RequestInit): Promise<T | undefined> {
+  private async request<T>(
+    path: string,
+    params: QueryParams,
+    signal: AbortSignal | undefined,
+    read: (body: string) => T,
+    init: RequestInit,
+    absentOn404: boolean,
+  ): Promise<T | undefined> {
     const url = this.publicUrl(path, params);
-    const cacheKey = init.body === undefined ? url.href : `${init.method} ${url.href} ${init.body}`;
+    // Lookups are keyed apart, so a 404 cached before 404s were checked as above is never served.
+    const cacheKey = init.body !== undefined ? `${init.method} ${url.href} ${init.body}` : absentOn404 ? `LOOKUP ${url.href}` : url.href;
     const { cache, offline } = this.options;
     const cached = await cache?.get(cacheKey, { includeExpired: offline });
-    if (cached?.status === 404) return undefined;
-    if (cached) {
+    if (cached?.status === 404 && absentOn404) return undefined;
+    if (cached?.status === 200) {
       try {
         return read(cached.body);
       } catch {
@@ -131,17 +164,39 @@ export class HttpClient {
       }
     }
     if (offline) throw this.error('offline', `Offline: no answer from ${this.host} is cached for this lookup.`);
-    let answer: Answer;
-    try {
-      answer = await this.fetchWithRetries(url, signal, init);
-    } catch (error) {
-      if (signal?.aborted) throw this.error('cancelled', `The lookup at ${this.host} was cancelled.`);
-      throw error;
+    const answer = await this.failing(signal, () => this.fetchWithRetries(url, signal, init));
+    if (answer.status !== 200) {
+      // Not yet believed is no sign of trouble: a source that has not answered properly yet is not skipped for it.
+      if (absentOn404 && answer.status === 404 && answer.own && !this.health.hasAnswered) {
+        throw this.error('unavailable', `${this.host} answered HTTP 404 before any well-formed answer, so its 404 is not taken as "no such work".`);
+      }
+      await this.failing(signal, async () => this.believe404(answer, absentOn404));
+      await cache?.set(cacheKey, { status: 404, body: '' });
+      return undefined;
     }
     // Read before caching, so an answer that cannot be read is never served from the cache.
-    const value = answer.status === 404 ? undefined : read(answer.body);
+    const value = await this.failing(signal, async () => read(answer.body));
+    this.health.succeeded();
     await cache?.set(cacheKey, answer);
     return value;
+  }
+
+  /** Runs one step of a request, counting its failure against the source's health. */
+  private async failing<T>(signal: AbortSignal | undefined, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (signal?.aborted) throw this.error('cancelled', `The lookup at ${this.host} was cancelled.`);
+      if (error instanceof SourceError) this.health.failed(error.kind, error.message);
+      throw error;
+    }
+  }
+
+  /** Throws unless a missing answer may be taken for "no such work" (see the top of this file). */
+  private believe404(answer: Extract<Answer, { status: 404 | 410 }>, absentOn404: boolean): void {
+    const found = `${this.host} answered HTTP ${answer.status}`;
+    if (!absentOn404 || answer.status !== 404) throw this.error('unavailable', `${found} where it answers with a list; its address may be wrong.`);
+    if (!answer.own) throw this.error('unavailable', `${found} in a web page or from another host, not as its API does.`);
   }
 
   private publicUrl(path: string, params: QueryParams): URL {
@@ -159,19 +214,32 @@ export class HttpClient {
     const url = new URL(publicUrl);
     for (const [name, value] of Object.entries(this.options.privateParams ?? {})) url.searchParams.set(name, value);
     for (let retry = 0; ; retry++) {
+      this.throwIfSkipped();
       const leave = await this.gate.enter(signal);
       let attempt: Attempt;
       try {
+        // Checked again: the source may have been skipped while this request waited its turn.
+        this.throwIfSkipped();
         attempt = await this.attempt(url, signal, init);
       } finally {
         leave();
       }
       if (attempt.status !== 'retry') return attempt;
       const wait = attempt.retryAfterMs ?? this.backoffMs * 2 ** retry * (0.5 + Math.random() / 2);
-      if (retry === RETRIES || wait > MAX_RETRY_WAIT_MS) throw this.exhausted(attempt.code, retry + 1, wait);
+      if (wait > MAX_RETRY_WAIT_MS) {
+        const error = this.exhausted(attempt.code, retry + 1, wait);
+        this.health.skip(error.kind, error.message);
+        throw error;
+      }
+      if (retry === RETRIES) throw this.exhausted(attempt.code, retry + 1, wait);
       if (attempt.code === 429) this.gate.pause(wait);
       else await sleep(wait, signal);
     }
+  }
+
+  private throwIfSkipped(): void {
+    const skipped = this.health.skipReason();
+    if (skipped) throw this.error(skipped.kind, `${this.host} is skipped for a few minutes after ${skipped.reason.replace(/^./, (c) => c.toLowerCase())}`);
   }
 
   private exhausted(code: number, attempts: number, wait: number): SourceError {
@@ -186,11 +254,12 @@ export class HttpClient {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      const response = await this.fetchFollowingRedirects(url, combined, init);
+      const { response, leftOrigin } = await this.fetchFollowingRedirects(url, combined, init);
       const { status } = response;
       if (status === 404 || status === 410) {
         await response.body?.cancel();
-        return { status: 404, body: '' };
+        const html = /html/i.test(response.headers.get('content-type') ?? '');
+        return { status, own: !leftOrigin && !html };
       }
       if (status >= 200 && status < 300) return { status: 200, body: await this.readBody(response) };
       if (status === 429 || status >= 500) {
@@ -210,27 +279,38 @@ export class HttpClient {
   }
 
   /** Follows redirects itself to bound them and to keep credentials from leaving the source's origin. */
-  private async fetchFollowingRedirects(start: URL, signal: AbortSignal, init: RequestInit): Promise<Response> {
+  private async fetchFollowingRedirects(start: URL, signal: AbortSignal, init: RequestInit): Promise<{ response: Response; leftOrigin: boolean }> {
     let url = start;
-    let headers = this.headers(true);
+    let leftOrigin = false;
     let { method, body } = init;
     for (let redirects = 0; ; redirects++) {
       const contentType: Record<string, string> = body === undefined ? {} : { 'Content-Type': 'application/json' };
-      const response = await fetch(url, { method, body, headers: { ...headers, ...contentType }, signal, redirect: 'manual' });
+      const response = await fetch(url, { method, body, headers: { ...this.headers(!leftOrigin), ...contentType }, signal, redirect: 'manual' });
       const location = response.headers.get('location');
-      if (response.status < 300 || response.status >= 400 || location === null) return response;
+      if (response.status < 300 || response.status >= 400 || location === null) return { response, leftOrigin };
       await response.body?.cancel();
       if (redirects === MAX_REDIRECTS) throw this.error('unavailable', `${this.host} redirected more than ${MAX_REDIRECTS} times.`);
       const next = new URL(location, url);
       const refused = refusedRedirect(this.host, next);
       if (refused) throw this.error('unavailable', refused);
-      if (next.origin !== url.origin) headers = this.headers(false);
+      if (next.origin !== start.origin) {
+        leftOrigin = true;
+        this.dropSecrets(next);
+      }
       // Only 307 and 308 ask for the same request again; the others redirect to a GET.
       if (response.status !== 307 && response.status !== 308) {
         method = 'GET';
         body = undefined;
       }
       url = next;
+    }
+  }
+
+  /** A redirect elsewhere may carry the key back in its query (`Location: …?api_key=…`); it goes no further. */
+  private dropSecrets(url: URL): void {
+    const secrets = new Set(this.secrets());
+    for (const [name, value] of [...url.searchParams]) {
+      if (name in (this.options.privateParams ?? {}) || secrets.has(value)) url.searchParams.delete(name);
     }
   }
 
@@ -267,7 +347,9 @@ export class HttpClient {
   private async explanation(response: Response): Promise<string> {
     const text = (await this.readBody(response)).replace(/\s+/g, ' ').trim();
     if (!text) return '';
-    return `: ${this.redact(text.length > 200 ? `${text.slice(0, 200)}…` : text)}`;
+    // Redacted before it is cut, so a cut cannot leave most of a key behind.
+    const redacted = this.redact(text);
+    return `: ${redacted.length > 200 ? `${redacted.slice(0, 200)}…` : redacted}`;
   }
 
   private unauthorized(answer: string): SourceError {
@@ -275,9 +357,14 @@ export class HttpClient {
     return this.error('unauthorized', `${this.host} refused Attest's request (${answer}).${fix}`);
   }
 
+  /** Header values count with and without their scheme (`Bearer …`), since an echo may carry the token alone. */
+  private secrets(): string[] {
+    const headers = Object.values(this.options.privateHeaders ?? {}).flatMap((v) => [v, v.replace(/^(Bearer|Token)\s+/i, '')]);
+    return [...Object.values(this.options.privateParams ?? {}), ...headers].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+  }
+
   private redact(text: string): string {
-    const secrets = [...Object.values(this.options.privateParams ?? {}), ...Object.values(this.options.privateHeaders ?? {})];
-    return secrets.filter((s) => s.length > 0).reduce((t, secret) => t.split(secret).join('…'), text);
+    return this.secrets().reduce((t, secret) => t.split(secret).join('…'), text);
   }
 
   private error(kind: SourceError['kind'], message: string): SourceError {
@@ -348,14 +435,20 @@ class RequestGate {
     else this.active--;
   }
 
+  /**
+   * Waits until a request may start, then takes that start. Nothing is reserved while waiting, so a
+   * request cancelled in the meantime (its reference already decided by another source) costs the
+   * source none of its allowance; a 429 that arrives meanwhile moves the waiters behind the pause.
+   */
   private async awaitTurn(signal: AbortSignal | undefined): Promise<void> {
     for (;;) {
       const now = Date.now();
-      const start = Math.max(now, this.nextStart);
-      this.nextStart = start + this.intervalMs;
+      const start = Math.max(now, this.nextStart, this.pausedUntil);
+      if (start <= now) {
+        this.nextStart = now + this.intervalMs;
+        return;
+      }
       await sleep(start - now, signal);
-      // A 429 that arrived while this request waited moves it behind the pause.
-      if (this.pausedUntil <= start) return;
     }
   }
 }

@@ -4,6 +4,9 @@
  */
 import type { Author } from '../bibliography/types';
 
+/** Far above any registered DOI; longer strings are junk, not worth a request. */
+const MAX_DOI_LENGTH = 300;
+
 /** `https://doi.org/10.1/X`, `doi:10.1/X`, `10.1/X` → `10.1/x`; undefined when it is no DOI. */
 export function normalizeDoi(raw: string): string | undefined {
   const doi = raw
@@ -11,12 +14,15 @@ export function normalizeDoi(raw: string): string | undefined {
     .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
     .replace(/^doi:\s*/i, '')
     .toLowerCase();
-  return /^10\.\d+\/\S+$/.test(doi) ? doi : undefined;
+  return doi.length <= MAX_DOI_LENGTH && /^10\.\d+\/\S+$/.test(doi) ? doi : undefined;
 }
 
-/** A DOI as a URL path: its slashes kept (as the sources' own examples write it), all else escaped. */
+/**
+ * A DOI as one URL path segment, its slashes escaped too: kept, a DOI such as `10.1234/../../admin`
+ * would climb out of the API's path.
+ */
 export function doiPath(doi: string): string {
-  return doi.split('/').map(encodeURIComponent).join('/');
+  return encodeURIComponent(doi);
 }
 
 /** arXiv registers every paper under this DOI prefix (DataCite), e.g. `10.48550/arxiv.2305.18248`. */

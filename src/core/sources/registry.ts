@@ -1,6 +1,6 @@
 import { ArxivSource } from './arxiv';
 import type { LookupCache } from './cache';
-import type { SourcesConfig } from './config';
+import { DEFAULT_SOURCES, type SourcesConfig } from './config';
 import { CoreSource } from './core';
 import { CrossrefSource } from './crossref';
 import { EuropePmcSource } from './europepmc';
@@ -9,14 +9,37 @@ import { SemanticScholarSource } from './semanticscholar';
 import type { PaperSource, SourceId } from './types';
 
 /**
+ * A credential and the origin it was given for. It is sent there only: a base URL pointed elsewhere
+ * (by a workspace's settings or a config file) gets no key.
+ */
+export interface SourceKey {
+  readonly value: string;
+  /** `https://api.crossref.org`, as `URL.origin` writes it. */
+  readonly origin: string;
+}
+
+/**
  * Credentials, which never live in settings: the editor keeps them in its secret storage, the CLI
  * reads them from the environment (`SECRET_ENVIRONMENT`).
  */
 export interface SourceSecrets {
-  readonly openalexApiKey?: string;
-  readonly semanticscholarApiKey?: string;
-  readonly coreApiKey?: string;
-  readonly crossrefPlusToken?: string;
+  readonly openalexApiKey?: SourceKey;
+  readonly semanticscholarApiKey?: SourceKey;
+  readonly coreApiKey?: SourceKey;
+  readonly crossrefPlusToken?: SourceKey;
+}
+
+/** The source each credential is for. */
+export const SECRET_SOURCE: Readonly<Record<keyof SourceSecrets, SourceId>> = {
+  openalexApiKey: 'openalex',
+  semanticscholarApiKey: 'semanticscholar',
+  coreApiKey: 'core',
+  crossrefPlusToken: 'crossref',
+};
+
+/** The origin of a source's public API, for which the environment's keys are meant. */
+export function publicOrigin(id: SourceId): string {
+  return new URL(DEFAULT_SOURCES[id].baseUrl).origin;
 }
 
 export const SECRET_ENVIRONMENT: Readonly<Record<keyof SourceSecrets, string>> = {
@@ -26,13 +49,17 @@ export const SECRET_ENVIRONMENT: Readonly<Record<keyof SourceSecrets, string>> =
   crossrefPlusToken: 'ATTEST_CROSSREF_PLUS_TOKEN',
 };
 
+/** Keys from the environment, for each service's public API only. */
 export function secretsFromEnvironment(env: NodeJS.ProcessEnv): SourceSecrets {
-  const read = (name: string): string | undefined => env[name]?.trim() || undefined;
+  const read = (name: keyof SourceSecrets): SourceKey | undefined => {
+    const value = env[SECRET_ENVIRONMENT[name]]?.trim();
+    return value ? { value, origin: publicOrigin(SECRET_SOURCE[name]) } : undefined;
+  };
   return {
-    openalexApiKey: read(SECRET_ENVIRONMENT.openalexApiKey),
-    semanticscholarApiKey: read(SECRET_ENVIRONMENT.semanticscholarApiKey),
-    coreApiKey: read(SECRET_ENVIRONMENT.coreApiKey),
-    crossrefPlusToken: read(SECRET_ENVIRONMENT.crossrefPlusToken),
+    openalexApiKey: read('openalexApiKey'),
+    semanticscholarApiKey: read('semanticscholarApiKey'),
+    coreApiKey: read('coreApiKey'),
+    crossrefPlusToken: read('crossrefPlusToken'),
   };
 }
 
@@ -43,18 +70,20 @@ export function createSources(config: SourcesConfig, secrets: SourceSecrets, cac
 
 function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecrets, cache: LookupCache | undefined): PaperSource {
   const common = { ...config.sources[id], email: config.email, cache, offline: config.offline };
+  const origin = new URL(common.baseUrl).origin;
+  const key = (secret: SourceKey | undefined): string | undefined => (secret?.origin === origin ? secret.value : undefined);
   switch (id) {
     case 'crossref':
-      return new CrossrefSource({ ...common, plusToken: secrets.crossrefPlusToken });
+      return new CrossrefSource({ ...common, plusToken: key(secrets.crossrefPlusToken) });
     case 'openalex':
-      return new OpenAlexSource({ ...common, apiKey: secrets.openalexApiKey });
+      return new OpenAlexSource({ ...common, apiKey: key(secrets.openalexApiKey) });
     case 'semanticscholar':
-      return new SemanticScholarSource({ ...common, apiKey: secrets.semanticscholarApiKey });
+      return new SemanticScholarSource({ ...common, apiKey: key(secrets.semanticscholarApiKey) });
     case 'arxiv':
       return new ArxivSource(common);
     case 'europepmc':
       return new EuropePmcSource(common);
     case 'core':
-      return new CoreSource({ ...common, apiKey: secrets.coreApiKey });
+      return new CoreSource({ ...common, apiKey: key(secrets.coreApiKey) });
   }
 }

@@ -71,7 +71,7 @@ export class SemanticScholarSource implements PaperSource {
     for (let start = 0; start < wanted.length; start += BATCH_LIMIT) {
       const chunk = [...new Set(wanted.slice(start, start + BATCH_LIMIT))];
       const papers = await this.http.postJson('/graph/v1/paper/batch', { fields: FIELDS }, { ids: chunk }, options, parseSemanticScholarBatch);
-      if (!papers || papers.length !== chunk.length) throw malformed(`a batch answer of ${papers?.length ?? 0} papers for ${chunk.length} ids`);
+      if (papers.length !== chunk.length) throw malformed(`a batch answer of ${papers.length} papers for ${chunk.length} ids`);
       chunk.forEach((id, i) => this.prefetched.set(id, papers[i]));
     }
   }
@@ -81,14 +81,14 @@ export class SemanticScholarSource implements PaperSource {
     const words = query.title.replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
     if (words === '') return [];
     const params = { query: words, fields: FIELDS, limit: query.limit ?? DEFAULT_LIMIT };
-    return (await this.http.getJson('/graph/v1/paper/search', params, options, parseSemanticScholarSearch)) ?? [];
+    return this.http.getJson('/graph/v1/paper/search', params, options, parseSemanticScholarSearch);
   }
 
   private async paper(id: string, options: RequestOptions): Promise<SourceRecord | undefined> {
     if (this.prefetched.has(id)) return this.prefetched.get(id);
     // A paper Semantic Scholar does not know is a 404, which the HTTP client turns into undefined.
     const path = id.startsWith('DOI:') ? `DOI:${doiPath(id.slice(4))}` : id;
-    return this.http.getJson(`/graph/v1/paper/${path}`, { fields: FIELDS }, options, parseSemanticScholarPaper);
+    return this.http.lookupJson(`/graph/v1/paper/${path}`, { fields: FIELDS }, options, parseSemanticScholarPaper);
   }
 }
 

@@ -44,6 +44,11 @@ export interface PaperSource {
   readonly id: SourceId;
   /** The name users know it by: "OpenAlex", "Crossref", … */
   readonly name: string;
+  /**
+   * True for a source that indexes one field or kind of work (Europe PMC: the life sciences; arXiv:
+   * preprints), so that its finding nothing says little about a work from elsewhere.
+   */
+  readonly partialCoverage?: boolean;
   byDoi?(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   byArxivId?(arxivId: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]>;

@@ -1,14 +1,25 @@
 import type { BibEntry } from '../bibliography/types';
-import { SourceError, type PaperSource, type SourceId, type SourceRecord } from '../sources/types';
+import { SourceError, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../sources/types';
 import { SOURCE_NAMES } from '../sources/config';
+import { whyNotIndexed } from './indexable';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
+import { venueWords } from './normalize';
 
 /** How the matched record was found. */
 export type LookupRoute = 'doi' | 'arxiv' | 'title';
 
 /** What the open sources say about one bibliography entry. */
 export type ExistenceVerdict =
-  | { readonly status: 'found'; readonly record: SourceRecord; readonly via: LookupRoute }
+  | {
+      readonly status: 'found';
+      readonly record: SourceRecord;
+      readonly via: LookupRoute;
+      /**
+       * The venue the entry claims, when the only record found is a preprint: it neither confirms nor
+       * refutes the venue (real conference papers are often indexed only as arXiv preprints).
+       */
+      readonly venueUnconfirmed?: string;
+    }
   | {
       readonly status: 'metadata-mismatch';
       readonly record: SourceRecord;
@@ -22,58 +33,138 @@ export type ExistenceVerdict =
       /** A DOI of the entry that exists but names a different work. */
       readonly doiNamesOther?: SourceRecord;
     }
-  | { readonly status: 'unchecked'; readonly reason: string };
-
-/** Work types the sources index well; for others a failed search is no sign of fabrication. */
-const INDEXED_TYPES = new Set(['article', 'inproceedings', 'conference', 'incollection', 'inbook', 'proceedings']);
+  | {
+      readonly status: 'unchecked';
+      /** Why, one short line per source that could not answer. */
+      readonly reason: string;
+      /** The check's time limit ran out before this entry was looked up: not kept, asked again next time. */
+      readonly timedOut?: boolean;
+    };
 
 /** A not-found verdict needs this many sources to have answered, so one source's gap is not taken for fabrication. */
 const MIN_ANSWERS_FOR_NOT_FOUND = 2;
+/**
+ * Answers without a match, from sources that index every field, after which the sources not yet
+ * heard from are not waited for: the slowest (arXiv, one request every 3 s) would otherwise set the
+ * pace of the whole check.
+ */
+const ENOUGH_BROAD_ANSWERS = 2;
+/**
+ * How long the first source has the question to itself. Most works are found by the first source
+ * asked; asking the others only when it does not find the work spares their allowance for the
+ * entries that need them.
+ */
+const HEAD_START_MS = 2000;
+/** Long enough for the host and what it said; the rest of an error body is noise in a hover. */
+const MAX_REASON_LENGTH = 160;
 
 interface Attempts {
   readonly answered: Set<SourceId>;
-  readonly failures: SourceError[];
+  /** The first failure of each source that could not answer. */
+  readonly failures: Map<SourceId, SourceError>;
 }
 
 /**
- * Looks an entry up: by DOI, then arXiv id, then title with first author and year, and compares what
- * it finds with what the entry says. A source that cannot answer never counts against the entry.
+ * Looks an entry up: by DOI, then arXiv id, then title with first author and year, each asked of
+ * every source at once, and compares what it finds with what the entry says. The first record that
+ * matches ends the search. A source that cannot answer never counts against the entry.
  */
 export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], signal?: AbortSignal): Promise<ExistenceVerdict> {
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
-  const attempts: Attempts = { answered: new Set(), failures: [] };
+  const attempts: Attempts = { answered: new Set(), failures: new Map() };
   let doiNamesOther: SourceRecord | undefined;
   /** Sources that answered that they know no work with the entry's DOI. */
   const doiUnknownTo: SourceId[] = [];
 
+  /** A preprint found while the entry claims a venue: kept while a published version may turn up. */
+  let preprint: ExistenceVerdict | undefined;
   for (const [route, id, lookup] of identifierLookups(entry)) {
-    for (const source of sources) {
-      const answer = await ask(source, attempts, signal, (s) => lookup(s, id));
-      if (!answer) continue;
-      const record = answer.value;
+    const verdict = await askAll(sources, attempts, signal, (s, options) => lookup(s, id, options), (record, source) => {
       if (!record) {
         if (route === 'doi') doiUnknownTo.push(source.id);
-        continue;
+        return undefined;
       }
       const comparison = compareEntryToRecord(entry, record);
-      if (comparison.decision !== 'different-work') return verdictFor(record, route, comparison.differences);
+      if (comparison.decision !== 'different-work') return verdictFor(entry, record, route, comparison.differences);
       // The identifier exists but names another work: the entry may still exist under its title.
       if (route === 'doi') doiNamesOther ??= record;
-      break;
-    }
+      return undefined;
+    });
+    if (verdict && !isPreprintOnly(verdict)) return verdict;
+    preprint ??= verdict;
   }
 
   if (entry.title) {
-    for (const source of sources) {
-      const answer = await ask(source, attempts, signal, (s) =>
-        s.search({ title: entry.title ?? '', authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 }),
-      );
-      const best = answer && pickBestMatch(entry, answer.value);
-      if (best) return verdictFor(best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
-    }
+    const query = { title: entry.title, authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 };
+    const verdict = await askAll(sources, attempts, signal, (s, options) => s.search(query, options), (records) => {
+      const best = pickBestMatch(entry, records);
+      return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
+    });
+    // A published version found by title is compared with the venue the entry claims; another preprint adds nothing.
+    if (verdict && !(preprint && isPreprintOnly(verdict))) return verdict;
   }
 
-  return notFoundOrUnchecked(entry, attempts, doiNamesOther);
+  return preprint ?? notFoundOrUnchecked(entry, attempts, doiNamesOther);
+}
+
+function isPreprintOnly(verdict: ExistenceVerdict): boolean {
+  return verdict.status === 'found' && verdict.venueUnconfirmed !== undefined;
+}
+
+/** The record is a preprint (arXiv's own, or one whose venue is a preprint server) and the entry claims a venue. */
+function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string | undefined {
+  if (!entry.venue || venueWords(entry.venue).preprint) return undefined;
+  const preprint = record.source === 'arxiv' || (record.venue === undefined ? record.arxivId !== undefined : venueWords(record.venue).preprint);
+  return preprint ? entry.venue : undefined;
+}
+
+/**
+ * Asks the sources and judges each answer as it comes: the first source alone, then, once it answers
+ * without a match, fails, or has had its head start, all the others at once. A record that matches
+ * (`found`) ends the asking; a mismatch is kept while the others may still find the work as the entry
+ * describes it; after `ENOUGH_BROAD_ANSWERS` answers from broad sources the rest are not waited for.
+ * Questions still under way are cancelled.
+ */
+async function askAll<T>(
+  sources: readonly PaperSource[],
+  attempts: Attempts,
+  signal: AbortSignal | undefined,
+  question: (source: PaperSource, options: RequestOptions) => Promise<T> | undefined,
+  judge: (answer: T, source: PaperSource) => ExistenceVerdict | undefined,
+): Promise<ExistenceVerdict | undefined> {
+  const done = new AbortController();
+  const options = { signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal };
+  let releaseOthers = (): void => undefined;
+  const headStart = new Promise<void>((resolve) => (releaseOthers = resolve));
+  const timer = setTimeout(releaseOthers, HEAD_START_MS);
+  const pending = new Map(
+    sources.map((source, i) => {
+      const asked = (i === 0 ? Promise.resolve() : headStart).then(() => (done.signal.aborted ? undefined : ask(source, attempts, signal, () => question(source, options))));
+      return [source.id, asked.then((answer) => ({ source, answer }))] as const;
+    }),
+  );
+  let kept: ExistenceVerdict | undefined;
+  let broadAnswers = 0;
+  try {
+    while (pending.size > 0 && broadAnswers < ENOUGH_BROAD_ANSWERS) {
+      const { source, answer } = await Promise.race(pending.values());
+      pending.delete(source.id);
+      releaseOthers();
+      if (!answer) continue;
+      if (!source.partialCoverage) broadAnswers++;
+      const verdict = judge(answer.value, source);
+      if (verdict?.status === 'found' && !isPreprintOnly(verdict)) return verdict;
+      // A published version, even one whose metadata differs, says more about a claimed venue than a preprint.
+      if (verdict && (kept === undefined || (isPreprintOnly(kept) && !isPreprintOnly(verdict)))) kept = verdict;
+    }
+    return kept;
+  } finally {
+    clearTimeout(timer);
+    releaseOthers();
+    done.abort();
+    // What is still under way ends as cancelled, which nobody waits for.
+    for (const rest of pending.values()) rest.catch(() => undefined);
+  }
 }
 
 /**
@@ -87,40 +178,50 @@ function withUnresolvedDoi(entry: BibEntry, differences: readonly FieldDifferenc
   return [...differences, { field: 'doi', status: 'differ', expected: entry.doi, found: `(no such DOI in ${names})`, note: 'the DOI does not resolve' }];
 }
 
-function verdictFor(record: SourceRecord, via: LookupRoute, differences: readonly FieldDifference[]): ExistenceVerdict {
-  return differences.length === 0 ? { status: 'found', record, via } : { status: 'metadata-mismatch', record, via, differences };
+function verdictFor(entry: BibEntry, record: SourceRecord, via: LookupRoute, differences: readonly FieldDifference[]): ExistenceVerdict {
+  if (differences.length > 0) return { status: 'metadata-mismatch', record, via, differences };
+  const venueUnconfirmed = claimedVenueOfPreprint(entry, record);
+  return venueUnconfirmed ? { status: 'found', record, via, venueUnconfirmed } : { status: 'found', record, via };
 }
 
-type IdentifierLookup = readonly [LookupRoute, string, (source: PaperSource, id: string) => Promise<SourceRecord | undefined> | undefined];
+type IdentifierLookup = readonly [
+  LookupRoute,
+  string,
+  (source: PaperSource, id: string, options: RequestOptions) => Promise<SourceRecord | undefined> | undefined,
+];
 
 function identifierLookups(entry: BibEntry): IdentifierLookup[] {
   const lookups: IdentifierLookup[] = [];
-  if (entry.doi) lookups.push(['doi', entry.doi, (s, id) => s.byDoi?.(id)]);
-  if (entry.arxivId) lookups.push(['arxiv', entry.arxivId, (s, id) => s.byArxivId?.(id)]);
+  if (entry.doi) lookups.push(['doi', entry.doi, (s, id, options) => s.byDoi?.(id, options)]);
+  if (entry.arxivId) lookups.push(['arxiv', entry.arxivId, (s, id, options) => s.byArxivId?.(id, options)]);
   return lookups;
 }
 
 /**
  * Asks one source, recording whether it answered. Undefined when it could not answer or has no such
- * lookup; otherwise its answer, which may itself be "no such work".
+ * lookup; otherwise its answer, which may itself be "no such work". Throws only when the check is
+ * cancelled (`signal`); a question cancelled because another source already answered is no answer.
  */
 async function ask<T>(
   source: PaperSource,
   attempts: Attempts,
   signal: AbortSignal | undefined,
-  question: (source: PaperSource) => Promise<T> | undefined,
+  question: () => Promise<T> | undefined,
 ): Promise<{ readonly value: T } | undefined> {
   if (signal?.aborted) throw new SourceError('cancelled', 'The reference check was cancelled.');
   try {
-    const pending = question(source);
+    const pending = question();
     if (pending === undefined) return undefined;
     const value = await pending;
     attempts.answered.add(source.id);
     return { value };
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
-    if (error.kind === 'cancelled') throw error;
-    attempts.failures.push(error);
+    if (error.kind === 'cancelled') {
+      if (signal?.aborted) throw error;
+      return undefined;
+    }
+    if (!attempts.failures.has(source.id)) attempts.failures.set(source.id, error);
     return undefined;
   }
 }
@@ -131,11 +232,15 @@ function notFoundOrUnchecked(entry: BibEntry, attempts: Attempts, doiNamesOther:
   }
   const answered = [...attempts.answered];
   if (answered.length < MIN_ANSWERS_FOR_NOT_FOUND) {
-    const why = attempts.failures.map((f) => f.message);
-    return { status: 'unchecked', reason: why.length > 0 ? `Sources could not answer: ${why.join(' ')}` : 'Too few sources could be asked.' };
+    const why = [...attempts.failures].map(([id, failure]) => `${SOURCE_NAMES[id]}: ${shorten(failure.message)}`);
+    const heard = answered.length === 0 ? 'No source could answer.' : `Only ${SOURCE_NAMES[answered[0]]} answered; a verdict needs two.`;
+    return { status: 'unchecked', reason: [heard, ...why].join('\n') };
   }
-  if (!entry.doi && !entry.arxivId && !INDEXED_TYPES.has(entry.type)) {
-    return { status: 'unchecked', reason: `No record found, but the sources index @${entry.type} works incompletely.` };
-  }
+  const notIndexed = entry.doi || entry.arxivId ? undefined : whyNotIndexed(entry);
+  if (notIndexed) return { status: 'unchecked', reason: `No record found, but ${notIndexed}.` };
   return { status: 'not-found', asked: answered, doiNamesOther };
+}
+
+function shorten(message: string): string {
+  return message.length > MAX_REASON_LENGTH ? `${message.slice(0, MAX_REASON_LENGTH - 1)}…` : message;
 }

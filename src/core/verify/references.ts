@@ -15,22 +15,36 @@ export interface ReferenceCheckOptions {
   readonly concurrency?: number;
   /** Verdicts already reached, so an edit to one entry does not look the others up again. */
   readonly cache?: VerdictCache;
+  /** How long the whole check may take; entries not looked up by then are unchecked. */
+  readonly timeLimitMs?: number;
 }
+
+/** Enough entries under way to keep every source's allowance in use while each waits on latency. */
+const DEFAULT_CONCURRENCY = 32;
+/** Long enough that edits do not ask a failing source again, short enough that a recovered one is soon asked. */
+const UNCHECKED_KEPT_MS = 5 * 60_000;
 
 /**
  * Verdicts by what an entry says, not by its key: editing an entry's fields looks it up again.
- * Unchecked verdicts are not kept, so a source that was down is asked again next time.
+ * Unchecked verdicts are kept a few minutes only, so a source that was down is asked again soon,
+ * but not after every keystroke.
  */
 export class VerdictCache {
-  private readonly lookups = new Map<string, Omit<Lookup, 'entry'>>();
+  private readonly lookups = new Map<string, Omit<Lookup, 'entry'> & { readonly storedAt: number }>();
 
   get(entry: BibEntry): Lookup | undefined {
-    const known = this.lookups.get(fingerprint(entry));
-    return known && { ...known, entry };
+    const key = fingerprint(entry);
+    const known = this.lookups.get(key);
+    if (known?.verdict.status === 'unchecked' && Date.now() - known.storedAt > UNCHECKED_KEPT_MS) {
+      this.lookups.delete(key);
+      return undefined;
+    }
+    return known && { verdict: known.verdict, abstract: known.abstract, entry };
   }
 
   set(lookup: Lookup): void {
-    if (lookup.verdict.status !== 'unchecked') this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract });
+    if (lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) return;
+    this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract, storedAt: Date.now() });
   }
 
   clear(): void {
@@ -39,8 +53,8 @@ export class VerdictCache {
 }
 
 function fingerprint(entry: BibEntry): string {
-  const { type, title, authors, year, venue, doi, arxivId } = entry;
-  return JSON.stringify([type, title, authors, year, venue, doi, arxivId]);
+  const { type, title, authors, year, venue, doi, arxivId, url, describedAs } = entry;
+  return JSON.stringify([type, title, authors, year, venue, doi, arxivId, url, describedAs]);
 }
 
 /** What was learnt about one entry: the verdict and, for a work that was found, its abstract. */
@@ -58,18 +72,35 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   const unique = new Map<string, BibEntry>();
   for (const entry of entries) if (!unique.has(entry.key)) unique.set(entry.key, entry);
   const queue = [...unique.values()];
-  await prefetch(queue, sources, options.signal);
+  const deadline = options.timeLimitMs === undefined ? undefined : AbortSignal.timeout(options.timeLimitMs);
+  const signals = [options.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
+  const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+  const timedOut = (entry: BibEntry): Lookup => ({
+    entry,
+    verdict: { status: 'unchecked', reason: `The check's time limit (${Math.round((options.timeLimitMs ?? 0) / 1000)} s) ran out first.`, timedOut: true },
+  });
   const verdicts = new Map<string, Lookup>();
   let done = 0;
   const worker = async (): Promise<void> => {
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
-      const lookup = options.cache?.get(entry) ?? (await lookUp(entry, sources, options.signal));
+      let lookup = options.cache?.get(entry);
+      try {
+        lookup ??= deadline?.aborted ? timedOut(entry) : await lookUp(entry, sources, signal);
+      } catch (error) {
+        if (!(error instanceof SourceError && error.kind === 'cancelled' && deadline?.aborted && !options.signal?.aborted)) throw error;
+        lookup = timedOut(entry);
+      }
       options.cache?.set(lookup);
       verdicts.set(entry.key, lookup);
       options.onProgress?.(++done, unique.size);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+  try {
+    await prefetch(queue, sources, signal);
+  } catch (error) {
+    if (!deadline?.aborted || options.signal?.aborted) throw error;
+  }
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
   if (options.signal?.aborted) throw new SourceError('cancelled', 'The reference check was cancelled.');
   // Keep the bibliography's order, whatever order the workers finished in.
   return new Map([...unique.keys()].filter((k) => verdicts.has(k)).map((k) => [k, verdicts.get(k)!]));
@@ -95,7 +126,34 @@ async function prefetch(entries: readonly BibEntry[], sources: readonly PaperSou
 async function lookUp(entry: BibEntry, sources: readonly PaperSource[], signal: AbortSignal | undefined): Promise<Lookup> {
   const verdict = await resolveEntry(entry, sources, signal);
   if (verdict.status !== 'found' && verdict.status !== 'metadata-mismatch') return { entry, verdict };
-  return { entry, verdict, abstract: await abstractOf(entry, verdict.record, sources, signal) };
+  try {
+    return { entry, verdict, abstract: await abstractOf(entry, verdict.record, sources, signal) };
+  } catch (error) {
+    // Out of time or cancelled while fetching the abstract: the verdict itself stands.
+    if (error instanceof SourceError && error.kind === 'cancelled') return { entry, verdict };
+    throw error;
+  }
+}
+
+/**
+ * How many references could not be checked and why, in one line: the commonest reasons first, each
+ * said once however many entries and sources it stopped. Undefined when every reference was checked.
+ */
+export function describeUnchecked(verdicts: Verdicts): string | undefined {
+  const reasons = new Map<string, number>();
+  let unchecked = 0;
+  for (const { verdict } of verdicts.values()) {
+    if (verdict.status !== 'unchecked') continue;
+    unchecked++;
+    const lines = verdict.reason.split('\n');
+    // The first line says how many answered; the source lines after it say why the others did not.
+    for (const line of new Set(lines.length > 1 ? lines.slice(1) : lines)) reasons.set(line, (reasons.get(line) ?? 0) + 1);
+  }
+  if (unchecked === 0) return undefined;
+  const ranked = [...reasons].sort((a, b) => b[1] - a[1]);
+  const shown = ranked.slice(0, 3).map(([reason, count]) => `${reason.replace(/\.$/, '')} (${count})`);
+  const more = ranked.length > 3 ? `; ${ranked.length - 3} other reasons` : '';
+  return `${unchecked} reference${unchecked === 1 ? '' : 's'} not checked: ${shown.join('; ')}${more}.`;
 }
 
 /** The entries of a check worth looking up: those the manuscript cites (all of them under `\nocite{*}`). */
@@ -128,7 +186,14 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
   const at = { file: entry.file, range: entry.keyRange, key: entry.key };
   switch (verdict.status) {
     case 'found':
-      return undefined;
+      if (!verdict.venueUnconfirmed) return undefined;
+      return {
+        ...at,
+        code: 'venue-unconfirmed',
+        severity: 'hint',
+        message: `'${entry.key}' is known only as a preprint in ${SOURCE_NAMES[verdict.record.source]}; no source confirms that it appeared in ${verdict.venueUnconfirmed}.`,
+        evidence: recordEvidence(verdict.record, verdict.via),
+      };
     case 'not-found': {
       const names = verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ');
       const doi = verdict.doiNamesOther ? ` Its DOI belongs to a different work: "${verdict.doiNamesOther.title}".` : '';

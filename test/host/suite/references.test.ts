@@ -35,15 +35,17 @@ suite('reference check', () => {
   suiteSetup(async () => {
     const base = await server.start();
     await attest().update('sources.enabled', ['crossref', 'openalex'], vscode.ConfigurationTarget.Workspace);
-    await attest().update('sources.crossref.baseUrl', `${base}/crossref`, vscode.ConfigurationTarget.Workspace);
-    await attest().update('sources.openalex.baseUrl', `${base}/openalex`, vscode.ConfigurationTarget.Workspace);
+    // Base URLs are machine-scoped: a workspace cannot send requests (and keys) elsewhere.
+    await attest().update('sources.crossref.baseUrl', `${base}/crossref`, vscode.ConfigurationTarget.Global);
+    await attest().update('sources.openalex.baseUrl', `${base}/openalex`, vscode.ConfigurationTarget.Global);
     await attest().update('sources.offline', false, vscode.ConfigurationTarget.Workspace);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
   });
 
   suiteTeardown(async () => {
-    for (const key of ['sources.enabled', 'sources.crossref.baseUrl', 'sources.openalex.baseUrl']) {
-      await attest().update(key, undefined, vscode.ConfigurationTarget.Workspace);
+    await attest().update('sources.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+    for (const key of ['sources.crossref.baseUrl', 'sources.openalex.baseUrl']) {
+      await attest().update(key, undefined, vscode.ConfigurationTarget.Global);
     }
     await attest().update('sources.offline', true, vscode.ConfigurationTarget.Workspace);
     await server.stop();

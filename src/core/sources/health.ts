@@ -1,0 +1,48 @@
+import type { SourceErrorKind } from './types';
+
+/** Failures in a row after which a source is left alone: each one costs a check seconds. */
+const STRIKES_TO_SKIP = 3;
+/** About one check of a manuscript: a source that recovers is asked again at the next check. */
+const SKIP_FOR_MS = 5 * 60_000;
+
+/**
+ * What one source has shown during this run, shared by all of its HTTP clients: whether it has given
+ * a well-formed answer (only then is its 404 for an identifier believed), and whether it has failed so
+ * often in a row (timeouts, 429s, errors) that asking it again only slows the check down.
+ */
+export class SourceHealth {
+  private answered = false;
+  private strikes = 0;
+  private skipped?: { readonly reason: string; readonly kind: SourceErrorKind; readonly until: number };
+
+  /** Whether a well-formed answer came from the source since this object was made. */
+  get hasAnswered(): boolean {
+    return this.answered;
+  }
+
+  /** Why the source is skipped now, or undefined when it is asked. */
+  skipReason(): { readonly reason: string; readonly kind: SourceErrorKind } | undefined {
+    if (this.skipped && Date.now() >= this.skipped.until) {
+      this.skipped = undefined;
+      this.strikes = 0;
+    }
+    return this.skipped;
+  }
+
+  succeeded(): void {
+    this.answered = true;
+    this.strikes = 0;
+  }
+
+  /** Counts a failure; the third in a row leaves the source alone for a while. */
+  failed(kind: SourceErrorKind, message: string): void {
+    if (kind === 'cancelled') return;
+    this.strikes++;
+    if (this.strikes >= STRIKES_TO_SKIP) this.skip(kind, `${STRIKES_TO_SKIP} failures in a row, the last: ${message}`);
+  }
+
+  /** Leaves the source alone for a while at once, as when it asks Attest to wait longer than a check can. */
+  skip(kind: SourceErrorKind, reason: string): void {
+    this.skipped ??= { kind, reason, until: Date.now() + SKIP_FOR_MS };
+  }
+}
