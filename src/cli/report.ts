@@ -5,6 +5,8 @@ import type { Finding } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Verdicts } from '../core/verify/references';
+import type { SupportJudgement } from '../core/verify/support';
+import { passagePlace } from '../core/fulltext/types';
 
 /**
  * The JSON report, a public interface: fields are added, never renamed or removed.
@@ -38,7 +40,7 @@ export function formatJson(result: CheckResult): string {
     })),
     ...(result.supports
       ? {
-          support: result.supports.map(({ citation, judgement, supportedTogether }) => ({
+          support: result.supports.map(({ citation, judgement, supportedTogether, fullText }) => ({
             key: citation.key,
             file: citation.file,
             line: citation.range.start.line + 1,
@@ -50,12 +52,23 @@ export function formatJson(result: CheckResult): string {
             relevance: judgement.relevance,
             sentence: judgement.sentence ?? null,
             model: judgement.model ?? null,
+            evidence: evidenceReport(judgement),
+            fullText: fullText ?? null,
           })),
         }
       : {}),
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** Where the sentence a support verdict rests on is: `from` abstract or full text, with its section and page. */
+function evidenceReport(judgement: SupportJudgement): Record<string, unknown> | null {
+  if (judgement.sentence === undefined) return null;
+  const place = judgement.evidence ?? { from: 'abstract' };
+  return place.from === 'abstract'
+    ? { from: 'abstract', text: judgement.sentence }
+    : { from: 'full text', section: place.section || null, page: place.page ?? null, place: passagePlace(place), text: judgement.sentence };
 }
 
 /** One line per finding in the `file:line:column: severity: message [code]` form editors and CI logs link. */
