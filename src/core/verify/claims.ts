@@ -8,6 +8,7 @@ import { abstractSentences as sentenceSpans } from '../index/passages';
 import type { Citation } from '../manuscript/types';
 import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
+import type { ExistenceVerdict } from './existence';
 import { sortFindings } from '../check';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
 import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
@@ -24,8 +25,14 @@ export interface CitationSupport {
 
 export type FullTextStatus = { readonly source: FullTextSource; readonly location: string } | { readonly reason: string };
 
+/** A cited work's identifiers: the entry's own, else those of the record the reference check found. */
+export interface WorkIds {
+  readonly doi?: string;
+  readonly arxivId?: string;
+}
+
 /** The full text of a cited entry, or why there is none; undefined when full texts are not looked for. */
-export type FullTextProvider = (entry: BibEntry, signal?: AbortSignal) => Promise<FullTextResult | undefined>;
+export type FullTextProvider = (entry: BibEntry, ids: WorkIds, signal?: AbortSignal) => Promise<FullTextResult | undefined>;
 
 /** An abstract's sentences as text, split as the index splits them ("et al.", "Fig. 2", decimals survive). */
 export function abstractSentences(abstract: string): string[] {
@@ -48,7 +55,7 @@ export async function checkSupport(result: CheckResult, deps: SupportDependencie
     if (!citation.claim || !entry) continue;
     const claim = citation.claim.text;
     const abstract = entry.abstract ?? result.verdicts?.get(citation.key)?.abstract?.text;
-    if (fullTexts && !read.has(entry.key)) read.set(entry.key, fullTexts(entry, deps.signal));
+    if (fullTexts && !read.has(entry.key)) read.set(entry.key, fullTexts(entry, idsOf(entry, result.verdicts?.get(entry.key)?.verdict), deps.signal));
     const found = await read.get(entry.key);
     const passages = found && 'fullText' in found ? pickPassages(claim, found.fullText.passages) : [];
     const judgement = await cached(cache, deps, claim, abstract, passages, () =>
@@ -58,6 +65,11 @@ export async function checkSupport(result: CheckResult, deps: SupportDependencie
   }
   const supportedClaims = await claimsSupportedTogether(judged, deps);
   return judged.map((j) => ({ ...j, supportedTogether: j.judgement.label !== 'supported' && supportedClaims.has(claimId(j.citation)) }));
+}
+
+function idsOf(entry: BibEntry, verdict: ExistenceVerdict | undefined): WorkIds {
+  const record = verdict && 'record' in verdict ? verdict.record : undefined;
+  return { doi: entry.doi ?? record?.doi, arxivId: entry.arxivId ?? record?.arxivId };
 }
 
 function statusOf(found: FullTextResult): FullTextStatus {
