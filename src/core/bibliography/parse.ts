@@ -1,3 +1,4 @@
+import { pdfPathsOf } from './fileField';
 import { LineIndex } from '../text/positions';
 import type { Author, BibEntry, BibProblem, Bibliography } from './types';
 import type * as ValueModule from '@citation-js/plugin-bibtex/lib/input/value.js';
@@ -565,7 +566,7 @@ interface Properties {
 const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'booktitle', 'howpublished', 'abstract']);
 
 /** Fields used as written: identifiers and dates, where LaTeX conversion would only harm. */
-const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'eprint', 'eprinttype', 'archiveprefix', 'crossref']);
+const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file']);
 
 function buildEntries(raws: readonly RawEntry[], file: string, lines: LineIndex, problems: SpanProblem[]): BibEntry[] {
   const properties = raws.map((raw) => readProperties(raw, problems));
@@ -851,6 +852,8 @@ function toBibEntry(raw: RawEntry, properties: Properties, file: string, lines: 
   setIfDefined(entry, 'url', urlOf(text('url'), text('howpublished')));
   setIfDefined(entry, 'arxivId', arxivIdOf(text('eprint'), text('eprinttype') ?? text('archiveprefix'), text('url'), text('doi')));
   setIfDefined(entry, 'abstract', text('abstract'));
+  const pdfs = pdfPathsOf(text('file'));
+  if (pdfs.length > 0) entry.pdfs = pdfs;
   return entry;
 }
 

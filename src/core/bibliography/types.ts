@@ -28,6 +28,8 @@ export interface BibEntry {
   readonly url?: string;
   readonly arxivId?: string;
   readonly abstract?: string;
+  /** The PDFs of the `file` field, as written: absolute, or relative to the .bib file. */
+  readonly pdfs?: readonly string[];
 }
 
 /** A part of a .bib file that could not be read as an entry. */
