@@ -1,0 +1,36 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { BibEntry } from '../core/bibliography/types';
+import { createFullTextProvider, fullTextConfigFrom } from '../core/fulltext/config';
+import type { FullTextResult } from '../core/fulltext/types';
+import type { FullTextProvider, WorkIds } from '../core/verify/claims';
+import type { Config } from './config';
+import { SECRET_KEYS } from './references';
+
+/**
+ * The cited works' full texts as the settings ask for them (`attest.fullText.*`, the sources' own
+ * settings and the CORE key), stored in the extension's storage. Made afresh for each judging run, so
+ * a changed setting or key counts at once.
+ */
+export class FullTextAccess {
+  constructor(
+    private readonly config: Config,
+    private readonly secrets: vscode.SecretStorage,
+    private readonly storage: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  async provider(): Promise<FullTextProvider | undefined> {
+    const all = vscode.workspace.getConfiguration();
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.storage.fsPath;
+    const { config, problems } = fullTextConfigFrom((key) => all.get(key), base);
+    for (const problem of problems) this.log.warn(problem);
+    const coreApiKey = (await this.secrets.get(SECRET_KEYS.coreApiKey)) || undefined;
+    return createFullTextProvider(config, this.config.sources().config, { coreApiKey }, path.join(this.storage.fsPath, 'fulltexts'));
+  }
+
+  /** The full text of an entry as the last check read it (from the store), for Show the Evidence. */
+  async read(entry: BibEntry, ids: WorkIds): Promise<FullTextResult | undefined> {
+    return (await this.provider())?.(entry, ids);
+  }
+}
