@@ -117,7 +117,7 @@ function withBreaks(column: readonly Fragment[], page: number): ProseLine[] {
   if (column.length === 0) return [];
   const gaps = column.slice(1).map((f, i) => column[i].y - f.y).filter((g) => g > 0).sort((a, b) => a - b);
   const spacing = gaps.length > 0 ? gaps[Math.floor(gaps.length / 2)] : column[0].size * 1.2;
-  const left = Math.min(...column.map((f) => f.x0));
+  const left = column.reduce((min, f) => Math.min(min, f.x0), Infinity);
   return column.map((f, i) => {
     const gap = i === 0 ? 0 : column[i - 1].y - f.y;
     const indented = f.x0 - left > 0.8 * f.size && f.x0 - left < 4 * f.size;
