@@ -36,6 +36,8 @@ export function readStructured(text: string, rules: StructureRules): { passages:
   const stack: Open[] = [];
   /** Headings of the open sections, outermost first; undefined until a section's heading is read. */
   const headings: (string | undefined)[] = [];
+  /** By open section, the outermost heading read so far at or above it: what passages inside are placed under. */
+  const outermost: (string | undefined)[] = [];
   let bodyDepth = 0;
   let hasBody = false;
   let skipDepth = 0;
@@ -44,7 +46,7 @@ export function readStructured(text: string, rules: StructureRules): { passages:
 
   const flushParagraph = (): void => {
     if (paragraph === undefined) return;
-    const section = headings.find((h) => h !== undefined) ?? '';
+    const section = outermost[outermost.length - 1] ?? '';
     passages.push(...chunkParagraph(paragraph.join(''), { section }));
     paragraph = undefined;
   };
@@ -72,6 +74,7 @@ export function readStructured(text: string, rules: StructureRules): { passages:
         } else if (kind === 'section') {
           flushParagraph();
           headings.push(undefined);
+          outermost.push(outermost[outermost.length - 1]);
         } else if (kind === 'heading') {
           flushParagraph();
           heading = [];
@@ -107,9 +110,14 @@ export function readStructured(text: string, rules: StructureRules): { passages:
       case 'section':
         flushParagraph();
         headings.pop();
+        outermost.pop();
         break;
       case 'heading':
-        if (heading !== undefined && headings.length > 0) headings[headings.length - 1] = heading.join('').replace(/\s+/g, ' ').trim();
+        if (heading !== undefined && headings.length > 0) {
+          const text = heading.join('').replace(/\s+/g, ' ').trim();
+          headings[headings.length - 1] = text;
+          outermost[outermost.length - 1] ??= text;
+        }
         heading = undefined;
         break;
       case 'paragraph':
