@@ -74,6 +74,20 @@ describe('checking a manuscript with full texts', () => {
     assert.deepEqual([finding.evidence?.from, finding.evidence?.place], ['full text', 'Results, p. 6']);
   });
 
+  it('reads the full texts of several works at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow: FullTextProvider = async (entry) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inFlight--;
+      return texts[entry.key];
+    };
+    const { supports } = await check(slow);
+    assert.equal(most, 2);
+    assert.equal(supports[0].judgement.label, 'supported');
+  });
+
   it('reads each full text once per check, and caches judgements apart from abstract-only ones', async () => {
     const { dir, remove } = await makeTempDir();
     try {

@@ -48,15 +48,15 @@ export function abstractSentences(abstract: string): string[] {
 export async function checkSupport(result: CheckResult, deps: SupportDependencies, cache?: LookupCache, fullTexts?: FullTextProvider): Promise<CitationSupport[]> {
   const entries = new Map<string, BibEntry>();
   for (const entry of result.bibliographies.flatMap((b) => b.entries)) if (!entries.has(entry.key)) entries.set(entry.key, entry);
-  const read = new Map<string, Promise<FullTextResult | undefined>>();
+  const cited = result.citations.flatMap((c) => (c.claim && entries.has(c.key) ? [entries.get(c.key) as BibEntry] : []));
+  const read = fullTexts ? await readFullTexts(cited, result, fullTexts, deps.signal) : new Map<string, FullTextResult | undefined>();
   const judged: { citation: Citation; judgement: SupportJudgement; fullText?: FullTextStatus }[] = [];
   for (const citation of result.citations) {
     const entry = entries.get(citation.key);
     if (!citation.claim || !entry) continue;
     const claim = citation.claim.text;
     const abstract = entry.abstract ?? result.verdicts?.get(citation.key)?.abstract?.text;
-    if (fullTexts && !read.has(entry.key)) read.set(entry.key, fullTexts(entry, idsOf(entry, result.verdicts?.get(entry.key)?.verdict), deps.signal));
-    const found = await read.get(entry.key);
+    const found = read.get(entry.key);
     const passages = found && 'fullText' in found ? pickPassages(claim, found.fullText.passages) : [];
     const judgement = await cached(cache, deps, claim, abstract, passages, () =>
       judgeSupport(claim, abstract === undefined ? undefined : abstractSentences(abstract), deps, passages),
@@ -65,6 +65,25 @@ export async function checkSupport(result: CheckResult, deps: SupportDependencie
   }
   const supportedClaims = await claimsSupportedTogether(judged, deps);
   return judged.map((j) => ({ ...j, supportedTogether: j.judgement.label !== 'supported' && supportedClaims.has(claimId(j.citation)) }));
+}
+
+/**
+ * Several works asked at once: services are each rate-limited by their HTTP client, and a PDF takes
+ * its own worker thread, so a few at a time keep both busy without a thread per reference.
+ */
+const FULL_TEXTS_AT_ONCE = 4;
+
+/** Each cited entry's full text, read once however often it is cited. */
+async function readFullTexts(cited: readonly BibEntry[], result: CheckResult, fullTexts: FullTextProvider, signal: AbortSignal | undefined): Promise<Map<string, FullTextResult | undefined>> {
+  const queue = [...new Map(cited.map((e) => [e.key, e])).values()];
+  const read = new Map<string, FullTextResult | undefined>();
+  const next = async (): Promise<void> => {
+    for (let entry = queue.shift(); entry; entry = queue.shift()) {
+      read.set(entry.key, await fullTexts(entry, idsOf(entry, result.verdicts?.get(entry.key)?.verdict), signal));
+    }
+  };
+  await Promise.all(Array.from({ length: FULL_TEXTS_AT_ONCE }, next));
+  return read;
 }
 
 function idsOf(entry: BibEntry, verdict: ExistenceVerdict | undefined): WorkIds {
