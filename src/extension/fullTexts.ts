@@ -1,8 +1,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
-import { createFullTextProvider, fullTextConfigFrom } from '../core/fulltext/config';
-import type { FullTextResult } from '../core/fulltext/types';
+import { fullTextConfigFrom, fullTextOptions } from '../core/fulltext/config';
+import { pickPassages } from '../core/fulltext/pick';
+import { fullTextAtHand, fullTextProvider, type FullTextOptions } from '../core/fulltext/provider';
+import { passagePlace, type FullTextResult } from '../core/fulltext/types';
+import type { Paper } from '../core/papers/paper';
 import type { FullTextProvider, WorkIds } from '../core/verify/claims';
 import type { Config } from './config';
 import { SECRET_KEYS } from './references';
@@ -21,12 +24,25 @@ export class FullTextAccess {
   ) {}
 
   async provider(): Promise<FullTextProvider | undefined> {
+    const options = await this.options();
+    return options && fullTextProvider(options);
+  }
+
+  /** For Find Evidence: a found paper's best passage for the claim, when its full text is at hand. */
+  async passageAtHand(claim: string, paper: Paper): Promise<{ place: string; text: string } | undefined> {
+    const options = await this.options();
+    const fullText = options && (await fullTextAtHand(paper.title, { doi: paper.doi, arxivId: paper.arxivId }, options));
+    const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
+    return best && { place: passagePlace(best), text: best.text };
+  }
+
+  private async options(): Promise<FullTextOptions | undefined> {
     const all = vscode.workspace.getConfiguration();
     const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.storage.fsPath;
     const { config, problems } = fullTextConfigFrom((key) => all.get(key), base);
     for (const problem of problems) this.log.warn(problem);
     const coreApiKey = (await this.secrets.get(SECRET_KEYS.coreApiKey)) || undefined;
-    return createFullTextProvider(config, this.config.sources().config, { coreApiKey }, path.join(this.storage.fsPath, 'fulltexts'));
+    return fullTextOptions(config, this.config.sources().config, { coreApiKey }, path.join(this.storage.fsPath, 'fulltexts'));
   }
 
   /** The full text of an entry as the last check read it (from the store), for Show the Evidence. */

@@ -4,9 +4,11 @@ import * as path from 'node:path';
 import { pdfPathsOf } from '../../src/core/bibliography/fileField';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { pdfCandidates, pdfInFolder } from '../../src/core/fulltext/localPdfs';
-import { fullTextProvider } from '../../src/core/fulltext/provider';
+import { FullTextFinder } from '../../src/core/fulltext/find';
+import { fullTextAtHand, fullTextProvider } from '../../src/core/fulltext/provider';
 import { FullTextStore } from '../../src/core/fulltext/store';
 import { makePdf } from './support/pdfs';
+import { ScriptedServer, sendText } from './support/server';
 import { makeTempDir } from './support/tempDir';
 
 describe('the PDFs of a .bib file field', () => {
@@ -47,10 +49,10 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     await fs.writeFile(path.join(folder, 'Smith - 2020 - Caching at Scale in Three Data Centres.pdf'), 'x');
     await fs.writeFile(path.join(folder, '10.1000_xyz123.pdf'), 'x');
     const entry = parseBibliography('@article{a, title={Caching at scale in three data centres: a study}}', path.join(temp.dir, 'refs.bib')).entries[0];
-    assert.equal(await pdfInFolder(path.join(temp.dir, 'library'), entry, {}), path.join(folder, 'Smith - 2020 - Caching at Scale in Three Data Centres.pdf'));
+    assert.equal(await pdfInFolder(path.join(temp.dir, 'library'), entry.title, {}), path.join(folder, 'Smith - 2020 - Caching at Scale in Three Data Centres.pdf'));
     const other = parseBibliography('@article{b, title={Other things entirely here}}', path.join(temp.dir, 'refs.bib')).entries[0];
-    assert.equal(await pdfInFolder(path.join(temp.dir, 'library'), other, { doi: '10.1000/xyz123' }), path.join(folder, '10.1000_xyz123.pdf'));
-    assert.equal(await pdfInFolder(path.join(temp.dir, 'library'), other, {}), undefined);
+    assert.equal(await pdfInFolder(path.join(temp.dir, 'library'), other.title, { doi: '10.1000/xyz123' }), path.join(folder, '10.1000_xyz123.pdf'));
+    assert.equal(await pdfInFolder(path.join(temp.dir, 'library'), other.title, {}), undefined);
   });
 
   it('judges on the file-field PDF, reads it once per version, and says why when it cannot', async () => {
@@ -74,5 +76,27 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     assert.deepEqual(await provide(bib.entries[1], {}), { reason: 'broken.pdf: the file is not a readable PDF (damaged or truncated)' });
     assert.deepEqual(await provide(bib.entries[2], {}), { reason: 'the PDF of the file field was not found (papers/gone.pdf)' });
     assert.equal(await provide(parseBibliography('@article{d, title={T}}', path.join(temp.dir, 'refs.bib')).entries[0], {}), undefined);
+  });
+
+  it('gives a found paper\'s full text when it is at hand, a PDF of the folder or a stored one, asking no service', async () => {
+    const server = await ScriptedServer.start((_request, response) => sendText(response, 500, 'no'));
+    try {
+      const store = new FullTextStore(path.join(temp.dir, 'store'), 10_000_000);
+      const stored = { source: 'europepmc' as const, location: 'PMC1', passages: [{ section: 'Results', text: 'Stored passage.' }] };
+      await store.set('europepmc:doi:10.1000/stored', { fullText: stored });
+      const url = server.baseUrl;
+      const finder = new FullTextFinder({ enabled: ['europepmc', 'arxiv'], europepmcBaseUrl: url, arxivHtmlBaseUrl: url, coreBaseUrl: url, offline: false, store });
+      const folder = path.join(temp.dir, 'pdfs');
+      await fs.mkdir(folder);
+      await fs.writeFile(path.join(folder, 'Smith - 2020 - Caching at scale in data centres.pdf'), await makePdf(PAPER));
+      const options = { finder, store, pdfFolder: folder };
+      assert.deepEqual(await fullTextAtHand('Unknown title here', { doi: '10.1000/stored' }, options), stored);
+      const fromPdf = await fullTextAtHand('Caching at Scale in Data Centres', {}, options);
+      assert.equal(fromPdf?.source, 'pdf');
+      assert.equal(await fullTextAtHand('Unknown title here', { doi: '10.1000/other', arxivId: '2401.00001' }, options), undefined);
+      assert.equal(server.urls.length, 0);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { DEFAULT_SOURCES, type SourcesConfig } from '../sources/config';
 import type { SourceSecrets } from '../sources/registry';
 import type { FullTextProvider } from '../verify/claims';
 import { FullTextFinder } from './find';
-import { fullTextProvider } from './provider';
+import { fullTextProvider, type FullTextOptions } from './provider';
 import { FullTextStore } from './store';
 
 export interface FullTextConfig {
@@ -54,6 +54,12 @@ function isUrl(value: unknown): value is string {
 
 /** The provider the settings ask for, its store under `directory`; undefined when full texts are off. */
 export function createFullTextProvider(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string): FullTextProvider | undefined {
+  const options = fullTextOptions(config, sources, secrets, directory);
+  return options && fullTextProvider(options);
+}
+
+/** What the provider and the at-hand lookup are made of; undefined when full texts are off. */
+export function fullTextOptions(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string): FullTextOptions | undefined {
   if (!config.enabled) return undefined;
   const store = new FullTextStore(directory, config.cacheBytes);
   const finder = new FullTextFinder({
@@ -66,5 +72,5 @@ export function createFullTextProvider(config: FullTextConfig, sources: SourcesC
     offline: sources.offline,
     store,
   });
-  return fullTextProvider({ finder, store, pdfFolder: config.pdfFolder });
+  return { finder, store, pdfFolder: config.pdfFolder };
 }

@@ -75,6 +75,16 @@ export class FullTextFinder {
     return { reason: reasons.length > 0 ? unique(reasons).join('; ') : 'no full-text source is enabled' };
   }
 
+  /** The first full text of the work already in the store, asking no service: what is at hand. */
+  async stored(ids: WorkIds): Promise<FullText | undefined> {
+    for (const service of this.services) {
+      const key = service.keyFor(ids);
+      const stored = typeof key === 'string' ? await this.options.store?.get(key) : undefined;
+      if (stored && 'fullText' in stored) return stored.fullText;
+    }
+    return undefined;
+  }
+
   private async ask(service: Service, key: string, ids: WorkIds, signal: AbortSignal | undefined): Promise<Attempt> {
     try {
       const attempt = await service.fetch(ids, signal);

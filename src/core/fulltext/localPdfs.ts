@@ -41,9 +41,9 @@ export async function firstExisting(candidates: readonly string[]): Promise<stri
 }
 
 /** A PDF in the folder whose name holds the work's DOI or the start of its title. */
-export async function pdfInFolder(folder: string, entry: BibEntry, ids: WorkIds): Promise<string | undefined> {
+export async function pdfInFolder(folder: string, title: string | undefined, ids: WorkIds): Promise<string | undefined> {
   const doiKeys = ids.doi ? [ids.doi, ids.doi.replace(/\//g, '_'), ids.doi.replace(/\//g, '-')].map(fold) : [];
-  const words = fold(entry.title ?? '').split(' ').filter((w) => w !== '');
+  const words = fold(title ?? '').split(' ').filter((w) => w !== '');
   const titleKey = words.length >= 3 ? words.slice(0, TITLE_WORDS).join(' ') : undefined;
   if (doiKeys.length === 0 && titleKey === undefined) return undefined;
   for await (const file of pdfsUnder(folder)) {

@@ -10,7 +10,7 @@ import type { FullTextFinder } from './find';
 import { firstExisting, pdfCandidates, pdfInFolder } from './localPdfs';
 import { DEFAULT_PDF_LIMITS, readPdf, type PdfLimits } from './pdf';
 import type { FullTextStore } from './store';
-import type { FullTextResult } from './types';
+import type { FullText, FullTextResult } from './types';
 
 export interface FullTextOptions {
   /** Open full texts from the services; none when the user turned them off. */
@@ -41,8 +41,19 @@ export function fullTextProvider(options: FullTextOptions): FullTextProvider {
   };
 }
 
+/**
+ * The full text of a work found by a search (not a cited entry) when it is at hand: a PDF of the
+ * folder, or what an earlier check stored. Asks no service, so showing search results stays quick.
+ */
+export async function fullTextAtHand(title: string | undefined, ids: WorkIds, options: FullTextOptions): Promise<FullText | undefined> {
+  const pdf = options.pdfFolder ? await pdfInFolder(options.pdfFolder, title, ids) : undefined;
+  const read = pdf ? await readStoredPdf(pdf, options) : undefined;
+  if (read && 'fullText' in read) return read.fullText;
+  return options.finder?.stored(ids);
+}
+
 async function localPdf(entry: BibEntry, ids: WorkIds, options: FullTextOptions): Promise<string | undefined> {
-  return (await firstExisting(pdfCandidates(entry))) ?? (options.pdfFolder ? await pdfInFolder(options.pdfFolder, entry, ids) : undefined);
+  return (await firstExisting(pdfCandidates(entry))) ?? (options.pdfFolder ? await pdfInFolder(options.pdfFolder, entry.title, ids) : undefined);
 }
 
 /** A PDF is read once per version of the file: the store keys it by path, size and modification time. */
