@@ -1,5 +1,6 @@
 import { benchCheck } from './check.bench';
 import { benchDraftParse } from './draftParse.bench';
+import { benchFullText } from './fulltext.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchEndlessFile, benchHostile } from './hostile.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
   await benchRetrieval();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
+  console.log('\nfull texts: passage picking on Citation-Integrity, PDF reading');
+  await benchFullText();
   console.log('\nsuggestions: grounded drafting with a scripted model');
   await benchSuggest();
   console.log('');

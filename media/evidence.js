@@ -30,6 +30,7 @@
   const isFragment = (v) => isObject(v) && isString(v.text) && typeof v.match === 'boolean';
   const isExisting = (v) => isObject(v) && isString(v.key) && isString(v.file);
   const isVerdict = (v) => isObject(v) && VERDICTS.includes(v.label) && optional(isNumber)(v.entailment);
+  const isPassage = (v) => isObject(v) && isString(v.place) && listOf(isFragment)(v.text);
 
   function isItem(v) {
     return (
@@ -43,7 +44,8 @@
       optional(listOf(isFragment))(v.sentence) &&
       isNumber(v.score) &&
       optional(isExisting)(v.existing) &&
-      optional(isVerdict)(v.verdict)
+      optional(isVerdict)(v.verdict) &&
+      optional(isPassage)(v.passage)
     );
   }
 
@@ -137,6 +139,15 @@
     root.replaceChildren(...parts);
   }
 
+  /** Text with the claim's words marked, built from text nodes: it comes from outside sources. */
+  function quoted(fragments) {
+    const quote = el('blockquote', 'sentence');
+    for (const fragment of fragments) {
+      quote.append(fragment.match ? el('mark', undefined, fragment.text) : document.createTextNode(fragment.text));
+    }
+    return quote;
+  }
+
   function result(item, index) {
     const node = el('li', 'result');
 
@@ -154,13 +165,8 @@
     const meta = [item.authors, item.year === undefined ? '' : String(item.year), item.venue || ''].filter((p) => p !== '');
     if (meta.length > 0) node.append(el('p', 'meta', meta.join(' · ')));
 
-    if (item.sentence) {
-      const quote = el('blockquote', 'sentence');
-      for (const fragment of item.sentence) {
-        quote.append(fragment.match ? el('mark', undefined, fragment.text) : document.createTextNode(fragment.text));
-      }
-      node.append(quote);
-    }
+    if (item.sentence) node.append(quoted(item.sentence));
+    if (item.passage) node.append(el('p', 'label passage-place', format(strings.fullText, item.passage.place)), quoted(item.passage.text));
 
     const footer = el('div', 'footer');
     footer.append(el('span', 'score', format(strings.score, formatScore(item.score))));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // `npm run package [-- --target TARGET...] [--out DIR]`: one VSIX per VS Code target, each holding the
-// bundled extension, model worker and parser worker, the files the extension reads at run time, and onnxruntime-node
+// bundled extension, model, parser and PDF workers, pdf.js, the files the extension reads at run time, and onnxruntime-node
 // with only that target's native library. Without --target, the target of this machine; the VSIX is
 // written to DIR (default: the repository's root), the folder it is assembled in to DIR/build.
 //
@@ -70,14 +70,16 @@ async function bundle(outdir) {
       extension: path.join(root, 'src/extension/extension.ts'),
       worker: path.join(root, 'src/core/models/worker.ts'),
       parserWorker: path.join(root, 'src/core/parsing/parserWorker.ts'),
+      pdfWorker: path.join(root, 'src/core/fulltext/pdfWorker.ts'),
     },
     bundle: true,
     platform: 'node',
     target: 'node20',
     format: 'cjs',
     outdir,
-    // vscode is the host's; onnxruntime-node loads its native library relative to its own files.
-    external: ['vscode', 'onnxruntime-node'],
+    // vscode is the host's; onnxruntime-node loads its native library relative to its own files;
+    // pdf.js is an ES module the PDF worker imports at run time, with its fonts beside it.
+    external: ['vscode', 'onnxruntime-node', 'pdfjs-dist'],
     // stopword's CommonJS build holds every language's list; its ES module lets the bundle keep English only.
     alias: { stopword: path.join(root, 'node_modules/stopword/src/stopword.js') },
     minify: true,
@@ -111,6 +113,14 @@ function copyOnnxRuntime(nativeDir, modules) {
   for (const dir of [path.join(modules, 'onnxruntime-node/dist'), path.join(modules, 'onnxruntime-common/dist')]) removeMatching(dir, /\.(map|d\.ts|d\.mts|d\.cts)$/);
 }
 
+/** pdf.js as the PDF worker imports it: the legacy build, its worker and the standard fonts, without source maps. */
+function copyPdfJs(modules) {
+  const pdfjs = path.join(root, 'node_modules/pdfjs-dist');
+  for (const file of ['package.json', 'LICENSE', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs', 'standard_fonts']) {
+    copy(path.join(pdfjs, file), path.join(modules, 'pdfjs-dist', file));
+  }
+}
+
 function removeMatching(dir, pattern) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile() && pattern.test(entry.name)) fs.rmSync(path.join(entry.parentPath, entry.name));
@@ -135,6 +145,7 @@ async function packageTarget(target, outDir) {
   for (const asset of ASSETS) copy(path.join(root, asset), path.join(stage, asset));
   const nativeDir = TARGETS[target];
   if (nativeDir) copyOnnxRuntime(nativeDir, path.join(stage, 'dist/node_modules'));
+  copyPdfJs(path.join(stage, 'dist/node_modules'));
   const manifest = stagedManifest(target, nativeDir !== undefined);
   fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 

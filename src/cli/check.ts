@@ -194,7 +194,7 @@ async function checkClaims(result: CheckResult, modelFlag: string | undefined, s
   const hasAbstracts = result.bibliographies.some((b) => b.entries.some((e) => e.abstract)) || [...(result.verdicts?.values() ?? [])].some((l) => l.abstract);
   if (!nli && hasAbstracts) io.err(`attest check: ${NO_MODEL_MESSAGE}\n`);
   try {
-    const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache);
+    const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache, setup.fullText);
     const ignored = await IgnoreList.load(ignoreFileFor(result.root));
     return withSupportFindings(result, supports, (c) => ignored.has(c));
   } finally {

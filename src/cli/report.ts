@@ -6,6 +6,9 @@ import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import { describeUnchecked, type Verdicts } from '../core/verify/references';
 
+import type { SupportJudgement } from '../core/verify/support';
+import { passagePlace } from '../core/fulltext/types';
+
 /** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */
 export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports'>;
 
@@ -58,7 +61,7 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
     })),
     ...(result.supports
       ? {
-          support: result.supports.map(({ citation, judgement, supportedTogether }) => ({
+          support: result.supports.map(({ citation, judgement, supportedTogether, fullText }) => ({
             key: citation.key,
             file: citation.file,
             line: citation.range.start.line + 1,
@@ -70,12 +73,23 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
             relevance: judgement.relevance,
             sentence: judgement.sentence ?? null,
             model: judgement.model ?? null,
+            evidence: evidenceReport(judgement),
+            fullText: fullText ?? null,
           })),
         }
       : {}),
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return report;
+}
+
+/** Where the sentence a support verdict rests on is: `from` abstract or full text, with its section and page. */
+function evidenceReport(judgement: SupportJudgement): Record<string, unknown> | null {
+  if (judgement.sentence === undefined) return null;
+  const place = judgement.evidence ?? { from: 'abstract' };
+  return place.from === 'abstract'
+    ? { from: 'abstract', text: judgement.sentence }
+    : { from: 'full text', section: place.section || null, page: place.page ?? null, place: passagePlace(place), text: judgement.sentence };
 }
 
 /**

@@ -4,6 +4,8 @@ import { LookupCache } from '../core/sources/cache';
 import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
 import { createSources, secretsFromEnvironment } from '../core/sources/registry';
 import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
+import { createFullTextProvider, fullTextConfigFrom } from '../core/fulltext/config';
+import type { FullTextProvider } from '../core/verify/claims';
 import type { PaperSource } from '../core/sources/types';
 import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/text/readFile';
 
@@ -18,6 +20,8 @@ export interface SourcesSetup {
   readonly thresholds: SupportThresholds;
   /** Lookups and judgements kept between runs. */
   readonly cache: LookupCache;
+  /** The cited works' full texts (the writer's PDFs, open services), unless `attest.fullText.enabled` is false. */
+  readonly fullText?: FullTextProvider;
   /** Settings that were not understood, for the user to fix. */
   readonly warnings: string[];
 }
@@ -35,15 +39,18 @@ export async function setUpSources(flags: { config?: string; offline: boolean; c
   const effective: SourcesConfig = { ...config, offline: flags.offline || config.offline };
   const cache = new LookupCache(flags.cache ? path.resolve(flags.cache) : defaultCacheDirectory());
   const thresholds = thresholdsFrom((key) => settings[key]);
+  const secrets = secretsFromEnvironment(process.env);
+  const fullText = fullTextConfigFrom((key) => settings[key], flags.config ? path.dirname(path.resolve(flags.config)) : process.cwd());
   return {
     config: effective,
-    sources: createSources(effective, secretsFromEnvironment(process.env), cache),
+    sources: createSources(effective, secrets, cache),
     checkReferences: settings['attest.references.check'] !== false,
     showUnchecked: flags.showUnchecked || settings['attest.references.showUnchecked'] === true,
     checkSupport: settings['attest.support.check'] !== false,
     thresholds: thresholds.thresholds,
     cache,
-    warnings: [...problems, ...thresholds.problems],
+    fullText: createFullTextProvider(fullText.config, effective, secrets, path.join(cache.directory, 'fulltexts')),
+    warnings: [...problems, ...thresholds.problems, ...fullText.problems],
   };
 }
 

@@ -58,4 +58,8 @@ export interface Evidence {
   readonly scores?: { readonly entailment?: number; readonly contradiction?: number; readonly relevance: number };
   /** The NLI model that judged, when one did. */
   readonly model?: string;
+  /** Whether `sentence` is from the cited work's `abstract` or its `full text`. */
+  readonly from?: 'abstract' | 'full text';
+  /** Where in the full text: "Results, p. 6". */
+  readonly place?: string;
 }

@@ -20,6 +20,7 @@ import { EditorWorkspace } from './editorWorkspace';
 import type { LocalModel } from './models';
 import type { NliModel } from '../core/models/nli';
 import type { ReferenceLookups } from './references';
+import type { FullTextAccess } from './fullTexts';
 
 /** The VS Code languages whose documents are manuscripts. */
 export const MANUSCRIPT_LANGUAGES = ['latex', 'markdown', 'rmd', 'quarto'];
@@ -58,6 +59,7 @@ export class Checker implements vscode.Disposable {
     private readonly nli: LocalModel<NliModel>,
     storage: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
+    private readonly fullTexts: FullTextAccess,
   ) {
     this.judgements = new LookupCache(path.join(storage.fsPath, 'judgements'));
     this.workspace = new EditorWorkspace(() => config.maxFileBytes);
@@ -178,7 +180,7 @@ export class Checker implements vscode.Disposable {
       else this.offerModel();
       const ignored = await this.ignoreList(result.root);
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
-      const supports = await checkSupport(result, deps, this.judgements);
+      const supports = await checkSupport(result, deps, this.judgements, await this.fullTexts.provider());
       if (this.generations.get(result.root) !== generation) return;
       this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored?.has(c) ?? false));
       this.publish();

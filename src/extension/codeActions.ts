@@ -31,14 +31,14 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
     return actions;
   }
 
-  /** For a support verdict: read the abstract it rests on, or set the verdict aside for good. */
+  /** For a support verdict: read the abstract or passage it rests on, or set the verdict aside for good. */
   private supportActions(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {
     const file = document.uri.fsPath;
     const citation = this.checker.resultFor(file)?.citations.find((c) => c.file === file && toRange(c.range).isEqual(diagnostic.range));
     if (!citation || finding.key === undefined) return [];
     const actions = [command(vscode.l10n.t('Ignore this verdict'), 'attest.ignoreVerdict', [file, { key: citation.key, claim: citation.claim && { text: citation.claim.text } }], diagnostic)];
     if (finding.code !== 'unverifiable') {
-      actions.unshift(command(vscode.l10n.t('Show the cited abstract'), 'attest.showCitedAbstract', [file, finding.key, finding.evidence?.sentence], diagnostic));
+      actions.unshift(command(vscode.l10n.t('Show the evidence'), 'attest.showCitedAbstract', [file, finding.key, finding.evidence?.sentence], diagnostic));
     }
     if (citation.claim) actions.push(command(vscode.l10n.t('Find better evidence'), 'attest.findEvidenceFor', [document.uri, toRange(citation.claim.range)], diagnostic));
     return actions;

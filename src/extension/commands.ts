@@ -2,7 +2,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { abstractSentences } from '../core/verify/claims';
 import type { Verdicts } from '../core/verify/references';
-import type { AbstractView } from './abstractView';
+import { passagePlace } from '../core/fulltext/types';
+import type { AbstractView, EvidencePart } from './abstractView';
+import type { FullTextAccess } from './fullTexts';
 import { isManuscript, type Checker } from './checker';
 import type { SourceSecrets } from '../core/sources/registry';
 import { secretName, type ReferenceLookups } from './references';
@@ -68,14 +70,32 @@ export async function setSourceApiKeyCommand(secrets: vscode.SecretStorage, look
   void vscode.window.showInformationMessage(value.trim() === '' ? vscode.l10n.t('{0} removed.', choice.label) : vscode.l10n.t('{0} saved.', choice.label));
 }
 
-/** "Show the cited abstract" from a support verdict: the abstract beside the manuscript, its evidence highlighted. */
-export async function showCitedAbstract(checker: Checker, view: AbstractView, file: string, key: string, evidence?: string): Promise<void> {
+/**
+ * "Show the evidence" from a support verdict: the cited abstract beside the manuscript and, when the
+ * full text was read, its passages by section, with the text the verdict rests on highlighted.
+ */
+export async function showEvidence(checker: Checker, fullTexts: FullTextAccess, view: AbstractView, file: string, key: string, evidence?: string): Promise<void> {
   const result = checker.resultFor(file);
   const entry = result?.bibliographies.flatMap((b) => b.entries).find((e) => e.key === key);
   const abstract = entry?.abstract ?? result?.verdicts?.get(key)?.abstract?.text;
-  if (!entry || !abstract) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No abstract of {0} is known.', key));
+  const record = (() => {
+    const verdict = result?.verdicts?.get(key)?.verdict;
+    return verdict && 'record' in verdict ? verdict.record : undefined;
+  })();
+  const read = entry ? await fullTexts.read(entry, { doi: entry.doi ?? record?.doi, arxivId: entry.arxivId ?? record?.arxivId }) : undefined;
+  const passages = read && 'fullText' in read ? read.fullText.passages : [];
+  if (!entry || (!abstract && passages.length === 0)) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No abstract or full text of {0} is known.', key));
     return;
   }
-  await view.show(entry, abstractSentences(abstract), evidence);
+  const parts: EvidencePart[] = [];
+  if (abstract) parts.push({ heading: vscode.l10n.t('Abstract'), lines: abstractSentences(abstract) });
+  for (const passage of passages) {
+    const heading = passagePlace({ section: passage.section });
+    const last = parts[parts.length - 1];
+    const line = passage.page === undefined ? passage.text : `[p. ${passage.page}] ${passage.text}`;
+    if (last && last.heading === heading && last.fromFullText) last.lines.push(line);
+    else parts.push({ heading, lines: [line], fromFullText: true });
+  }
+  await view.show(entry, parts, evidence);
 }

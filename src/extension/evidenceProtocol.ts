@@ -34,6 +34,8 @@ export interface EvidenceItem {
   /** The entry of the manuscript's bibliographies that already stands for the paper. */
   readonly existing?: { readonly key: string; readonly file: string };
   readonly verdict?: VerdictView;
+  /** The paper's full-text passage that best matches the claim, when its full text is at hand, and where it is ("Results, p. 6"). */
+  readonly passage?: { readonly place: string; readonly text: readonly Fragment[] };
 }
 
 /** Extension → webview. */
@@ -82,5 +84,7 @@ export interface PanelStrings {
   readonly existing: string;
   readonly verdict: Readonly<Record<SupportLabel, string>>;
   readonly entailment: string;
+  /** "Full text, {0}:" before a passage. */
+  readonly fullText: string;
   readonly actions: Readonly<Record<ResultAction, string>>;
 }

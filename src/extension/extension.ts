@@ -5,7 +5,8 @@ import type { VerdictSubject } from '../core/verify/ignore';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
 import { CitationCodeActionProvider } from './codeActions';
-import { checkReferencesCommand, setSourceApiKeyCommand, showCitedAbstract } from './commands';
+import { checkReferencesCommand, setSourceApiKeyCommand, showEvidence } from './commands';
+import { FullTextAccess } from './fullTexts';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { registerFindEvidence, type EvidenceJudge } from './findEvidence';
@@ -24,7 +25,8 @@ export function activate(context: vscode.ExtensionContext): SuggestApi {
   const lookups = new ReferenceLookups(config, context.secrets, context.globalStorageUri, log);
   const nli = new LocalModel(NLI_MODEL, context.globalStorageUri, log);
   const abstracts = new AbstractView();
-  const checker = new Checker(config, diagnostics, lookups, nli, context.globalStorageUri, log);
+  const fullTexts = new FullTextAccess(config, context.secrets, context.globalStorageUri, log);
+  const checker = new Checker(config, diagnostics, lookups, nli, context.globalStorageUri, log, fullTexts);
   const encoder = new LocalModel(ENCODER_MODEL, context.globalStorageUri, log);
   const library = new EvidenceLibrary(context.globalStorageUri, encoder, lookups, () => checker.allResults(), log);
   const statusBar = new StatusBar(checker, lookups);
@@ -76,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): SuggestApi {
       await nli.download();
       checker.recheckAll();
     }),
-    vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showCitedAbstract(checker, abstracts, file, key, evidence)),
+    vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showEvidence(checker, fullTexts, abstracts, file, key, evidence)),
     vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
     vscode.commands.registerCommand('attest.importPapers', () => library.importFiles()),
     vscode.commands.registerCommand('attest.findEvidenceFor', async (uri: vscode.Uri, range: vscode.Range) => {
@@ -112,7 +114,7 @@ export function activate(context: vscode.ExtensionContext): SuggestApi {
     const judgements = await judgePapers(claim, papers, { analyze, nli: model, thresholds: config.thresholds, signal });
     return judgements.map((j) => j && { label: j.label, entailment: j.entailment });
   };
-  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence);
+  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence, (claim, paper) => fullTexts.passageAtHand(claim, paper));
   const suggestions = registerSuggest(context, { checker, config, nli, finder: () => library.finder() });
   return {
     setEvidenceFinder: (finder) => {

@@ -7,7 +7,7 @@ import { parseMarkdown } from '../core/manuscript/markdown';
 import type { Paper } from '../core/papers/paper';
 import type { Checker } from './checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
-import { EVIDENCE_PANEL, itemOf } from './evidencePanel';
+import { EVIDENCE_PANEL, highlight, itemOf } from './evidencePanel';
 import { PanelHost } from './panelHost';
 import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage, type VerdictView } from './evidenceProtocol';
 
@@ -23,13 +23,17 @@ export interface EvidenceApi {
  * The panel's buttons run `attest.evidence.citeHere`, `.addToBibliography` and `.openPaper` with
  * the result's index, through the same handler as the page's messages.
  */
+/** A found paper's best full-text passage for the claim, when its full text is at hand without asking a service. */
+export type PassageAtHand = (claim: string, paper: Paper) => Promise<{ readonly place: string; readonly text: string } | undefined>;
+
 export function registerFindEvidence(
   context: vscode.ExtensionContext,
   checker: Checker,
   finder: () => Promise<EvidenceFinder>,
   judge?: EvidenceJudge,
+  passages?: PassageAtHand,
 ): EvidenceApi {
-  const feature = new FindEvidence(context.extensionUri, checker, finder, judge);
+  const feature = new FindEvidence(context.extensionUri, checker, finder, judge, passages);
   context.subscriptions.push(
     feature,
     vscode.commands.registerCommand('attest.findEvidence', () => feature.run()),
@@ -66,6 +70,7 @@ class FindEvidence implements vscode.Disposable {
     private readonly checker: Checker,
     private finder: () => Promise<EvidenceFinder>,
     private readonly judge: EvidenceJudge | undefined,
+    private readonly passages: PassageAtHand | undefined,
   ) {
     this.actions = new EvidenceActions(checker);
     this.panel = new PanelHost<PanelMessage>(EVIDENCE_PANEL, extensionUri, (message) => void this.receive(message));
@@ -197,7 +202,16 @@ class FindEvidence implements vscode.Disposable {
       claim,
       mode: results.mode,
       notes: results.notes,
-      items: results.results.map((evidence, i) => ({ ...itemOf(evidence, claim, existing[i]), ...(verdicts[i] && { verdict: verdicts[i] }) })),
+      items: await Promise.all(
+        results.results.map(async (evidence, i) => {
+          const passage = await this.passages?.(claim, evidence.paper).catch(() => undefined);
+          return {
+            ...itemOf(evidence, claim, existing[i]),
+            ...(verdicts[i] && { verdict: verdicts[i] }),
+            ...(passage && { passage: { place: passage.place, text: highlight(passage.text, claim) } }),
+          };
+        }),
+      ),
     };
   }
 

@@ -3,6 +3,7 @@ import type { BibEntry } from '../core/bibliography/types';
 import { listAuthors } from '../core/bibliography/describe';
 import { SOURCE_NAMES } from '../core/sources/config';
 import type { SourceRecord } from '../core/sources/types';
+import { passagePlace, type FullTextSource } from '../core/fulltext/types';
 import type { CitationSupport } from '../core/verify/claims';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Checker } from './checker';
@@ -32,13 +33,24 @@ export class CitationHoverProvider implements vscode.HoverProvider {
   }
 }
 
-/** Whether the cited abstract backs this sentence, with the sentence and scores the verdict rests on. */
-function describeSupport({ judgement, supportedTogether }: CitationSupport): vscode.MarkdownString {
+/**
+ * Whether the cited work backs this sentence, what was read to say so (the abstract only, or with the
+ * full text and from where), and the text and scores the verdict rests on.
+ */
+function describeSupport({ judgement, supportedTogether, fullText }: CitationSupport): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const icon = { supported: 'pass', contradicted: 'warning', unsupported: 'info', unverifiable: 'question' }[judgement.label];
   const label = supportedTogether ? vscode.l10n.t('supported together with the other citations of this sentence') : judgement.label;
-  md.appendMarkdown(`$(${icon}) ${escape(vscode.l10n.t('Abstract: {0}', label))}${judgement.reason ? ` (${escape(judgement.reason)})` : ''}\n\n`);
-  if (judgement.sentence) md.appendMarkdown(`> ${escape(judgement.sentence)}\n\n`);
+  const read =
+    fullText && 'source' in fullText
+      ? vscode.l10n.t('Abstract and full text ({0}): {1}', FULL_TEXT_NAMES[fullText.source], label)
+      : vscode.l10n.t('Abstract only: {0}', label);
+  md.appendMarkdown(`$(${icon}) ${escape(read)}${judgement.reason ? ` (${escape(judgement.reason)})` : ''}\n\n`);
+  if (fullText && 'reason' in fullText) md.appendMarkdown(`*${escape(vscode.l10n.t('No full text: {0}', fullText.reason))}*\n\n`);
+  if (judgement.sentence) {
+    const where = judgement.evidence?.from === 'full text' ? `${passagePlace(judgement.evidence)}: ` : '';
+    md.appendMarkdown(`> ${escape(where + judgement.sentence)}\n\n`);
+  }
   const scores = [
     judgement.entailment === undefined ? undefined : `entailment ${judgement.entailment.toFixed(2)}`,
     judgement.contradiction === undefined ? undefined : `contradiction ${judgement.contradiction.toFixed(2)}`,
@@ -47,6 +59,8 @@ function describeSupport({ judgement, supportedTogether }: CitationSupport): vsc
   md.appendMarkdown(`*${escape(scores.join(' · '))}${judgement.model ? ` · ${escape(judgement.model)}` : ''}*`);
   return md;
 }
+
+const FULL_TEXT_NAMES: Readonly<Record<FullTextSource, string>> = { europepmc: 'Europe PMC', arxiv: 'arXiv', core: 'CORE', pdf: 'PDF' };
 
 /** What the open sources said, with a link to the record the verdict rests on. */
 function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {

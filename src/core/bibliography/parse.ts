@@ -1,3 +1,4 @@
+import { pdfPathsOf } from './fileField';
 import { LineIndex } from '../text/positions';
 import type { Author, BibEntry, BibProblem, Bibliography } from './types';
 import type * as ValueModule from '@citation-js/plugin-bibtex/lib/input/value.js';
@@ -612,7 +613,7 @@ const DESCRIBING_FIELDS = ['howpublished', 'note', 'publisher', 'organization', 
 const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'booktitle', 'abstract', ...DESCRIBING_FIELDS]);
 
 /** Fields used as written: identifiers and dates, where LaTeX conversion would only harm. */
-const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref']);
+const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file']);
 
 function buildEntries(raws: readonly RawEntry[], file: string, lines: LineIndex, problems: SpanProblem[]): BibEntry[] {
   const properties = raws.map((raw) => readProperties(raw, problems));
@@ -899,6 +900,8 @@ function toBibEntry(raw: RawEntry, properties: Properties, file: string, lines: 
   setIfDefined(entry, 'arxivId', arxivIdOf(text('eprint'), text('eprinttype') ?? text('archiveprefix'), text('url'), text('doi')));
   setIfDefined(entry, 'abstract', text('abstract'));
   setIfDefined(entry, 'describedAs', describedAs(text));
+  const pdfs = pdfPathsOf(text('file'));
+  if (pdfs.length > 0) entry.pdfs = pdfs;
   return entry;
 }
 

@@ -33,6 +33,8 @@ export interface BibEntry {
    * howpublished, note, publisher, organization, institution, version, type, urldate.
    */
   readonly describedAs?: string;
+  /** The PDFs of the `file` field, as written: absolute, or relative to the .bib file. */
+  readonly pdfs?: readonly string[];
 }
 
 /** A part of a .bib file that could not be read as an entry. */

@@ -113,6 +113,11 @@ export class HttpClient {
     return this.request(path, params, options.signal, (body) => read(this.parseJson(body)), { method: 'GET' }, true);
   }
 
+  /** `lookupJson` for a document the service serves as text (arXiv's HTML rendering of a paper). */
+  async lookupText(path: string, params: QueryParams, options: RequestOptions): Promise<string | undefined> {
+    return this.request(path, params, options.signal, (body) => body, { method: 'GET' }, true);
+  }
+
   async getText(path: string, params?: QueryParams, options?: RequestOptions): Promise<string>;
   async getText<T>(path: string, params: QueryParams, options: RequestOptions, read: (text: string) => T): Promise<T>;
   async getText<T>(path: string, params: QueryParams = {}, options: RequestOptions = {}, read?: (text: string) => T): Promise<unknown> {

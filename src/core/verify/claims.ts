@@ -2,10 +2,13 @@ import { createHash } from 'node:crypto';
 import type { BibEntry } from '../bibliography/types';
 import type { CheckResult } from '../check';
 import type { Finding } from '../findings';
+import { pickPassages } from '../fulltext/pick';
+import { passagePlace, type FullTextResult, type FullTextSource, type Passage } from '../fulltext/types';
 import { abstractSentences as sentenceSpans } from '../index/passages';
 import type { Citation } from '../manuscript/types';
 import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
+import type { ExistenceVerdict } from './existence';
 import { sortFindings } from '../check';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
 import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
@@ -16,7 +19,20 @@ export interface CitationSupport {
   readonly judgement: SupportJudgement;
   /** Another citation of the same sentence supports the claim, so this one need not. */
   readonly supportedTogether: boolean;
+  /** What the judgement read besides the abstract: the full text and where from, or why there was none. Absent when full texts are off. */
+  readonly fullText?: FullTextStatus;
 }
+
+export type FullTextStatus = { readonly source: FullTextSource; readonly location: string } | { readonly reason: string };
+
+/** A cited work's identifiers: the entry's own, else those of the record the reference check found. */
+export interface WorkIds {
+  readonly doi?: string;
+  readonly arxivId?: string;
+}
+
+/** The full text of a cited entry, or why there is none; undefined when full texts are not looked for. */
+export type FullTextProvider = (entry: BibEntry, ids: WorkIds, signal?: AbortSignal) => Promise<FullTextResult | undefined>;
 
 /** An abstract's sentences as text, split as the index splits them ("et al.", "Fig. 2", decimals survive). */
 export function abstractSentences(abstract: string): string[] {
@@ -24,25 +40,59 @@ export function abstractSentences(abstract: string): string[] {
 }
 
 /**
- * Judges every citation that makes a claim against the abstract of the entry it cites: the .bib's
- * `abstract`, or the one the reference check fetched. Judgements are cached on disk by model, claim
- * and abstract, so editing one sentence judges only its own citations again.
+ * Judges every citation that makes a claim against the abstract of the entry it cites (the .bib's
+ * `abstract`, or the one the reference check fetched) and, when `fullTexts` finds the work's full
+ * text, the passages of it that best match the claim. Judgements are cached on disk by model, claim,
+ * abstract and passages, so editing one sentence judges only its own citations again.
  */
-export async function checkSupport(result: CheckResult, deps: SupportDependencies, cache?: LookupCache): Promise<CitationSupport[]> {
+export async function checkSupport(result: CheckResult, deps: SupportDependencies, cache?: LookupCache, fullTexts?: FullTextProvider): Promise<CitationSupport[]> {
   const entries = new Map<string, BibEntry>();
   for (const entry of result.bibliographies.flatMap((b) => b.entries)) if (!entries.has(entry.key)) entries.set(entry.key, entry);
-  const judged: { citation: Citation; judgement: SupportJudgement }[] = [];
+  const cited = result.citations.flatMap((c) => (c.claim && entries.has(c.key) ? [entries.get(c.key) as BibEntry] : []));
+  const read = fullTexts ? await readFullTexts(cited, result, fullTexts, deps.signal) : new Map<string, FullTextResult | undefined>();
+  const judged: { citation: Citation; judgement: SupportJudgement; fullText?: FullTextStatus }[] = [];
   for (const citation of result.citations) {
     const entry = entries.get(citation.key);
     if (!citation.claim || !entry) continue;
+    const claim = citation.claim.text;
     const abstract = entry.abstract ?? result.verdicts?.get(citation.key)?.abstract?.text;
-    const judgement = await cached(cache, deps, citation.claim.text, abstract, () =>
-      judgeSupport(citation.claim?.text ?? '', abstract === undefined ? undefined : abstractSentences(abstract), deps),
+    const found = read.get(entry.key);
+    const passages = found && 'fullText' in found ? pickPassages(claim, found.fullText.passages) : [];
+    const judgement = await cached(cache, deps, claim, abstract, passages, () =>
+      judgeSupport(claim, abstract === undefined ? undefined : abstractSentences(abstract), deps, passages),
     );
-    judged.push({ citation, judgement });
+    judged.push({ citation, judgement, ...(found ? { fullText: statusOf(found) } : {}) });
   }
   const supportedClaims = await claimsSupportedTogether(judged, deps);
   return judged.map((j) => ({ ...j, supportedTogether: j.judgement.label !== 'supported' && supportedClaims.has(claimId(j.citation)) }));
+}
+
+/**
+ * Several works asked at once: services are each rate-limited by their HTTP client, and a PDF takes
+ * its own worker thread, so a few at a time keep both busy without a thread per reference.
+ */
+const FULL_TEXTS_AT_ONCE = 4;
+
+/** Each cited entry's full text, read once however often it is cited. */
+async function readFullTexts(cited: readonly BibEntry[], result: CheckResult, fullTexts: FullTextProvider, signal: AbortSignal | undefined): Promise<Map<string, FullTextResult | undefined>> {
+  const queue = [...new Map(cited.map((e) => [e.key, e])).values()];
+  const read = new Map<string, FullTextResult | undefined>();
+  const next = async (): Promise<void> => {
+    for (let entry = queue.shift(); entry; entry = queue.shift()) {
+      read.set(entry.key, await fullTexts(entry, idsOf(entry, result.verdicts?.get(entry.key)?.verdict), signal));
+    }
+  };
+  await Promise.all(Array.from({ length: FULL_TEXTS_AT_ONCE }, next));
+  return read;
+}
+
+function idsOf(entry: BibEntry, verdict: ExistenceVerdict | undefined): WorkIds {
+  const record = verdict && 'record' in verdict ? verdict.record : undefined;
+  return { doi: entry.doi ?? record?.doi, arxivId: entry.arxivId ?? record?.arxivId };
+}
+
+function statusOf(found: FullTextResult): FullTextStatus {
+  return 'fullText' in found ? { source: found.fullText.source, location: found.fullText.location } : { reason: found.reason };
 }
 
 /**
@@ -77,10 +127,13 @@ async function cached(
   deps: SupportDependencies,
   claim: string,
   abstract: string | undefined,
+  passages: readonly Passage[],
   judge: () => Promise<SupportJudgement>,
 ): Promise<SupportJudgement> {
-  if (!cache || abstract === undefined) return judge();
-  const key = `support:${deps.nli?.id ?? 'relevance'}:${hash(claim)}:${hash(abstract)}`;
+  if (!cache || (abstract === undefined && passages.length === 0)) return judge();
+  // Without passages the key is the one judgements had before full texts, so those stay valid.
+  const read = passages.length === 0 ? '' : `:${hash(JSON.stringify(passages.map((p) => [p.section, p.page ?? null, p.text])))}`;
+  const key = `support:${deps.nli?.id ?? 'relevance'}:${hash(claim)}:${hash(abstract ?? '')}${read}`;
   const hit = await cache.get(key);
   if (hit?.status === 200) return JSON.parse(hit.body) as SupportJudgement;
   const judgement = await judge();
@@ -98,19 +151,26 @@ function hash(text: string): string {
  */
 export function supportFindings(supports: readonly CitationSupport[], ignored: (citation: Citation) => boolean = () => false): Finding[] {
   const findings: Finding[] = [];
-  for (const { citation, judgement, supportedTogether } of supports) {
+  for (const { citation, judgement, supportedTogether, fullText } of supports) {
     if (ignored(citation)) continue;
     const at = { file: citation.file, range: citation.range, key: citation.key };
+    const place = judgement.evidence?.from === 'full text' ? passagePlace(judgement.evidence) : undefined;
     const evidence = {
       sentence: judgement.sentence,
       scores: { entailment: judgement.entailment, contradiction: judgement.contradiction, relevance: round(judgement.relevance) },
       model: judgement.model,
+      ...(judgement.evidence ? { from: judgement.evidence.from } : {}),
+      ...(place ? { place } : {}),
     };
+    const read = fullText && 'source' in fullText ? 'The abstract and full text' : 'The abstract';
+    const does = fullText && 'source' in fullText ? 'do' : 'does';
     if (judgement.label === 'contradicted') {
-      findings.push({ ...at, code: 'contradicted', severity: 'warning', message: `The abstract of '${citation.key}' contradicts this sentence: "${judgement.sentence}"`, evidence });
+      const whose = place ? `The full text of '${citation.key}' (${place})` : `The abstract of '${citation.key}'`;
+      findings.push({ ...at, code: 'contradicted', severity: 'warning', message: `${whose} contradicts this sentence: "${judgement.sentence}"`, evidence });
     } else if (judgement.label === 'unsupported' && !supportedTogether) {
       const why = judgement.reason ? ` (${judgement.reason})` : '';
-      findings.push({ ...at, code: 'unsupported', severity: 'information', message: `The abstract of '${citation.key}' does not support this sentence${why}. Closest: "${judgement.sentence}"`, evidence });
+      const closest = place ? `Closest (${place}): ` : 'Closest: ';
+      findings.push({ ...at, code: 'unsupported', severity: 'information', message: `${read} of '${citation.key}' ${does} not support this sentence${why}. ${closest}"${judgement.sentence}"`, evidence });
     } else if (judgement.label === 'unverifiable' && judgement.reason === 'no abstract') {
       findings.push({ ...at, code: 'unverifiable', severity: 'hint', message: `No abstract of '${citation.key}' to check this sentence against.`, evidence });
     }

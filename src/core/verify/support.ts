@@ -1,3 +1,4 @@
+import type { Passage } from '../fulltext/types';
 import type { NliModel, NliScores } from '../models/nli';
 
 /** Whether a cited abstract backs the sentence that cites it. */
@@ -47,8 +48,12 @@ export interface SupportJudgement {
   readonly contradiction?: number;
   /** The sentence the label rests on (the entailing or contradicting one, else the closest), or the whole abstract when it decided. */
   readonly sentence?: string;
+  /** Where `sentence` is: the abstract, or a passage of the full text (its section and page). Absent in judgements cached before full texts. */
+  readonly evidence?: EvidencePlace;
   readonly model?: string;
 }
+
+export type EvidencePlace = { readonly from: 'abstract' } | { readonly from: 'full text'; readonly section: string; readonly page?: number };
 
 export interface SupportDependencies {
   readonly relevance: RelevanceScorer;
@@ -58,37 +63,58 @@ export interface SupportDependencies {
 }
 
 /**
- * Judges one (claim, cited abstract) pair. Premises are each sentence of the abstract and, when it
- * has several, the whole abstract (a claim may rest on two sentences together); the hypothesis is the
- * claim. The best entailment and contradiction over the premises decide, with the sentence that gave
- * them. Without a model, only an unrelated abstract can be told: that is `unsupported`.
+ * Judges one claim against what its cited work says: the sentences of its abstract and, when the
+ * full text was read, the few passages of it that best match the claim. Premises are each abstract
+ * sentence, the whole abstract when it has several (a claim may rest on two sentences together) and
+ * each passage; the hypothesis is the claim. The best entailment and contradiction over the premises
+ * decide, with the text that gave them. Without a model, only an unrelated work can be told: that is
+ * `unsupported`.
  */
-export async function judgeSupport(claim: string, abstract: readonly string[] | undefined, deps: SupportDependencies): Promise<SupportJudgement> {
+export async function judgeSupport(
+  claim: string,
+  abstract: readonly string[] | undefined,
+  deps: SupportDependencies,
+  passages: readonly Passage[] = [],
+): Promise<SupportJudgement> {
   const sentences = (abstract ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
-  if (sentences.length === 0) return { label: 'unverifiable', reason: 'no abstract', relevance: 0 };
+  const fullText = passages.filter((p) => p.text.trim().length > 0);
+  if (sentences.length === 0 && fullText.length === 0) return { label: 'unverifiable', reason: 'no abstract', relevance: 0 };
   const thresholds = deps.thresholds ?? DEFAULT_THRESHOLDS;
-  const premises = sentences.length > 1 ? [...sentences, sentences.join(' ')] : sentences;
-  // Relevance is the best of the abstract and its sentences; the sentence shown is always a sentence.
-  const bySentence = deps.relevance(claim, sentences);
-  const relevance = { score: Math.max(bySentence.score, deps.relevance(claim, [sentences.join(' ')]).score) };
-  const closest = sentences[bySentence.best];
+  const premises: { text: string; place: EvidencePlace }[] = [
+    ...sentences.map((text) => ({ text, place: ABSTRACT })),
+    ...(sentences.length > 1 ? [{ text: sentences.join(' '), place: ABSTRACT }] : []),
+    ...fullText.map((p) => ({ text: p.text, place: placeOf(p) })),
+  ];
+  // Relevance is the best of the abstract, its sentences and the passages; the text shown is never the whole abstract.
+  const shown = [...sentences.map((text) => ({ text, place: ABSTRACT })), ...fullText.map((p) => ({ text: p.text, place: placeOf(p) }))];
+  const byText = deps.relevance(claim, shown.map((p) => p.text));
+  const whole = sentences.length > 0 ? deps.relevance(claim, [sentences.join(' ')]).score : 0;
+  const relevance = Math.max(byText.score, whole);
+  const closest = shown[byText.best] ?? shown[0];
   if (!deps.nli) {
-    return relevance.score < thresholds.relevance
-      ? { label: 'unsupported', reason: 'the abstract is about something else', relevance: relevance.score, sentence: closest }
-      : { label: 'unverifiable', reason: 'no NLI model', relevance: relevance.score, sentence: closest };
+    const about = sentences.length > 0 ? 'the abstract' : 'the full text';
+    return relevance < thresholds.relevance
+      ? { label: 'unsupported', reason: `${about} is about something else`, relevance, sentence: closest.text, evidence: closest.place }
+      : { label: 'unverifiable', reason: 'no NLI model', relevance, sentence: closest.text, evidence: closest.place };
   }
   const scores = await deps.nli.model.classify(
-    premises.map((premise) => ({ premise, hypothesis: claim })),
+    premises.map((premise) => ({ premise: premise.text, hypothesis: claim })),
     deps.signal,
   );
   const entail = strongest(scores, 'entailment');
   const contra = strongest(scores, 'contradiction');
-  const base = { relevance: relevance.score, entailment: entail.value, contradiction: contra.value, model: deps.nli.id };
+  const base = { relevance, entailment: entail.value, contradiction: contra.value, model: deps.nli.id };
   if (contra.value >= thresholds.contradiction && contra.value > entail.value) {
-    return { ...base, label: 'contradicted', sentence: sentenceFor(premises, contra.index, sentences) };
+    return { ...base, label: 'contradicted', sentence: premises[contra.index].text, evidence: premises[contra.index].place };
   }
-  if (entail.value >= thresholds.entailment) return { ...base, label: 'supported', sentence: sentenceFor(premises, entail.index, sentences) };
-  return { ...base, label: 'unsupported', sentence: closest };
+  if (entail.value >= thresholds.entailment) return { ...base, label: 'supported', sentence: premises[entail.index].text, evidence: premises[entail.index].place };
+  return { ...base, label: 'unsupported', sentence: closest.text, evidence: closest.place };
+}
+
+const ABSTRACT: EvidencePlace = { from: 'abstract' };
+
+function placeOf(passage: Passage): EvidencePlace {
+  return passage.page === undefined ? { from: 'full text', section: passage.section } : { from: 'full text', section: passage.section, page: passage.page };
 }
 
 function strongest(scores: readonly NliScores[], label: 'entailment' | 'contradiction'): { value: number; index: number } {
@@ -97,9 +123,4 @@ function strongest(scores: readonly NliScores[], label: 'entailment' | 'contradi
     if (s[label] > scores[index][label]) index = i;
   });
   return { value: scores[index]?.[label] ?? 0, index };
-}
-
-/** The text to show for a premise: the sentence, or the whole abstract when the whole decided. */
-function sentenceFor(premises: readonly string[], index: number, sentences: readonly string[]): string {
-  return index < sentences.length ? sentences[index] : premises[index];
 }

@@ -53,15 +53,16 @@ suite('support check', () => {
 
     const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), unsupported.range.start.translate(0, 2));
     const text = hoverText(hovers);
-    assert.match(text, /Abstract: unsupported/);
+    assert.match(text, /Abstract only: unsupported/);
+    assert.match(text, /No full text: Europe PMC is asked by DOI/);
     assert.match(text, /entailment \d\.\d\d/);
     assert.ok(text.includes(modelDir), text);
   });
 
-  test('"Show the cited abstract" opens it beside the manuscript; "Ignore this verdict" removes it for good', async () => {
+  test('"Show the evidence" opens the cited abstract beside the manuscript; "Ignore this verdict" removes it for good', async () => {
     const [unsupported] = attestDiagnostics(texUri(), 'unsupported');
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', texUri(), unsupported.range);
-    const show = actions.find((a) => a.title === 'Show the cited abstract');
+    const show = actions.find((a) => a.title === 'Show the evidence');
     const ignore = actions.find((a) => a.title === 'Ignore this verdict');
     assert.ok(show?.command && ignore?.command, actions.map((a) => a.title).join(', '));
 

@@ -1,0 +1,181 @@
+/**
+ * Finds a cited work's full text where it is open, through the same HTTP client (rate limits,
+ * retries, timeouts, offline mode) as the reference lookups:
+ *
+ * - Europe PMC: the work's PMCID by DOI (`/europepmc/webservices/rest/search?query=DOI:"…"`), then its
+ *   JATS (`/europepmc/webservices/rest/PMC…/fullTextXML`) when it is in the open-access subset;
+ * - arXiv: the LaTeXML rendering at `/html/ID`, for papers with an arXiv id;
+ * - CORE: a work's `fullText` (`/v3/search/works/?q=doi:"…"`), with the user's API key.
+ *
+ * Each answer, full text or the reason there is none, is kept in the `FullTextStore`; a service that
+ * could not be reached gives a reason for this check only.
+ */
+import { HttpClient } from '../sources/http';
+import { SourceError, type SourceId } from '../sources/types';
+import type { WorkIds } from '../verify/claims';
+import { passagesFromJats } from './jats';
+import { passagesFromLatexml } from './latexml';
+import { passagesFromPlainText } from './prose';
+import type { FullTextStore } from './store';
+import type { FullText, FullTextResult, FullTextSource, Passage } from './types';
+
+export interface FullTextServices {
+  /** The bibliographic sources the user enabled: a full text is asked only of those. */
+  readonly enabled: readonly SourceId[];
+  readonly europepmcBaseUrl: string;
+  /** Where arXiv serves HTML, which is not where its API is. */
+  readonly arxivHtmlBaseUrl: string;
+  readonly coreBaseUrl: string;
+  readonly coreApiKey?: string;
+  readonly email?: string;
+  readonly offline: boolean;
+  readonly store?: FullTextStore;
+  /** Per attempt; the HTTP client's default when unset. */
+  readonly timeoutMs?: number;
+  /** The first retry's wait; the HTTP client's default when unset. */
+  readonly backoffMs?: number;
+}
+
+/** One service's answer: the full text, or why it has none. */
+type Attempt = { readonly fullText: FullText } | { readonly reason: string };
+
+interface Service {
+  readonly id: FullTextSource;
+  /** The store key for this work at this service, or why the service cannot be asked about it. */
+  keyFor(ids: WorkIds): string | { readonly reason: string };
+  fetch(ids: WorkIds, signal: AbortSignal | undefined): Promise<Attempt>;
+}
+
+export class FullTextFinder {
+  private readonly services: Service[] = [];
+
+  constructor(private readonly options: FullTextServices) {
+    const client = (source: SourceId, baseUrl: string, requestsPerSecond: number, privateHeaders: Record<string, string> = {}): HttpClient =>
+      new HttpClient({ source, baseUrl, email: options.email, requestsPerSecond, maxConcurrent: 1, offline: options.offline, privateHeaders, timeoutMs: options.timeoutMs, backoffMs: options.backoffMs });
+    if (options.enabled.includes('europepmc')) this.services.push(europePmc(client('europepmc', options.europepmcBaseUrl, 10)));
+    if (options.enabled.includes('arxiv')) this.services.push(arxivHtml(client('arxiv', options.arxivHtmlBaseUrl, 1)));
+    if (options.enabled.includes('core')) {
+      this.services.push(options.coreApiKey ? core(client('core', options.coreBaseUrl, 0.4, { Authorization: `Bearer ${options.coreApiKey}` })) : unavailable('core', 'CORE needs an API key'));
+    }
+  }
+
+  /** The first open full text of the work, or every service's reason for having none. */
+  async find(ids: WorkIds, signal?: AbortSignal): Promise<FullTextResult> {
+    const reasons: string[] = [];
+    for (const service of this.services) {
+      const key = service.keyFor(ids);
+      if (typeof key !== 'string') {
+        reasons.push(key.reason);
+        continue;
+      }
+      const attempt = (await this.options.store?.get(key)) ?? (await this.ask(service, key, ids, signal));
+      if ('fullText' in attempt) return attempt;
+      reasons.push(attempt.reason);
+    }
+    return { reason: reasons.length > 0 ? unique(reasons).join('; ') : 'no full-text source is enabled' };
+  }
+
+  /** The first full text of the work already in the store, asking no service: what is at hand. */
+  async stored(ids: WorkIds): Promise<FullText | undefined> {
+    for (const service of this.services) {
+      const key = service.keyFor(ids);
+      const stored = typeof key === 'string' ? await this.options.store?.get(key) : undefined;
+      if (stored && 'fullText' in stored) return stored.fullText;
+    }
+    return undefined;
+  }
+
+  private async ask(service: Service, key: string, ids: WorkIds, signal: AbortSignal | undefined): Promise<Attempt> {
+    try {
+      const attempt = await service.fetch(ids, signal);
+      await this.options.store?.set(key, attempt);
+      return attempt;
+    } catch (error) {
+      if (!(error instanceof SourceError) || error.kind === 'cancelled') throw error;
+      return { reason: error.message };
+    }
+  }
+}
+
+/** A service that cannot be asked at all; its reason is given for every work. */
+function unavailable(id: FullTextSource, reason: string): Service {
+  return {
+    id,
+    keyFor: () => ({ reason }),
+    fetch: async () => ({ reason }),
+  };
+}
+
+function unique(reasons: readonly string[]): string[] {
+  return [...new Set(reasons)];
+}
+
+function fullText(source: FullTextSource, location: string, read: { passages: Passage[] } | { reason: string }): Attempt {
+  return 'reason' in read ? read : { fullText: { source, location, passages: read.passages } };
+}
+
+const EUROPE_PMC_REST = '/europepmc/webservices/rest';
+
+function europePmc(http: HttpClient): Service {
+  return {
+    id: 'europepmc',
+    keyFor: (ids) => (ids.doi ? `europepmc:doi:${ids.doi}` : { reason: 'Europe PMC is asked by DOI, and the entry has none' }),
+    async fetch(ids, signal) {
+      const params = { query: `DOI:"${ids.doi}"`, format: 'json', resultType: 'lite', pageSize: 5 };
+      const pmcid = await http.getJson(`${EUROPE_PMC_REST}/search`, params, { signal }, (json) => openPmcid(json, ids.doi ?? ''));
+      if (!pmcid) return { reason: 'Europe PMC has no open-access full text of it' };
+      const xml = await http.getText(`${EUROPE_PMC_REST}/${pmcid}/fullTextXML`, {}, { signal });
+      if (xml === undefined) return { reason: `Europe PMC has no full text of ${pmcid}` };
+      return fullText('europepmc', pmcid, passagesFromJats(xml));
+    },
+  };
+}
+
+/** The PMCID of the open-access record with this DOI in a Europe PMC search answer. */
+function openPmcid(json: unknown, doi: string): string | undefined {
+  const results = (json as { resultList?: { result?: unknown } } | null)?.resultList?.result;
+  if (!Array.isArray(results)) throw new SourceError('malformed', 'Europe PMC sent a search answer without a result list.', 'europepmc');
+  for (const result of results as Record<string, unknown>[]) {
+    const sameWork = typeof result.doi === 'string' && result.doi.toLowerCase() === doi.toLowerCase();
+    if (sameWork && result.isOpenAccess === 'Y' && typeof result.pmcid === 'string' && /^PMC\d+$/.test(result.pmcid)) return result.pmcid;
+  }
+  return undefined;
+}
+
+function arxivHtml(http: HttpClient): Service {
+  return {
+    id: 'arxiv',
+    keyFor: (ids) => (ids.arxivId ? `arxiv:html:${ids.arxivId}` : { reason: 'not on arXiv' }),
+    async fetch(ids, signal) {
+      const html = await http.lookupText(`/html/${ids.arxivId}`, {}, { signal });
+      if (html === undefined) return { reason: `arXiv has no HTML rendering of ${ids.arxivId}` };
+      return fullText('arxiv', `arXiv:${ids.arxivId}`, passagesFromLatexml(html));
+    },
+  };
+}
+
+function core(http: HttpClient): Service {
+  return {
+    id: 'core',
+    keyFor: (ids) => (ids.doi ? `core:doi:${ids.doi}` : ids.arxivId ? `core:arxiv:${ids.arxivId}` : { reason: 'CORE is asked by DOI or arXiv id, and the entry has neither' }),
+    async fetch(ids, signal) {
+      const q = ids.doi ? `doi:"${ids.doi}"` : `arxivId:"${ids.arxivId}"`;
+      const found = await http.getJson('/v3/search/works/', { q, limit: 3 }, { signal }, (json) => coreFullText(json, ids));
+      if (!found) return { reason: 'CORE has no full text of it' };
+      return fullText('core', `CORE ${found.id}`, passagesFromPlainText(found.text));
+    },
+  };
+}
+
+/** The full text of the work with these ids in a CORE search answer. */
+function coreFullText(json: unknown, ids: WorkIds): { id: string; text: string } | undefined {
+  const results = (json as { results?: unknown } | null)?.results;
+  if (!Array.isArray(results)) throw new SourceError('malformed', 'CORE sent a search answer without results.', 'core');
+  for (const result of results as Record<string, unknown>[]) {
+    const doi = typeof result.doi === 'string' ? result.doi.toLowerCase() : undefined;
+    const arxivId = typeof result.arxivId === 'string' ? result.arxivId.replace(/v\d+$/, '') : undefined;
+    const sameWork = (ids.doi !== undefined && doi === ids.doi.toLowerCase()) || (ids.arxivId !== undefined && arxivId === ids.arxivId);
+    if (sameWork && typeof result.fullText === 'string' && result.fullText.trim() !== '') return { id: String(result.id), text: result.fullText };
+  }
+  return undefined;
+}

@@ -1,0 +1,69 @@
+/**
+ * The writer's own PDF of a cited work, read into passages: text through pdf.js in a worker thread
+ * (pdfWorker.ts), reading order and running heads from pdfLayout.ts, headings, hyphenation and the
+ * reference list from prose.ts. Every PDF that cannot be read gives a reason instead, and the check
+ * goes on with the abstract.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { linesOfPdf } from './pdfLayout';
+import type { PdfAnswer, PdfRequest } from './pdfProtocol';
+import { passagesFromLines } from './prose';
+import type { FullTextResult } from './types';
+
+export interface PdfLimits {
+  /** Larger files are not read: a 300-page paper with figures is far below it. */
+  readonly maxBytes: number;
+  /** Pages read at most; a thesis or a book is read up to here. */
+  readonly maxPages: number;
+  readonly timeoutMs: number;
+}
+
+export const DEFAULT_PDF_LIMITS: PdfLimits = { maxBytes: 100 * 1024 * 1024, maxPages: 600, timeoutMs: 60_000 };
+
+/** A page with fewer characters than this has no text layer to speak of: a scan, or only figures. */
+const MIN_CHARS_PER_PAGE = 20;
+
+export async function readPdf(file: string, limits: PdfLimits = DEFAULT_PDF_LIMITS): Promise<FullTextResult> {
+  const name = path.basename(file);
+  let size: number;
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) return { reason: `${name} is not a file` };
+    size = stat.size;
+  } catch (error) {
+    return { reason: `${name} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  if (size > limits.maxBytes) return { reason: `${name} is ${sizeOf(size)}, more than the ${sizeOf(limits.maxBytes)} Attest reads` };
+  const answer = await inWorker({ file, maxPages: limits.maxPages }, limits.timeoutMs);
+  if (!answer.ok) return { reason: `${name}: ${answer.reason}` };
+  const characters = answer.pages.reduce((sum, page) => sum + page.items.reduce((n, item) => n + item.text.trim().length, 0), 0);
+  if (characters < MIN_CHARS_PER_PAGE * Math.max(1, answer.pages.length)) return { reason: `${name} has no text layer (a scan?); the abstract is used instead` };
+  const { passages: all } = passagesFromLines(linesOfPdf(answer.pages));
+  // Before the first heading stand the title, the authors and their addresses: not what a claim cites.
+  const firstSection = all.findIndex((p) => p.section !== '');
+  const passages = firstSection > 0 ? all.slice(firstSection) : all;
+  if (passages.length === 0) return { reason: `${name} has no readable paragraphs` };
+  return { fullText: { source: 'pdf', location: file, passages } };
+}
+
+function sizeOf(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+function inWorker(request: PdfRequest, timeoutMs: number): Promise<PdfAnswer> {
+  return new Promise((resolve) => {
+    // A hostile PDF can ask for unbounded memory; the worker, not the editor, runs out.
+    const worker = new Worker(path.join(__dirname, 'pdfWorker.js'), { workerData: request, resourceLimits: { maxOldGenerationSizeMb: 1536 } });
+    const finish = (answer: PdfAnswer): void => {
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => finish({ ok: false, reason: `reading it took longer than ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
+    worker.once('message', (answer: PdfAnswer) => finish(answer));
+    worker.once('error', (error) => finish({ ok: false, reason: `the PDF reader failed (${error.message})` }));
+    worker.once('exit', (code) => finish({ ok: false, reason: `the PDF reader stopped (exit code ${code})` }));
+  });
+}

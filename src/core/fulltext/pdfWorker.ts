@@ -1,0 +1,70 @@
+/**
+ * The worker thread that reads one PDF's text layer with pdf.js (`pdfjs-dist`, legacy build for
+ * Node), so that a large or hostile PDF never stalls the extension host: it gets its own thread and
+ * the caller a timeout.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { PdfAnswer, PdfPage, PdfRequest, PdfTextItem } from './pdfProtocol';
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+
+/**
+ * pdf.js is an ES module; TypeScript's CommonJS output would turn `import()` into `require()`, which
+ * older Node and Electron versions refuse for ES modules, so the import is kept as written.
+ */
+const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<PdfJs>;
+
+async function read(request: PdfRequest): Promise<PdfAnswer> {
+  // By its resolved file: a bare specifier in an import() without a module around it resolves from
+  // the process's folder, which in the editor is not the extension's.
+  const pdfjs = await importModule(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href);
+  const data = new Uint8Array(await fs.readFile(request.file));
+  const fonts = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts') + path.sep;
+  let document;
+  try {
+    document = await pdfjs.getDocument({ data, standardFontDataUrl: fonts, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  } catch (error) {
+    return { ok: false, reason: reasonFor(error) };
+  }
+  try {
+    const pages: PdfPage[] = [];
+    const count = Math.min(document.numPages, request.maxPages);
+    for (let number = 1; number <= count; number++) {
+      const page = await document.getPage(number);
+      const viewport = page.getViewport({ scale: 1 });
+      const content = await page.getTextContent();
+      const items: PdfTextItem[] = [];
+      for (const item of content.items) {
+        if (!('str' in item) || item.str === '') continue;
+        const [a, b, , , x, y] = item.transform as number[];
+        items.push({ text: item.str, x, y, width: item.width, size: Math.abs(item.height) || Math.hypot(a, b) });
+      }
+      pages.push({ width: viewport.width, height: viewport.height, items });
+      page.cleanup();
+    }
+    return { ok: true, pages, pageCount: document.numPages };
+  } catch (error) {
+    return { ok: false, reason: reasonFor(error) };
+  } finally {
+    await document.destroy();
+  }
+}
+
+/** pdf.js names its failures; these are the user's words for them. */
+function reasonFor(error: unknown): string {
+  const name = error instanceof Error ? error.name : '';
+  if (name === 'PasswordException') return 'the PDF is encrypted with a password';
+  if (name === 'InvalidPDFException') return 'the file is not a readable PDF (damaged or truncated)';
+  return `the PDF could not be read (${error instanceof Error ? error.message : String(error)})`;
+}
+
+const port = parentPort;
+if (port) {
+  read(workerData as PdfRequest).then(
+    (answer) => port.postMessage(answer),
+    (error: unknown) => port.postMessage({ ok: false, reason: reasonFor(error) } satisfies PdfAnswer),
+  );
+}

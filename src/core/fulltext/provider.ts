@@ -1,0 +1,68 @@
+/**
+ * The full text a claim is judged against: the writer's own PDF first (it is the version they read),
+ * else an open full text from the services. Reasons from every place tried are kept, so the user
+ * learns why a citation was judged on its abstract alone.
+ */
+import { promises as fs } from 'node:fs';
+import type { BibEntry } from '../bibliography/types';
+import type { FullTextProvider, WorkIds } from '../verify/claims';
+import type { FullTextFinder } from './find';
+import { firstExisting, pdfCandidates, pdfInFolder } from './localPdfs';
+import { DEFAULT_PDF_LIMITS, readPdf, type PdfLimits } from './pdf';
+import type { FullTextStore } from './store';
+import type { FullText, FullTextResult } from './types';
+
+export interface FullTextOptions {
+  /** Open full texts from the services; none when the user turned them off. */
+  readonly finder?: FullTextFinder;
+  readonly store?: FullTextStore;
+  /** A folder of PDFs searched by DOI and title for entries without a `file` field. */
+  readonly pdfFolder?: string;
+  readonly pdfLimits?: PdfLimits;
+}
+
+export function fullTextProvider(options: FullTextOptions): FullTextProvider {
+  return async (entry, ids, signal) => {
+    const reasons: string[] = [];
+    const pdf = await localPdf(entry, ids, options);
+    if (pdf) {
+      const read = await readStoredPdf(pdf, options);
+      if ('fullText' in read) return read;
+      reasons.push(read.reason);
+    } else if (entry.pdfs?.length) {
+      reasons.push(`the PDF of the file field was not found (${entry.pdfs[0]})`);
+    }
+    if (options.finder) {
+      const found = await options.finder.find(ids, signal);
+      if ('fullText' in found) return found;
+      reasons.push(found.reason);
+    }
+    return reasons.length > 0 ? { reason: reasons.join('; ') } : undefined;
+  };
+}
+
+/**
+ * The full text of a work found by a search (not a cited entry) when it is at hand: a PDF of the
+ * folder, or what an earlier check stored. Asks no service, so showing search results stays quick.
+ */
+export async function fullTextAtHand(title: string | undefined, ids: WorkIds, options: FullTextOptions): Promise<FullText | undefined> {
+  const pdf = options.pdfFolder ? await pdfInFolder(options.pdfFolder, title, ids) : undefined;
+  const read = pdf ? await readStoredPdf(pdf, options) : undefined;
+  if (read && 'fullText' in read) return read.fullText;
+  return options.finder?.stored(ids);
+}
+
+async function localPdf(entry: BibEntry, ids: WorkIds, options: FullTextOptions): Promise<string | undefined> {
+  return (await firstExisting(pdfCandidates(entry))) ?? (options.pdfFolder ? await pdfInFolder(options.pdfFolder, entry.title, ids) : undefined);
+}
+
+/** A PDF is read once per version of the file: the store keys it by path, size and modification time. */
+async function readStoredPdf(file: string, options: FullTextOptions): Promise<FullTextResult> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  const key = stat ? `pdf:${file}:${stat.size}:${Math.trunc(stat.mtimeMs)}` : undefined;
+  const stored = key ? await options.store?.get(key) : undefined;
+  if (stored) return stored;
+  const read = await readPdf(file, options.pdfLimits ?? DEFAULT_PDF_LIMITS);
+  if (key) await options.store?.set(key, read);
+  return read;
+}

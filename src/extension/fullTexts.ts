@@ -1,0 +1,54 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { BibEntry } from '../core/bibliography/types';
+import { fullTextConfigFrom, fullTextOptions } from '../core/fulltext/config';
+import { pickPassages } from '../core/fulltext/pick';
+import { fullTextAtHand, fullTextProvider, type FullTextOptions } from '../core/fulltext/provider';
+import { passagePlace, type FullTextResult } from '../core/fulltext/types';
+import type { Paper } from '../core/papers/paper';
+import type { FullTextProvider, WorkIds } from '../core/verify/claims';
+import type { Config } from './config';
+import { secretName } from './references';
+
+/**
+ * The cited works' full texts as the settings ask for them (`attest.fullText.*`, the sources' own
+ * settings and the CORE key), stored in the extension's storage. Made afresh for each judging run, so
+ * a changed setting or key counts at once.
+ */
+export class FullTextAccess {
+  constructor(
+    private readonly config: Config,
+    private readonly secrets: vscode.SecretStorage,
+    private readonly storage: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  async provider(): Promise<FullTextProvider | undefined> {
+    const options = await this.options();
+    return options && fullTextProvider(options);
+  }
+
+  /** For Find Evidence: a found paper's best passage for the claim, when its full text is at hand. */
+  async passageAtHand(claim: string, paper: Paper): Promise<{ place: string; text: string } | undefined> {
+    const options = await this.options();
+    const fullText = options && (await fullTextAtHand(paper.title, { doi: paper.doi, arxivId: paper.arxivId }, options));
+    const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
+    return best && { place: passagePlace(best), text: best.text };
+  }
+
+  private async options(): Promise<FullTextOptions | undefined> {
+    const all = vscode.workspace.getConfiguration();
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.storage.fsPath;
+    const { config, problems } = fullTextConfigFrom((key) => all.get(key), base);
+    for (const problem of problems) this.log.warn(problem);
+    const sources = this.config.sources().config;
+    const origin = new URL(sources.sources.core.baseUrl).origin;
+    const value = (await this.secrets.get(secretName('coreApiKey', origin))) || undefined;
+    return fullTextOptions(config, sources, { coreApiKey: value === undefined ? undefined : { value, origin } }, path.join(this.storage.fsPath, 'fulltexts'));
+  }
+
+  /** The full text of an entry as the last check read it (from the store), for Show the Evidence. */
+  async read(entry: BibEntry, ids: WorkIds): Promise<FullTextResult | undefined> {
+    return (await this.provider())?.(entry, ids);
+  }
+}

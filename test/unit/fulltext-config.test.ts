@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { fullTextConfigFrom } from '../../src/core/fulltext/config';
+import { passagesFromJats } from '../../src/core/fulltext/jats';
+import { passagesFromLatexml } from '../../src/core/fulltext/latexml';
+import { passagesFromPlainText } from '../../src/core/fulltext/prose';
+
+describe('full-text settings', () => {
+  it('reads the settings, folders relative to the base, and reports what it could not use', () => {
+    const settings: Record<string, unknown> = { 'attest.fullText.cacheSizeMB': 5, 'attest.fullText.pdfFolder': 'papers', 'attest.fullText.arxivHtmlBaseUrl': 'http://127.0.0.1:9/' };
+    const { config, problems } = fullTextConfigFrom((key) => settings[key], '/work/paper');
+    assert.deepEqual(config, { enabled: true, cacheBytes: 5 * 1024 * 1024, pdfFolder: path.resolve('/work/paper', 'papers'), arxivHtmlBaseUrl: 'http://127.0.0.1:9/' });
+    assert.deepEqual(problems, []);
+    const bad: Record<string, unknown> = { 'attest.fullText.enabled': 'yes', 'attest.fullText.cacheSizeMB': -1, 'attest.fullText.arxivHtmlBaseUrl': 'arxiv.org' };
+    const read = fullTextConfigFrom((key) => bad[key], '/work');
+    assert.deepEqual(read.config, { enabled: true, cacheBytes: 200 * 1024 * 1024 });
+    assert.equal(read.problems.length, 3);
+  });
+});
+
+describe('full texts of hostile shapes', () => {
+  it('reads deeply nested, unclosed and very long documents in one pass', () => {
+    const nested = `<article><body>${'<sec><title>S</title>'.repeat(20_000)}<p>deep text</p></body></article>`;
+    const jats = passagesFromJats(nested);
+    assert.ok('passages' in jats && jats.passages[0].text === 'deep text');
+    const unclosed = `<article class="ltx_document"><section><h2 class="ltx_title">Results</h2>${'<p class="ltx_p">word '.repeat(20_000)}`;
+    const html = passagesFromLatexml(unclosed);
+    assert.ok('passages' in html && html.passages.length > 0);
+    const lines = passagesFromPlainText(`Results\n${'a-\n'.repeat(100_000)}end`);
+    assert.ok('passages' in lines);
+  });
+});

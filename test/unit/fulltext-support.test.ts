@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { formatJson } from '../../src/cli/report';
+import { checkManuscript, CheckSession } from '../../src/core/check';
+import type { FullTextResult, Passage } from '../../src/core/fulltext/types';
+import { LookupCache } from '../../src/core/sources/cache';
+import { checkSupport, supportFindings, withSupportFindings, type FullTextProvider } from '../../src/core/verify/claims';
+import { judgeSupport } from '../../src/core/verify/support';
+import { MemoryWorkspace } from './helpers';
+import { overlap, RuleNli } from './support/ruleNli';
+import { makeTempDir } from './support/tempDir';
+
+const nli = (): { model: RuleNli; id: string } => ({ model: new RuleNli(), id: 'rules' });
+const ABSTRACT = ['We built a cache for web servers.', 'It was deployed at three sites.'];
+const RESULTS: Passage = { section: 'Results', page: 6, text: 'Across all sites the cache increases speed by a factor of two.' };
+const METHODS: Passage = { section: 'Methods', page: 3, text: 'Speed was measured as requests served per second.' };
+
+describe('judging a claim against the passages of a full text', () => {
+  it('finds support in the full text that the abstract lacks, and says where it is', async () => {
+    const abstractOnly = await judgeSupport('The cache increases speed.', ABSTRACT, { relevance: overlap, nli: nli() });
+    assert.equal(abstractOnly.label, 'unsupported');
+    assert.deepEqual(abstractOnly.evidence, { from: 'abstract' });
+    const withText = await judgeSupport('The cache increases speed.', ABSTRACT, { relevance: overlap, nli: nli() }, [METHODS, RESULTS]);
+    assert.equal(withText.label, 'supported');
+    assert.equal(withText.sentence, RESULTS.text);
+    assert.deepEqual(withText.evidence, { from: 'full text', section: 'Results', page: 6 });
+  });
+
+  it('finds a contradiction that only the body shows', async () => {
+    const body: Passage = { section: 'Discussion', text: 'Unexpectedly, under load the cache decreases speed.' };
+    const j = await judgeSupport('The cache increases speed under load.', ABSTRACT, { relevance: overlap, nli: nli() }, [body]);
+    assert.equal(j.label, 'contradicted');
+    assert.deepEqual(j.evidence, { from: 'full text', section: 'Discussion' });
+  });
+
+  it('judges against the full text when there is no abstract', async () => {
+    const j = await judgeSupport('The cache increases speed.', undefined, { relevance: overlap, nli: nli() }, [RESULTS]);
+    assert.equal(j.label, 'supported');
+  });
+});
+
+describe('checking a manuscript with full texts', () => {
+  const bib = '@article{cache, title={A cache}, abstract={We built a cache for web servers. It was deployed at three sites.}}\n@article{other, title={Other}, abstract={The cache needs little memory.}}';
+  const tex = 'The cache increases speed \\cite{cache}. The cache saves memory \\cite{other}.\n\\bibliography{refs}';
+
+  async function check(fullTexts: FullTextProvider, cache?: LookupCache, more = '') {
+    const ws = new MemoryWorkspace({ '/p/m.tex': `${more}${tex}`, '/p/refs.bib': bib });
+    const result = await checkManuscript('/p/m.tex', ws, new CheckSession());
+    assert.ok(result);
+    return { result, supports: await checkSupport(result, { relevance: overlap, nli: nli() }, cache, fullTexts) };
+  }
+
+  const texts: Record<string, FullTextResult> = {
+    cache: { fullText: { source: 'europepmc', location: 'PMC7000001', passages: [METHODS, RESULTS] } },
+    other: { reason: 'the JATS full text has no body (only the front matter is open)' },
+  };
+  const provider: FullTextProvider = async (entry) => texts[entry.key];
+
+  it('reports what each judgement read, and where the evidence is, in the JSON report', async () => {
+    const { result, supports } = await check(provider);
+    const report = JSON.parse(formatJson(withSupportFindings(result, supports))) as { support: Record<string, unknown>[] };
+    assert.deepEqual(report.support[0].evidence, { from: 'full text', section: 'Results', page: 6, place: 'Results, p. 6', text: RESULTS.text });
+    assert.deepEqual(report.support[0].fullText, { source: 'europepmc', location: 'PMC7000001' });
+    assert.equal(report.support[0].label, 'supported');
+    assert.deepEqual(report.support[1].evidence, { from: 'abstract', text: 'The cache needs little memory.' });
+    assert.deepEqual(report.support[1].fullText, { reason: 'the JATS full text has no body (only the front matter is open)' });
+  });
+
+  it('names the passage in the finding when the full text contradicts', async () => {
+    const contradicting: FullTextProvider = async () => ({ fullText: { source: 'pdf', location: '/p/cache.pdf', passages: [{ section: 'Results', page: 6, text: 'The cache decreases speed in every test.' }] } });
+    const { supports } = await check(contradicting);
+    const [finding] = supportFindings(supports);
+    assert.equal(finding.code, 'contradicted');
+    assert.equal(finding.message, `The full text of 'cache' (Results, p. 6) contradicts this sentence: "The cache decreases speed in every test."`);
+    assert.deepEqual([finding.evidence?.from, finding.evidence?.place], ['full text', 'Results, p. 6']);
+  });
+
+  it('reads the full texts of several works at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow: FullTextProvider = async (entry) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inFlight--;
+      return texts[entry.key];
+    };
+    const { supports } = await check(slow);
+    assert.equal(most, 2);
+    assert.equal(supports[0].judgement.label, 'supported');
+  });
+
+  it('reads each full text once per check, and caches judgements apart from abstract-only ones', async () => {
+    const { dir, remove } = await makeTempDir();
+    try {
+      const cache = new LookupCache(dir);
+      let reads = 0;
+      const counting: FullTextProvider = async (entry) => {
+        reads++;
+        return texts[entry.key];
+      };
+      const first = await check(counting, cache, 'Speed doubles with a cache \\cite{cache}. ');
+      assert.equal(first.supports.length, 3);
+      assert.equal(reads, 2);
+      const abstractOnly = await check(async () => undefined, cache);
+      assert.equal(abstractOnly.supports[0].judgement.label, 'unsupported');
+      assert.equal(first.supports[1].judgement.label, 'supported');
+      assert.equal(abstractOnly.supports[0].fullText, undefined);
+    } finally {
+      await remove();
+    }
+  });
+});
