@@ -56,6 +56,11 @@ describe('LaTeX citations', () => {
     assert.deepEqual(keys('A 50\\% rise \\cite{real}. % \\cite{commented}\n%\\citep{also}\nB \\cite{second}.'), ['real', 'second']);
   });
 
+  it('reads a key list annotated with comments as its keys only', () => {
+    assert.deepEqual(keys('As shown \\citep{a11,% the 2011 survey\n  a12, % and its follow-up\n a13}.'), ['a11', 'a12', 'a13']);
+    assert.deepEqual(keys('\\cite{a % first\n,b}'), ['a', 'b']);
+  });
+
   it('skips verbatim, comment and lstlisting environments', () => {
     const source = [
       '\\begin{verbatim}\\cite{v1}\\end{verbatim}',
@@ -132,6 +137,14 @@ describe('LaTeX claims', () => {
     assert.deepEqual(citation.claim.range, { start: { line: 1, character: 0 }, end: { line: 2, character: 12 } });
     assert.equal(citation.claim.sourceOffsets.length, citation.claim.text.length);
     assert.equal(source[citation.claim.sourceOffsets[citation.claim.text.indexOf('bold')]], 'b');
+  });
+
+  it('keeps a placeholder for references to equations, figures and sections', () => {
+    // control_dynonet: "Eq. () is a natural extension" lost its reference.
+    assert.equal(
+      claimOf('Eq.~\\eqref{eq:Gz} is a natural extension of \\cref{sec:intro} and Fig.~\\ref{fig:a} \\cite{k}.', 'k'),
+      'Eq. [ref] is a natural extension of [ref] and Fig. [ref].',
+    );
   });
 
   it('turns accents and escapes into characters', () => {

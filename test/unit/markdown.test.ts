@@ -70,6 +70,16 @@ describe('Markdown citations', () => {
     assert.deepEqual(parsed.citations.map((c) => [c.key, c.claim]), [['extra', undefined]]);
     assert.equal(parsed.citesAll, true);
   });
+
+  it('reads Quarto and pandoc-crossref cross-references as references to the document, not citations', () => {
+    const source =
+      'The model in @fig-schematic follows @smith2020, as @sec-methods and [@tbl-results; @eq-loss] show. ' +
+      'See @Fig:overview and @eq:energy, and [@thm-main; @jones21].';
+    assert.deepEqual(cites(source), [
+      ['@', 'smith2020'],
+      ['[@]', 'jones21'],
+    ]);
+  });
 });
 
 describe('Markdown claims', () => {
@@ -96,5 +106,11 @@ describe('Markdown claims', () => {
 
   it('treats an image caption as its own sentence', () => {
     assert.equal(claimOf('Before ![A plot of data [@fig].](plot.png) after.', 'fig'), 'A plot of data.');
+  });
+
+  it('keeps cross-references as placeholders in the sentence', () => {
+    // From Quarto's manual: a figure reference is part of what the sentence says.
+    assert.equal(claimOf('Elephants are shown in @fig-elephant, as described by @smith2020.', 'smith2020'), 'Elephants are shown in [ref], as described by [smith2020].');
+    assert.equal(claimOf('Both rise [@fig-a; @fig-b], as known [@k].', 'k'), 'Both rise [ref], as known.');
   });
 });

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { LineIndex } from '../text/positions';
+import { REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { PlainTextBuilder } from './plainText';
 import { resolveCitations, type ScannedCitation } from './sentences';
@@ -30,7 +31,7 @@ const ENVIRONMENT_ARGUMENTS: Record<string, number> = {
 
 /** Commands whose braced arguments are not prose: how many to drop (optional `[…]` are dropped too). */
 const NON_PROSE_ARGUMENTS: Record<string, number> = {
-  label: 1, ref: 1, eqref: 1, cref: 1, Cref: 1, autoref: 1, pageref: 1, nameref: 1, vref: 1, url: 1,
+  label: 1, url: 1,
   includegraphics: 1, bibliographystyle: 1, documentclass: 1, usepackage: 1, RequirePackage: 1,
   newcommand: 2, renewcommand: 2, providecommand: 2, DeclareMathOperator: 2, newenvironment: 3,
   renewenvironment: 3, newtheorem: 2, setlength: 2, addtolength: 2, setcounter: 2, addtocounter: 2,
@@ -42,6 +43,9 @@ const NON_PROSE_ARGUMENTS: Record<string, number> = {
   setcitestyle: 1, bibpunct: 6, figcaption: 0, keywords: 1, received: 1, revised: 1, accepted: 1,
   submitjournal: 1, shorttitle: 1, shortauthors: 1, AuthorCallLimit: 1,
 };
+
+/** Commands that print a number or name of a part of the document: the claim keeps a placeholder for it. */
+const REFERENCE_COMMANDS = new Set(['ref', 'eqref', 'cref', 'Cref', 'autoref', 'Autoref', 'pageref', 'nameref', 'vref', 'Vref', 'cpageref', 'Cpageref', 'labelcref', 'subref']);
 
 /** Commands whose argument is a sentence context of its own: a heading, a caption, a footnote. */
 const SEPARATE_CONTEXT = new Set([
@@ -330,6 +334,12 @@ class LatexScanner {
       this.skipSpacesAfterControlWord();
       return;
     }
+    if (REFERENCE_COMMANDS.has(bare)) {
+      this.skipOptionalArguments();
+      this.readBracedArgument();
+      this.out.appendReplacement(REFERENCE_PLACEHOLDER, start);
+      return;
+    }
     const dropped = NON_PROSE_ARGUMENTS[name];
     if (dropped !== undefined) {
       for (let n = 0; n < dropped; n++) {
@@ -379,9 +389,13 @@ class LatexScanner {
     const { text } = this;
     let j = start;
     while (j < end) {
-      while (j < end && /[\s,]/.test(text[j])) j++;
+      while (j < end && (/[\s,]/.test(text[j]) || text[j] === '%')) {
+        // A comment annotating a long key list runs to the end of its line and is no key.
+        if (text[j] === '%') j = Math.min(this.indexOfOr('\n', j), end);
+        else j++;
+      }
       const keyStart = j;
-      while (j < end && text[j] !== ',') j++;
+      while (j < end && text[j] !== ',' && text[j] !== '%') j++;
       let keyEnd = j;
       while (keyEnd > keyStart && /\s/.test(text[keyEnd - 1])) keyEnd--;
       if (keyEnd > keyStart) {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { LineIndex } from '../text/positions';
+import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { PlainTextBuilder } from './plainText';
 import { resolveCitations, type ScannedCitation } from './sentences';
@@ -259,7 +260,9 @@ class MarkdownScanner {
     const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
     if (keys.length > 0) {
       const anchor = this.out.anchor();
-      for (const k of keys) this.citations.push({ ...k, anchor });
+      for (const k of keys) if (!isCrossReference(k.key)) this.citations.push({ ...k, anchor });
+      // `[@fig-a; @fig-b]` prints figure numbers, which are part of the sentence.
+      if (keys.some((k) => isCrossReference(k.key))) this.out.appendReplacement(REFERENCE_PLACEHOLDER, i);
       return close + 1;
     }
     if (after === '(') {
@@ -315,6 +318,10 @@ class MarkdownScanner {
     if (!key) {
       this.out.appendChar('@', i);
       return i + 1;
+    }
+    if (isCrossReference(key.key)) {
+      this.out.appendReplacement(REFERENCE_PLACEHOLDER, i);
+      return key.end;
     }
     // An in-text key is part of its sentence: it attaches where its placeholder starts.
     this.citations.push({ key: key.key, command: '@', start: key.start, end: key.end, anchor: this.out.length });
