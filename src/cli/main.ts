@@ -140,7 +140,7 @@ async function checkClaims(result: CheckResult, modelFlag: string | undefined, s
   try {
     const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache);
     const ignored = await IgnoreList.load(ignoreFileFor(result.root));
-    return withSupportFindings(result, supports, (c) => ignored.has(c));
+    return withSupportFindings(result, supports, (c) => ignored.has(c), { reportMissingAbstracts: setup.reportMissingAbstracts });
   } finally {
     await nli?.model.dispose();
   }

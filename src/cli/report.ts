@@ -4,6 +4,7 @@ import { authorName } from '../core/bibliography/describe';
 import type { Finding } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
+import { missingAbstracts } from '../core/verify/claims';
 import type { Verdicts } from '../core/verify/references';
 
 /**
@@ -53,6 +54,7 @@ export function formatJson(result: CheckResult): string {
           })),
         }
       : {}),
+    ...(result.supports ? { missingAbstracts: missingAbstracts(result.supports) } : {}),
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return `${JSON.stringify(report, null, 2)}\n`;
@@ -69,6 +71,10 @@ export function formatText(result: CheckResult, cwd: string): string {
       `${entries} bibliography entries; ${counts.error} errors, ${counts.warning} warnings, ${counts.hint + counts.information} notes.`,
   );
   if (result.verdicts) lines.push(referenceSummary(result.verdicts));
+  if (result.supports) {
+    const { cited, withoutAbstract } = missingAbstracts(result.supports);
+    if (withoutAbstract > 0) lines.push(`support: ${withoutAbstract} of ${cited} cited works have no abstract to check against.`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

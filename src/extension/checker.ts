@@ -176,7 +176,7 @@ export class Checker implements vscode.Disposable {
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
       const supports = await checkSupport(result, deps, this.judgements);
       if (this.generations.get(result.root) !== generation) return;
-      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored.has(c)));
+      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored.has(c), { reportMissingAbstracts: this.config.reportMissingAbstracts }));
       this.publish();
     } catch (error) {
       if (controller.signal.aborted) return;

@@ -39,12 +39,15 @@ function describeSupport({ judgement, supportedTogether }: CitationSupport): vsc
   const label = supportedTogether ? vscode.l10n.t('supported together with the other citations of this sentence') : judgement.label;
   md.appendMarkdown(`$(${icon}) ${escape(vscode.l10n.t('Abstract: {0}', label))}${judgement.reason ? ` (${escape(judgement.reason)})` : ''}\n\n`);
   if (judgement.sentence) md.appendMarkdown(`> ${escape(judgement.sentence)}\n\n`);
+  // Without an abstract nothing was measured: a "relevance 0.00" there would read as a finding.
+  if (judgement.label === 'unverifiable' && judgement.reason === 'no abstract') return md;
   const scores = [
     judgement.entailment === undefined ? undefined : `entailment ${judgement.entailment.toFixed(2)}`,
     judgement.contradiction === undefined ? undefined : `contradiction ${judgement.contradiction.toFixed(2)}`,
     `relevance ${judgement.relevance.toFixed(2)}`,
+    judgement.model,
   ].filter((x) => x !== undefined);
-  md.appendMarkdown(`*${escape(scores.join(' · '))}${judgement.model ? ` · ${escape(judgement.model)}` : ''}*`);
+  md.appendMarkdown(`*${escape(scores.join(' · '))}*`);
   return md;
 }
 

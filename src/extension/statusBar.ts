@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { missingAbstracts } from '../core/verify/claims';
 import type { Checker } from './checker';
 import type { ReferenceLookups } from './references';
 
@@ -37,7 +38,7 @@ export class StatusBar implements vscode.Disposable {
       counts.error + counts.warning === 0
         ? `$(pass) ${vscode.l10n.t('Attest')}`
         : `$(error) ${counts.error} $(warning) ${counts.warning} ${vscode.l10n.t('Attest')}`;
-    this.item.tooltip = vscode.l10n.t(
+    const summary = vscode.l10n.t(
       '{0} citations of {1} keys, {2} bibliography entries. {3} errors, {4} warnings, {5} notes.',
       result.citations.length,
       keys,
@@ -46,6 +47,11 @@ export class StatusBar implements vscode.Disposable {
       counts.warning,
       counts.other,
     );
+    const missing = result.supports ? missingAbstracts(result.supports) : undefined;
+    this.item.tooltip =
+      missing && missing.withoutAbstract > 0
+        ? `${summary}\n${vscode.l10n.t('{0} of {1} cited works have no abstract to check against.', missing.withoutAbstract, missing.cited)}`
+        : summary;
     this.item.show();
   }
 

@@ -123,6 +123,14 @@ describe('checking a project', () => {
     assert.deepEqual(result?.findings, []);
   });
 
+  it('says what the manuscript\'s own tool does with a key defined twice', async () => {
+    const twice = `${bib}@article{known, title={Again}}\n`;
+    const tex = await checkManuscript('/p/main.tex', new MemoryWorkspace({ '/p/main.tex': '\\cite{known}\\bibliography{refs}', '/p/refs.bib': twice }), new CheckSession());
+    const md = await checkManuscript('/p/paper.md', new MemoryWorkspace({ '/p/paper.md': '---\nbibliography: refs.bib\n---\n[@known]', '/p/refs.bib': twice }), new CheckSession());
+    assert.match(tex?.findings.find((f) => f.code === 'duplicate-key')?.message ?? '', /BibTeX and biber use the first definition/);
+    assert.match(md?.findings.find((f) => f.code === 'duplicate-key')?.message ?? '', /pandoc's citeproc may use either definition/);
+  });
+
   it('uses extra bibliographies given by option', async () => {
     const ws = new MemoryWorkspace({ '/p/notes.md': 'As shown [@known].', '/lib/refs.bib': bib });
     const result = await checkManuscript('/p/notes.md', ws, new CheckSession(), { extraBibliographies: ['/lib/refs.bib'] });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { checkManuscript, CheckSession } from '../../src/core/check';
 import type { NliModel, NliPair, NliScores } from '../../src/core/models/nli';
 import { LookupCache } from '../../src/core/sources/cache';
-import { abstractSentences, checkSupport, supportFindings } from '../../src/core/verify/claims';
+import { isAbstract } from '../../src/core/verify/abstracts';
+import { abstractSentences, checkSupport, missingAbstracts, supportFindings } from '../../src/core/verify/claims';
 import { judgeSupport, type RelevanceScorer } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { makeTempDir } from './support/tempDir';
@@ -73,10 +74,11 @@ describe('judging whether a cited abstract supports a claim', () => {
 
 describe('checking the citations of a manuscript for support', () => {
   const bib = [
-    '@article{fast, title={Speed}, abstract={Our cache increases speed considerably. It was tested on servers.}}',
-    '@article{mem, title={Memory}, abstract={The cache needs little memory. Nothing else changes.}}',
-    '@article{slow, title={Slow}, abstract={The cache decreases speed. We regret it.}}',
+    '@article{fast, title={Speed}, abstract={Our cache increases speed considerably. It was tested on servers of three sizes, under loads from light to heavy.}}',
+    '@article{mem, title={Memory}, abstract={The cache needs little memory. Nothing else changes in the servers it runs on, whatever their size or load.}}',
+    '@article{slow, title={Slow}, abstract={The cache decreases speed. We regret it, and report the servers and the loads on which we measured it.}}',
     '@article{none, title={No abstract}}',
+    '@article{note, title={A note for an abstract}, abstract={R Foundation for Statistical Computing, Vienna, Austria.}}',
   ].join('\n');
 
   async function supports(tex: string, nli: RuleNli, cache?: LookupCache): Promise<Awaited<ReturnType<typeof checkSupport>>> {
@@ -87,9 +89,21 @@ describe('checking the citations of a manuscript for support', () => {
   }
 
   it('gives each citation its own verdict and finding', async () => {
-    const found = supportFindings(await supports('The cache increases speed \\cite{fast}. The cache increases speed \\cite{slow}. It uses memory \\cite{none}.', new RuleNli()));
-    assert.deepEqual(found.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning'], ['none', 'unverifiable', 'hint']]);
+    const judged = await supports('The cache increases speed \\cite{fast}. The cache increases speed \\cite{slow}. It uses memory \\cite{none}.', new RuleNli());
+    const found = supportFindings(judged);
+    assert.deepEqual(found.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning']]);
     assert.equal(found[0].evidence?.sentence, 'The cache decreases speed.');
+    const detailed = supportFindings(judged, undefined, { reportMissingAbstracts: true });
+    assert.deepEqual(detailed.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning'], ['none', 'unverifiable', 'hint']]);
+    assert.deepEqual(missingAbstracts(judged), { cited: 3, withoutAbstract: 1 });
+  });
+
+  it('takes an abstract field too short to be an abstract for none', async () => {
+    const [judged] = await supports('The cache increases speed \\cite{note}.', new RuleNli());
+    assert.deepEqual([judged.judgement.label, judged.judgement.reason], ['unverifiable', 'no abstract']);
+    assert.equal(isAbstract('Update Jan.'), false);
+    assert.equal(isAbstract('A single sentence that goes on and on about its topic without ever stopping, long as it is, for a page.'), false);
+    assert.equal(isAbstract('We measure caches. They make servers faster under every load we tried, from the lightest to the heaviest.'), true);
   });
 
   it('counts a sentence as supported when its citations support it together', async () => {

@@ -7,6 +7,7 @@ import type { Citation } from '../manuscript/types';
 import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
 import { sortFindings } from '../check';
+import { isAbstract } from './abstracts';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
 import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
 
@@ -35,7 +36,7 @@ export async function checkSupport(result: CheckResult, deps: SupportDependencie
   for (const citation of result.citations) {
     const entry = entries.get(citation.key);
     if (!citation.claim || !entry) continue;
-    const abstract = entry.abstract ?? result.verdicts?.get(citation.key)?.abstract?.text;
+    const abstract = isAbstract(entry.abstract) ? entry.abstract : result.verdicts?.get(citation.key)?.abstract?.text;
     const judgement = await cached(cache, deps, citation.claim.text, abstract, () =>
       judgeSupport(citation.claim?.text ?? '', abstract === undefined ? undefined : abstractSentences(abstract), deps),
     );
@@ -92,11 +93,24 @@ function hash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
+export interface SupportFindingOptions {
+  /**
+   * One `unverifiable` hint per citation of a work without an abstract. Off by default: a missing
+   * abstract is a limit of the check, not a problem of the manuscript, and `missingAbstracts` sums it up.
+   */
+  readonly reportMissingAbstracts?: boolean;
+}
+
 /**
  * Findings for support verdicts, on the citation: contradicted (warning), unsupported (information)
- * unless another citation of the sentence supports it, unverifiable (hint) when there is no abstract.
+ * unless another citation of the sentence supports it, unverifiable (hint) when there is no abstract
+ * and the options ask for it.
  */
-export function supportFindings(supports: readonly CitationSupport[], ignored: (citation: Citation) => boolean = () => false): Finding[] {
+export function supportFindings(
+  supports: readonly CitationSupport[],
+  ignored: (citation: Citation) => boolean = () => false,
+  options: SupportFindingOptions = {},
+): Finding[] {
   const findings: Finding[] = [];
   for (const { citation, judgement, supportedTogether } of supports) {
     if (ignored(citation)) continue;
@@ -111,11 +125,22 @@ export function supportFindings(supports: readonly CitationSupport[], ignored: (
     } else if (judgement.label === 'unsupported' && !supportedTogether) {
       const why = judgement.reason ? ` (${judgement.reason})` : '';
       findings.push({ ...at, code: 'unsupported', severity: 'information', message: `The abstract of '${citation.key}' does not support this sentence${why}. Closest: "${judgement.sentence}"`, evidence });
-    } else if (judgement.label === 'unverifiable' && judgement.reason === 'no abstract') {
+    } else if (options.reportMissingAbstracts && isMissingAbstract(judgement)) {
       findings.push({ ...at, code: 'unverifiable', severity: 'hint', message: `No abstract of '${citation.key}' to check this sentence against.`, evidence });
     }
   }
   return findings;
+}
+
+function isMissingAbstract(judgement: SupportJudgement): boolean {
+  return judgement.label === 'unverifiable' && judgement.reason === 'no abstract';
+}
+
+/** How many distinct cited works were judged, and how many of them had no abstract to judge against. */
+export function missingAbstracts(supports: readonly CitationSupport[]): { readonly cited: number; readonly withoutAbstract: number } {
+  const cited = new Set(supports.map((s) => s.citation.key));
+  const without = new Set(supports.filter((s) => isMissingAbstract(s.judgement)).map((s) => s.citation.key));
+  return { cited: cited.size, withoutAbstract: without.size };
 }
 
 function round(value: number): number {
@@ -127,14 +152,19 @@ function round(value: number): number {
  * papers apart, and the ones every abstract of the field uses count little.
  */
 export function relevanceAmong(result: CheckResult, analyze: Analyze): RelevanceScorer {
-  const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => (e.abstract ? [e.abstract] : [])));
+  const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => (isAbstract(e.abstract) ? [e.abstract] : [])));
   for (const lookup of result.verdicts?.values() ?? []) if (lookup.abstract) abstracts.push(lookup.abstract.text);
   return tfidfRelevance(analyze, TermStatistics.of(abstracts, analyze));
 }
 
 /** The check's result with the support findings added in their places. */
-export function withSupportFindings(result: CheckResult, supports: readonly CitationSupport[], ignored?: (citation: Citation) => boolean): CheckResult {
-  return { ...result, supports, findings: sortFindings([...result.findings, ...supportFindings(supports, ignored)]) };
+export function withSupportFindings(
+  result: CheckResult,
+  supports: readonly CitationSupport[],
+  ignored?: (citation: Citation) => boolean,
+  options?: SupportFindingOptions,
+): CheckResult {
+  return { ...result, supports, findings: sortFindings([...result.findings, ...supportFindings(supports, ignored, options)]) };
 }
 
 /**
