@@ -151,6 +151,62 @@ describe('LaTeX claims', () => {
     assert.equal(claimOf("Sch\\\"{o}lkopf and Erd\\H{o}s and \\'Etienne \\& co \\cite{k}.", 'k'), 'Schölkopf and Erdős and Étienne & co.');
   });
 
+  function claims(source: string): string[] {
+    return parseLatex(source, FILE).claims.map((c) => c.text);
+  }
+
+  it('reads inline math as a reader does (astro_celerite)', () => {
+    const source = [
+      'The cost of computing a general GP likelihood scales as the cube of the number',
+      'of data points $\\mathcal{O}(N^3)$ and in the current era of large time domain',
+      'surveys~--~with as many as $\\sim10^{4-9}$ targets with $\\sim10^{3-5}$',
+      'observations each~--~this scaling is prohibitive.',
+      '',
+      'function $k_\\bvec{\\alpha}(\\bvec{x}_n,\\,\\bvec{x}_m)$ parameterized by',
+      '$\\bvec{\\theta}$ and $\\bvec{\\alpha}$ respectively.',
+    ].join('\n');
+    assert.deepEqual(claims(source), [
+      'The cost of computing a general GP likelihood scales as the cube of the number of data points O(N^3) and in the current era of large time domain surveys -- with as many as ~10^(4-9) targets with ~10^(3-5) observations each -- this scaling is prohibitive.',
+      'function k_α(x_n, x_m) parameterized by θ and α respectively.',
+    ]);
+  });
+
+  it('keeps relations, fractions and operators of inline math', () => {
+    assert.deepEqual(claims('Significant at $p < 0.05$, an $\\alpha$ level of 0.05, with $\\frac{1}{N}$ and $\\frac{a}{b+c}$ and $\\log N \\leq \\sqrt{N}$.'), [
+      'Significant at p < 0.05, an α level of 0.05, with 1/N and a/(b+c) and log N ≤ √N.',
+    ]);
+  });
+
+  it('expands the document\'s macros without arguments (astro_celerite)', () => {
+    const source = [
+      '\\documentclass{article}',
+      '\\newcommand{\\project}[1]{\\textsf{#1}}',
+      '\\newcommand{\\celerite}{\\project{celerite}}',
+      '\\newcommand{\\foreign}[1]{\\emph{#1}}',
+      '\\newcommand{\\etal}{\\foreign{et\\,al.}}',
+      '\\def\\tool{dynoNet}',
+      '\\DeclareMathOperator{\\Tr}{Tr}',
+      '\\begin{document}',
+      'We call our method and its implementations \\celerite.',
+      'The name \\celerite\\ comes from the French word \\foreign{c\\\'elerit\\\'e} as in Foreman-Mackey \\etal\\ (2017) \\cite{k}.',
+      'The \\tool{} architecture takes $\\Tr(A)$.',
+      '\\end{document}',
+    ].join('\n');
+    assert.deepEqual(claims(source), [
+      'We call our method and its implementations celerite.',
+      'The name celerite comes from the French word célerité as in Foreman-Mackey et al. (2017).',
+      'The dynoNet architecture takes Tr(A).',
+    ]);
+  });
+
+  it('ends a sentence after a one-letter word, but not after an initial', () => {
+    assert.deepEqual(claims('All analyses were done in R. All tests of significance were two-sided. It was shown by J. Smith and P. A. M. Dirac.'), [
+      'All analyses were done in R.',
+      'All tests of significance were two-sided.',
+      'It was shown by J. Smith and P. A. M. Dirac.',
+    ]);
+  });
+
   it('keeps inline math readable and drops display math', () => {
     assert.equal(claimOf('It scales as $\\mathcal{O}(N)$ for $N$ points \\cite{k}.', 'k'), 'It scales as O(N) for N points.');
     assert.equal(claimOf('We solve\n\\begin{equation}x^2=1\\end{equation}\nexactly \\cite{k}.', 'k'), 'We solve exactly.');

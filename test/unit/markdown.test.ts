@@ -113,4 +113,12 @@ describe('Markdown claims', () => {
     assert.equal(claimOf('Elephants are shown in @fig-elephant, as described by @smith2020.', 'smith2020'), 'Elephants are shown in [ref], as described by [smith2020].');
     assert.equal(claimOf('Both rise [@fig-a; @fig-b], as known [@k].', 'k'), 'Both rise [ref], as known.');
   });
+
+  it('reads pandoc sub- and superscripts and inline math as text', () => {
+    assert.equal(
+      claimOf('Photosynthesis is limited by J~max~ and V~c,max~ at 10^6^ ppm of CO~2~, with $\\alpha$-amylase ~~gone~~ present [@k].', 'k'),
+      'Photosynthesis is limited by Jmax and Vc,max at 10^6 ppm of CO2, with α-amylase gone present.',
+    );
+    assert.equal(claimOf('A ~ B and x^2 stay as written [@k].', 'k'), 'A ~ B and x^2 stay as written.');
+  });
 });

@@ -3,6 +3,7 @@ import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { LineIndex } from '../text/positions';
 import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
+import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
 import { resolveCitations, type ScannedCitation } from './sentences';
 import type { FileReference, ParsedSource } from './types';
@@ -184,6 +185,9 @@ class MarkdownScanner {
         return this.inTextCitation(i);
       case '*':
         return i + 1;
+      case '~':
+      case '^':
+        return this.script(i);
     }
     if (ch === '<' && text.startsWith('<!--', i)) {
       const close = text.indexOf('-->', i + 4);
@@ -244,8 +248,27 @@ class MarkdownScanner {
       this.out.appendChar('$', i);
       return i + 1;
     }
-    if (!display) this.out.append(body.replace(/\\[a-zA-Z]+|[{}_^]/g, ' '), i + 1);
+    if (!display) for (const piece of renderMath(text, i + 1, close)) this.out.appendReplacement(piece.text, piece.offset);
     return close + delimiter.length;
+  }
+
+  /**
+   * pandoc's `~subscript~` and `^superscript^` (no unescaped spaces inside) read as text: "J~max~" is
+   * "Jmax", "10^6^" is "10^6". `~~` is strikeout, whose text stays.
+   */
+  private script(i: number): number {
+    const { text } = this;
+    const mark = text[i];
+    if (mark === '~' && text[i + 1] === '~') return i + 2;
+    // Looking no further than a script can reach keeps a line of stray marks linear.
+    const end = SCRIPT_END[mark].exec(text.slice(i + 1, i + 1 + MAX_SCRIPT_LENGTH));
+    if (!end || end[0] !== mark || end.index === 0) {
+      this.out.appendChar(mark, i);
+      return i + 1;
+    }
+    if (mark === '^') this.out.appendChar('^', i);
+    this.inlineRange(i + 1, i + 1 + end.index);
+    return i + 2 + end.index;
   }
 
   /** A bracketed citation group `[see @a, p. 3; -@b]`, or an ordinary bracket or link. */
@@ -332,6 +355,10 @@ class MarkdownScanner {
     return locator ? key.end + locator[0].length : key.end;
   }
 }
+
+/** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
+const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
+const MAX_SCRIPT_LENGTH = 100;
 
 function matchKey(text: string, at: number): { key: string; start: number; end: number } | undefined {
   KEY.lastIndex = at;
