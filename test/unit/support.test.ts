@@ -4,6 +4,9 @@ import type { NliModel, NliPair, NliScores } from '../../src/core/models/nli';
 import { LookupCache } from '../../src/core/sources/cache';
 import { isAbstract } from '../../src/core/verify/abstracts';
 import { abstractSentences, checkSupport, missingAbstracts, supportFindings } from '../../src/core/verify/claims';
+import { analyze } from '../../src/core/index/analyzer';
+import { BackgroundFrequencies } from '../../src/core/verify/background';
+import { TermStatistics, tfidfRelevance } from '../../src/core/verify/relevance';
 import { judgeSupport, type RelevanceScorer } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { makeTempDir } from './support/tempDir';
@@ -58,7 +61,7 @@ describe('judging whether a cited abstract supports a claim', () => {
 
   it('without a model, catches an unrelated abstract and leaves a related one unjudged', async () => {
     const unrelated = await judgeSupport('Glaciers retreat faster in warm summers.', ABSTRACT, { relevance: overlap });
-    assert.deepEqual([unrelated.label, unrelated.reason], ['unsupported', 'the abstract is about something else']);
+    assert.deepEqual([unrelated.label, unrelated.reason], ['unsupported', "the abstract shares none of the sentence's key terms"]);
     const related = await judgeSupport('Caching increases throughput.', ABSTRACT, { relevance: overlap });
     assert.deepEqual([related.label, related.reason], ['unverifiable', 'no NLI model']);
   });
@@ -69,6 +72,38 @@ describe('judging whether a cited abstract supports a claim', () => {
 
   it('splits abstracts into sentences without breaking at abbreviations', () => {
     assert.deepEqual(abstractSentences('Smith et al. showed it. Fig. 2 shows a 3.5-fold\n rise. Done.'), ['Smith et al. showed it.', 'Fig. 2 shows a 3.5-fold rise.', 'Done.']);
+  });
+});
+
+describe('relevance on a bibliography about one topic', () => {
+  // A manuscript on open-access publishing: every cited abstract speaks of open access and publishing.
+  const fields = ['physics', 'chemistry', 'medicine', 'biology', 'ecology', 'economics', 'history', 'linguistics', 'mathematics', 'astronomy', 'geology', 'nursing', 'law', 'philosophy', 'psychology', 'sociology', 'engineering', 'agriculture', 'veterinary', 'dentistry'];
+  const careers =
+    'Researchers who share preprints, data and code gain citations, media attention, collaborators, jobs and funding. ' +
+    'We review the evidence that open access and open science advance scientific careers.';
+  const bibliography = [
+    ...fields.map((f) => `Open access publishing in ${f} grows every year. We count open access articles of ${f} journals and what their authors pay.`),
+    'Article processing charges fund open access journals. We survey what publishers charge authors for open access.',
+    'Open access mandates of funders shape publishing. We study how authors comply with open access policies.',
+    'Open access citation advantage studies disagree. We review open access articles and their citations.',
+    careers,
+  ];
+  const claim = "Open access (OA) publishing can also benefit an article's authors.";
+  const blended = tfidfRelevance(analyze, TermStatistics.of(bibliography, analyze, BackgroundFrequencies.english()));
+
+  it('takes a cited abstract on the sentence\'s own topic for related, without a model', async () => {
+    const judgement = await judgeSupport(claim, abstractSentences(careers), { relevance: blended });
+    assert.deepEqual([judgement.label, judgement.reason], ['unverifiable', 'no NLI model']);
+    // Weighed by the bibliography alone, the topic's words count for nothing and the same abstract was flagged.
+    const own = tfidfRelevance(analyze, TermStatistics.of(bibliography, analyze));
+    const ownOnly: RelevanceScorer = (c, p) => ({ score: own(c, p).score, best: own(c, p).best });
+    assert.equal((await judgeSupport(claim, abstractSentences(careers), { relevance: ownOnly })).label, 'unsupported');
+  });
+
+  it('still flags an abstract that shares none of the sentence\'s key terms', async () => {
+    const glaciers = 'Glaciers in the Alps retreat faster in warm summers. We measure the ice lost since 1990 with satellites.';
+    const judgement = await judgeSupport(claim, abstractSentences(glaciers), { relevance: blended });
+    assert.deepEqual([judgement.label, judgement.reason], ['unsupported', "the abstract shares none of the sentence's key terms"]);
   });
 });
 

@@ -8,6 +8,7 @@ import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
 import { sortFindings } from '../check';
 import { isAbstract } from './abstracts';
+import { BackgroundFrequencies } from './background';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
 import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
 
@@ -148,13 +149,13 @@ function round(value: number): number {
 }
 
 /**
- * Relevance scored against the abstracts at hand: their term statistics weigh the words that tell
- * papers apart, and the ones every abstract of the field uses count little.
+ * Relevance scored against the abstracts at hand, blended with general English: the words that tell
+ * papers apart weigh most, and the topic's own words, which every cited abstract uses, still count.
  */
 export function relevanceAmong(result: CheckResult, analyze: Analyze): RelevanceScorer {
   const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => (isAbstract(e.abstract) ? [e.abstract] : [])));
   for (const lookup of result.verdicts?.values() ?? []) if (lookup.abstract) abstracts.push(lookup.abstract.text);
-  return tfidfRelevance(analyze, TermStatistics.of(abstracts, analyze));
+  return tfidfRelevance(analyze, TermStatistics.of(abstracts, analyze, BackgroundFrequencies.english()));
 }
 
 /** The check's result with the support findings added in their places. */
@@ -177,7 +178,7 @@ export async function judgePapers(
   deps: Omit<SupportDependencies, 'relevance'> & { readonly analyze: Analyze },
 ): Promise<(SupportJudgement | undefined)[]> {
   const abstracts = papers.map((p) => p.abstract ?? '');
-  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts, deps.analyze));
+  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts, deps.analyze, BackgroundFrequencies.english()));
   const judgements: (SupportJudgement | undefined)[] = [];
   for (const abstract of abstracts) {
     judgements.push(abstract.trim() === '' ? undefined : await judgeSupport(claim, abstractSentences(abstract), { ...deps, relevance }));

@@ -8,7 +8,7 @@ export interface SupportThresholds {
   readonly entailment: number;
   /** Contradiction probability from which a sentence of the abstract contradicts the claim. */
   readonly contradiction: number;
-  /** Relevance below which the abstract is taken to be about something else. */
+  /** Relevance below which an abstract that shares none of the claim's key terms is taken to be about something else. */
   readonly relevance: number;
 }
 
@@ -34,8 +34,14 @@ export function thresholdsFrom(get: (key: string) => unknown): { thresholds: Sup
   return { thresholds: { entailment: read('entailment'), contradiction: read('contradiction'), relevance: read('relevance') }, problems };
 }
 
-/** How related a claim is to passages of an abstract: the best passage and its score, 0–1. */
-export type RelevanceScorer = (claim: string, passages: readonly string[]) => { readonly score: number; readonly best: number };
+/**
+ * How related a claim is to passages of an abstract: the best passage and its score, 0–1, and, when
+ * the scorer knows which words are common, whether any passage holds one of the claim's other terms.
+ */
+export type RelevanceScorer = (
+  claim: string,
+  passages: readonly string[],
+) => { readonly score: number; readonly best: number; readonly sharesKeyTerm?: boolean };
 
 export interface SupportJudgement {
   readonly label: SupportLabel;
@@ -73,8 +79,10 @@ export async function judgeSupport(claim: string, abstract: readonly string[] | 
   const relevance = { score: Math.max(bySentence.score, deps.relevance(claim, [sentences.join(' ')]).score) };
   const closest = sentences[bySentence.best];
   if (!deps.nli) {
-    return relevance.score < thresholds.relevance
-      ? { label: 'unsupported', reason: 'the abstract is about something else', relevance: relevance.score, sentence: closest }
+    // A low score alone is not enough: on a manuscript's own topic every word is common, and a cited
+    // abstract that shares the sentence's rarer terms is on its topic, whatever the score.
+    return relevance.score < thresholds.relevance && bySentence.sharesKeyTerm !== true
+      ? { label: 'unsupported', reason: "the abstract shares none of the sentence's key terms", relevance: relevance.score, sentence: closest }
       : { label: 'unverifiable', reason: 'no NLI model', relevance: relevance.score, sentence: closest };
   }
   const scores = await deps.nli.model.classify(
