@@ -1,3 +1,4 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkManuscript, CheckSession } from '../core/check';
@@ -104,7 +105,7 @@ async function check(args: readonly string[], io: Console): Promise<number> {
   try {
     const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'] });
     for (const warning of setup.warnings) io.err(`attest check: ${warning}\n`);
-    const root = await manuscriptRootOf(file, workspace, session.manuscripts);
+    const root = await manuscriptRootOf(file, workspace, session.manuscripts, () => nearbyTexFiles(file));
     let result = await checkManuscript(root, workspace, session, { extraBibliographies: values.bib });
     if (!result) {
       io.err(`attest check: cannot read ${root}: no such file\n`);
@@ -144,4 +145,11 @@ async function checkClaims(result: CheckResult, modelFlag: string | undefined, s
   } finally {
     await nli?.model.dispose();
   }
+}
+
+/** The .tex files of the file's folder and the one above: where the root of a chapter without a magic comment is. */
+async function nearbyTexFiles(file: string): Promise<string[]> {
+  const dirs = [path.dirname(file), path.dirname(path.dirname(file))];
+  const listed = await Promise.all(dirs.map(async (dir) => (await fs.readdir(dir).catch(() => [] as string[])).map((name) => path.join(dir, name))));
+  return listed.flat().filter((f) => f.endsWith('.tex'));
 }

@@ -110,6 +110,23 @@ describe('checking a project', () => {
     assert.equal(await manuscriptRootOf('/p/ch/one.tex', ws, new CheckSession().manuscripts), '/p/main.tex');
   });
 
+  it('checks a file without a magic comment from the workspace file that includes it', async () => {
+    const files = {
+      '/p/main.tex': '\\documentclass{article}\\begin{document}\\include{chapters/one}\\end{document}',
+      '/p/chapters/one.tex': 'One \\input{chapters/two}',
+      '/p/chapters/two.tex': 'Two \\cite{x}.',
+      '/p/other.tex': '\\documentclass{article}\\begin{document}Alone.\\end{document}',
+      '/p/notes.tex': 'Nobody includes these notes.',
+    };
+    const ws = new MemoryWorkspace(files);
+    const cache = new CheckSession().manuscripts;
+    const candidates = async (): Promise<string[]> => Object.keys(files);
+    assert.equal(await manuscriptRootOf('/p/chapters/one.tex', ws, cache, candidates), '/p/main.tex');
+    assert.equal(await manuscriptRootOf('/p/chapters/two.tex', ws, cache, candidates), '/p/main.tex');
+    assert.equal(await manuscriptRootOf('/p/other.tex', ws, cache, candidates), '/p/other.tex');
+    assert.equal(await manuscriptRootOf('/p/notes.tex', ws, cache, candidates), '/p/notes.tex');
+  });
+
   it('reports a named bibliography that does not exist, and every key as unresolvable', async () => {
     const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{a}\n\\bibliography{nothere}' });
     const result = await checkManuscript('/p/main.tex', ws, new CheckSession());

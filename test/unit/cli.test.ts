@@ -91,6 +91,16 @@ describe('attest check', () => {
     assert.equal(detailed.out.match(/\[unverifiable\]/g)?.length, 3);
   });
 
+  it('checks a chapter without a magic comment from the file beside it that includes it', async () => {
+    await fs.mkdir(path.join(dir, 'chapters'));
+    await fs.writeFile(path.join(dir, 'main.tex'), '\\documentclass{article}\\begin{document}\\input{chapters/one}\\bibliography{refs}\\end{document}\n');
+    await fs.writeFile(path.join(dir, 'chapters', 'one.tex'), 'Known \\cite{a}.\n');
+    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={A}, year={2020}}\n');
+    const run = await attest('check', path.join(dir, 'chapters', 'one.tex'), '--offline', '--cache', dir);
+    assert.equal(run.code, 0, run.out + run.err);
+    assert.match(run.out, /\/main\.tex: 1 citations of 1 keys, 1 bibliography entries; 0 errors/);
+  });
+
   it('exits 2 with a message on usage and I/O errors', async () => {
     for (const args of [[], ['check'], ['check', 'a.tex', 'b.tex'], ['check', EXAMPLE, '--format', 'xml'], ['check', EXAMPLE, '--nope'], ['frobnicate']]) {
       const run = await attest(...args);
