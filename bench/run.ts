@@ -1,4 +1,5 @@
 import { benchCheck } from './check.bench';
+import { benchCompletion } from './completion.bench';
 import { benchDraftParse } from './draftParse.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchRetrieval } from './retrieval.bench';
@@ -8,6 +9,7 @@ import { benchSupport } from './support.bench';
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
 async function main(): Promise<void> {
   await benchCheck();
+  await benchCompletion();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');
