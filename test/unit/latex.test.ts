@@ -124,6 +124,11 @@ describe('LaTeX claims', () => {
     assert.equal(claimOf('Earlier. \\citet{smith} showed that X holds.', 'smith'), '[smith] showed that X holds.');
   });
 
+  it('keeps a placeholder for a numeric citation used as a noun', () => {
+    assert.equal(claimOf('We fit the model from \\cite{ljung} to observed data.', 'ljung'), 'We fit the model from [ljung] to observed data.');
+    assert.equal(claimOf('This is known from theory \\cite{ljung}. Next.', 'ljung'), 'This is known from theory.');
+  });
+
   it('ends sentences at paragraphs, headings and captions', () => {
     const source = '\\section{Related work}\nNo period here\n\nA new paragraph \\cite{p}.\n\\caption{A caption \\cite{c}}';
     assert.equal(claimOf(source, 'p'), 'A new paragraph.');

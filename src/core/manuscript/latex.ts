@@ -383,7 +383,7 @@ class LatexScanner {
   }
 
   private citation(command: string, citeName: string): void {
-    const textual = TEXTUAL_CITE_COMMANDS.has(citeName);
+    const textual = TEXTUAL_CITE_COMMANDS.has(citeName) || this.citesAsNoun(this.i - command.length - 1, citeName);
     // A textual citation is part of its sentence: it attaches where its placeholder starts.
     const anchor = citeName === 'nocite' ? undefined : textual ? this.out.length : this.out.anchor();
     const multi = citeName.endsWith('cites') || citeName === 'footcitetexts';
@@ -407,6 +407,18 @@ class LatexScanner {
       const keys = this.citations.slice(first).map((c) => c.key);
       if (keys.length > 0) this.out.appendReplacement(`[${keys.join('; ')}]`, save - command.length - 1);
     }
+  }
+
+  /**
+   * A numeric `\cite` standing for a work in the sentence ("the model from \cite{x} to observed data"):
+   * after a preposition and before a word that goes on, the claim keeps a placeholder, as for `\citet`.
+   */
+  private citesAsNoun(start: number, citeName: string): boolean {
+    if (citeName !== 'cite') return false;
+    const before = /\b(?:from|in|of|by|see|to|with|than|and|use|uses|used|following)[\s~]*$/i.test(this.text.slice(Math.max(0, start - 20), start));
+    if (!before) return false;
+    // The key list and what follows it, within a bound that keeps a run of unclosed `\cite{` linear.
+    return /^[^}]*\}[\s~]+[a-z]/.test(this.text.slice(this.i, this.i + 500));
   }
 
   private addKeys(command: string, start: number, end: number, anchor: number | undefined): void {
