@@ -121,4 +121,11 @@ describe('Markdown claims', () => {
     );
     assert.equal(claimOf('A ~ B and x^2 stay as written [@k].', 'k'), 'A ~ B and x^2 stay as written.');
   });
+
+  it('leaves pandoc attribute blocks out of the sentence', () => {
+    const source = '## Methods {#sec-methods}\n\nWe used the [new]{.smallcaps} method [@k].\n\n![A schematic [@s].](a.png){#fig-a width=50%}';
+    assert.equal(claimOf(source, 'k'), 'We used the new method.');
+    assert.equal(claimOf(source, 's'), 'A schematic.');
+    assert.deepEqual(parseMarkdown(source, FILE).claims.map((c) => c.text)[0], 'Methods');
+  });
 });

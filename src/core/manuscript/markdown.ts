@@ -189,6 +189,11 @@ class MarkdownScanner {
       case '^':
         return this.script(i);
     }
+    if (ch === '{') {
+      // A pandoc attribute block (`## Methods {#sec-methods}`, `![x](a.png){#fig-a width=50%}`) is not prose.
+      const attributes = ATTRIBUTES.exec(text.slice(i, i + 300));
+      if (attributes) return i + attributes[0].length;
+    }
     if (ch === '<' && text.startsWith('<!--', i)) {
       const close = text.indexOf('-->', i + 4);
       return close < 0 ? text.length : close + 3;
@@ -288,6 +293,12 @@ class MarkdownScanner {
       if (keys.some((k) => isCrossReference(k.key))) this.out.appendReplacement(REFERENCE_PLACEHOLDER, i);
       return close + 1;
     }
+    const span = after === '{' ? ATTRIBUTES.exec(text.slice(close + 1, close + 301)) : null;
+    if (span) {
+      // A bracketed span with attributes (`[new]{.smallcaps}`): its text is prose.
+      this.inlineRange(i + 1, close);
+      return close + 1 + span[0].length;
+    }
     if (after === '(') {
       // A link: its text is prose, its target is not.
       this.inlineRange(i + 1, close);
@@ -355,6 +366,8 @@ class MarkdownScanner {
     return locator ? key.end + locator[0].length : key.end;
   }
 }
+
+const ATTRIBUTES = /^\{[#.][^{}\n]*\}/;
 
 /** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
 const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
