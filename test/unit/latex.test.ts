@@ -171,7 +171,7 @@ describe('LaTeX claims', () => {
       '$\\bvec{\\theta}$ and $\\bvec{\\alpha}$ respectively.',
     ].join('\n');
     assert.deepEqual(claims(source), [
-      'The cost of computing a general GP likelihood scales as the cube of the number of data points O(N^3) and in the current era of large time domain surveys -- with as many as ~10^(4-9) targets with ~10^(3-5) observations each -- this scaling is prohibitive.',
+      'The cost of computing a general GP likelihood scales as the cube of the number of data points O(N^3) and in the current era of large time domain surveys – with as many as ~10^(4-9) targets with ~10^(3-5) observations each – this scaling is prohibitive.',
       'function k_α(x_n, x_m) parameterized by θ and α respectively.',
     ]);
   });

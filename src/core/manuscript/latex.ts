@@ -148,6 +148,9 @@ class LatexScanner {
         case '&':
           this.out.appendSpace(this.i++);
           break;
+        case '-':
+          this.dash();
+          break;
         default:
           this.out.appendChar(ch, this.i++);
       }
@@ -168,6 +171,14 @@ class LatexScanner {
       citesAll: this.citesAll,
       texRoot: this.texRoot,
     };
+  }
+
+  /** TeX's ligatures: `--` prints an en dash, `---` an em dash, as the reader sees them. */
+  private dash(): void {
+    const { text } = this;
+    const length = text.startsWith('---', this.i) ? 3 : text.startsWith('--', this.i) ? 2 : 1;
+    this.out.appendReplacement(['-', '–', '—'][length - 1], this.i);
+    this.i += length;
   }
 
   private newline(): void {
