@@ -1,4 +1,5 @@
 import { benchCheck } from './check.bench';
+import { benchCompletion } from './completion.bench';
 import { benchDraftParse } from './draftParse.bench';
 import { benchFullText } from './fulltext.bench';
 import { benchHallmark } from './hallmark.bench';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   console.log('\nresponsiveness: the longest time the thread that asked is held');
   await benchParsingOffThread();
   await benchLibraryStall();
+  await benchCompletion();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');

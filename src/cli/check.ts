@@ -114,7 +114,7 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     const files =
       target.kind === 'folder'
         ? await findRootManuscripts(target.dir, run.workspace, run.session.manuscripts)
-        : [target.kind === 'manuscript' ? await manuscriptRootOf(target.file, run.workspace, run.session.manuscripts) : target.file];
+        : [target.kind === 'manuscript' ? await manuscriptRootOf(target.file, run.workspace, run.session.manuscripts, () => nearbyTexFiles(target.file)) : target.file];
     if (files.length === 0) throw new InputError(`no manuscript under ${positionals[0]}: neither a .tex file with \\documentclass nor a Markdown file naming a bibliography`);
     const reports: CheckReport[] = [];
     for (const file of files) reports.push(target.kind === 'bibliography' ? await checkBibliography(file, run) : await checkManuscriptOf(file, run));
@@ -196,8 +196,15 @@ async function checkClaims(result: CheckResult, modelFlag: string | undefined, s
   try {
     const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache, setup.fullText);
     const ignored = await IgnoreList.load(ignoreFileFor(result.root));
-    return withSupportFindings(result, supports, (c) => ignored.has(c));
+    return withSupportFindings(result, supports, (c) => ignored.has(c), { reportMissingAbstracts: setup.reportMissingAbstracts });
   } finally {
     await nli?.model.dispose();
   }
+}
+
+/** The .tex files of the file's folder and the one above: where the root of a chapter without a magic comment is. */
+async function nearbyTexFiles(file: string): Promise<string[]> {
+  const dirs = [path.dirname(file), path.dirname(path.dirname(file))];
+  const listed = await Promise.all(dirs.map(async (dir) => (await fs.readdir(dir).catch(() => [] as string[])).map((name) => path.join(dir, name))));
+  return listed.flat().filter((f) => f.endsWith('.tex'));
 }

@@ -4,8 +4,8 @@ import { authorName } from '../core/bibliography/describe';
 import type { Finding, Severity } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
+import { missingAbstracts } from '../core/verify/claims';
 import { describeUnchecked, type Verdicts } from '../core/verify/references';
-
 import type { SupportJudgement } from '../core/verify/support';
 import { passagePlace } from '../core/fulltext/types';
 
@@ -78,6 +78,7 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
           })),
         }
       : {}),
+    ...(result.supports ? { missingAbstracts: missingAbstracts(result.supports) } : {}),
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return report;
@@ -107,6 +108,10 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
   const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
   lines.push(`${path.relative(cwd, result.root) || result.root}: ${what}; ${counts.error} errors, ${counts.warning} warnings, ${counts.hint + counts.information} notes.${notShown}`);
   if (result.verdicts) lines.push(referenceSummary(result.verdicts));
+  if (result.supports) {
+    const { cited, withoutAbstract } = missingAbstracts(result.supports);
+    if (withoutAbstract > 0) lines.push(`support: ${withoutAbstract} of ${cited} cited works have no abstract to check against.`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -17,6 +17,8 @@ export interface SourcesSetup {
   readonly showUnchecked: boolean;
   /** Whether to judge each cited abstract against its sentence (`attest.support.check`). */
   readonly checkSupport: boolean;
+  /** One `unverifiable` finding per citation of a work without an abstract (`attest.support.reportMissingAbstracts`). */
+  readonly reportMissingAbstracts: boolean;
   readonly thresholds: SupportThresholds;
   /** Lookups and judgements kept between runs. */
   readonly cache: LookupCache;
@@ -47,6 +49,7 @@ export async function setUpSources(flags: { config?: string; offline: boolean; c
     checkReferences: settings['attest.references.check'] !== false,
     showUnchecked: flags.showUnchecked || settings['attest.references.showUnchecked'] === true,
     checkSupport: settings['attest.support.check'] !== false,
+    reportMissingAbstracts: settings['attest.support.reportMissingAbstracts'] === true,
     thresholds: thresholds.thresholds,
     cache,
     fullText: createFullTextProvider(fullText.config, effective, secrets, path.join(cache.directory, 'fulltexts')),

@@ -99,7 +99,7 @@ export async function checkManuscript(
   }
 
   const entries = bibliographies.flatMap((b) => b.entries);
-  findings.push(...duplicateKeys(entries));
+  findings.push(...duplicateKeys(entries, manuscript.language));
   // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
   if (manuscript.language === 'latex' || wanted.length > 0) findings.push(...missingKeys(manuscript, bibliographies, entries));
   if (options.reportUnused ?? true) findings.push(...unusedEntries(manuscript, entries));
@@ -137,7 +137,14 @@ function bibliographyFiles(manuscript: Manuscript, options: CheckOptions): Bibli
   return [...files.values()];
 }
 
-export function duplicateKeys(entries: readonly BibEntry[]): Finding[] {
+/** What the tool that reads the manuscript's bibliography does with a key defined twice. */
+const DUPLICATE_RESOLUTION: Record<Manuscript['language'], string> = {
+  latex: 'BibTeX and biber use the first definition.',
+  // pandoc's citeproc has kept either definition, or listed both, from one version to the next.
+  markdown: "pandoc's citeproc may use either definition, or list both.",
+};
+
+export function duplicateKeys(entries: readonly BibEntry[], language: Manuscript['language']): Finding[] {
   const first = new Map<string, BibEntry>();
   const findings: Finding[] = [];
   for (const entry of entries) {
@@ -149,7 +156,7 @@ export function duplicateKeys(entries: readonly BibEntry[]): Finding[] {
     findings.push({
       code: 'duplicate-key',
       severity: 'warning',
-      message: `Duplicate key '${entry.key}': also defined at ${path.basename(original.file)}:${original.range.start.line + 1}. BibTeX uses the first definition.`,
+      message: `Duplicate key '${entry.key}': also defined at ${path.basename(original.file)}:${original.range.start.line + 1}. ${DUPLICATE_RESOLUTION[language]}`,
       file: entry.file,
       range: entry.keyRange,
       key: entry.key,

@@ -29,6 +29,9 @@ export const MANUSCRIPT_LANGUAGES = ['latex', 'markdown', 'rmd', 'quarto'];
  * Keeps one check result per manuscript root and the Problems panel in step with them: checks on open,
  * on edit (debounced), and when a file a manuscript depends on changes on disk.
  */
+/** Enough for any real project; a bound keeps a huge workspace from being read for one open file. */
+const MAX_ROOT_CANDIDATES = 2000;
+
 export class Checker implements vscode.Disposable {
   /** Parsing runs in a worker thread: a large .tex or .bib must not freeze the editor. */
   private readonly parsers = new ParserThread();
@@ -79,7 +82,7 @@ export class Checker implements vscode.Disposable {
     if (!isManuscript(document)) return;
     const file = document.uri.fsPath;
     const roots = this.rootsContaining(file);
-    if (roots.length === 0) roots.push(await manuscriptRootOf(file, this.workspace, this.session.manuscripts));
+    if (roots.length === 0) roots.push(await manuscriptRootOf(file, this.workspace, this.session.manuscripts, workspaceTexFiles));
     for (const root of roots) this.schedule(root, immediately ? 0 : this.config.debounceMs);
   }
 
@@ -182,7 +185,7 @@ export class Checker implements vscode.Disposable {
       const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
       const supports = await checkSupport(result, deps, this.judgements, await this.fullTexts.provider());
       if (this.generations.get(result.root) !== generation) return;
-      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored?.has(c) ?? false));
+      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored?.has(c) ?? false, { reportMissingAbstracts: this.config.reportMissingAbstracts }));
       this.publish();
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -311,4 +314,10 @@ export class Checker implements vscode.Disposable {
 
 export function isManuscript(document: vscode.TextDocument): boolean {
   return document.uri.scheme === 'file' && (MANUSCRIPT_LANGUAGES.includes(document.languageId) || languageOf(document.uri.fsPath) !== undefined);
+}
+
+/** The workspace's .tex files, where a root that includes a file without a magic comment is looked for. */
+async function workspaceTexFiles(): Promise<string[]> {
+  const files = await vscode.workspace.findFiles('**/*.tex', '**/{node_modules,.git}/**', MAX_ROOT_CANDIDATES);
+  return files.filter((uri) => uri.scheme === 'file').map((uri) => uri.fsPath);
 }

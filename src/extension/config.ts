@@ -39,6 +39,10 @@ export class Config {
     return this.section.get<boolean>('support.check', true);
   }
 
+  get reportMissingAbstracts(): boolean {
+    return this.section.get<boolean>('support.reportMissingAbstracts', false);
+  }
+
   get thresholds(): SupportThresholds {
     const all = vscode.workspace.getConfiguration();
     return thresholdsFrom((key) => all.get(key)).thresholds;

@@ -10,6 +10,7 @@ import { FullTextAccess } from './fullTexts';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { registerFindEvidence, type EvidenceJudge } from './findEvidence';
+import { CitationCompletionProvider } from './citationCompletion';
 import { CitationHoverProvider } from './hover';
 import { EvidenceLibrary } from './library';
 import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
@@ -69,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): SuggestApi {
       else if (Config.affectsChecks(e)) checker.recheckAll();
     }),
     vscode.languages.registerHoverProvider(selector, new CitationHoverProvider(checker)),
+    vscode.languages.registerCompletionItemProvider(selector, new CitationCompletionProvider(checker), ...CitationCompletionProvider.triggerCharacters),
     vscode.languages.registerCodeActionsProvider(
       [...selector, { language: 'bibtex', scheme: 'file' }],
       new CitationCodeActionProvider(checker),

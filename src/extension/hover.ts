@@ -51,12 +51,15 @@ function describeSupport({ judgement, supportedTogether, fullText }: CitationSup
     const where = judgement.evidence?.from === 'full text' ? `${passagePlace(judgement.evidence)}: ` : '';
     md.appendMarkdown(`> ${escape(where + judgement.sentence)}\n\n`);
   }
+  // Without an abstract nothing was measured: a "relevance 0.00" there would read as a finding.
+  if (judgement.label === 'unverifiable' && judgement.reason === 'no abstract') return md;
   const scores = [
     judgement.entailment === undefined ? undefined : `entailment ${judgement.entailment.toFixed(2)}`,
     judgement.contradiction === undefined ? undefined : `contradiction ${judgement.contradiction.toFixed(2)}`,
     `relevance ${judgement.relevance.toFixed(2)}`,
+    judgement.model,
   ].filter((x) => x !== undefined);
-  md.appendMarkdown(`*${escape(scores.join(' · '))}${judgement.model ? ` · ${escape(judgement.model)}` : ''}*`);
+  md.appendMarkdown(`*${escape(scores.join(' · '))}*`);
   return md;
 }
 

@@ -100,7 +100,11 @@ export class EvidenceLibrary implements vscode.Disposable {
     // Without it, search by words now and offer the encoder; once it is there, the next search uses it.
     if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
     const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
-    const library = new PaperLibrary(await this.openStore(), { encoder: encoder && { model: encoder.id, embedder: encoder.model }, liveSources });
+    const library = new PaperLibrary(await this.openStore(), {
+      encoder: encoder && { model: encoder.id, embedder: encoder.model },
+      missingEncoder: encoder ? undefined : await this.encoder.absence(),
+      liveSources,
+    });
     // Papers saved before this encoder are embedded in the background; meanwhile they rank by words.
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') }, (progress) =>
       library.embedMissing({ onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) }).catch((error: unknown) => this.log.error('Embedding papers failed', error)),

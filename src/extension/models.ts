@@ -64,17 +64,21 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
    * For work that must not wait on a consent prompt the user may never answer.
    */
   async withoutAsking(): Promise<Loaded<T> | undefined> {
+    return (await this.absence()) === undefined ? this.get() : undefined;
+  }
+
+  /** Why `withoutAsking` has no model: none is set, or the one set is still to be downloaded; undefined when neither. */
+  async absence(): Promise<'not-configured' | 'not-downloaded' | undefined> {
     const { model, preferQuantized } = this.settings();
-    if (model.trim() === '') return undefined;
+    if (model.trim() === '') return 'not-configured';
     let location: ModelLocation;
     try {
       location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
     } catch {
       // Loading reports the setting's problem.
-      return this.get();
+      return undefined;
     }
-    if (location.kind === 'hub' && !(await hasFiles(location.dir, exportFiles(preferQuantized)))) return undefined;
-    return this.get();
+    return location.kind === 'hub' && !(await hasFiles(location.dir, exportFiles(preferQuantized))) ? 'not-downloaded' : undefined;
   }
 
   /** The download command: downloads (or re-checks) the configured model whatever was answered before. */

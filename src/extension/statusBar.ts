@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { describeUnchecked } from '../core/verify/references';
+import { missingAbstracts } from '../core/verify/claims';
 import type { Checker } from './checker';
 import type { ReferenceLookups } from './references';
 
@@ -51,7 +52,9 @@ export class StatusBar implements vscode.Disposable {
       counts.other,
     );
     const why = result.verdicts && describeUnchecked(result.verdicts);
-    this.item.tooltip = why ? `${summary}\n${why}` : summary;
+    const missing = result.supports ? missingAbstracts(result.supports) : undefined;
+    const noAbstract = missing && missing.withoutAbstract > 0 ? vscode.l10n.t('{0} of {1} cited works have no abstract to check against.', missing.withoutAbstract, missing.cited) : undefined;
+    this.item.tooltip = [summary, why, noAbstract].filter((line) => line).join('\n');
     this.item.show();
   }
 

@@ -110,6 +110,23 @@ describe('checking a project', () => {
     assert.equal(await manuscriptRootOf('/p/ch/one.tex', ws, new CheckSession().manuscripts), '/p/main.tex');
   });
 
+  it('checks a file without a magic comment from the workspace file that includes it', async () => {
+    const files = {
+      '/p/main.tex': '\\documentclass{article}\\begin{document}\\include{chapters/one}\\end{document}',
+      '/p/chapters/one.tex': 'One \\input{chapters/two}',
+      '/p/chapters/two.tex': 'Two \\cite{x}.',
+      '/p/other.tex': '\\documentclass{article}\\begin{document}Alone.\\end{document}',
+      '/p/notes.tex': 'Nobody includes these notes.',
+    };
+    const ws = new MemoryWorkspace(files);
+    const cache = new CheckSession().manuscripts;
+    const candidates = async (): Promise<string[]> => Object.keys(files);
+    assert.equal(await manuscriptRootOf('/p/chapters/one.tex', ws, cache, candidates), '/p/main.tex');
+    assert.equal(await manuscriptRootOf('/p/chapters/two.tex', ws, cache, candidates), '/p/main.tex');
+    assert.equal(await manuscriptRootOf('/p/other.tex', ws, cache, candidates), '/p/other.tex');
+    assert.equal(await manuscriptRootOf('/p/notes.tex', ws, cache, candidates), '/p/notes.tex');
+  });
+
   it('reports a named bibliography that does not exist, and every key as unresolvable', async () => {
     const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{a}\n\\bibliography{nothere}' });
     const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
@@ -121,6 +138,14 @@ describe('checking a project', () => {
     const ws = new MemoryWorkspace({ '/p/README.md': 'Thanks to @octocat for the fix.' });
     const result = await checkManuscript('/p/README.md', ws, new CheckSession());
     assert.deepEqual(result?.findings, []);
+  });
+
+  it('says what the manuscript\'s own tool does with a key defined twice', async () => {
+    const twice = `${bib}@article{known, title={Again}}\n`;
+    const tex = await checkManuscript('/p/main.tex', new MemoryWorkspace({ '/p/main.tex': '\\cite{known}\\bibliography{refs}', '/p/refs.bib': twice }), new CheckSession());
+    const md = await checkManuscript('/p/paper.md', new MemoryWorkspace({ '/p/paper.md': '---\nbibliography: refs.bib\n---\n[@known]', '/p/refs.bib': twice }), new CheckSession());
+    assert.match(tex?.findings.find((f) => f.code === 'duplicate-key')?.message ?? '', /BibTeX and biber use the first definition/);
+    assert.match(md?.findings.find((f) => f.code === 'duplicate-key')?.message ?? '', /pandoc's citeproc may use either definition/);
   });
 
   it('uses extra bibliographies given by option', async () => {

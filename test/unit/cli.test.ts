@@ -79,6 +79,34 @@ describe('attest check', () => {
     assert.equal(run.code, 0, run.out + run.err);
   });
 
+  it('sums missing abstracts up in one line, and lists them per citation only when asked', async () => {
+    const tex = path.join(dir, 'm.tex');
+    await fs.writeFile(tex, 'Statistics is done in R \\cite{r}. Trees grow \\cite{trees}. Trees grow again \\cite{trees}.\n\\bibliography{refs}\n');
+    await fs.writeFile(
+      path.join(dir, 'refs.bib'),
+      '@manual{r, title={R: A Language and Environment for Statistical Computing}, abstract={R Foundation for Statistical Computing, Vienna, Austria.}}\n' +
+        '@article{trees, title={Trees}, year={2020}}\n',
+    );
+    const quiet = await attest('check', tex, '--offline', '--cache', dir);
+    assert.doesNotMatch(quiet.out, /unverifiable/);
+    assert.match(quiet.out, /^support: 2 of 2 cited works have no abstract to check against\.$/m);
+    const report = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--format', 'json')).out) as { missingAbstracts: unknown };
+    assert.deepEqual(report.missingAbstracts, { cited: 2, withoutAbstract: 2 });
+    await fs.writeFile(path.join(dir, 'config.json'), '{"attest.support.reportMissingAbstracts": true}');
+    const detailed = await attest('check', tex, '--offline', '--cache', dir, '--config', path.join(dir, 'config.json'), '--min-severity', 'hint');
+    assert.equal(detailed.out.match(/\[unverifiable\]/g)?.length, 3);
+  });
+
+  it('checks a chapter without a magic comment from the file beside it that includes it', async () => {
+    await fs.mkdir(path.join(dir, 'chapters'));
+    await fs.writeFile(path.join(dir, 'main.tex'), '\\documentclass{article}\\begin{document}\\input{chapters/one}\\bibliography{refs}\\end{document}\n');
+    await fs.writeFile(path.join(dir, 'chapters', 'one.tex'), 'Known \\cite{a}.\n');
+    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={A}, year={2020}}\n');
+    const run = await attest('check', path.join(dir, 'chapters', 'one.tex'), '--offline', '--cache', dir);
+    assert.equal(run.code, 0, run.out + run.err);
+    assert.match(run.out, /\/main\.tex: 1 citations of 1 keys, 1 bibliography entries; 0 errors/);
+  });
+
   it('exits 2 with a message on usage and I/O errors', async () => {
     for (const args of [[], ['check'], ['check', 'a.tex', 'b.tex'], ['check', EXAMPLE, '--format', 'xml'], ['check', EXAMPLE, '--nope'], ['frobnicate']]) {
       const run = await attest(...args);

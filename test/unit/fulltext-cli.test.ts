@@ -28,7 +28,7 @@ describe('attest check with full texts', function () {
     await fs.writeFile(path.join(temp.dir, 'cache.pdf'), pdf);
     await fs.writeFile(
       path.join(temp.dir, 'refs.bib'),
-      '@article{cache, title={A cache}, abstract={We describe a web cache. It was deployed widely.}, file={:cache.pdf:PDF}}\n@article{plain, title={Plain}, doi={10.1000/plain}, abstract={Caches are common in web servers.}}\n',
+      '@article{cache, title={A cache}, abstract={We describe a web cache that keeps pages close to readers. It was deployed widely, at three sites, for a year.}, file={:cache.pdf:PDF}}\n@article{plain, title={Plain}, doi={10.1000/plain}, abstract={Caches are common in web servers and in proxies between them. Operators size them by the traffic they expect.}}\n',
     );
     await fs.writeFile(path.join(temp.dir, 'paper.tex'), 'Throughput rose by forty percent \\cite{cache}. Caches are common \\cite{plain}.\n\\bibliography{refs}\n');
   });

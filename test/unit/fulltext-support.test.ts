@@ -39,7 +39,7 @@ describe('judging a claim against the passages of a full text', () => {
 });
 
 describe('checking a manuscript with full texts', () => {
-  const bib = '@article{cache, title={A cache}, abstract={We built a cache for web servers. It was deployed at three sites.}}\n@article{other, title={Other}, abstract={The cache needs little memory.}}';
+  const bib = '@article{cache, title={A cache}, abstract={We built a cache for web servers that keeps pages near the readers who ask for them. It was deployed at three sites.}}\n@article{other, title={Other}, abstract={The cache needs little memory. Its footprint stayed small on every one of the servers that were measured.}}';
   const tex = 'The cache increases speed \\cite{cache}. The cache saves memory \\cite{other}.\n\\bibliography{refs}';
 
   async function check(fullTexts: FullTextProvider, cache?: LookupCache, more = '') {

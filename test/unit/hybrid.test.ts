@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { DenseIndex } from '../../src/core/index/dense';
 import { rankPapers, reciprocalRankFusion } from '../../src/core/index/hybrid';
 import { LexicalIndex } from '../../src/core/index/lexical';
-import { NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
+import { ENCODER_NOT_DOWNLOADED_NOTE, NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
 import { PaperStore } from '../../src/core/index/store';
 import { OnnxEmbedder } from '../../src/core/models/embedder';
 import { papersFromJsonLines } from '../../src/core/papers/import';
@@ -181,6 +181,13 @@ describe('the paper library', () => {
         ['aspirin-bleeding', 'Aspirin use doubled the rate of gastrointestinal bleeding in older adults.'],
       ]);
       assert.deepEqual(found.results.map((r) => r.score), library.store.lexical.search('Aspirin lowers the risk of stroke.', 2).map((h) => h.score));
+    });
+
+    it('says when the configured encoder is only not downloaded yet, and how to get it', async () => {
+      const library = await lexicalLibrary({ missingEncoder: 'not-downloaded' });
+      const found = await library.find({ text: 'Aspirin lowers the risk of stroke.', limit: 2 });
+      assert.deepEqual(found.notes, [ENCODER_NOT_DOWNLOADED_NOTE]);
+      assert.match(ENCODER_NOT_DOWNLOADED_NOTE, /not downloaded yet \(Attest: Download the Sentence Encoder\)/);
     });
 
     it('keeps only open-access papers when asked, searching deeper for them', async () => {

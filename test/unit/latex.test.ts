@@ -56,6 +56,11 @@ describe('LaTeX citations', () => {
     assert.deepEqual(keys('A 50\\% rise \\cite{real}. % \\cite{commented}\n%\\citep{also}\nB \\cite{second}.'), ['real', 'second']);
   });
 
+  it('reads a key list annotated with comments as its keys only', () => {
+    assert.deepEqual(keys('As shown \\citep{a11,% the 2011 survey\n  a12, % and its follow-up\n a13}.'), ['a11', 'a12', 'a13']);
+    assert.deepEqual(keys('\\cite{a % first\n,b}'), ['a', 'b']);
+  });
+
   it('skips verbatim, comment and lstlisting environments', () => {
     const source = [
       '\\begin{verbatim}\\cite{v1}\\end{verbatim}',
@@ -119,6 +124,11 @@ describe('LaTeX claims', () => {
     assert.equal(claimOf('Earlier. \\citet{smith} showed that X holds.', 'smith'), '[smith] showed that X holds.');
   });
 
+  it('keeps a placeholder for a numeric citation used as a noun', () => {
+    assert.equal(claimOf('We fit the model from \\cite{ljung} to observed data.', 'ljung'), 'We fit the model from [ljung] to observed data.');
+    assert.equal(claimOf('This is known from theory \\cite{ljung}. Next.', 'ljung'), 'This is known from theory.');
+  });
+
   it('ends sentences at paragraphs, headings and captions', () => {
     const source = '\\section{Related work}\nNo period here\n\nA new paragraph \\cite{p}.\n\\caption{A caption \\cite{c}}';
     assert.equal(claimOf(source, 'p'), 'A new paragraph.');
@@ -134,8 +144,72 @@ describe('LaTeX claims', () => {
     assert.equal(source[citation.claim.sourceOffsets[citation.claim.text.indexOf('bold')]], 'b');
   });
 
+  it('keeps a placeholder for references to equations, figures and sections', () => {
+    // control_dynonet: "Eq. () is a natural extension" lost its reference.
+    assert.equal(
+      claimOf('Eq.~\\eqref{eq:Gz} is a natural extension of \\cref{sec:intro} and Fig.~\\ref{fig:a} \\cite{k}.', 'k'),
+      'Eq. [ref] is a natural extension of [ref] and Fig. [ref].',
+    );
+  });
+
   it('turns accents and escapes into characters', () => {
     assert.equal(claimOf("Sch\\\"{o}lkopf and Erd\\H{o}s and \\'Etienne \\& co \\cite{k}.", 'k'), 'Schölkopf and Erdős and Étienne & co.');
+  });
+
+  function claims(source: string): string[] {
+    return parseLatex(source, FILE).claims.map((c) => c.text);
+  }
+
+  it('reads inline math as a reader does (astro_celerite)', () => {
+    const source = [
+      'The cost of computing a general GP likelihood scales as the cube of the number',
+      'of data points $\\mathcal{O}(N^3)$ and in the current era of large time domain',
+      'surveys~--~with as many as $\\sim10^{4-9}$ targets with $\\sim10^{3-5}$',
+      'observations each~--~this scaling is prohibitive.',
+      '',
+      'function $k_\\bvec{\\alpha}(\\bvec{x}_n,\\,\\bvec{x}_m)$ parameterized by',
+      '$\\bvec{\\theta}$ and $\\bvec{\\alpha}$ respectively.',
+    ].join('\n');
+    assert.deepEqual(claims(source), [
+      'The cost of computing a general GP likelihood scales as the cube of the number of data points O(N^3) and in the current era of large time domain surveys – with as many as ~10^(4-9) targets with ~10^(3-5) observations each – this scaling is prohibitive.',
+      'function k_α(x_n, x_m) parameterized by θ and α respectively.',
+    ]);
+  });
+
+  it('keeps relations, fractions and operators of inline math', () => {
+    assert.deepEqual(claims('Significant at $p < 0.05$, an $\\alpha$ level of 0.05, with $\\frac{1}{N}$ and $\\frac{a}{b+c}$ and $\\log N \\leq \\sqrt{N}$.'), [
+      'Significant at p < 0.05, an α level of 0.05, with 1/N and a/(b+c) and log N ≤ √N.',
+    ]);
+  });
+
+  it('expands the document\'s macros without arguments (astro_celerite)', () => {
+    const source = [
+      '\\documentclass{article}',
+      '\\newcommand{\\project}[1]{\\textsf{#1}}',
+      '\\newcommand{\\celerite}{\\project{celerite}}',
+      '\\newcommand{\\foreign}[1]{\\emph{#1}}',
+      '\\newcommand{\\etal}{\\foreign{et\\,al.}}',
+      '\\def\\tool{dynoNet}',
+      '\\DeclareMathOperator{\\Tr}{Tr}',
+      '\\begin{document}',
+      'We call our method and its implementations \\celerite.',
+      'The name \\celerite\\ comes from the French word \\foreign{c\\\'elerit\\\'e} as in Foreman-Mackey \\etal\\ (2017) \\cite{k}.',
+      'The \\tool{} architecture takes $\\Tr(A)$.',
+      '\\end{document}',
+    ].join('\n');
+    assert.deepEqual(claims(source), [
+      'We call our method and its implementations celerite.',
+      'The name celerite comes from the French word célerité as in Foreman-Mackey et al. (2017).',
+      'The dynoNet architecture takes Tr(A).',
+    ]);
+  });
+
+  it('ends a sentence after a one-letter word, but not after an initial', () => {
+    assert.deepEqual(claims('All analyses were done in R. All tests of significance were two-sided. It was shown by J. Smith and P. A. M. Dirac.'), [
+      'All analyses were done in R.',
+      'All tests of significance were two-sided.',
+      'It was shown by J. Smith and P. A. M. Dirac.',
+    ]);
   });
 
   it('keeps inline math readable and drops display math', () => {

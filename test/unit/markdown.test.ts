@@ -70,6 +70,16 @@ describe('Markdown citations', () => {
     assert.deepEqual(parsed.citations.map((c) => [c.key, c.claim]), [['extra', undefined]]);
     assert.equal(parsed.citesAll, true);
   });
+
+  it('reads Quarto and pandoc-crossref cross-references as references to the document, not citations', () => {
+    const source =
+      'The model in @fig-schematic follows @smith2020, as @sec-methods and [@tbl-results; @eq-loss] show. ' +
+      'See @Fig:overview and @eq:energy, and [@thm-main; @jones21].';
+    assert.deepEqual(cites(source), [
+      ['@', 'smith2020'],
+      ['[@]', 'jones21'],
+    ]);
+  });
 });
 
 describe('Markdown claims', () => {
@@ -96,5 +106,26 @@ describe('Markdown claims', () => {
 
   it('treats an image caption as its own sentence', () => {
     assert.equal(claimOf('Before ![A plot of data [@fig].](plot.png) after.', 'fig'), 'A plot of data.');
+  });
+
+  it('keeps cross-references as placeholders in the sentence', () => {
+    // From Quarto's manual: a figure reference is part of what the sentence says.
+    assert.equal(claimOf('Elephants are shown in @fig-elephant, as described by @smith2020.', 'smith2020'), 'Elephants are shown in [ref], as described by [smith2020].');
+    assert.equal(claimOf('Both rise [@fig-a; @fig-b], as known [@k].', 'k'), 'Both rise [ref], as known.');
+  });
+
+  it('reads pandoc sub- and superscripts and inline math as text', () => {
+    assert.equal(
+      claimOf('Photosynthesis is limited by J~max~ and V~c,max~ at 10^6^ ppm of CO~2~, with $\\alpha$-amylase ~~gone~~ present [@k].', 'k'),
+      'Photosynthesis is limited by Jmax and Vc,max at 10^6 ppm of CO2, with α-amylase gone present.',
+    );
+    assert.equal(claimOf('A ~ B and x^2 stay as written [@k].', 'k'), 'A ~ B and x^2 stay as written.');
+  });
+
+  it('leaves pandoc attribute blocks out of the sentence', () => {
+    const source = '## Methods {#sec-methods}\n\nWe used the [new]{.smallcaps} method [@k].\n\n![A schematic [@s].](a.png){#fig-a width=50%}';
+    assert.equal(claimOf(source, 'k'), 'We used the new method.');
+    assert.equal(claimOf(source, 's'), 'A schematic.');
+    assert.deepEqual(parseMarkdown(source, FILE).claims.map((c) => c.text)[0], 'Methods');
   });
 });

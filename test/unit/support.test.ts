@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { checkManuscript, CheckSession } from '../../src/core/check';
 import { LookupCache } from '../../src/core/sources/cache';
-import { abstractSentences, checkSupport, supportFindings } from '../../src/core/verify/claims';
-import { judgeSupport } from '../../src/core/verify/support';
+import { isAbstract } from '../../src/core/verify/abstracts';
+import { abstractSentences, checkSupport, missingAbstracts, supportFindings } from '../../src/core/verify/claims';
+import { analyze } from '../../src/core/index/analyzer';
+import { BackgroundFrequencies } from '../../src/core/verify/background';
+import { TermStatistics, tfidfRelevance } from '../../src/core/verify/relevance';
+import { judgeSupport, type RelevanceScorer } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { overlap, RuleNli } from './support/ruleNli';
 import { makeTempDir } from './support/tempDir';
@@ -32,7 +36,7 @@ describe('judging whether a cited abstract supports a claim', () => {
 
   it('without a model, catches an unrelated abstract and leaves a related one unjudged', async () => {
     const unrelated = await judgeSupport('Glaciers retreat faster in warm summers.', ABSTRACT, { relevance: overlap });
-    assert.deepEqual([unrelated.label, unrelated.reason], ['unsupported', 'the abstract is about something else']);
+    assert.deepEqual([unrelated.label, unrelated.reason], ['unsupported', "the abstract shares none of the sentence's key terms"]);
     const related = await judgeSupport('Caching increases throughput.', ABSTRACT, { relevance: overlap });
     assert.deepEqual([related.label, related.reason], ['unverifiable', 'no NLI model']);
   });
@@ -46,12 +50,45 @@ describe('judging whether a cited abstract supports a claim', () => {
   });
 });
 
+describe('relevance on a bibliography about one topic', () => {
+  // A manuscript on open-access publishing: every cited abstract speaks of open access and publishing.
+  const fields = ['physics', 'chemistry', 'medicine', 'biology', 'ecology', 'economics', 'history', 'linguistics', 'mathematics', 'astronomy', 'geology', 'nursing', 'law', 'philosophy', 'psychology', 'sociology', 'engineering', 'agriculture', 'veterinary', 'dentistry'];
+  const careers =
+    'Researchers who share preprints, data and code gain citations, media attention, collaborators, jobs and funding. ' +
+    'We review the evidence that open access and open science advance scientific careers.';
+  const bibliography = [
+    ...fields.map((f) => `Open access publishing in ${f} grows every year. We count open access articles of ${f} journals and what their authors pay.`),
+    'Article processing charges fund open access journals. We survey what publishers charge authors for open access.',
+    'Open access mandates of funders shape publishing. We study how authors comply with open access policies.',
+    'Open access citation advantage studies disagree. We review open access articles and their citations.',
+    careers,
+  ];
+  const claim = "Open access (OA) publishing can also benefit an article's authors.";
+  const blended = tfidfRelevance(analyze, TermStatistics.of(bibliography, analyze, BackgroundFrequencies.english()));
+
+  it('takes a cited abstract on the sentence\'s own topic for related, without a model', async () => {
+    const judgement = await judgeSupport(claim, abstractSentences(careers), { relevance: blended });
+    assert.deepEqual([judgement.label, judgement.reason], ['unverifiable', 'no NLI model']);
+    // Weighed by the bibliography alone, the topic's words count for nothing and the same abstract was flagged.
+    const own = tfidfRelevance(analyze, TermStatistics.of(bibliography, analyze));
+    const ownOnly: RelevanceScorer = (c, p) => ({ score: own(c, p).score, best: own(c, p).best });
+    assert.equal((await judgeSupport(claim, abstractSentences(careers), { relevance: ownOnly })).label, 'unsupported');
+  });
+
+  it('still flags an abstract that shares none of the sentence\'s key terms', async () => {
+    const glaciers = 'Glaciers in the Alps retreat faster in warm summers. We measure the ice lost since 1990 with satellites.';
+    const judgement = await judgeSupport(claim, abstractSentences(glaciers), { relevance: blended });
+    assert.deepEqual([judgement.label, judgement.reason], ['unsupported', "the abstract shares none of the sentence's key terms"]);
+  });
+});
+
 describe('checking the citations of a manuscript for support', () => {
   const bib = [
-    '@article{fast, title={Speed}, abstract={Our cache increases speed considerably. It was tested on servers.}}',
-    '@article{mem, title={Memory}, abstract={The cache needs little memory. Nothing else changes.}}',
-    '@article{slow, title={Slow}, abstract={The cache decreases speed. We regret it.}}',
+    '@article{fast, title={Speed}, abstract={Our cache increases speed considerably. It was tested on servers of three sizes, under loads from light to heavy.}}',
+    '@article{mem, title={Memory}, abstract={The cache needs little memory. Nothing else changes in the servers it runs on, whatever their size or load.}}',
+    '@article{slow, title={Slow}, abstract={The cache decreases speed. We regret it, and report the servers and the loads on which we measured it.}}',
     '@article{none, title={No abstract}}',
+    '@article{note, title={A note for an abstract}, abstract={R Foundation for Statistical Computing, Vienna, Austria.}}',
   ].join('\n');
 
   async function supports(tex: string, nli: RuleNli, cache?: LookupCache): Promise<Awaited<ReturnType<typeof checkSupport>>> {
@@ -62,9 +99,21 @@ describe('checking the citations of a manuscript for support', () => {
   }
 
   it('gives each citation its own verdict and finding', async () => {
-    const found = supportFindings(await supports('The cache increases speed \\cite{fast}. The cache increases speed \\cite{slow}. It uses memory \\cite{none}.', new RuleNli()));
-    assert.deepEqual(found.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning'], ['none', 'unverifiable', 'hint']]);
+    const judged = await supports('The cache increases speed \\cite{fast}. The cache increases speed \\cite{slow}. It uses memory \\cite{none}.', new RuleNli());
+    const found = supportFindings(judged);
+    assert.deepEqual(found.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning']]);
     assert.equal(found[0].evidence?.sentence, 'The cache decreases speed.');
+    const detailed = supportFindings(judged, undefined, { reportMissingAbstracts: true });
+    assert.deepEqual(detailed.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning'], ['none', 'unverifiable', 'hint']]);
+    assert.deepEqual(missingAbstracts(judged), { cited: 3, withoutAbstract: 1 });
+  });
+
+  it('takes an abstract field too short to be an abstract for none', async () => {
+    const [judged] = await supports('The cache increases speed \\cite{note}.', new RuleNli());
+    assert.deepEqual([judged.judgement.label, judged.judgement.reason], ['unverifiable', 'no abstract']);
+    assert.equal(isAbstract('Update Jan.'), false);
+    assert.equal(isAbstract('A single sentence that goes on and on about its topic without ever stopping, long as it is, for a page.'), false);
+    assert.equal(isAbstract('We measure caches. They make servers faster under every load we tried, from the lightest to the heaviest.'), true);
   });
 
   it('counts a sentence as supported when its citations support it together', async () => {

@@ -18,6 +18,8 @@ import { PaperStore, type VectorBatch } from './store';
 /** The setting that names the encoder, for notes that tell the user how to get more than words. */
 export const ENCODER_SETTING = 'attest.retrieval.encoder.model';
 export const NO_ENCODER_NOTE = `Ranked by words alone: no sentence encoder is configured (${ENCODER_SETTING}).`;
+export const ENCODER_NOT_DOWNLOADED_NOTE =
+  `Ranked by words alone: the sentence encoder set in ${ENCODER_SETTING} is not downloaded yet (Attest: Download the Sentence Encoder).`;
 
 export interface Encoder {
   /** The model's name, kept with the vectors so that one model's are never compared with another's. */
@@ -28,6 +30,8 @@ export interface Encoder {
 export interface LibraryOptions {
   /** Without one, search is lexical and `find` says so. */
   readonly encoder?: Encoder;
+  /** Why there is no encoder, for `find` to say: none is configured (the default), or it is not downloaded yet. */
+  readonly missingEncoder?: 'not-configured' | 'not-downloaded';
   /** How `find` ranks: by default hybrid with an encoder, lexical without; dense and hybrid need an encoder. */
   readonly mode?: SearchMode;
   /** Searched for each claim before the library; the papers they find are added to it, and so kept. */
@@ -121,7 +125,7 @@ export class PaperLibrary implements EvidenceFinder {
     const { encoder } = this.options;
     if (!encoder) {
       // Asked for by name, lexical search needs no excuse.
-      if (this.options.mode === undefined) notes.push(NO_ENCODER_NOTE);
+      if (this.options.mode === undefined) notes.push(this.options.missingEncoder === 'not-downloaded' ? ENCODER_NOT_DOWNLOADED_NOTE : NO_ENCODER_NOTE);
       return { mode: 'lexical' };
     }
     if (this.mode === 'lexical') return { mode: 'lexical' };

@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import { LineIndex } from '../text/positions';
+import { REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
+import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
 import { resolveCitations, type ScannedCitation } from './sentences';
 import type { FileReference, ParsedSource } from './types';
@@ -30,18 +32,21 @@ const ENVIRONMENT_ARGUMENTS: Record<string, number> = {
 
 /** Commands whose braced arguments are not prose: how many to drop (optional `[…]` are dropped too). */
 const NON_PROSE_ARGUMENTS: Record<string, number> = {
-  label: 1, ref: 1, eqref: 1, cref: 1, Cref: 1, autoref: 1, pageref: 1, nameref: 1, vref: 1, url: 1,
+  label: 1, url: 1,
   includegraphics: 1, bibliographystyle: 1, documentclass: 1, usepackage: 1, RequirePackage: 1,
-  newcommand: 2, renewcommand: 2, providecommand: 2, DeclareMathOperator: 2, newenvironment: 3,
+  newenvironment: 3,
   renewenvironment: 3, newtheorem: 2, setlength: 2, addtolength: 2, setcounter: 2, addtocounter: 2,
   vspace: 1, hspace: 1, 'vspace*': 1, 'hspace*': 1, rule: 2, color: 1, definecolor: 3, hypersetup: 1,
   graphicspath: 1, pagestyle: 1, thispagestyle: 1, href: 1, textcolor: 1, affiliation: 1, email: 1,
   author: 1, date: 1, orcid: 1, input: 1, include: 1, subfile: 1, import: 2, subimport: 2, inputminted: 2,
   lstinputlisting: 1, bibliography: 1, addbibresource: 1, addglobalbib: 1, fontsize: 2, selectfont: 0,
-  newlength: 1, let: 0, def: 0, nolinkurl: 1, doi: 1, resizebox: 2, scalebox: 1, multicolumn: 2, multirow: 2,
+  newlength: 1, let: 0, nolinkurl: 1, doi: 1, resizebox: 2, scalebox: 1, multicolumn: 2, multirow: 2,
   setcitestyle: 1, bibpunct: 6, figcaption: 0, keywords: 1, received: 1, revised: 1, accepted: 1,
   submitjournal: 1, shorttitle: 1, shortauthors: 1, AuthorCallLimit: 1,
 };
+
+/** Commands that print a number or name of a part of the document: the claim keeps a placeholder for it. */
+const REFERENCE_COMMANDS = new Set(['ref', 'eqref', 'cref', 'Cref', 'autoref', 'Autoref', 'pageref', 'nameref', 'vref', 'Vref', 'cpageref', 'Cpageref', 'labelcref', 'subref']);
 
 /** Commands whose argument is a sentence context of its own: a heading, a caption, a footnote. */
 const SEPARATE_CONTEXT = new Set([
@@ -51,6 +56,9 @@ const SEPARATE_CONTEXT = new Set([
 
 /** Commands that print the author as part of the sentence ("\\citet{x} showed"): the claim keeps a placeholder. */
 const TEXTUAL_CITE_COMMANDS = new Set(['citet', 'citealt', 'citeauthor', 'textcite', 'textcites']);
+
+/** Commands that define macros; those without arguments are expanded where they are used. */
+const DEFINITION_COMMANDS = new Set(['newcommand', 'renewcommand', 'providecommand', 'DeclareMathOperator', 'def']);
 
 const BIBLIOGRAPHY_COMMANDS = new Set(['bibliography', 'addbibresource', 'addglobalbib']);
 const INCLUDE_COMMANDS = new Set(['input', 'include', 'subfile', 'import', 'subimport']);
@@ -94,6 +102,8 @@ class LatexScanner {
   private readonly includes: FileReference[] = [];
   private readonly bibliographies: FileReference[] = [];
   private readonly bibitems: string[] = [];
+  /** The document's argument-free macros (`\newcommand{\tool}{dynoNet}`), by name, as the text they print. */
+  private readonly macros = new Map<string, string>();
   /** For each open `{`, whether closing it ends a sentence context. */
   private readonly groups: boolean[] = [];
   private citesAll = false;
@@ -139,6 +149,9 @@ class LatexScanner {
         case '&':
           this.out.appendSpace(this.i++);
           break;
+        case '-':
+          this.dash();
+          break;
         default:
           this.out.appendChar(ch, this.i++);
       }
@@ -159,6 +172,14 @@ class LatexScanner {
       citesAll: this.citesAll,
       texRoot: this.texRoot,
     };
+  }
+
+  /** TeX's ligatures: `--` prints an en dash, `---` an em dash, as the reader sees them. */
+  private dash(): void {
+    const { text } = this;
+    const length = text.startsWith('---', this.i) ? 3 : text.startsWith('--', this.i) ? 2 : 1;
+    this.out.appendReplacement(['-', '–', '—'][length - 1], this.i);
+    this.i += length;
   }
 
   private newline(): void {
@@ -220,21 +241,9 @@ class LatexScanner {
     return -1;
   }
 
-  /** Inline math keeps its letters, digits and operators so a claim like "for $N$ points" still reads. */
+  /** Inline math as a reader reads it, so a claim like "scales as $\\mathcal{O}(N^3)$" keeps its formula. */
   private appendMathText(from: number, to: number): void {
-    const { text } = this;
-    for (let j = from; j < to; j++) {
-      const c = text[j];
-      if (c === '\\') {
-        j++;
-        while (j < to && /[a-zA-Z]/.test(text[j + 1] ?? '')) j++;
-        this.out.appendSpace(j);
-      } else if (c === '{' || c === '}' || c === '_' || c === '^') {
-        continue;
-      } else {
-        this.out.appendChar(c, j);
-      }
-    }
+    for (const piece of renderMath(this.text, from, to, this.macros)) this.out.appendReplacement(piece.text, piece.offset);
   }
 
   private command(): void {
@@ -328,9 +337,16 @@ class LatexScanner {
     if (INCLUDE_COMMANDS.has(name)) return this.include(name);
     if (BIBLIOGRAPHY_COMMANDS.has(name)) return this.bibliography(name);
     if (SEPARATE_CONTEXT.has(bare)) return this.separateContext();
+    if (DEFINITION_COMMANDS.has(bare)) return this.defineMacro(bare);
     if (SYMBOL_COMMANDS[name] !== undefined) {
       this.out.appendReplacement(SYMBOL_COMMANDS[name], start);
       this.skipSpacesAfterControlWord();
+      return;
+    }
+    if (REFERENCE_COMMANDS.has(bare)) {
+      this.skipOptionalArguments();
+      this.readBracedArgument();
+      this.out.appendReplacement(REFERENCE_PLACEHOLDER, start);
       return;
     }
     const dropped = NON_PROSE_ARGUMENTS[name];
@@ -342,8 +358,37 @@ class LatexScanner {
       this.skipOptionalArguments();
       return;
     }
+    const expansion = this.macros.get(name);
+    if (expansion !== undefined) {
+      // TeX would eat the space after it, but a macro for a word is written with \xspace or `\ ` for that space.
+      this.out.appendReplacement(expansion, start);
+      return;
+    }
     // Any other command prints nothing of its own; its braced arguments are read as prose by the main loop.
     this.skipSpacesAfterControlWord();
+  }
+
+  /**
+   * `\newcommand{\name}{body}`, `\def\name{body}`, `\DeclareMathOperator{\name}{body}`: a macro without
+   * arguments is remembered with the text it prints. One with arguments is skipped; its uses print their arguments.
+   */
+  private defineMacro(command: string): void {
+    const { text } = this;
+    const named = /^\s*(?:\{\s*\\([a-zA-Z@]+)\s*\}|\\([a-zA-Z@]+))/.exec(text.slice(this.i, this.i + 200));
+    if (!named) return;
+    this.i += named[0].length;
+    const name = named[1] ?? named[2];
+    // `\def\name#1{…}` takes parameters; the main loop reads on as before.
+    if (command === 'def' && text[this.i] !== '{') return;
+    if (this.nextNonSpace() === '[') {
+      this.skipOptionalArguments();
+      this.readBracedArgument();
+      return;
+    }
+    const body = this.readBracedArgument();
+    if (!body) return;
+    const printed = renderMath(text, body.start, body.end, this.macros).map((p) => p.text).join('');
+    this.macros.set(name, printed.replace(/\s+/g, ' ').trim());
   }
 
   /** TeX ignores spaces after a control word; a line break there still counts as a space between words. */
@@ -352,7 +397,7 @@ class LatexScanner {
   }
 
   private citation(command: string, citeName: string): void {
-    const textual = TEXTUAL_CITE_COMMANDS.has(citeName);
+    const textual = TEXTUAL_CITE_COMMANDS.has(citeName) || this.citesAsNoun(this.i - command.length - 1, citeName);
     // A textual citation is part of its sentence: it attaches where its placeholder starts.
     const anchor = citeName === 'nocite' ? undefined : textual ? this.out.length : this.out.anchor();
     const multi = citeName.endsWith('cites') || citeName === 'footcitetexts';
@@ -378,13 +423,29 @@ class LatexScanner {
     }
   }
 
+  /**
+   * A numeric `\cite` standing for a work in the sentence ("the model from \cite{x} to observed data"):
+   * after a preposition and before a word that goes on, the claim keeps a placeholder, as for `\citet`.
+   */
+  private citesAsNoun(start: number, citeName: string): boolean {
+    if (citeName !== 'cite') return false;
+    const before = /\b(?:from|in|of|by|see|to|with|than|and|use|uses|used|following)[\s~]*$/i.test(this.text.slice(Math.max(0, start - 20), start));
+    if (!before) return false;
+    // The key list and what follows it, within a bound that keeps a run of unclosed `\cite{` linear.
+    return /^[^}]*\}[\s~]+[a-z]/.test(this.text.slice(this.i, this.i + 500));
+  }
+
   private addKeys(command: string, start: number, end: number, anchor: number | undefined): void {
     const { text } = this;
     let j = start;
     while (j < end) {
-      while (j < end && /[\s,]/.test(text[j])) j++;
+      while (j < end && (/[\s,]/.test(text[j]) || text[j] === '%')) {
+        // A comment annotating a long key list runs to the end of its line and is no key.
+        if (text[j] === '%') j = Math.min(this.indexOfOr('\n', j), end);
+        else j++;
+      }
       const keyStart = j;
-      while (j < end && text[j] !== ',') j++;
+      while (j < end && text[j] !== ',' && text[j] !== '%') j++;
       let keyEnd = j;
       while (keyEnd > keyStart && /\s/.test(text[keyEnd - 1])) keyEnd--;
       if (keyEnd > keyStart) {

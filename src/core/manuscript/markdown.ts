@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import { LineIndex } from '../text/positions';
+import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
+import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
 import { resolveCitations, type ScannedCitation } from './sentences';
 import type { FileReference, ParsedSource } from './types';
@@ -41,6 +43,8 @@ class MarkdownScanner {
    * links nested thousands deep cannot overflow it.
    */
   private readonly linkCloses = new Map<number, { readonly image: boolean }>();
+  /** Where a bracketed span's `]` is, and how much from it (the `]` and its attributes) is not prose. */
+  private readonly spanCloses = new Map<number, number>();
 
   constructor(private readonly text: string, private readonly file: string) {
     this.lines = new LineIndex(text);
@@ -177,6 +181,11 @@ class MarkdownScanner {
     return i;
   }
 
+  /** Reads the inline content of a script, whose few characters bound the nesting. */
+  private inlineRange(from: number, to: number): void {
+    for (let j = from; j < to; ) j = this.inlineOne(j);
+  }
+
   /** Reads one inline construct or character at `i`; returns where the next one starts. */
   private inlineOne(i: number): number {
     const { text } = this;
@@ -192,11 +201,24 @@ class MarkdownScanner {
         return this.bracket(i);
       case ']':
         if (this.linkCloses.has(i)) return this.linkEnd(i);
+        if (this.spanCloses.has(i)) {
+          const skipped = this.spanCloses.get(i) ?? 1;
+          this.spanCloses.delete(i);
+          return i + skipped;
+        }
         break;
       case '@':
         return this.inTextCitation(i);
       case '*':
         return i + 1;
+      case '~':
+      case '^':
+        return this.script(i);
+    }
+    if (ch === '{') {
+      // A pandoc attribute block (`## Methods {#sec-methods}`, `![x](a.png){#fig-a width=50%}`) is not prose.
+      const attributes = ATTRIBUTES.exec(text.slice(i, i + 300));
+      if (attributes) return i + attributes[0].length;
     }
     if (ch === '<' && text.startsWith('<!--', i)) {
       const close = text.indexOf('-->', i + 4);
@@ -257,8 +279,27 @@ class MarkdownScanner {
       this.out.appendChar('$', i);
       return i + 1;
     }
-    if (!display) this.out.append(body.replace(/\\[a-zA-Z]+|[{}_^]/g, ' '), i + 1);
+    if (!display) for (const piece of renderMath(text, i + 1, close)) this.out.appendReplacement(piece.text, piece.offset);
     return close + delimiter.length;
+  }
+
+  /**
+   * pandoc's `~subscript~` and `^superscript^` (no unescaped spaces inside) read as text: "J~max~" is
+   * "Jmax", "10^6^" is "10^6". `~~` is strikeout, whose text stays.
+   */
+  private script(i: number): number {
+    const { text } = this;
+    const mark = text[i];
+    if (mark === '~' && text[i + 1] === '~') return i + 2;
+    // Looking no further than a script can reach keeps a line of stray marks linear.
+    const end = SCRIPT_END[mark].exec(text.slice(i + 1, i + 1 + MAX_SCRIPT_LENGTH));
+    if (!end || end[0] !== mark || end.index === 0) {
+      this.out.appendChar(mark, i);
+      return i + 1;
+    }
+    if (mark === '^') this.out.appendChar('^', i);
+    this.inlineRange(i + 1, i + 1 + end.index);
+    return i + 2 + end.index;
   }
 
   /** A bracketed citation group `[see @a, p. 3; -@b]`, or an ordinary bracket or link. */
@@ -273,8 +314,16 @@ class MarkdownScanner {
     const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
     if (keys.length > 0) {
       const anchor = this.out.anchor();
-      for (const k of keys) this.citations.push({ key: k.key, command: k.command, start: k.start, end: k.end, anchor });
+      for (const k of keys) if (!isCrossReference(k.key)) this.citations.push({ key: k.key, command: k.command, start: k.start, end: k.end, anchor });
+      // `[@fig-a; @fig-b]` prints figure numbers, which are part of the sentence.
+      if (keys.some((k) => isCrossReference(k.key))) this.out.appendReplacement(REFERENCE_PLACEHOLDER, i);
       return close + 1;
+    }
+    const span = after === '{' ? ATTRIBUTES.exec(text.slice(close + 1, close + 301)) : null;
+    if (span) {
+      // A bracketed span with attributes (`[new]{.smallcaps}`): its text is prose, read on from here; `]` and the attributes are skipped at `close`.
+      this.spanCloses.set(close, 1 + span[0].length);
+      return i + 1;
     }
     if (after === '(') {
       // A link: its text is prose, read on from here; its target is not, skipped at `close`.
@@ -337,6 +386,10 @@ class MarkdownScanner {
       this.out.appendChar('@', i);
       return i + 1;
     }
+    if (isCrossReference(key.key)) {
+      this.out.appendReplacement(REFERENCE_PLACEHOLDER, i);
+      return key.end;
+    }
     // An in-text key is part of its sentence: it attaches where its placeholder starts.
     this.citations.push({ key: key.key, command: '@', start: key.start, end: key.end, anchor: this.out.length });
     // The key stands in the sentence as its subject ("@smith2020 showed…"), so the claim keeps a placeholder.
@@ -396,6 +449,12 @@ function findBracketKeys(text: string): BracketKey[] {
   }
   return found;
 }
+
+const ATTRIBUTES = /^\{[#.][^{}\n]*\}/;
+
+/** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
+const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
+const MAX_SCRIPT_LENGTH = 100;
 
 function matchKey(text: string, at: number): { key: string; start: number; end: number } | undefined {
   KEY.lastIndex = at;

@@ -47,15 +47,58 @@ export class ParseCache {
 const MAX_INCLUDE_DEPTH = 32;
 
 /**
- * The file to check when the user works on `file`: the root named by a `% !TEX root` magic comment,
- * or the file itself.
+ * The file to check when the user works on `file`: the root named by a `% !TEX root` magic comment;
+ * else, for a file without `\documentclass`, the file among the candidates (the workspace's .tex
+ * files, looked for only then) that `\input`s, `\include`s or `\subfile`s it, followed up to a file nothing includes, as
+ * LaTeX Workshop finds it; else the file itself.
  */
-export async function manuscriptRootOf(file: string, workspace: Workspace, cache: ParseCache): Promise<string> {
+export async function manuscriptRootOf(
+  file: string,
+  workspace: Workspace,
+  cache: ParseCache,
+  findCandidates: () => Promise<readonly string[]> = async () => [],
+): Promise<string> {
   if (languageOf(file) !== 'latex') return file;
   const text = await workspace.readText(file);
   if (text === undefined) return file;
   const parsed = await cache.parse(file, text, path.dirname(file));
-  return parsed.texRoot ?? file;
+  if (parsed.texRoot !== undefined) return parsed.texRoot;
+  if (/\\documentclass\b/.test(text)) return file;
+  const inclusions = await inclusionsIn((await findCandidates()).filter((c) => c !== file && languageOf(c) === 'latex'), workspace, cache);
+  let root = file;
+  const seen = new Set([file]);
+  for (let parent = includerOf(root, inclusions); parent !== undefined && !seen.has(parent); parent = includerOf(root, inclusions)) {
+    seen.add(parent);
+    root = parent;
+  }
+  return root;
+}
+
+interface Inclusion {
+  readonly includer: string;
+  readonly reference: FileReference;
+}
+
+/** Every `\input`, `\include` and `\subfile` of the candidates, each read as if it were the root. */
+async function inclusionsIn(candidates: readonly string[], workspace: Workspace, cache: ParseCache): Promise<Inclusion[]> {
+  const inclusions: Inclusion[] = [];
+  for (const candidate of candidates) {
+    const read = await readIfText(workspace, candidate);
+    if (read.text === undefined) continue;
+    for (const reference of (await cache.parse(candidate, read.text, path.dirname(candidate))).includes) inclusions.push({ includer: candidate, reference });
+  }
+  return inclusions;
+}
+
+/**
+ * The candidate that includes `file`: by the path its name resolves to, else by the name as a tail of
+ * the path, since a file included from a subfolder names its own includes relative to the root's folder.
+ */
+function includerOf(file: string, inclusions: readonly Inclusion[]): string | undefined {
+  const exact = inclusions.find((i) => i.reference.path === file);
+  if (exact) return exact.includer;
+  const tail = (name: string): string => path.sep + path.normalize(path.extname(name) === '' ? `${name}.tex` : name);
+  return inclusions.find((i) => i.includer !== file && file.endsWith(tail(i.reference.name)))?.includer;
 }
 
 /** Reads the root file and, for LaTeX, follows `\input`, `\include` and `\subfile` from it. */

@@ -18,6 +18,18 @@ const NON_FINAL_ABBREVIATIONS = new Set([
   'prop', 'cor', 'alg', 'ed', 'eds', 'inc', 'ltd', 'co', 'corp', 'u.s', 'dept', 'univ', 'est', 'min', 'max',
 ]);
 
+/**
+ * Words that open sentences and are not names, so that a single letter before them ends a sentence
+ * rather than being an initial. Compared lower-cased.
+ */
+const SENTENCE_OPENERS = new Set([
+  'a', 'all', 'also', 'although', 'an', 'as', 'at', 'because', 'both', 'but', 'by', 'each', 'finally', 'for',
+  'from', 'further', 'furthermore', 'here', 'how', 'however', 'if', 'in', 'it', 'its', 'many', 'moreover', 'most',
+  'no', 'not', 'on', 'one', 'only', 'other', 'our', 'since', 'so', 'some', 'such', 'that', 'the', 'their', 'then',
+  'there', 'these', 'they', 'this', 'those', 'thus', 'to', 'two', 'we', 'what', 'when', 'where', 'which', 'while',
+  'with', 'yet', 'using', 'unlike', 'therefore', 'hence', 'instead', 'indeed', 'overall', 'consequently',
+]);
+
 const CLOSERS = new Set(['"', "'", ')', ']', '\u201d', '\u2019']);
 
 /** Splits plain text into sentences. Hard breaks (paragraphs, headings, items) always end one. */
@@ -42,7 +54,7 @@ function splitSegment(text: string, from: number, to: number, out: Span[]): void
     if (end >= to || text[end] !== ' ') continue;
     const next = text[end + 1];
     if (next === undefined || !startsSentence(next)) continue;
-    if (ch === '.' && isAbbreviationBefore(text, i)) continue;
+    if (ch === '.' && isAbbreviationBefore(text, i, end + 1)) continue;
     pushTrimmed(text, start, end, out);
     start = end;
   }
@@ -53,15 +65,24 @@ function startsSentence(ch: string): boolean {
   return /[\p{Lu}\p{N}"'(\[\u201c\u2018]/u.test(ch);
 }
 
-function isAbbreviationBefore(text: string, periodIndex: number): boolean {
+function isAbbreviationBefore(text: string, periodIndex: number, nextStart: number): boolean {
   let wordStart = periodIndex;
   while (wordStart > 0 && /[\p{L}.]/u.test(text[wordStart - 1])) wordStart--;
   const word = text.slice(wordStart, periodIndex);
   if (word.length === 0) return false;
-  // A single capital is an initial ("J. Smith"); a single lower-case letter ends no sentence either.
-  if (word.length === 1) return true;
+  // A single letter is an initial ("J. Smith"), unless a word that opens sentences, not names, follows:
+  // "written in R. All tests", "vitamin C. Our results".
+  if (word.length === 1) return !opensSentence(text.slice(nextStart, nextStart + 20));
   return NON_FINAL_ABBREVIATIONS.has(word.toLowerCase());
 }
+
+/** Whether text starts with a sentence opener, and not with another initial ("P. A. M. Dirac"). */
+function opensSentence(text: string): boolean {
+  const word = /^(\p{L}+)(\.?)/u.exec(text);
+  if (!word || (word[1].length === 1 && word[2] === '.')) return false;
+  return SENTENCE_OPENERS.has(word[1].toLowerCase());
+}
+
 
 function pushTrimmed(text: string, start: number, end: number, out: Span[]): void {
   while (start < end && text[start] === ' ') start++;

@@ -1,4 +1,5 @@
 import type { BibEntry } from '../bibliography/types';
+import { abstractSentences } from '../index/passages';
 import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
 
 /** Where an abstract came from, for the user to judge the evidence drawn from it. */
@@ -8,13 +9,26 @@ export interface Abstract {
   readonly from: string;
 }
 
+/** Shorter than this, a field is a note rather than an abstract ("Update Jan.", a publisher's address). */
+const MIN_ABSTRACT_LENGTH = 100;
+
+/**
+ * Whether a `.bib` `abstract` field can be an abstract to judge a claim against: at least two sentences
+ * and 100 characters. The field often holds something else ("R Foundation for Statistical Computing, Vienna,
+ * Austria."), and judging a sentence against it would report a problem the manuscript does not have.
+ */
+export function isAbstract(text: string | undefined): text is string {
+  const trimmed = text?.trim() ?? '';
+  return trimmed.length >= MIN_ABSTRACT_LENGTH && abstractSentences(trimmed).length >= 2;
+}
+
 /**
  * The abstract of a reference that was found: the .bib's own, else the matched record's, else the
  * first other source that has the same work by DOI or arXiv id with an abstract (OpenAlex and Crossref
  * often lack one that Semantic Scholar or Europe PMC hold). Lookups go through the sources' disk cache.
  */
 export async function abstractOf(entry: BibEntry, record: SourceRecord, sources: readonly PaperSource[], signal?: AbortSignal): Promise<Abstract | undefined> {
-  if (entry.abstract?.trim()) return { text: entry.abstract.trim(), from: 'bib' };
+  if (isAbstract(entry.abstract)) return { text: entry.abstract.trim(), from: 'bib' };
   if (record.abstract?.trim()) return { text: record.abstract.trim(), from: record.source };
   const doi = record.doi ?? entry.doi;
   const arxivId = record.arxivId ?? entry.arxivId;

@@ -10,6 +10,8 @@ import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
 import type { ExistenceVerdict } from './existence';
 import { sortFindings } from '../check';
+import { isAbstract } from './abstracts';
+import { BackgroundFrequencies } from './background';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
 import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
 
@@ -55,7 +57,7 @@ export async function checkSupport(result: CheckResult, deps: SupportDependencie
     const entry = entries.get(citation.key);
     if (!citation.claim || !entry) continue;
     const claim = citation.claim.text;
-    const abstract = entry.abstract ?? result.verdicts?.get(citation.key)?.abstract?.text;
+    const abstract = isAbstract(entry.abstract) ? entry.abstract : result.verdicts?.get(citation.key)?.abstract?.text;
     const found = read.get(entry.key);
     const passages = found && 'fullText' in found ? pickPassages(claim, found.fullText.passages) : [];
     const judgement = await cached(cache, deps, claim, abstract, passages, () =>
@@ -145,11 +147,24 @@ function hash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
+export interface SupportFindingOptions {
+  /**
+   * One `unverifiable` hint per citation of a work without an abstract. Off by default: a missing
+   * abstract is a limit of the check, not a problem of the manuscript, and `missingAbstracts` sums it up.
+   */
+  readonly reportMissingAbstracts?: boolean;
+}
+
 /**
  * Findings for support verdicts, on the citation: contradicted (warning), unsupported (information)
- * unless another citation of the sentence supports it, unverifiable (hint) when there is no abstract.
+ * unless another citation of the sentence supports it, unverifiable (hint) when there is no abstract
+ * and the options ask for it.
  */
-export function supportFindings(supports: readonly CitationSupport[], ignored: (citation: Citation) => boolean = () => false): Finding[] {
+export function supportFindings(
+  supports: readonly CitationSupport[],
+  ignored: (citation: Citation) => boolean = () => false,
+  options: SupportFindingOptions = {},
+): Finding[] {
   const findings: Finding[] = [];
   for (const { citation, judgement, supportedTogether, fullText } of supports) {
     if (ignored(citation)) continue;
@@ -171,11 +186,22 @@ export function supportFindings(supports: readonly CitationSupport[], ignored: (
       const why = judgement.reason ? ` (${judgement.reason})` : '';
       const closest = place ? `Closest (${place}): ` : 'Closest: ';
       findings.push({ ...at, code: 'unsupported', severity: 'information', message: `${read} of '${citation.key}' ${does} not support this sentence${why}. ${closest}"${judgement.sentence}"`, evidence });
-    } else if (judgement.label === 'unverifiable' && judgement.reason === 'no abstract') {
+    } else if (options.reportMissingAbstracts && isMissingAbstract(judgement)) {
       findings.push({ ...at, code: 'unverifiable', severity: 'hint', message: `No abstract of '${citation.key}' to check this sentence against.`, evidence });
     }
   }
   return findings;
+}
+
+function isMissingAbstract(judgement: SupportJudgement): boolean {
+  return judgement.label === 'unverifiable' && judgement.reason === 'no abstract';
+}
+
+/** How many distinct cited works were judged, and how many of them had no abstract to judge against. */
+export function missingAbstracts(supports: readonly CitationSupport[]): { readonly cited: number; readonly withoutAbstract: number } {
+  const cited = new Set(supports.map((s) => s.citation.key));
+  const without = new Set(supports.filter((s) => isMissingAbstract(s.judgement)).map((s) => s.citation.key));
+  return { cited: cited.size, withoutAbstract: without.size };
 }
 
 function round(value: number): number {
@@ -183,18 +209,23 @@ function round(value: number): number {
 }
 
 /**
- * Relevance scored against the abstracts at hand: their term statistics weigh the words that tell
- * papers apart, and the ones every abstract of the field uses count little.
+ * Relevance scored against the abstracts at hand, blended with general English: the words that tell
+ * papers apart weigh most, and the topic's own words, which every cited abstract uses, still count.
  */
 export function relevanceAmong(result: CheckResult, analyze: Analyze): RelevanceScorer {
-  const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => (e.abstract ? [e.abstract] : [])));
+  const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => (isAbstract(e.abstract) ? [e.abstract] : [])));
   for (const lookup of result.verdicts?.values() ?? []) if (lookup.abstract) abstracts.push(lookup.abstract.text);
-  return tfidfRelevance(analyze, TermStatistics.of(abstracts, analyze));
+  return tfidfRelevance(analyze, TermStatistics.of(abstracts, analyze, BackgroundFrequencies.english()));
 }
 
 /** The check's result with the support findings added in their places. */
-export function withSupportFindings(result: CheckResult, supports: readonly CitationSupport[], ignored?: (citation: Citation) => boolean): CheckResult {
-  return { ...result, supports, findings: sortFindings([...result.findings, ...supportFindings(supports, ignored)]) };
+export function withSupportFindings(
+  result: CheckResult,
+  supports: readonly CitationSupport[],
+  ignored?: (citation: Citation) => boolean,
+  options?: SupportFindingOptions,
+): CheckResult {
+  return { ...result, supports, findings: sortFindings([...result.findings, ...supportFindings(supports, ignored, options)]) };
 }
 
 /**
@@ -207,7 +238,7 @@ export async function judgePapers(
   deps: Omit<SupportDependencies, 'relevance'> & { readonly analyze: Analyze },
 ): Promise<(SupportJudgement | undefined)[]> {
   const abstracts = papers.map((p) => p.abstract ?? '');
-  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts, deps.analyze));
+  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts, deps.analyze, BackgroundFrequencies.english()));
   const judgements: (SupportJudgement | undefined)[] = [];
   for (const abstract of abstracts) {
     judgements.push(abstract.trim() === '' ? undefined : await judgeSupport(claim, abstractSentences(abstract), { ...deps, relevance }));

@@ -9,7 +9,7 @@ export interface SupportThresholds {
   readonly entailment: number;
   /** Contradiction probability from which a sentence of the abstract contradicts the claim. */
   readonly contradiction: number;
-  /** Relevance below which the abstract is taken to be about something else. */
+  /** Relevance below which an abstract that shares none of the claim's key terms is taken to be about something else. */
   readonly relevance: number;
 }
 
@@ -35,8 +35,14 @@ export function thresholdsFrom(get: (key: string) => unknown): { thresholds: Sup
   return { thresholds: { entailment: read('entailment'), contradiction: read('contradiction'), relevance: read('relevance') }, problems };
 }
 
-/** How related a claim is to passages of an abstract: the best passage and its score, 0–1. */
-export type RelevanceScorer = (claim: string, passages: readonly string[]) => { readonly score: number; readonly best: number };
+/**
+ * How related a claim is to passages of an abstract: the best passage and its score, 0–1, and, when
+ * the scorer knows which words are common, whether any passage holds one of the claim's other terms.
+ */
+export type RelevanceScorer = (
+  claim: string,
+  passages: readonly string[],
+) => { readonly score: number; readonly best: number; readonly sharesKeyTerm?: boolean };
 
 export interface SupportJudgement {
   readonly label: SupportLabel;
@@ -92,9 +98,11 @@ export async function judgeSupport(
   const relevance = Math.max(byText.score, whole);
   const closest = shown[byText.best] ?? shown[0];
   if (!deps.nli) {
+    // A low score alone is not enough: on a manuscript's own topic every word is common, and a cited
+    // text that shares the sentence's rarer terms is on its topic, whatever the score.
     const about = sentences.length > 0 ? 'the abstract' : 'the full text';
-    return relevance < thresholds.relevance
-      ? { label: 'unsupported', reason: `${about} is about something else`, relevance, sentence: closest.text, evidence: closest.place }
+    return relevance < thresholds.relevance && byText.sharesKeyTerm !== true
+      ? { label: 'unsupported', reason: `${about} shares none of the sentence's key terms`, relevance, sentence: closest.text, evidence: closest.place }
       : { label: 'unverifiable', reason: 'no NLI model', relevance, sentence: closest.text, evidence: closest.place };
   }
   const scores = await deps.nli.model.classify(

@@ -47,9 +47,7 @@ suite('support check', () => {
     assert.ok(unsupported.range.isEqual(uniqueRange(tex, 'aspirin2019')));
     assert.strictEqual(unsupported.severity, vscode.DiagnosticSeverity.Information);
     assert.match(unsupported.message, /does not support this sentence/);
-    const [noAbstract] = attestDiagnostics(texUri(), 'unverifiable');
-    assert.ok(noAbstract?.range.isEqual(uniqueRange(tex, 'nocache2020')), describeDiagnostics(texUri()));
-    assert.strictEqual(noAbstract.severity, vscode.DiagnosticSeverity.Hint);
+    assert.deepStrictEqual(attestDiagnostics(texUri(), 'unverifiable'), [], 'a missing abstract is no problem of the manuscript');
 
     const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), unsupported.range.start.translate(0, 2));
     const text = hoverText(hovers);
@@ -57,6 +55,24 @@ suite('support check', () => {
     assert.match(text, /No full text: Europe PMC is asked by DOI/);
     assert.match(text, /entailment \d\.\d\d/);
     assert.ok(text.includes(modelDir), text);
+
+    const noAbstractHover = hoverText(
+      await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), uniqueRange(tex, 'nocache2020').start.translate(0, 2)),
+    );
+    assert.match(noAbstractHover, /Abstract: unverifiable \(no abstract\)/);
+    assert.doesNotMatch(noAbstractHover, /relevance/);
+  });
+
+  test('a citation of a work without an abstract is marked only when the setting asks for it', async () => {
+    await attest().update('support.reportMissingAbstracts', true, vscode.ConfigurationTarget.Workspace);
+    try {
+      const tex = await vscode.workspace.openTextDocument(texUri());
+      const [noAbstract] = await waitFor('an unverifiable hint on nocache2020', () => nonEmpty(attestDiagnostics(texUri(), 'unverifiable')), () => describeDiagnostics(texUri()), 30_000);
+      assert.ok(noAbstract.range.isEqual(uniqueRange(tex, 'nocache2020')), describeDiagnostics(texUri()));
+      assert.strictEqual(noAbstract.severity, vscode.DiagnosticSeverity.Hint);
+    } finally {
+      await attest().update('support.reportMissingAbstracts', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   test('"Show the evidence" opens the cited abstract beside the manuscript; "Ignore this verdict" removes it for good', async () => {
