@@ -189,22 +189,20 @@ class ReplyTooLong extends Error {}
  * is cut there, whatever the server does with max_tokens, and its unfinished last sentence dropped.
  */
 async function draft(sources: readonly NumberedSource[], { selection, llm, limits, signal, onProgress, note }: Drafting): Promise<ParsedDraft> {
-  let characters = 0;
   let received = '';
   const cut = new AbortController();
   const stop = (): void => cut.abort(signal?.reason);
   signal?.addEventListener('abort', stop, { once: true });
-  onProgress?.({ stage: 'drafting', sources: sources.length, characters });
+  onProgress?.({ stage: 'drafting', sources: sources.length, characters: 0 });
   try {
     let reply: string;
     try {
       reply = await llm.complete(draftMessages(selection, sources, limits.maxSentences), {
         signal: cut.signal,
         onToken: (piece) => {
-          characters += piece.length;
           received += piece;
-          onProgress?.({ stage: 'drafting', sources: sources.length, characters });
-          if (characters > MAX_REPLY_CHARACTERS && !cut.signal.aborted) cut.abort(new ReplyTooLong());
+          onProgress?.({ stage: 'drafting', sources: sources.length, characters: received.length });
+          if (received.length > MAX_REPLY_CHARACTERS && !cut.signal.aborted) cut.abort(new ReplyTooLong());
         },
       });
     } catch (error) {
