@@ -103,16 +103,22 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
   const keys = new Set(result.citations.map((c) => c.key)).size;
   const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
   const counts = countBySeverity(result.findings);
-  const what = isBibliographyCheck(result) ? `${entries} entries` : `${result.citations.length} citations of ${keys} keys, ${entries} bibliography entries`;
+  const what = isBibliographyCheck(result)
+    ? counted(entries, 'entry', 'entries')
+    : `${counted(result.citations.length, 'citation', 'citations')} of ${counted(keys, 'key', 'keys')}, ${counted(entries, 'bibliography entry', 'bibliography entries')}`;
   const hidden = result.findings.length - shown.length;
   const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
-  lines.push(`${path.relative(cwd, result.root) || result.root}: ${what}; ${counts.error} errors, ${counts.warning} warnings, ${counts.hint + counts.information} notes.${notShown}`);
+  lines.push(`${path.relative(cwd, result.root) || result.root}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
   if (result.verdicts) lines.push(referenceSummary(result.verdicts));
   if (result.supports) {
     const { cited, withoutAbstract } = missingAbstracts(result.supports);
     if (withoutAbstract > 0) lines.push(`support: ${withoutAbstract} of ${cited} cited works have no abstract to check against.`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+function counted(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 function isBibliographyCheck(result: CheckReport): boolean {

@@ -43,7 +43,7 @@ export class StatusBar implements vscode.Disposable {
         ? `$(pass) ${vscode.l10n.t('Attest')}${notChecked}`
         : `$(error) ${counts.error} $(warning) ${counts.warning} ${vscode.l10n.t('Attest')}${notChecked}`;
     const summary = vscode.l10n.t(
-      '{0} citations of {1} keys, {2} bibliography entries. {3} errors, {4} warnings, {5} notes.',
+      'Citations: {0} (keys: {1}); bibliography entries: {2}. Errors: {3}, warnings: {4}, notes: {5}.',
       result.citations.length,
       keys,
       entries,

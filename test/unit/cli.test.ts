@@ -104,7 +104,7 @@ describe('attest check', () => {
     await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={A}, year={2020}}\n');
     const run = await attest('check', path.join(dir, 'chapters', 'one.tex'), '--offline', '--cache', dir);
     assert.equal(run.code, 0, run.out + run.err);
-    assert.match(run.out, /\/main\.tex: 1 citations of 1 keys, 1 bibliography entries; 0 errors/);
+    assert.match(run.out, /\/main\.tex: 1 citation of 1 key, 1 bibliography entry; 0 errors/);
   });
 
   it('exits 2 with a message on usage and I/O errors', async () => {
@@ -276,7 +276,7 @@ describe('attest check looking references up', () => {
     assert.deepEqual(report.citations, []);
     assert.deepEqual(report.findings.filter((f) => f.code === 'not-found').map((f) => [path.basename(f.file), f.key]), [['refs.bib', 'invented'], ['refs.bib', 'uncited']]);
     const text = await attest('check', path.join(dir, 'refs.bib'), '--config', config, '--cache', path.join(dir, 'cache'));
-    assert.match(text.out, /refs\.bib: 4 entries; 2 errors, 1 warnings/);
+    assert.match(text.out, /refs\.bib: 4 entries; 2 errors, 1 warning,/);
   });
 
   it('exits 2 on a config file it cannot use', async () => {
