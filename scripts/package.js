@@ -30,16 +30,30 @@ const TARGETS = {
 const UNUSED_NATIVE = new Set(['libonnxruntime.1.30.0.dylib']);
 
 /**
- * Libraries the extension loads on first use (see their require calls), each bundled into dist/lib/
+ * Modules the extension loads on first use (see their require calls), each bundled into dist/lib/
  * apart from the extension: loading the extension then need not compile them, which measured as the
- * largest part of its activation.
+ * largest part of its activation. Keys are the bundles' names; values what the require names.
  */
-const ON_FIRST_USE = ['openai', 'yaml', 'fast-xml-parser'];
+const ON_FIRST_USE = {
+  openai: 'openai',
+  yaml: 'yaml',
+  'fast-xml-parser': 'fast-xml-parser',
+  htmlparser2: 'htmlparser2',
+  'citation-js': path.join(root, 'src/core/bibliography/citationJs.ts'),
+  'background-terms': path.join(root, 'src/core/verify/backgroundTable.ts'),
+};
 
+/** A require of a module loaded on first use becomes a require of its bundle, relative to the requiring bundle in dist/. */
 const loadedApart = {
   name: 'loaded-apart',
   setup(build) {
-    build.onResolve({ filter: new RegExp(`^(${ON_FIRST_USE.join('|')})$`) }, (args) => ({ path: `./lib/${args.path}.js`, external: true }));
+    const names = new Map(Object.entries(ON_FIRST_USE).map(([name, module]) => [module, name]));
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'require-call') return undefined;
+      const module = args.path.startsWith('.') ? `${path.resolve(args.resolveDir, args.path)}.ts` : args.path;
+      const name = names.get(module);
+      return name && { path: `./lib/${name}.js`, external: true };
+    });
   },
 };
 
@@ -54,7 +68,7 @@ function hostTarget() {
 
 async function bundle(outdir) {
   const apart = await esbuild.build({
-    entryPoints: Object.fromEntries(ON_FIRST_USE.map((name) => [`lib/${name}`, require.resolve(name)])),
+    entryPoints: Object.fromEntries(Object.entries(ON_FIRST_USE).map(([name, module]) => [`lib/${name}`, require.resolve(module)])),
     bundle: true,
     platform: 'node',
     target: 'node20',

@@ -3,6 +3,7 @@ import { arxivIdOf, normalizeDoi, normalizeText, venueWords } from '../verify/no
 import { authorName } from './describe';
 import { escapeLatexSpecials } from './escape';
 import { parseBibliography } from './parse';
+import type * as CitationJsModule from './citationJs';
 import type { Author, BibEntry } from './types';
 
 /*
@@ -234,10 +235,8 @@ let loaded: { readonly core: CitationJsCore; readonly serializer: BibtexSerializ
 
 function citationJs(): { readonly core: CitationJsCore; readonly serializer: BibtexSerializer } {
   if (!loaded) {
-    const core = require('@citation-js/core') as CitationJsCore;
-    // Registers the `bibtex` output format and the `@bibtex` configuration with core.
-    require('@citation-js/plugin-bibtex');
-    loaded = { core, serializer: require('@citation-js/plugin-bibtex/lib/output/bibtex.js') as BibtexSerializer };
+    const library = require('./citationJs') as typeof CitationJsModule;
+    loaded = { core: library.core as CitationJsCore, serializer: library.bibtexOutput as BibtexSerializer };
   }
   return loaded;
 }

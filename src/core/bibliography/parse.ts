@@ -4,6 +4,7 @@ import type { Author, BibEntry, BibProblem, Bibliography } from './types';
 import type * as ValueModule from '@citation-js/plugin-bibtex/lib/input/value.js';
 import type * as ConstantsModule from '@citation-js/plugin-bibtex/lib/input/constants.js';
 import type * as CrossrefModule from '@citation-js/plugin-bibtex/lib/mapping/crossref.js';
+import type * as CitationJsModule from './citationJs';
 
 /*
  * Reading a .bib file happens in two layers.
@@ -50,11 +51,8 @@ let loaded: CitationJs | undefined;
 
 function citationJs(): CitationJs {
   if (!loaded) {
-    loaded = {
-      value: require('@citation-js/plugin-bibtex/lib/input/value.js') as typeof ValueModule,
-      constants: require('@citation-js/plugin-bibtex/lib/input/constants.js') as typeof ConstantsModule,
-      crossref: require('@citation-js/plugin-bibtex/lib/mapping/crossref.js') as typeof CrossrefModule,
-    };
+    const library = require('./citationJs') as typeof CitationJsModule;
+    loaded = { value: library.bibtexValue, constants: library.bibtexConstants, crossref: library.bibtexCrossref };
     addMissingLatexCommands(loaded.constants.commands);
   }
   return loaded;

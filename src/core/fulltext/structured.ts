@@ -3,7 +3,7 @@
  * in one streaming pass of htmlparser2: linear in the document, and forgiving of the unclosed tags
  * and stray markup real documents carry.
  */
-import { Parser } from 'htmlparser2';
+import type * as Htmlparser2 from 'htmlparser2';
 import { chunkParagraph } from './chunk';
 import type { Passage } from './types';
 
@@ -56,6 +56,8 @@ export function readStructured(text: string, rules: StructureRules): { passages:
     else if (paragraph !== undefined) paragraph.push(chunk);
   };
 
+  // Loaded on first use: with its entity tables it is a sixth of the extension's bundle.
+  const { Parser } = require('htmlparser2') as typeof Htmlparser2;
   const parser = new Parser(
     {
       onopentag(rawName, attributes) {

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
+import type * as CitationJsModule from '../bibliography/citationJs';
 import { parseBibliography } from '../bibliography/parse';
 import type { Author, BibEntry, Bibliography } from '../bibliography/types';
 import type { Paper } from './paper';
@@ -184,7 +185,7 @@ let ris: RisModule | undefined;
 
 /** Loaded on first use: it pulls in @citation-js/core. */
 function risModule(): RisModule {
-  ris ??= require('@citation-js/plugin-ris/lib/ris.js') as RisModule;
+  ris ??= (require('../bibliography/citationJs') as typeof CitationJsModule).ris as RisModule;
   return ris;
 }
 

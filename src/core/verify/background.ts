@@ -1,4 +1,4 @@
-import table from './backgroundTerms.json';
+import type * as BackgroundTable from './backgroundTable';
 
 /** Words in an abstract, about: how many chances a term has to occur in one. */
 const ABSTRACT_WORDS = 200;
@@ -17,7 +17,10 @@ export class BackgroundFrequencies {
   private constructor(private readonly counts: ReadonlyMap<string, number>, private readonly total: number) {}
 
   static english(): BackgroundFrequencies {
-    english ??= new BackgroundFrequencies(new Map(Object.entries(table.counts)), table.total);
+    if (!english) {
+      const table = (require('./backgroundTable') as typeof BackgroundTable).default;
+      english = new BackgroundFrequencies(new Map(Object.entries(table.counts)), table.total);
+    }
     return english;
   }
 
