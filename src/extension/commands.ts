@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { abstractSentences } from '../core/verify/claims';
+import { abstractSentences, idsOf } from '../core/verify/claims';
 import type { Verdicts } from '../core/verify/references';
 import { passagePlace } from '../core/fulltext/types';
 import type { AbstractView, EvidencePart } from './abstractView';
@@ -78,11 +78,7 @@ export async function showEvidence(checker: Checker, fullTexts: FullTextAccess, 
   const result = checker.resultFor(file);
   const entry = result?.bibliographies.flatMap((b) => b.entries).find((e) => e.key === key);
   const abstract = entry?.abstract ?? result?.verdicts?.get(key)?.abstract?.text;
-  const record = (() => {
-    const verdict = result?.verdicts?.get(key)?.verdict;
-    return verdict && 'record' in verdict ? verdict.record : undefined;
-  })();
-  const read = entry ? await fullTexts.read(entry, { doi: entry.doi ?? record?.doi, arxivId: entry.arxivId ?? record?.arxivId }) : undefined;
+  const read = entry ? await fullTexts.read(entry, idsOf(entry, result?.verdicts?.get(key)?.verdict)) : undefined;
   const passages = read && 'fullText' in read ? read.fullText.passages : [];
   if (!entry || (!abstract && passages.length === 0)) {
     void vscode.window.showInformationMessage(vscode.l10n.t('No abstract or full text of {0} is known.', key));

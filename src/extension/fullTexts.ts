@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
-import { fullTextConfigFrom, fullTextOptions } from '../core/fulltext/config';
+import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
 import { pickPassages } from '../core/fulltext/pick';
 import { fullTextAtHand, fullTextProvider, type FullTextOptions } from '../core/fulltext/provider';
 import { passagePlace, type FullTextResult } from '../core/fulltext/types';
@@ -12,10 +12,13 @@ import { secretName } from './references';
 
 /**
  * The cited works' full texts as the settings ask for them (`attest.fullText.*`, the sources' own
- * settings and the CORE key), stored in the extension's storage. Made afresh for each judging run, so
- * a changed setting or key counts at once.
+ * settings and the CORE key), stored in the extension's storage. The settings and the key are read at
+ * each judging run, so a change counts at once; while they stay the same, the runs share one set of
+ * HTTP clients, with their rate limits and their memory of failing services.
  */
 export class FullTextAccess {
+  private readonly session = new FullTextSession();
+
   constructor(
     private readonly config: Config,
     private readonly secrets: vscode.SecretStorage,
@@ -44,7 +47,7 @@ export class FullTextAccess {
     const sources = this.config.sources().config;
     const origin = new URL(sources.sources.core.baseUrl).origin;
     const value = (await this.secrets.get(secretName('coreApiKey', origin))) || undefined;
-    return fullTextOptions(config, sources, { coreApiKey: value === undefined ? undefined : { value, origin } }, path.join(this.storage.fsPath, 'fulltexts'));
+    return this.session.options(config, sources, { coreApiKey: value === undefined ? undefined : { value, origin } }, path.join(this.storage.fsPath, 'fulltexts'));
   }
 
   /** The full text of an entry as the last check read it (from the store), for Show the Evidence. */

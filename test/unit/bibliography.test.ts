@@ -310,6 +310,19 @@ describe('BibTeX bibliographies', () => {
       assert.deepEqual(ids, ['1234.56789', '2101.00001', '1706.05459', '1706.05459', 'astro-ph/0601001', '2203.01234', undefined, undefined]);
     });
 
+    it('finds PubMed and PubMed Central ids in pmid and pmcid fields and pubmed eprints', () => {
+      const ids = parse(`@article{a, pmid = {32015507}, pmcid = {PMC7095418}}
+@article{b, eprint = {12345678}, eprinttype = {pubmed}}
+@article{c, pmcid = {7095418}}
+@article{d, pmid = {not a number}, pmcid = {PMCX}}`).entries.map((e) => [e.pmid, e.pmcid]);
+      assert.deepEqual(ids, [
+        ['32015507', 'PMC7095418'],
+        ['12345678', undefined],
+        [undefined, 'PMC7095418'],
+        [undefined, undefined],
+      ]);
+    });
+
     it('takes a URL from url, or from howpublished = \\url{...}', () => {
       const urls = parse(String.raw`@misc{a, url = {https://example.org/a\_b}}
 @misc{b, howpublished = {\url{https://example.org/b}}}

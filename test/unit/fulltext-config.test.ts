@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { fullTextConfigFrom } from '../../src/core/fulltext/config';
+import { DEFAULT_FULL_TEXT, fullTextConfigFrom, FullTextSession } from '../../src/core/fulltext/config';
+import { sourcesConfigFrom } from '../../src/core/sources/config';
+import { ScriptedServer, sendText } from './support/server';
+import { makeTempDir } from './support/tempDir';
 import { passagesFromJats } from '../../src/core/fulltext/jats';
 import { passagesFromLatexml } from '../../src/core/fulltext/latexml';
 import { passagesFromPlainText } from '../../src/core/fulltext/prose';
@@ -15,6 +18,31 @@ describe('full-text settings', () => {
     const read = fullTextConfigFrom((key) => bad[key], '/work');
     assert.deepEqual(read.config, { enabled: true, cacheBytes: 200 * 1024 * 1024 });
     assert.equal(read.problems.length, 3);
+  });
+});
+
+describe('the full texts of one editor session', () => {
+  it('keeps a throttling service\'s wait from one judging run to the next, and starts afresh when a setting changes', async () => {
+    const server = await ScriptedServer.start((_request, response) => sendText(response, 429, 'Too Many Requests', { 'retry-after': '120' }));
+    const temp = await makeTempDir();
+    try {
+      const settings = (email: string) =>
+        sourcesConfigFrom((key) => ({ 'attest.sources.enabled': ['europepmc'], 'attest.sources.europepmc.baseUrl': server.baseUrl, 'attest.sources.email': email })[key]).config;
+      const session = new FullTextSession();
+      const run = (email: string, doi: string) => session.options(DEFAULT_FULL_TEXT, settings(email), {}, temp.dir)?.finder?.find({ doi });
+      const first = await run('me@example.org', '10.1000/a');
+      assert.ok(first && 'reason' in first && /rate|429|wait/i.test(first.reason), JSON.stringify(first));
+      const asked = server.urls.length;
+      assert.ok(asked > 0);
+      const second = await run('me@example.org', '10.1000/b');
+      assert.ok(second && 'reason' in second, JSON.stringify(second));
+      assert.equal(server.urls.length, asked, 'the next run does not ask a service that asked it to wait');
+      await run('other@example.org', '10.1000/c');
+      assert.ok(server.urls.length > asked, 'changed settings make new clients');
+    } finally {
+      await server.close();
+      await temp.remove();
+    }
   });
 });
 

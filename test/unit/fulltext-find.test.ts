@@ -29,6 +29,23 @@ async function services(routes: Record<string, (request: Parameters<Handler>[0])
   });
 }
 
+/**
+ * Europe PMC's search over `records` for the fields Attest uses: `DOI:"…"`, `PMCID:…` and
+ * `(EXT_ID:… AND SRC:…)`, joined by OR. Anything else is a query this stand-in does not know.
+ */
+function answerQuery(query: string, records: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const terms = query.split(' OR ').map((term) => {
+    const doi = /^DOI:"([^"]+)"$/.exec(term);
+    if (doi) return (r: Record<string, unknown>) => typeof r.doi === 'string' && r.doi.toLowerCase() === doi[1].toLowerCase();
+    const pmcid = /^PMCID:(PMC\d+)$/.exec(term);
+    if (pmcid) return (r: Record<string, unknown>) => r.pmcid === pmcid[1];
+    const external = /^\(EXT_ID:(\w+) AND SRC:(\w+)\)$/.exec(term);
+    if (external) return (r: Record<string, unknown>) => r.id === external[1] && r.source === external[2];
+    throw new Error(`a query term the stand-in does not know: ${term}`);
+  });
+  return records.filter((record) => terms.some((matches) => matches(record)));
+}
+
 function options(server: ScriptedServer, more: Partial<FullTextServices> = {}): FullTextServices {
   return {
     enabled: ['crossref', 'europepmc', 'arxiv', 'core'],
@@ -72,6 +89,26 @@ describe('finding the open full text of a cited work', () => {
     const asked = server.urls.length;
     assert.deepEqual(await new FullTextFinder(options(server, { store: new FullTextStore(temp.dir, 10_000_000) })).find({ doi: DOI }), first);
     assert.equal(server.urls.length, asked);
+  });
+
+  it('asks Europe PMC by PubMed id and PMCID too, and reads the JATS of the record that has them', async () => {
+    const jats = await fs.readFile(path.join(FIXTURES, 'jats-article.xml'), 'utf8');
+    const noDoi = { id: '33000002', source: 'MED', pmid: '33000002', pmcid: 'PMC7000002', title: 'Cytokines in severe influenza', isOpenAccess: 'Y', inEPMC: 'Y', inPMC: 'Y', hasPDF: 'Y' };
+    const closed = { id: '33000003', source: 'MED', pmid: '33000003', pmcid: 'PMC7000003', title: 'A closed copy', isOpenAccess: 'N', inEPMC: 'N', inPMC: 'Y', hasPDF: 'N' };
+    server = await services({
+      '/europepmc/webservices/rest/search': (request) => [200, europePmcSearch(answerQuery(new URL(request.url ?? '/', 'http://x').searchParams.get('query') ?? '', [OPEN_RECORD, noDoi, closed]))],
+      '/europepmc/webservices/rest/PMC7000002/fullTextXML': () => [200, jats],
+    });
+    const finder = new FullTextFinder(options(server, { enabled: ['europepmc'] }));
+    const byPmid = await finder.find({ pmid: '33000002' });
+    assert.ok('fullText' in byPmid && byPmid.fullText.location === 'PMC7000002', JSON.stringify(byPmid).slice(0, 200));
+    assert.equal(new URL(server.urls[0], 'http://x').searchParams.get('query'), '(EXT_ID:33000002 AND SRC:MED)');
+    const byPmcid = await finder.find({ pmcid: 'PMC7000002' });
+    assert.ok('fullText' in byPmcid && byPmcid.fullText.location === 'PMC7000002');
+    // A DOI Europe PMC does not hold, with the PubMed id it does.
+    assert.ok('fullText' in (await finder.find({ doi: '10.1000/elsewhere', pmid: '33000002' })));
+    assert.deepEqual(await finder.find({ pmcid: 'PMC7000003' }), { reason: 'Europe PMC has no open-access full text of it' });
+    assert.deepEqual(await finder.find({}), { reason: 'Europe PMC is asked by DOI, PMID or PMCID, and the entry has none' });
   });
 
   it('goes on to arXiv\'s HTML when Europe PMC holds no open copy, and says why when nobody has one', async () => {

@@ -78,6 +78,33 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     assert.equal(await provide(parseBibliography('@article{d, title={T}}', path.join(temp.dir, 'refs.bib')).entries[0], {}), undefined);
   });
 
+  it('remembers a reason in the file itself for that version, and tries again after one that may pass', async () => {
+    const store = new FullTextStore(path.join(temp.dir, 'store'), 10_000_000);
+    const pdf = Buffer.from(await makePdf(PAPER));
+    const file = path.join(temp.dir, 'smith.pdf');
+    const entry = parseBibliography('@article{a, file={:smith.pdf:PDF}}', path.join(temp.dir, 'refs.bib')).entries[0];
+    const setVersion = async (bytes: Buffer): Promise<void> => {
+      await fs.writeFile(file, bytes);
+      await fs.utimes(file, 1_700_000_000, 1_700_000_000);
+    };
+
+    // Reading ran out of time: the next check reads the same version of the file again, and succeeds.
+    await setVersion(pdf);
+    const slow = await fullTextProvider({ store, pdfLimits: { maxBytes: 10_000_000, maxPages: 10, timeoutMs: 1 } })(entry, {});
+    assert.deepEqual(slow, { reason: 'smith.pdf: reading it took longer than 0 s' });
+    const found = await fullTextProvider({ store })(entry, {});
+    assert.ok(found && 'fullText' in found, JSON.stringify(found));
+
+    // Not a PDF: that version is not read again, even if its bytes change behind the same size and time.
+    await setVersion(Buffer.alloc(pdf.length, 0x20));
+    await fs.utimes(file, 1_700_000_100, 1_700_000_100);
+    const junk = await fullTextProvider({ store })(entry, {});
+    assert.deepEqual(junk, { reason: 'smith.pdf: the file is not a readable PDF (damaged or truncated)' });
+    await fs.writeFile(file, pdf);
+    await fs.utimes(file, 1_700_000_100, 1_700_000_100);
+    assert.deepEqual(await fullTextProvider({ store })(entry, {}), junk);
+  });
+
   it('gives a found paper\'s full text when it is at hand, a PDF of the folder or a stored one, asking no service', async () => {
     const server = await ScriptedServer.start((_request, response) => sendText(response, 500, 'no'));
     try {

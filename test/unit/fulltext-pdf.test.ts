@@ -5,6 +5,9 @@ import { DEFAULT_PDF_LIMITS, readPdf } from '../../src/core/fulltext/pdf';
 import type { FullTextResult, Passage } from '../../src/core/fulltext/types';
 import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, type PageSpec } from './support/pdfs';
 import { makeTempDir } from './support/tempDir';
+import { asUnprivilegedUser, skipUnlessModesApply } from './unprivileged';
+
+const PDF_MODULE = require.resolve('../../src/core/fulltext/pdf');
 
 const HEADER = 'Journal of Caching Studies 12 (2020) 101-110';
 
@@ -80,11 +83,25 @@ describe('reading the writer\'s own PDFs', function () {
     assert.deepEqual(junk, { reason: 'notes.pdf: the file is not a readable PDF (damaged or truncated)' });
   });
 
+  it('calls a PDF it may not open now a reason that may pass', async function () {
+    skipUnlessModesApply(this, PDF_MODULE);
+    const folder = path.join(temp.dir, 'private');
+    await fs.mkdir(folder);
+    const file = path.join(folder, 'paper.pdf');
+    await fs.writeFile(file, await makePdf(PAPER));
+    await fs.chmod(temp.dir, 0o755);
+    await fs.chmod(folder, 0o755);
+    await fs.chmod(file, 0o000);
+    const script = `require(${JSON.stringify(PDF_MODULE)}).readPdf(${JSON.stringify(file)}).then((r) => process.stdout.write(JSON.stringify(r)))`;
+    const result = JSON.parse(await asUnprivilegedUser(async () => JSON.stringify(await readPdf(file)), script)) as FullTextResult;
+    assert.deepEqual(result, { reason: 'paper.pdf: the PDF could not be read (EACCES)', transient: true });
+  });
+
   it('does not read a PDF over the size limit, nor a missing one', async () => {
     const file = await write('big.pdf', await makePdf(PAPER));
     const result = await readPdf(file, { ...DEFAULT_PDF_LIMITS, maxBytes: 1024 });
     assert.ok('reason' in result && /^big\.pdf is \d+ KB, more than the 1 KB Attest reads$/.test(result.reason), JSON.stringify(result));
     const missing = await readPdf(path.join(temp.dir, 'gone.pdf'));
-    assert.deepEqual(missing, { reason: 'gone.pdf cannot be read (ENOENT)' });
+    assert.deepEqual(missing, { reason: 'gone.pdf cannot be read (ENOENT)', transient: true });
   });
 });

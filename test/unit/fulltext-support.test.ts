@@ -3,7 +3,9 @@ import { formatJson } from '../../src/cli/report';
 import { checkManuscript, CheckSession } from '../../src/core/check';
 import type { FullTextResult, Passage } from '../../src/core/fulltext/types';
 import { LookupCache } from '../../src/core/sources/cache';
-import { checkSupport, supportFindings, withSupportFindings, type FullTextProvider } from '../../src/core/verify/claims';
+import { parseBibliography } from '../../src/core/bibliography/parse';
+import { parseEuropePmcResult } from '../../src/core/sources/europepmc';
+import { checkSupport, idsOf, supportFindings, withSupportFindings, type FullTextProvider } from '../../src/core/verify/claims';
 import { judgeSupport } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { overlap, RuleNli } from './support/ruleNli';
@@ -63,6 +65,13 @@ describe('checking a manuscript with full texts', () => {
     assert.equal(report.support[0].label, 'supported');
     assert.deepEqual(report.support[1].evidence, { from: 'abstract', text: 'The cache needs little memory.' });
     assert.deepEqual(report.support[1].fullText, { reason: 'the JATS full text has no body (only the front matter is open)' });
+  });
+
+  it('asks for a full text by the entry\'s ids, and by those of the record it was found as where the entry has none', () => {
+    const [entry] = parseBibliography('@article{a, title={Cytokines}, pmid={33000002}}', '/p/refs.bib').entries;
+    const record = parseEuropePmcResult({ id: '33000009', source: 'MED', pmid: '33000009', pmcid: 'PMC7000002', doi: '10.1000/cytokines', title: 'Cytokines' });
+    assert.deepEqual(idsOf(entry, { status: 'found', record, via: 'doi' }), { doi: '10.1000/cytokines', arxivId: undefined, pmid: '33000002', pmcid: 'PMC7000002' });
+    assert.deepEqual(idsOf(entry, undefined), { doi: undefined, arxivId: undefined, pmid: '33000002', pmcid: undefined });
   });
 
   it('names the passage in the finding when the full text contradicts', async () => {

@@ -24,6 +24,8 @@ const BAT_CORONAVIRUS: SourceRecord = {
   year: 2020,
   venue: 'Nature',
   doi: '10.1038/s41586-020-2012-7',
+  pmid: '32015507',
+  pmcid: 'PMC7095418',
   abstract:
     'Since the outbreak of severe acute respiratory syndrome (SARS) 18 years ago, a large number of SARS-related coronaviruses (SARSr-CoVs) ' +
     'have been discovered in their natural reservoir host, bats1-4. Previous studies have shown that some bat SARSr-CoVs have the potential ' +

@@ -611,7 +611,7 @@ const DESCRIBING_FIELDS = ['howpublished', 'note', 'publisher', 'organization', 
 const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'booktitle', 'abstract', ...DESCRIBING_FIELDS]);
 
 /** Fields used as written: identifiers and dates, where LaTeX conversion would only harm. */
-const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file']);
+const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file', 'pmid', 'pmcid']);
 
 function buildEntries(raws: readonly RawEntry[], file: string, lines: LineIndex, problems: SpanProblem[]): BibEntry[] {
   const properties = raws.map((raw) => readProperties(raw, problems));
@@ -896,6 +896,8 @@ function toBibEntry(raw: RawEntry, properties: Properties, file: string, lines: 
   setIfDefined(entry, 'doi', normalizeDoi(text('doi')));
   setIfDefined(entry, 'url', urlOf(text('url'), text('howpublished')));
   setIfDefined(entry, 'arxivId', arxivIdOf(text('eprint'), text('eprinttype') ?? text('archiveprefix'), text('url'), text('doi')));
+  setIfDefined(entry, 'pmid', pmidOf(text('pmid'), text('eprint'), text('eprinttype')));
+  setIfDefined(entry, 'pmcid', pmcidOf(text('pmcid'), text('eprint'), text('eprinttype')));
   setIfDefined(entry, 'abstract', text('abstract'));
   setIfDefined(entry, 'describedAs', describedAs(text));
   const pdfs = pdfPathsOf(text('file'));
@@ -1001,6 +1003,20 @@ function arxivIdOf(
   const fromDoi = doi === undefined ? null : /10\.48550\/arxiv\.(\S+)$/i.exec(doi);
   const candidate = fromUrl?.[1] ?? fromDoi?.[1];
   return candidate === undefined ? undefined : ARXIV_ID.exec(candidate)?.[1];
+}
+
+/** A PubMed id: JabRef's and Better BibTeX's `pmid` field, or biblatex's `eprinttype = {pubmed}`. */
+function pmidOf(pmid: string | undefined, eprint: string | undefined, eprintType: string | undefined): string | undefined {
+  const written = pmid ?? (eprintType !== undefined && /^pubmed$/i.test(unescapeVerbatim(eprintType)) ? eprint : undefined);
+  const match = written === undefined ? null : /^\s*(?:pmid:?\s*)?(\d{1,9})\s*$/i.exec(unescapeVerbatim(written));
+  return match?.[1];
+}
+
+/** A PubMed Central id as `PMC` and digits: Better BibTeX's `pmcid` field, or biblatex's `eprinttype = {pmcid}`. */
+function pmcidOf(pmcid: string | undefined, eprint: string | undefined, eprintType: string | undefined): string | undefined {
+  const written = pmcid ?? (eprintType !== undefined && /^pmcid$/i.test(unescapeVerbatim(eprintType)) ? eprint : undefined);
+  const match = written === undefined ? null : /^\s*(?:PMC)?(\d{1,9})\s*$/i.exec(unescapeVerbatim(written));
+  return match ? `PMC${match[1]}` : undefined;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -27,6 +27,10 @@ export interface BibEntry {
   readonly doi?: string;
   readonly url?: string;
   readonly arxivId?: string;
+  /** PubMed's id, digits only. */
+  readonly pmid?: string;
+  /** PubMed Central's id, `PMC` and digits. */
+  readonly pmcid?: string;
   readonly abstract?: string;
   /**
    * What the entry says of its form besides its type, as `field: value` pairs joined by "; ":

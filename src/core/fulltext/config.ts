@@ -75,3 +75,20 @@ export function fullTextOptions(config: FullTextConfig, sources: SourcesConfig, 
   });
   return { finder, store, pdfFolder: config.pdfFolder };
 }
+
+/**
+ * The full-text options of one editor session, reused by every judging run while the settings and the
+ * key stay the same: the HTTP clients keep their rate limits and their memory of a failing or throttling
+ * service from one run to the next, as the reference lookups' clients do. Other settings or another key
+ * make new ones at the next run.
+ */
+export class FullTextSession {
+  private made?: { readonly inputs: string; readonly options: FullTextOptions | undefined };
+
+  options(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string): FullTextOptions | undefined {
+    // Compared in memory only; the key is never written anywhere.
+    const inputs = JSON.stringify([config, sources, secrets.coreApiKey ?? null, directory]);
+    if (this.made?.inputs !== inputs) this.made = { inputs, options: fullTextOptions(config, sources, secrets, directory) };
+    return this.made.options;
+  }
+}

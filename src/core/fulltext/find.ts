@@ -2,8 +2,9 @@
  * Finds a cited work's full text where it is open, through the same HTTP client (rate limits,
  * retries, timeouts, offline mode) as the reference lookups:
  *
- * - Europe PMC: the work's PMCID by DOI (`/europepmc/webservices/rest/search?query=DOI:"…"`), then its
- *   JATS (`/europepmc/webservices/rest/PMC…/fullTextXML`) when it is in the open-access subset;
+ * - Europe PMC: the work's PMCID by DOI, PMCID or PubMed id (`/europepmc/webservices/rest/search?query=
+ *   DOI:"…" OR PMCID:PMC… OR (EXT_ID:… AND SRC:MED)`), then its JATS (`/europepmc/webservices/rest/PMC…/fullTextXML`)
+ *   when it is in the open-access subset;
  * - arXiv: the LaTeXML rendering at `/html/ID`, for papers with an arXiv id;
  * - CORE: a work's `fullText` (`/v3/search/works/?q=doi:"…"`), with the user's API key.
  *
@@ -119,10 +120,18 @@ const EUROPE_PMC_REST = '/europepmc/webservices/rest';
 function europePmc(http: HttpClient): Service {
   return {
     id: 'europepmc',
-    keyFor: (ids) => (ids.doi ? `europepmc:doi:${ids.doi}` : { reason: 'Europe PMC is asked by DOI, and the entry has none' }),
+    // By DOI first, as stores of earlier versions are keyed.
+    keyFor: (ids) =>
+      ids.doi
+        ? `europepmc:doi:${ids.doi}`
+        : ids.pmcid
+          ? `europepmc:pmcid:${ids.pmcid}`
+          : ids.pmid
+            ? `europepmc:pmid:${ids.pmid}`
+            : { reason: 'Europe PMC is asked by DOI, PMID or PMCID, and the entry has none' },
     async fetch(ids, signal) {
-      const params = { query: `DOI:"${ids.doi}"`, format: 'json', resultType: 'lite', pageSize: 5 };
-      const pmcid = await http.getJson(`${EUROPE_PMC_REST}/search`, params, { signal }, (json) => openPmcid(json, ids.doi ?? ''));
+      const params = { query: europePmcQuery(ids), format: 'json', resultType: 'lite', pageSize: 5 };
+      const pmcid = await http.getJson(`${EUROPE_PMC_REST}/search`, params, { signal }, (json) => openPmcid(json, ids));
       if (!pmcid) return { reason: 'Europe PMC has no open-access full text of it' };
       const xml = await http.getText(`${EUROPE_PMC_REST}/${pmcid}/fullTextXML`, {}, { signal });
       if (xml === undefined) return { reason: `Europe PMC has no full text of ${pmcid}` };
@@ -131,12 +140,21 @@ function europePmc(http: HttpClient): Service {
   };
 }
 
-/** The PMCID of the open-access record with this DOI in a Europe PMC search answer. */
-function openPmcid(json: unknown, doi: string): string | undefined {
+/** Every identifier of the work in Europe PMC's search fields: `DOI`, `PMCID`, and a PubMed id as `EXT_ID` of source `MED`. */
+function europePmcQuery(ids: WorkIds): string {
+  const terms = [ids.doi && `DOI:"${ids.doi}"`, ids.pmcid && `PMCID:${ids.pmcid}`, ids.pmid && `(EXT_ID:${ids.pmid} AND SRC:MED)`];
+  return terms.filter((term) => term).join(' OR ');
+}
+
+/** The PMCID of the open-access record of this work in a Europe PMC search answer. */
+function openPmcid(json: unknown, ids: WorkIds): string | undefined {
   const results = (json as { resultList?: { result?: unknown } } | null)?.resultList?.result;
   if (!Array.isArray(results)) throw new SourceError('malformed', 'Europe PMC sent a search answer without a result list.', 'europepmc');
   for (const result of results as Record<string, unknown>[]) {
-    const sameWork = typeof result.doi === 'string' && result.doi.toLowerCase() === doi.toLowerCase();
+    const sameWork =
+      (ids.doi !== undefined && typeof result.doi === 'string' && result.doi.toLowerCase() === ids.doi.toLowerCase()) ||
+      (ids.pmcid !== undefined && result.pmcid === ids.pmcid) ||
+      (ids.pmid !== undefined && result.pmid === ids.pmid);
     if (sameWork && result.isOpenAccess === 'Y' && typeof result.pmcid === 'string' && /^PMC\d+$/.test(result.pmcid)) return result.pmcid;
   }
   return undefined;

@@ -2,7 +2,9 @@
  * The writer's own PDF of a cited work, read into passages: text through pdf.js in a worker thread
  * (pdfWorker.ts), reading order and running heads from pdfLayout.ts, headings, hyphenation and the
  * reference list from prose.ts. Every PDF that cannot be read gives a reason instead, and the check
- * goes on with the abstract.
+ * goes on with the abstract. A reason in the file itself (encrypted, not a PDF, damaged or truncated,
+ * no text layer, too large) holds for this version of the file; any other (the file busy or not
+ * readable for now, the reader crashed or ran out of time) is `transient`, and the next check reads again.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -33,11 +35,11 @@ export async function readPdf(file: string, limits: PdfLimits = DEFAULT_PDF_LIMI
     if (!stat.isFile()) return { reason: `${name} is not a file` };
     size = stat.size;
   } catch (error) {
-    return { reason: `${name} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { reason: `${name} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, transient: true };
   }
   if (size > limits.maxBytes) return { reason: `${name} is ${sizeOf(size)}, more than the ${sizeOf(limits.maxBytes)} Attest reads` };
   const answer = await inWorker({ file, maxPages: limits.maxPages }, limits.timeoutMs);
-  if (!answer.ok) return { reason: `${name}: ${answer.reason}` };
+  if (!answer.ok) return answer.lasting ? { reason: `${name}: ${answer.reason}` } : { reason: `${name}: ${answer.reason}`, transient: true };
   const characters = answer.pages.reduce((sum, page) => sum + page.items.reduce((n, item) => n + item.text.trim().length, 0), 0);
   if (characters < MIN_CHARS_PER_PAGE * Math.max(1, answer.pages.length)) return { reason: `${name} has no text layer (a scan?); the abstract is used instead` };
   const { passages: all } = passagesFromLines(linesOfPdf(answer.pages));
@@ -61,9 +63,9 @@ function inWorker(request: PdfRequest, timeoutMs: number): Promise<PdfAnswer> {
       void worker.terminate();
       resolve(answer);
     };
-    const timer = setTimeout(() => finish({ ok: false, reason: `reading it took longer than ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
+    const timer = setTimeout(() => finish({ ok: false, reason: `reading it took longer than ${Math.round(timeoutMs / 1000)} s`, lasting: false }), timeoutMs);
     worker.once('message', (answer: PdfAnswer) => finish(answer));
-    worker.once('error', (error) => finish({ ok: false, reason: `the PDF reader failed (${error.message})` }));
-    worker.once('exit', (code) => finish({ ok: false, reason: `the PDF reader stopped (exit code ${code})` }));
+    worker.once('error', (error) => finish({ ok: false, reason: `the PDF reader failed (${error.message})`, lasting: false }));
+    worker.once('exit', (code) => finish({ ok: false, reason: `the PDF reader stopped (exit code ${code})`, lasting: false }));
   });
 }

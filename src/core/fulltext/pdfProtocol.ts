@@ -21,4 +21,5 @@ export interface PdfRequest {
   readonly maxPages: number;
 }
 
-export type PdfAnswer = { readonly ok: true; readonly pages: readonly PdfPage[]; readonly pageCount: number } | { readonly ok: false; readonly reason: string };
+/** `lasting`: the file itself is the reason (encrypted, not a PDF, damaged), so reading this version again gives the same. */
+export type PdfAnswer = { readonly ok: true; readonly pages: readonly PdfPage[]; readonly pageCount: number } | { readonly ok: false; readonly reason: string; readonly lasting: boolean };

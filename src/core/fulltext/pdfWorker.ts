@@ -27,7 +27,7 @@ async function read(request: PdfRequest): Promise<PdfAnswer> {
   try {
     document = await pdfjs.getDocument({ data, standardFontDataUrl: fonts, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
   } catch (error) {
-    return { ok: false, reason: reasonFor(error) };
+    return failure(error);
   }
   try {
     const pages: PdfPage[] = [];
@@ -47,24 +47,29 @@ async function read(request: PdfRequest): Promise<PdfAnswer> {
     }
     return { ok: true, pages, pageCount: document.numPages };
   } catch (error) {
-    return { ok: false, reason: reasonFor(error) };
+    return failure(error);
   } finally {
     await document.destroy();
   }
 }
 
-/** pdf.js names its failures; these are the user's words for them. */
-function reasonFor(error: unknown): string {
+/**
+ * pdf.js names its failures; these are the user's words for them. Only what the file's bytes decide
+ * lasts: an encrypted file, or one pdf.js cannot parse. Anything else (the file busy or unreadable for
+ * now, too many open files, an error of the reader itself) may pass.
+ */
+function failure(error: unknown): PdfAnswer {
   const name = error instanceof Error ? error.name : '';
-  if (name === 'PasswordException') return 'the PDF is encrypted with a password';
-  if (name === 'InvalidPDFException') return 'the file is not a readable PDF (damaged or truncated)';
-  return `the PDF could not be read (${error instanceof Error ? error.message : String(error)})`;
+  if (name === 'PasswordException') return { ok: false, reason: 'the PDF is encrypted with a password', lasting: true };
+  if (name === 'InvalidPDFException' || name === 'FormatError') return { ok: false, reason: 'the file is not a readable PDF (damaged or truncated)', lasting: true };
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return { ok: false, reason: `the PDF could not be read (${code ?? (error instanceof Error ? error.message : String(error))})`, lasting: false };
 }
 
 const port = parentPort;
 if (port) {
   read(workerData as PdfRequest).then(
     (answer) => port.postMessage(answer),
-    (error: unknown) => port.postMessage({ ok: false, reason: reasonFor(error) } satisfies PdfAnswer),
+    (error: unknown) => port.postMessage(failure(error)),
   );
 }

@@ -17,8 +17,12 @@ export interface FullText {
   readonly passages: readonly Passage[];
 }
 
-/** A full text, or why there is none: the check then judges against the abstract alone. */
-export type FullTextResult = { readonly fullText: FullText } | { readonly reason: string };
+/**
+ * A full text, or why there is none: the check then judges against the abstract alone. A `transient`
+ * reason may pass (the file was busy, the reader crashed or ran out of time): it is given for this
+ * check only, and the next check tries again.
+ */
+export type FullTextResult = { readonly fullText: FullText } | { readonly reason: string; readonly transient?: boolean };
 
 /** Where a passage is, as a reader looks for it: "Results, p. 6". */
 export function passagePlace(passage: Pick<Passage, 'section' | 'page'>): string {

@@ -121,6 +121,8 @@ export function parseEuropePmcResult(result: unknown): SourceRecord {
     year: year && /^\d{4}$/.test(year) ? Number(year) : undefined,
     venue: journal ?? server,
     doi: doi === undefined ? undefined : normalizeDoi(doi),
+    pmid: /^\d+$/.test(text(result.pmid) ?? '') ? text(result.pmid) : undefined,
+    pmcid: /^PMC\d+$/.test(text(result.pmcid) ?? '') ? text(result.pmcid) : undefined,
     abstract: abstract === undefined ? undefined : stripMarkup(abstract) || undefined,
     openAccessUrl: openAccessUrlOf(result.fullTextUrlList),
   };

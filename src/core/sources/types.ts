@@ -18,6 +18,9 @@ export interface SourceRecord {
   readonly doi?: string;
   /** Without version suffix: `2305.18248`, `hep-th/9901001`. */
   readonly arxivId?: string;
+  /** PubMed's id and PubMed Central's (`PMC…`), where the source gives them. */
+  readonly pmid?: string;
+  readonly pmcid?: string;
   readonly abstract?: string;
   readonly openAccessUrl?: string;
 }

@@ -31,6 +31,8 @@ export type FullTextStatus = { readonly source: FullTextSource; readonly locatio
 export interface WorkIds {
   readonly doi?: string;
   readonly arxivId?: string;
+  readonly pmid?: string;
+  readonly pmcid?: string;
 }
 
 /** The full text of a cited entry, or why there is none; undefined when full texts are not looked for. */
@@ -88,9 +90,10 @@ async function readFullTexts(cited: readonly BibEntry[], result: CheckResult, fu
   return read;
 }
 
-function idsOf(entry: BibEntry, verdict: ExistenceVerdict | undefined): WorkIds {
+/** The entry's identifiers, and those of the record it was found as where it lacks them. */
+export function idsOf(entry: BibEntry, verdict: ExistenceVerdict | undefined): WorkIds {
   const record = verdict && 'record' in verdict ? verdict.record : undefined;
-  return { doi: entry.doi ?? record?.doi, arxivId: entry.arxivId ?? record?.arxivId };
+  return { doi: entry.doi ?? record?.doi, arxivId: entry.arxivId ?? record?.arxivId, pmid: entry.pmid ?? record?.pmid, pmcid: entry.pmcid ?? record?.pmcid };
 }
 
 function statusOf(found: FullTextResult): FullTextStatus {

@@ -1,7 +1,11 @@
 import * as assert from 'assert';
+import * as fs from 'fs';
 import * as http from 'http';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
+import { nliGraph } from '../../unit/support/onnx/graphs';
 
 /** Root of the temporary copy of test/host/fixtures/workspace that run.js opened. */
 export function workspaceRoot(): vscode.Uri {
@@ -127,4 +131,25 @@ export async function screenshot(name: string): Promise<string | undefined> {
     return parsed.path;
   }
   throw new Error(`screenshot ${name}: unexpected answer ${body}`);
+}
+
+/**
+ * Judges citations with a small ONNX model the test builds (real weights cannot be downloaded here),
+ * under thresholds no probability reaches, so every judged citation is "unsupported" and a test can
+ * follow one verdict. Returns the model's folder and what undoes the settings.
+ */
+export async function useUnsupportingNliModel(): Promise<{ modelDir: string; restore: () => Promise<void> }> {
+  const attest = vscode.workspace.getConfiguration('attest');
+  const settings: [string, unknown][] = [
+    ['support.entailmentThreshold', 1],
+    ['support.contradictionThreshold', 1],
+  ];
+  const modelDir = await writeModelFolder(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-nli-')), { model: nliGraph(), config: nliConfig() });
+  await attest.update('nli.model', modelDir, vscode.ConfigurationTarget.Workspace);
+  for (const [key, value] of settings) await attest.update(key, value, vscode.ConfigurationTarget.Workspace);
+  const restore = async (): Promise<void> => {
+    for (const key of ['nli.model', ...settings.map(([k]) => k)]) await attest.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+    await fs.promises.rm(modelDir, { recursive: true, force: true });
+  };
+  return { modelDir, restore };
 }

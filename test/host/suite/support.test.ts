@@ -8,7 +8,7 @@ import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
 import type { Evidence } from '../../../src/core/evidence';
 import type { ResultsMessage } from '../../../src/extension/evidenceProtocol';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
-import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, uniqueRange, waitFor } from './harness';
+import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';
 
 /**
  * The support check end to end in the editor, with a small ONNX model the test builds (real weights
@@ -18,23 +18,15 @@ import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverT
 suite('support check', () => {
   const texUri = (): vscode.Uri => fixtureUri('support', 'paper.tex');
   const attest = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('attest');
-  const settings: [string, unknown][] = [
-    ['support.entailmentThreshold', 1],
-    ['support.contradictionThreshold', 1],
-  ];
   let modelDir = '';
+  let restore: () => Promise<void> = async () => undefined;
 
   suiteSetup(async () => {
-    modelDir = await writeModelFolder(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-nli-')), { model: nliGraph(), config: nliConfig() });
-    await attest().update('nli.model', modelDir, vscode.ConfigurationTarget.Workspace);
-    for (const [key, value] of settings) await attest().update(key, value, vscode.ConfigurationTarget.Workspace);
+    ({ modelDir, restore } = await useUnsupportingNliModel());
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
   });
 
-  suiteTeardown(async () => {
-    for (const key of ['nli.model', ...settings.map(([k]) => k)]) await attest().update(key, undefined, vscode.ConfigurationTarget.Workspace);
-    await fs.promises.rm(modelDir, { recursive: true, force: true });
-  });
+  suiteTeardown(async () => restore());
 
   test('a citation its abstract does not support is marked, with the model\'s scores in the hover', async () => {
     const [unsupported] = await waitFor(
