@@ -77,6 +77,9 @@ export async function benchLibraryStall(): Promise<void> {
     const { library } = await PaperLibrary.open(dir, { mode: 'lexical' });
     const searched = await longestStall(() => library.find({ text: CLAIM, limit: 20 }));
     console.log(`  a search of 100,000 papers in this thread: ${ms(searched.total)} in all, longest stall ${ms(searched.stall)}`);
+    // What this thread is held when it does nothing at all: the floor the machine's load sets.
+    const idle = await longestStall(() => new Promise((resolve) => setTimeout(resolve, 5000)));
+    console.log(`  nothing, for 5 s: longest stall of this thread ${ms(idle.stall)}`);
     const loaded = await longestStall(() => thread.setUp({ dir, mode: 'lexical' }));
     console.log(`  100,000 papers loaded in the library's thread: ${ms(loaded.total)} in all, longest stall of this thread ${ms(loaded.stall)}`);
     const found = await longestStall(() => thread.find({ text: CLAIM, limit: 20 }));

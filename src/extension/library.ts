@@ -20,6 +20,8 @@ export class EvidenceLibrary implements vscode.Disposable {
    */
   private readonly thread = new LibraryThread();
   private opening?: Promise<LibraryThread>;
+  /** Embedding in the background with the encoder of the last setup, stopped when the settings change. */
+  private embedding?: AbortController;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -82,6 +84,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   /** Settings changed: the next search uses the same store with the new encoder and sources. */
   reset(): void {
     this.opening = undefined;
+    this.embedding?.abort();
   }
 
   private library(): Promise<LibraryThread> {
@@ -112,16 +115,18 @@ export class EvidenceLibrary implements vscode.Disposable {
       void vscode.window.showWarningMessage(message);
     }
     // Papers saved before this encoder are embedded in the background; meanwhile they rank by words.
+    const embedding = new AbortController();
+    this.embedding = embedding;
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') }, (progress) =>
       this.thread
-        .embedMissing({ onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) })
-        .catch((error: unknown) => this.log.error('Embedding papers failed', error)),
+        .embedMissing({ signal: embedding.signal, onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) })
+        .catch((error: unknown) => embedding.signal.aborted || this.log.error('Embedding papers failed', error)),
     );
     return this.thread;
   }
 
   dispose(): void {
-    this.opening = undefined;
+    this.reset();
     void this.thread.dispose();
   }
 }

@@ -3,6 +3,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PaperLibrary } from '../../src/core/index/library';
 import { LibraryThread } from '../../src/core/index/libraryThread';
+import { PaperStore } from '../../src/core/index/store';
+import type { Paper } from '../../src/core/papers/paper';
 import type { Embedder, TextKind } from '../../src/core/models/embedder';
 import { corpus, FakeSource, FOUND } from './support/paperSources';
 import { makeTempDir } from './support/tempDir';
@@ -97,6 +99,29 @@ describe('the paper library in a worker thread', () => {
     await fs.writeFile(binary, Buffer.from([0, 1, 2, 0, 255]));
     const refused = await thread.importFile(binary, 'ris');
     assert.ok('unreadable' in refused && refused.unreadable.includes('binary.ris'), JSON.stringify(refused));
+  });
+
+  it('never saves vectors of a new encoder under the old one’s name: the old setup’s embedding is refused', async () => {
+    await thread.setUp({ dir });
+    const papers = Array.from({ length: 600 }, (_, i): Paper => ({ id: `p${i}`, title: `Paper ${i}`, abstract: 'Aspirin and stroke.', authors: [] }));
+    await thread.add(papers);
+    const letters = new LetterEmbedder();
+    let resetting: Promise<readonly string[]> | undefined;
+    const first: Embedder = {
+      embed: async (texts, kind) => {
+        // The settings change while the first chunk is embedded: the next chunk's call comes after.
+        resetting ??= thread.setUp({ dir, encoder: { model: 'letters', embedder: letters } });
+        return letters.embed(texts, kind);
+      },
+      dispose: async () => undefined,
+    };
+    await thread.setUp({ dir, encoder: { model: 'first', embedder: first } });
+    await assert.rejects(thread.embedMissing(), /set up again with other settings/);
+    await resetting;
+    assert.equal(await thread.embedMissing(), 600);
+    const { store } = await PaperStore.open(dir);
+    assert.deepEqual(store.encoder?.model, 'letters');
+    assert.deepEqual(store.withoutVectors('letters'), []);
   });
 
   it('starts a new thread after the last one was closed, set up as before', async () => {

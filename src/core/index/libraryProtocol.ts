@@ -13,6 +13,8 @@ import type { BibliographicQuery, SourceRecord } from '../sources/types';
 
 /** How the worker's library is set up: the encoder and sources stay on the host and are named here. */
 export interface LibrarySetup {
+  /** Counts the host's setups: a callback of an earlier one is refused, since its encoder or sources are gone. */
+  readonly generation: number;
   readonly dir: string;
   /** The encoder's model name; the worker asks the host for its vectors. */
   readonly encoder?: string;
@@ -63,6 +65,6 @@ export type WorkerToHost =
   | { readonly kind: 'failed'; readonly id: number; readonly message: string; readonly aborted: boolean }
   | { readonly kind: 'progress'; readonly id: number; readonly done: number; readonly total: number }
   /** Asks the host for vectors, on behalf of task `id` (whose cancellation the host applies). */
-  | { readonly kind: 'embed'; readonly call: number; readonly id: number; readonly texts: readonly string[]; readonly textKind: TextKind }
+  | { readonly kind: 'embed'; readonly call: number; readonly id: number; readonly generation: number; readonly texts: readonly string[]; readonly textKind: TextKind }
   /** Asks the host to search live source number `source` for the claim of task `id`. */
-  | { readonly kind: 'search'; readonly call: number; readonly id: number; readonly source: number; readonly query: BibliographicQuery };
+  | { readonly kind: 'search'; readonly call: number; readonly id: number; readonly generation: number; readonly source: number; readonly query: BibliographicQuery };

@@ -38,6 +38,7 @@ export class LibraryThread implements EvidenceFinder {
   private nextId = 1;
   /** The last setup: a worker started after one died is set up again with it. */
   private current: ThreadSetup | undefined;
+  private generation = 0;
 
   constructor(private readonly workerFile = path.join(__dirname, 'libraryWorker.js')) {}
 
@@ -45,7 +46,8 @@ export class LibraryThread implements EvidenceFinder {
   setUp(setup: ThreadSetup): Promise<readonly string[]> {
     const worker = this.started();
     this.current = setup;
-    return this.request<readonly string[]>(worker, (id) => ({ kind: 'setup', id, setup: described(setup) }), {});
+    this.generation++;
+    return this.request<readonly string[]>(worker, (id) => ({ kind: 'setup', id, setup: this.described() }), {});
   }
 
   find(query: EvidenceQuery): Promise<EvidenceResults> {
@@ -117,7 +119,7 @@ export class LibraryThread implements EvidenceFinder {
     worker.on('error', (error) => stop(new Error(`The paper library's thread failed: ${error.message}`)));
     worker.on('exit', (code) => stop(new Error(`The paper library's thread stopped (exit code ${code}).`)));
     this.worker = worker;
-    if (this.current) worker.postMessage({ kind: 'setup', id: 0, setup: described(this.current) } satisfies HostToWorker);
+    if (this.current) worker.postMessage({ kind: 'setup', id: 0, setup: this.described() } satisfies HostToWorker);
     return worker;
   }
 
@@ -147,6 +149,8 @@ export class LibraryThread implements EvidenceFinder {
     const signal = this.pending.get(message.id)?.signal;
     let answer: HostToWorker;
     try {
+      // The encoder and sources of an earlier setup are gone: vectors of another model must never be saved under its name.
+      if (message.generation !== this.generation) throw new Error('The library was set up again with other settings meanwhile.');
       if (message.kind === 'embed') {
         const embedder = this.current?.encoder?.embedder;
         if (!embedder) throw new Error('The sentence encoder is no longer loaded.');
@@ -162,6 +166,19 @@ export class LibraryThread implements EvidenceFinder {
     if (this.worker === worker) worker.postMessage(answer);
   }
 
+  /** The current setup as the worker reads it: the encoder and sources by name, since they stay here. */
+  private described(): LibrarySetup {
+    const setup = this.current as ThreadSetup;
+    return {
+      generation: this.generation,
+      dir: setup.dir,
+      encoder: setup.encoder?.model,
+      missingEncoder: setup.missingEncoder,
+      mode: setup.mode,
+      sources: (setup.liveSources ?? []).map((source) => ({ id: source.id, name: source.name })),
+    };
+  }
+
   async dispose(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
@@ -169,15 +186,4 @@ export class LibraryThread implements EvidenceFinder {
     this.pending.clear();
     await worker?.terminate();
   }
-}
-
-/** The setup as the worker reads it: the encoder and sources by name, since they stay here. */
-function described(setup: ThreadSetup): LibrarySetup {
-  return {
-    dir: setup.dir,
-    encoder: setup.encoder?.model,
-    missingEncoder: setup.missingEncoder,
-    mode: setup.mode,
-    sources: (setup.liveSources ?? []).map((source) => ({ id: source.id, name: source.name })),
-  };
 }

@@ -48,19 +48,21 @@ function callHost(ask: (call: number, id: number) => WorkerToHost, signal: Abort
   });
 }
 
-/** The host's encoder, asked by message. */
-const hostEmbedder: Embedder = {
-  embed: async (texts: readonly string[], textKind: TextKind, signal?: AbortSignal) =>
-    (await callHost((call, id) => ({ kind: 'embed', call, id, texts, textKind }), signal)).vectors ?? [],
-  dispose: async () => undefined,
-};
+/** The encoder of the host's setup number `generation`, asked by message. */
+function hostEmbedder(generation: number): Embedder {
+  return {
+    embed: async (texts: readonly string[], textKind: TextKind, signal?: AbortSignal) =>
+      (await callHost((call, id) => ({ kind: 'embed', call, id, generation, texts, textKind }), signal)).vectors ?? [],
+    dispose: async () => undefined,
+  };
+}
 
-function hostSource(source: LibrarySetup['sources'][number], at: number): PaperSource {
+function hostSource(generation: number, source: LibrarySetup['sources'][number], at: number): PaperSource {
   return {
     id: source.id as PaperSource['id'],
     name: source.name,
     search: async (query, options): Promise<SourceRecord[]> =>
-      (await callHost((call, id) => ({ kind: 'search', call, id, source: at, query }), options?.signal)).records ?? [],
+      (await callHost((call, id) => ({ kind: 'search', call, id, generation, source: at, query }), options?.signal)).records ?? [],
   };
 }
 
@@ -82,10 +84,10 @@ async function setUp(setup: LibrarySetup): Promise<readonly string[]> {
   library = opening.then(
     ({ store }) =>
       new PaperLibrary(store, {
-        encoder: setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder },
+        encoder: setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder(setup.generation) },
         missingEncoder: setup.missingEncoder,
         mode: setup.mode,
-        liveSources: setup.sources.map(hostSource),
+        liveSources: setup.sources.map((source, at) => hostSource(setup.generation, source, at)),
       }),
   );
   library.catch(() => undefined);
