@@ -30,8 +30,7 @@ export type LibraryTask =
   | { readonly type: 'add'; readonly papers: readonly Paper[]; readonly onlyNew?: boolean }
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
   | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat }
-  | { readonly type: 'embedMissing' }
-  | { readonly type: 'size' };
+  | { readonly type: 'embedMissing' };
 
 export type ImportSummary =
   | {
@@ -49,7 +48,6 @@ export interface LibraryAnswers {
   readonly add: number;
   readonly import: ImportSummary;
   readonly embedMissing: number;
-  readonly size: number;
 }
 
 export type HostToWorker =

@@ -69,10 +69,6 @@ export class LibraryThread implements EvidenceFinder {
     return this.task({ type: 'embedMissing' }, options);
   }
 
-  size(): Promise<number> {
-    return this.task({ type: 'size' }, {});
-  }
-
   private task<T extends LibraryTask>(task: T, options: AddOptions): Promise<LibraryAnswers[T['type']]> {
     return this.request(this.started(), (id) => ({ kind: 'task', id, task }), options);
   }

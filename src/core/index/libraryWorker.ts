@@ -110,8 +110,6 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
       return importFile(ready, task.file, task.format, signal, onProgress);
     case 'embedMissing':
       return ready.embedMissing({ signal, onProgress });
-    case 'size':
-      return ready.store.size;
   }
 }
 
