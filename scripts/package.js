@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // `npm run package [-- --target TARGET...] [--out DIR]`: one VSIX per VS Code target, each holding the
-// bundled extension, the `attest` CLI (dist/cli.js), model, parser and PDF workers, pdf.js, the files the extension reads at run time, and onnxruntime-node
-// with only that target's native library. Without --target, the target of this machine; the VSIX is
+// bundled extension, the `attest` CLI (dist/cli.js), model, parser, paper library and PDF workers, pdf.js,
+// the files the extension reads at run time, and onnxruntime-node with only that target's native library. Without --target, the target of this machine; the VSIX is
 // written to DIR (default: the repository's root), the folder it is assembled in to DIR/build.
 //
 // The package is assembled in build/<target>/ rather than filtered out of the repository with
@@ -85,6 +85,7 @@ async function bundle(outdir) {
       cli: path.join(root, 'src/cli/bin.ts'),
       worker: path.join(root, 'src/core/models/worker.ts'),
       parserWorker: path.join(root, 'src/core/parsing/parserWorker.ts'),
+      libraryWorker: path.join(root, 'src/core/index/libraryWorker.ts'),
       pdfWorker: path.join(root, 'src/core/fulltext/pdfWorker.ts'),
     },
     bundle: true,

@@ -17,6 +17,7 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
   'duplicate-key': 'A key is defined twice; BibTeX uses the first definition.',
   'unused-entry': 'A bibliography entry the manuscript never cites.',
   'bib-parse-error': 'BibTeX text that does not parse; the entries around it may be lost.',
+  'front-matter-unread': 'YAML front matter too large, too deeply nested or not valid YAML; the bibliographies it names may be missed.',
   'not-found': 'No open source (Crossref, OpenAlex, Semantic Scholar, arXiv, Europe PMC, CORE) has a record of the reference: possibly fabricated.',
   'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ.',
   'venue-unconfirmed': 'The only record found is a preprint while the entry names a venue; the venue could not be confirmed.',

@@ -72,6 +72,17 @@ export async function checkManuscript(
     });
   }
 
+  for (const source of manuscript.sources) {
+    if (!source.frontMatterProblem) continue;
+    findings.push({
+      code: 'front-matter-unread',
+      severity: 'warning',
+      message: `The YAML front matter ${source.frontMatterProblem.reason}: the bibliographies and nocite it names may be missed.`,
+      file: source.file,
+      range: source.frontMatterProblem.range,
+    });
+  }
+
   const bibliographies: Bibliography[] = [];
   const wanted = bibliographyFiles(manuscript, options);
   for (const { file, reference } of wanted) {

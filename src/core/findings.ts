@@ -9,6 +9,7 @@ export type FindingCode =
   | 'duplicate-key'
   | 'unused-entry'
   | 'bib-parse-error'
+  | 'front-matter-unread'
   | 'not-found'
   | 'metadata-mismatch'
   | 'unchecked'

@@ -2,12 +2,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckResult } from '../core/check';
 import type { EvidenceFinder } from '../core/evidence';
-import { PaperLibrary } from '../core/index/library';
-import { PaperStore } from '../core/index/store';
+import { LibraryThread } from '../core/index/libraryThread';
 import type { Embedder } from '../core/models/embedder';
-import { formatOf, importPapers, papersFromBibliography } from '../core/papers/import';
-import { UnreadableFileError } from '../core/text/decode';
-import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
+import { formatOf, papersFromBibliography } from '../core/papers/import';
 import type { LocalModel } from './models';
 import type { ReferenceLookups } from './references';
 
@@ -16,9 +13,15 @@ import type { ReferenceLookups } from './references';
  * the user, the abstracts of the workspace's bibliographies, and what live searches found.
  */
 export class EvidenceLibrary implements vscode.Disposable {
-  /** One store for the session, so that its papers are loaded once; other windows' saves are merged at each save. */
-  private store?: Promise<PaperStore>;
-  private opening?: Promise<PaperLibrary>;
+  /**
+   * The library lives in a worker thread of its own: loading, indexing and searching 100,000 papers
+   * there leaves the editor responsive. The store is loaded once per session; other windows' saves
+   * are merged at each save.
+   */
+  private readonly thread = new LibraryThread();
+  private opening?: Promise<LibraryThread>;
+  /** Embedding in the background with the encoder of the last setup, stopped when the settings change. */
+  private embedding?: AbortController;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -35,14 +38,13 @@ export class EvidenceLibrary implements vscode.Disposable {
   async finder(): Promise<EvidenceFinder> {
     const library = await this.library();
     const papers = this.checked().flatMap((result) => result.bibliographies.flatMap((b) => papersFromBibliography(b).papers));
-    const fresh = papers.filter((p) => !library.store.get(p.id));
-    if (fresh.length > 0) await library.add(fresh);
+    if (papers.length > 0) await library.add(papers, { onlyNew: true });
     return {
       find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) }),
     };
   }
 
-  /** "Attest: Import Papers": JSONL, BibTeX or RIS files, with progress and cancel; bad records are reported. */
+  /** "Attest: Import Papers": JSONL, BibTeX or RIS files, read and indexed in the library's thread, with progress and cancel. */
   async importFiles(): Promise<void> {
     const files = await vscode.window.showOpenDialog({
       canSelectMany: true,
@@ -62,22 +64,17 @@ export class EvidenceLibrary implements vscode.Disposable {
             void vscode.window.showWarningMessage(vscode.l10n.t('{0} is not a JSONL, BibTeX or RIS file.', path.basename(file.fsPath)));
             continue;
           }
-          let text: string;
-          try {
-            text = await readNamedTextFile(file.fsPath, LARGEST_TEXT_BYTES);
-          } catch (error) {
-            if (!(error instanceof UnreadableFileError)) throw error;
-            void vscode.window.showWarningMessage(error.message);
-            continue;
-          }
-          const { papers, problems } = importPapers(text, format, file.fsPath);
-          for (const problem of problems.slice(0, 20)) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
-          await library.add(papers, {
+          const summary = await library.importFile(file.fsPath, format, {
             signal: controller.signal,
             onProgress: (done, total) => progress.report({ message: `${path.basename(file.fsPath)} ${done}/${total}` }),
           });
+          if ('unreadable' in summary) {
+            void vscode.window.showWarningMessage(summary.unreadable);
+            continue;
+          }
+          for (const problem of summary.problems) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
           void vscode.window.showInformationMessage(
-            vscode.l10n.t('Imported {0} papers from {1}; {2} records could not be read (see the Attest output).', papers.length, path.basename(file.fsPath), problems.length),
+            vscode.l10n.t('Imported {0} papers from {1}; {2} records could not be read (see the Attest output).', summary.added, path.basename(file.fsPath), summary.problemCount),
           );
         }
       },
@@ -87,48 +84,49 @@ export class EvidenceLibrary implements vscode.Disposable {
   /** Settings changed: the next search uses the same store with the new encoder and sources. */
   reset(): void {
     this.opening = undefined;
+    this.embedding?.abort();
   }
 
-  private library(): Promise<PaperLibrary> {
-    this.opening ??= this.open();
-    return this.opening;
+  private library(): Promise<LibraryThread> {
+    if (this.opening) return this.opening;
+    const opening = this.open();
+    // Unreadable now (permissions, I/O) is not unreadable for good: the next search tries again.
+    opening.catch(() => {
+      if (this.opening === opening) this.opening = undefined;
+    });
+    this.opening = opening;
+    return opening;
   }
 
-  private async open(): Promise<PaperLibrary> {
+  private async open(): Promise<LibraryThread> {
     const settings = vscode.workspace.getConfiguration('attest.retrieval');
     const encoder = await this.encoder.withoutAsking();
     // Without it, search by words now and offer the encoder; once it is there, the next search uses it.
     if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
     const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
-    const library = new PaperLibrary(await this.openStore(), {
+    const messages = await this.thread.setUp({
+      dir: path.join(this.storage.fsPath, 'library'),
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
       missingEncoder: encoder ? undefined : await this.encoder.absence(),
       liveSources,
     });
+    for (const message of messages) {
+      this.log.warn(message);
+      void vscode.window.showWarningMessage(message);
+    }
     // Papers saved before this encoder are embedded in the background; meanwhile they rank by words.
+    const embedding = new AbortController();
+    this.embedding = embedding;
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') }, (progress) =>
-      library.embedMissing({ onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) }).catch((error: unknown) => this.log.error('Embedding papers failed', error)),
+      this.thread
+        .embedMissing({ signal: embedding.signal, onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) })
+        .catch((error: unknown) => embedding.signal.aborted || this.log.error('Embedding papers failed', error)),
     );
-    return library;
-  }
-
-  private openStore(): Promise<PaperStore> {
-    this.store ??= PaperStore.open(path.join(this.storage.fsPath, 'library')).then(({ store, messages }) => {
-      for (const message of messages) {
-        this.log.warn(message);
-        void vscode.window.showWarningMessage(message);
-      }
-      return store;
-    });
-    // Unreadable now (permissions, I/O) is not unreadable for good: the next search tries again.
-    this.store.catch(() => {
-      this.store = undefined;
-      this.opening = undefined;
-    });
-    return this.store;
+    return this.thread;
   }
 
   dispose(): void {
-    this.opening = undefined;
+    this.reset();
+    void this.thread.dispose();
   }
 }

@@ -192,3 +192,26 @@ describe('merging the findings of several manuscripts', () => {
     assert.deepEqual(mergeFindings([one]).get('/p/refs.bib')?.map((f) => f.key), ['b']);
   });
 });
+
+describe('front matter Attest cannot read', () => {
+  async function frontMatterFindings(yaml: string): Promise<string[]> {
+    const result = await checkManuscript('/p/paper.md', new MemoryWorkspace({ '/p/paper.md': `---\n${yaml}\n---\nText [@a].`, '/p/refs.bib': '@article{a, title={A}}' }), new CheckSession());
+    return (result?.findings ?? []).filter((f) => f.code === 'front-matter-unread').map((f) => `${f.severity} ${f.range.start.line}:${f.range.start.character}-${f.range.end.character} ${f.message}`);
+  }
+
+  it('warns at the opening line that a front matter too large, too deep or not YAML was skipped, naming why', async () => {
+    const missed = 'the bibliographies and nocite it names may be missed.';
+    assert.deepEqual(await frontMatterFindings(`bibliography: refs.bib\nabstract: "${'x'.repeat(70_000)}"`), [
+      `warning 0:0-3 The YAML front matter is larger than 64 KB, so it was not read: ${missed}`,
+    ]);
+    assert.deepEqual(await frontMatterFindings(`bibliography: refs.bib\nx: ${'['.repeat(200)}${']'.repeat(200)}`), [
+      `warning 0:0-3 The YAML front matter is nested more than 128 levels deep, so it was not read: ${missed}`,
+    ]);
+    const [malformed] = await frontMatterFindings('bibliography: refs.bib\ntitle: "unclosed');
+    assert.match(malformed, /^warning 0:0-3 The YAML front matter is not valid YAML \(.*\), which pandoc refuses: the bibliographies/);
+  });
+
+  it('says nothing of a front matter it reads', async () => {
+    assert.deepEqual(await frontMatterFindings('title: "A [draft] {x}"\nbibliography: refs.bib'), []);
+  });
+});

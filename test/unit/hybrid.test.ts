@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { DenseIndex } from '../../src/core/index/dense';
 import { rankPapers, reciprocalRankFusion } from '../../src/core/index/hybrid';
@@ -7,10 +6,9 @@ import { LexicalIndex } from '../../src/core/index/lexical';
 import { ENCODER_NOT_DOWNLOADED_NOTE, NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
 import { PaperStore } from '../../src/core/index/store';
 import { OnnxEmbedder } from '../../src/core/models/embedder';
-import { papersFromJsonLines } from '../../src/core/papers/import';
 import type { Paper } from '../../src/core/papers/paper';
-import { SourceError, type BibliographicQuery, type PaperSource, type RequestOptions, type SourceRecord } from '../../src/core/sources/types';
-import { REPO_ROOT } from './helpers';
+import { SourceError } from '../../src/core/sources/types';
+import { corpus, FakeSource, FOUND } from './support/paperSources';
 import { writeModelFolder } from './support/onnx/folders';
 import { encoderGraph } from './support/onnx/graphs';
 import { makeTempDir } from './support/tempDir';
@@ -20,10 +18,6 @@ const rrf = (...ranks: number[]): number => ranks.reduce((sum, rank) => sum + 1 
 
 function paper(id: string, title: string, abstract: string, extra: Partial<Paper> = {}): Paper {
   return { id, title, abstract, authors: [], ...extra };
-}
-
-async function corpus(): Promise<Paper[]> {
-  return papersFromJsonLines(await fs.readFile(path.join(REPO_ROOT, 'test/fixtures/papers/corpus.jsonl'), 'utf8')).papers;
 }
 
 describe('reciprocal-rank fusion', () => {
@@ -113,32 +107,6 @@ describe('hybrid ranking over fixed vectors', () => {
     assert.deepEqual(rankPapers(indexes(), query, 'hybrid', 1), [{ id: 'p1', score: rrf(1) }]);
   });
 });
-
-class FakeSource implements PaperSource {
-  readonly id = 'openalex';
-  readonly queries: string[] = [];
-
-  constructor(
-    readonly name: string,
-    private readonly answer: (query: BibliographicQuery, options?: RequestOptions) => Promise<SourceRecord[]>,
-  ) {}
-
-  search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]> {
-    this.queries.push(query.title);
-    return this.answer(query, options);
-  }
-}
-
-const FOUND: SourceRecord = {
-  source: 'openalex',
-  id: 'W1',
-  title: 'Aspirin for the primary prevention of stroke',
-  authors: [{ family: 'Found', given: 'Fay' }],
-  year: 2018,
-  doi: '10.1056/found',
-  abstract: 'Aspirin prevented stroke in adults without vascular disease.',
-  openAccessUrl: 'https://example.org/found.pdf',
-};
 
 describe('the paper library', () => {
   let dir: string;

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
+import { LibraryThread } from '../../src/core/index/libraryThread';
 import { REPO_ROOT } from './helpers';
 import { makeTempDir } from './support/tempDir';
 
@@ -50,12 +52,28 @@ describe('npm run package', function () {
 
   it('holds the bundles, the files the extension reads, a licence and the README, and no sources, maps, tests or data', () => {
     const all = files('linux-x64');
-    for (const wanted of ['extension/dist/extension.js', 'extension/dist/worker.js', 'extension/dist/lib/openai.js', 'extension/dist/lib/yaml.js', 'extension/dist/lib/fast-xml-parser.js', 'extension/LICENSE.txt', 'extension/readme.md', 'extension/package.nls.json', 'extension/media/evidence.js', 'extension/media/icon.png', 'extension/syntaxes/bibtex.tmLanguage.json']) {
+    for (const wanted of ['extension/dist/extension.js', 'extension/dist/worker.js', 'extension/dist/parserWorker.js', 'extension/dist/libraryWorker.js', 'extension/dist/lib/openai.js', 'extension/dist/lib/yaml.js', 'extension/dist/lib/fast-xml-parser.js', 'extension/LICENSE.txt', 'extension/readme.md', 'extension/package.nls.json', 'extension/media/evidence.js', 'extension/media/icon.png', 'extension/syntaxes/bibtex.tmLanguage.json']) {
       assert.ok(all.includes(wanted), wanted);
     }
     const unwanted = all.filter((f) => /\.(ts|map|mts|cts)$/.test(f) || /^extension\/(src|test|bench|out|examples|scripts)\//.test(f) || /\/(fixtures|tokenizers|manuscripts)\//.test(f));
     assert.deepEqual(unwanted, []);
     assert.ok(all.length < 100, `${all.length} files`);
+  });
+
+  it('runs the paper library’s worker as installed: a store opened, papers imported from BibTeX and found', async () => {
+    const installed = path.join(dir, 'installed');
+    packages.get('linux-x64')?.extractAllTo(installed);
+    const thread = new LibraryThread(path.join(installed, 'extension/dist/libraryWorker.js'));
+    try {
+      await thread.setUp({ dir: path.join(dir, 'library') });
+      const bib = path.join(dir, 'papers.bib');
+      await writeFile(bib, '@article{a, title={Aspirin and stroke}, author={Lee, K.}, year=2019, abstract={Daily aspirin reduced the risk of stroke.}}\n');
+      assert.deepEqual(await thread.importFile(bib, 'bibtex'), { added: 1, problemCount: 0, problems: [] });
+      const found = await thread.find({ text: 'aspirin stroke', limit: 1 });
+      assert.equal(found.results[0]?.sentence, 'Daily aspirin reduced the risk of stroke.');
+    } finally {
+      await thread.dispose();
+    }
   });
 
   it('runs the bundle: no dependencies to install, no development scripts', () => {

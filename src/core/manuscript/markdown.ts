@@ -5,7 +5,7 @@ import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
 import { resolveCitations, type ScannedCitation } from './sentences';
-import type { FileReference, ParsedSource } from './types';
+import type { FileReference, FrontMatterProblem, ParsedSource } from './types';
 
 /**
  * A pandoc citation key: starts with a letter, digit or `_`; may contain `:.#$%&-+?<>~/` between
@@ -35,6 +35,7 @@ class MarkdownScanner {
   private readonly citations: ScannedCitation[] = [];
   private readonly bibliographies: FileReference[] = [];
   private citesAll = false;
+  private frontMatterProblem: FrontMatterProblem | undefined;
   /** Keys that may open a citation in brackets, by the offset of their `@`; found once, on the first bracket. */
   private bracketKeyStarts?: BracketKey[];
   /**
@@ -65,6 +66,7 @@ class MarkdownScanner {
       bibliographies: this.bibliographies,
       bibitems: [],
       citesAll: this.citesAll,
+      ...(this.frontMatterProblem && { frontMatterProblem: this.frontMatterProblem }),
     };
   }
 
@@ -73,9 +75,15 @@ class MarkdownScanner {
     const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(this.text);
     if (!match) return 0;
     const yamlStart = match[0].indexOf('\n') + 1;
-    if (!isReadableYaml(match[1])) return match[0].length;
+    const unreadable = whyYamlUnreadable(match[1]);
+    if (unreadable !== undefined) {
+      this.frontMatterProblem = { reason: `${unreadable}, so it was not read`, range: this.lines.rangeOf(0, 3) };
+      return match[0].length;
+    }
     const { isMap, isScalar, parseDocument } = yaml();
     const doc = parseDocument(match[1], { uniqueKeys: false });
+    const [error] = doc.errors;
+    if (error) this.frontMatterProblem = { reason: `is not valid YAML (${error.message.split('\n')[0]}), which pandoc refuses`, range: this.lines.rangeOf(0, 3) };
     if (isMap(doc.contents)) {
       this.yamlBibliography(doc.contents.get('bibliography', true), yamlStart);
       const nocite = doc.contents.get('nocite', true);
@@ -411,19 +419,21 @@ const MAX_NESTING = 128;
 /** A block or compact collection starts at an indicator followed by a space: `- `, `? `, `: `. */
 const BLOCK_INDICATOR = /(?:^|[ \t])[-?:](?=[ \t]|$)/g;
 
-function isReadableYaml(yaml: string): boolean {
-  if (yaml.length > MAX_FRONT_MATTER_CHARS) return false;
+/** Why front matter is not handed to the YAML library, or undefined when it can be. */
+function whyYamlUnreadable(yaml: string): string | undefined {
+  if (yaml.length > MAX_FRONT_MATTER_CHARS) return `is larger than ${MAX_FRONT_MATTER_CHARS / 1024} KB`;
+  const tooDeep = `is nested more than ${MAX_NESTING} levels deep`;
   let flow = 0;
   for (const line of yaml.split('\n')) {
     for (const c of line) {
-      if ((c === '[' || c === '{') && ++flow > MAX_NESTING) return false;
+      if ((c === '[' || c === '{') && ++flow > MAX_NESTING) return tooDeep;
       if ((c === ']' || c === '}') && flow > 0) flow--;
     }
     const indent = line.length - line.trimStart().length;
     const indicators = line.match(BLOCK_INDICATOR)?.length ?? 0;
-    if (indent + indicators > MAX_NESTING) return false;
+    if (indent + indicators > MAX_NESTING) return tooDeep;
   }
-  return true;
+  return undefined;
 }
 
 interface BracketKey {

@@ -50,4 +50,13 @@ export interface ParsedSource {
   readonly citesAll: boolean;
   /** The root named by a `% !TEX root = …` magic comment, as an absolute path. */
   readonly texRoot?: string;
+  /** Why the YAML front matter could not be read, so its `bibliography:` and `nocite:` may be missed. */
+  readonly frontMatterProblem?: FrontMatterProblem;
+}
+
+export interface FrontMatterProblem {
+  /** What is wrong, as the rest of a sentence starting "The YAML front matter …". */
+  readonly reason: string;
+  /** The front matter's opening `---`. */
+  readonly range: Range;
 }

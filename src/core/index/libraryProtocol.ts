@@ -1,0 +1,68 @@
+import type { EvidenceResults, SearchMode } from '../evidence';
+import type { TextKind } from '../models/embedder';
+import type { ImportProblem, PaperFormat } from '../papers/import';
+import type { Paper } from '../papers/paper';
+import type { BibliographicQuery, SourceRecord } from '../sources/types';
+
+/**
+ * The messages between `LibraryThread` (libraryThread.ts, on the extension host) and the worker that
+ * holds the paper library (libraryWorker.ts). The worker owns the store and its indexes; the host keeps
+ * what needs its own connections: the sentence encoder (itself in the model worker) and the live sources,
+ * which the worker calls back for.
+ */
+
+/** How the worker's library is set up: the encoder and sources stay on the host and are named here. */
+export interface LibrarySetup {
+  /** Counts the host's setups: a callback of an earlier one is refused, since its encoder or sources are gone. */
+  readonly generation: number;
+  readonly dir: string;
+  /** The encoder's model name; the worker asks the host for its vectors. */
+  readonly encoder?: string;
+  readonly missingEncoder?: 'not-configured' | 'not-downloaded';
+  readonly mode?: SearchMode;
+  /** The live sources, by position, with the names the notes use. */
+  readonly sources: readonly { readonly id: string; readonly name: string }[];
+}
+
+export type LibraryTask =
+  | { readonly type: 'find'; readonly text: string; readonly limit: number; readonly openAccessOnly?: boolean }
+  /** Adds papers; with `onlyNew`, only those the library does not hold yet. */
+  | { readonly type: 'add'; readonly papers: readonly Paper[]; readonly onlyNew?: boolean }
+  /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
+  | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat }
+  | { readonly type: 'embedMissing' };
+
+export type ImportSummary =
+  | {
+      readonly added: number;
+      /** Records that could not be read: how many, and the first few. */
+      readonly problemCount: number;
+      readonly problems: readonly ImportProblem[];
+    }
+  /** The file could not be read as text: why, for the user. */
+  | { readonly unreadable: string };
+
+/** What each task answers. */
+export interface LibraryAnswers {
+  readonly find: EvidenceResults;
+  readonly add: number;
+  readonly import: ImportSummary;
+  readonly embedMissing: number;
+}
+
+export type HostToWorker =
+  /** Opens the store in `dir` (once per worker) and sets up the library; answered by `opened`. */
+  | { readonly kind: 'setup'; readonly id: number; readonly setup: LibrarySetup }
+  | { readonly kind: 'task'; readonly id: number; readonly task: LibraryTask }
+  | { readonly kind: 'abort'; readonly id: number }
+  /** The host's answer to a callback of the worker. */
+  | { readonly kind: 'answer'; readonly call: number; readonly vectors?: Float32Array[]; readonly records?: SourceRecord[]; readonly error?: string };
+
+export type WorkerToHost =
+  | { readonly kind: 'done'; readonly id: number; readonly value: unknown }
+  | { readonly kind: 'failed'; readonly id: number; readonly message: string; readonly aborted: boolean }
+  | { readonly kind: 'progress'; readonly id: number; readonly done: number; readonly total: number }
+  /** Asks the host for vectors, on behalf of task `id` (whose cancellation the host applies). */
+  | { readonly kind: 'embed'; readonly call: number; readonly id: number; readonly generation: number; readonly texts: readonly string[]; readonly textKind: TextKind }
+  /** Asks the host to search live source number `source` for the claim of task `id`. */
+  | { readonly kind: 'search'; readonly call: number; readonly id: number; readonly generation: number; readonly source: number; readonly query: BibliographicQuery };

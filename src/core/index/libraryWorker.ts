@@ -1,0 +1,165 @@
+/**
+ * The worker thread of `LibraryThread` (libraryThread.ts): holds the paper library, so that loading,
+ * indexing and searching 100,000 papers never holds the extension host. What needs the host (the
+ * sentence encoder, the live sources) is asked of it by message.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { Embedder, TextKind } from '../models/embedder';
+import { importPapers } from '../papers/import';
+import type { PaperSource, SourceRecord } from '../sources/types';
+import { UnreadableFileError } from '../text/decode';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../text/readFile';
+import { PaperLibrary } from './library';
+import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, WorkerToHost } from './libraryProtocol';
+import { PaperStore, type OpenedStore } from './store';
+
+/** Import problems sent back for the log: the count says how many more there were. */
+const PROBLEMS_SHOWN = 20;
+
+const port = parentPort;
+if (!port) throw new Error('libraryWorker.js runs as a worker thread started by libraryThread.ts');
+const post = (message: WorkerToHost): void => port.postMessage(message);
+
+let opened: { readonly dir: string; readonly opening: Promise<OpenedStore> } | undefined;
+let library: Promise<PaperLibrary> = Promise.reject(new Error('The paper library was not set up.'));
+library.catch(() => undefined);
+
+/** Each task's cancellation, and the task a signal belongs to, for the callbacks made on its behalf. */
+const controllers = new Map<number, AbortController>();
+const taskOfSignal = new WeakMap<AbortSignal, number>();
+const calls = new Map<number, (answer: HostToWorker & { kind: 'answer' }) => void>();
+let nextCall = 1;
+
+function callHost(ask: (call: number, id: number) => WorkerToHost, signal: AbortSignal | undefined): Promise<HostToWorker & { kind: 'answer' }> {
+  signal?.throwIfAborted();
+  const call = nextCall++;
+  return new Promise((resolve, reject) => {
+    const aborted = (): void => {
+      calls.delete(call);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', aborted, { once: true });
+    calls.set(call, (answer) => {
+      signal?.removeEventListener('abort', aborted);
+      if (answer.error !== undefined) reject(new Error(answer.error));
+      else resolve(answer);
+    });
+    post(ask(call, (signal && taskOfSignal.get(signal)) ?? 0));
+  });
+}
+
+/** The encoder of the host's setup number `generation`, asked by message. */
+function hostEmbedder(generation: number): Embedder {
+  return {
+    embed: async (texts: readonly string[], textKind: TextKind, signal?: AbortSignal) =>
+      (await callHost((call, id) => ({ kind: 'embed', call, id, generation, texts, textKind }), signal)).vectors ?? [],
+    dispose: async () => undefined,
+  };
+}
+
+function hostSource(generation: number, source: LibrarySetup['sources'][number], at: number): PaperSource {
+  return {
+    id: source.id as PaperSource['id'],
+    name: source.name,
+    search: async (query, options): Promise<SourceRecord[]> =>
+      (await callHost((call, id) => ({ kind: 'search', call, id, generation, source: at, query }), options?.signal)).records ?? [],
+  };
+}
+
+function storeIn(dir: string): Promise<OpenedStore> {
+  if (opened?.dir === dir) return opened.opening;
+  const opening = PaperStore.open(dir);
+  // Unreadable now (permissions, I/O) is not unreadable for good: the next setup tries again.
+  opening.catch(() => {
+    if (opened?.opening === opening) opened = undefined;
+  });
+  opened = { dir, opening };
+  return opening;
+}
+
+/** Sets the library up over the store in `setup.dir`; returns what was repaired, when the store was opened now. */
+async function setUp(setup: LibrarySetup): Promise<readonly string[]> {
+  const reopened = opened?.dir === setup.dir;
+  const opening = storeIn(setup.dir);
+  library = opening.then(
+    ({ store }) =>
+      new PaperLibrary(store, {
+        encoder: setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder(setup.generation) },
+        missingEncoder: setup.missingEncoder,
+        mode: setup.mode,
+        liveSources: setup.sources.map((source, at) => hostSource(setup.generation, source, at)),
+      }),
+  );
+  library.catch(() => undefined);
+  await library;
+  return reopened ? [] : (await opening).messages;
+}
+
+async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<LibraryAnswers[LibraryTask['type']]> {
+  const ready = await library;
+  const onProgress = (done: number, total: number): void => post({ kind: 'progress', id, done, total });
+  switch (task.type) {
+    case 'find':
+      return ready.find({ text: task.text, limit: task.limit, openAccessOnly: task.openAccessOnly, signal });
+    case 'add': {
+      const papers = task.onlyNew ? task.papers.filter((paper) => !ready.store.get(paper.id)) : task.papers;
+      if (papers.length > 0) await ready.add(papers, { signal, onProgress });
+      return papers.length;
+    }
+    case 'import':
+      return importFile(ready, task.file, task.format, signal, onProgress);
+    case 'embedMissing':
+      return ready.embedMissing({ signal, onProgress });
+  }
+}
+
+async function importFile(
+  ready: PaperLibrary,
+  file: string,
+  format: Extract<LibraryTask, { type: 'import' }>['format'],
+  signal: AbortSignal,
+  onProgress: (done: number, total: number) => void,
+): Promise<ImportSummary> {
+  let text: string;
+  try {
+    text = await readNamedTextFile(file, LARGEST_TEXT_BYTES);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) return { unreadable: error.message };
+    throw error;
+  }
+  const { papers, problems } = importPapers(text, format, file);
+  await ready.add(papers, { signal, onProgress });
+  return { added: papers.length, problemCount: problems.length, problems: problems.slice(0, PROBLEMS_SHOWN) };
+}
+
+async function answer(id: number, work: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+  const controller = new AbortController();
+  controllers.set(id, controller);
+  taskOfSignal.set(controller.signal, id);
+  try {
+    post({ kind: 'done', id, value: await work(controller.signal) });
+  } catch (error) {
+    post({ kind: 'failed', id, message: error instanceof Error ? error.message : String(error), aborted: controller.signal.aborted });
+  } finally {
+    controllers.delete(id);
+  }
+}
+
+port.on('message', (message: HostToWorker) => {
+  switch (message.kind) {
+    case 'setup':
+      void answer(message.id, () => setUp(message.setup));
+      return;
+    case 'task':
+      void answer(message.id, (signal) => run(message.id, message.task, signal));
+      return;
+    case 'abort':
+      controllers.get(message.id)?.abort(new Error('Cancelled.'));
+      return;
+    case 'answer': {
+      const settle = calls.get(message.call);
+      calls.delete(message.call);
+      settle?.(message);
+    }
+  }
+});

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { PaperLibrary } from '../../src/core/index/library';
+import { LibraryThread } from '../../src/core/index/libraryThread';
+import { PaperStore } from '../../src/core/index/store';
+import type { Paper } from '../../src/core/papers/paper';
+import type { Embedder, TextKind } from '../../src/core/models/embedder';
+import { corpus, FakeSource, FOUND } from './support/paperSources';
+import { makeTempDir } from './support/tempDir';
+
+/** Vectors from letter counts: enough to rank by, the same in both threads. */
+class LetterEmbedder implements Embedder {
+  readonly asked: TextKind[] = [];
+  async embed(texts: readonly string[], kind: TextKind): Promise<Float32Array[]> {
+    this.asked.push(kind);
+    return texts.map((text) => {
+      const vector = new Float32Array(26);
+      for (const c of text.toLowerCase()) if (c >= 'a' && c <= 'z') vector[c.charCodeAt(0) - 97]++;
+      return vector;
+    });
+  }
+  async dispose(): Promise<void> {}
+}
+
+describe('the paper library in a worker thread', () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+  let thread: LibraryThread;
+  beforeEach(async () => {
+    ({ dir, remove } = await makeTempDir());
+    thread = new LibraryThread();
+  });
+  afterEach(async () => {
+    await thread.dispose();
+    await remove();
+  });
+
+  it('finds what the library finds in this thread, by words and by the host’s encoder, with the best sentences', async () => {
+    const papers = await corpus();
+    const embedder = new LetterEmbedder();
+    const encoder = { model: 'letters', embedder };
+    assert.deepEqual(await thread.setUp({ dir: path.join(dir, 'there'), encoder }), []);
+    assert.equal(await thread.add(papers), papers.length);
+    const { library } = await PaperLibrary.open(path.join(dir, 'here'), { encoder });
+    await library.add(papers);
+    for (const text of ['Aspirin lowers the risk of stroke.', 'protein folding']) {
+      const there = await thread.find({ text, limit: 4 });
+      assert.equal(there.mode, 'hybrid');
+      assert.deepEqual(there, await library.find({ text, limit: 4 }));
+    }
+    assert.ok(embedder.asked.includes('query') && embedder.asked.includes('passage'));
+  });
+
+  it('adds only the papers it lacks when asked so, and keeps them on disk', async () => {
+    const papers = await corpus();
+    await thread.setUp({ dir });
+    assert.equal(await thread.add(papers.slice(0, 2)), 2);
+    assert.equal(await thread.add(papers, { onlyNew: true }), papers.length - 2);
+    assert.equal(await thread.add(papers, { onlyNew: true }), 0);
+    const { library } = await PaperLibrary.open(dir);
+    assert.equal(library.store.size, papers.length);
+  });
+
+  it('searches the host’s live sources, adding what they find and noting a failure', async () => {
+    const failing = new FakeSource('OpenAlex', async () => {
+      throw new Error('OpenAlex asked to slow down (HTTP 429).');
+    });
+    await thread.setUp({ dir, liveSources: [new FakeSource('OpenAlex', async () => [FOUND]), failing] });
+    const found = await thread.find({ text: 'Does aspirin prevent stroke?', limit: 3 });
+    assert.equal(found.results[0].paper.id, 'doi:10.1056/found');
+    assert.ok(found.notes.includes('OpenAlex could not be searched: OpenAlex asked to slow down (HTTP 429).'), found.notes.join('\n'));
+    assert.equal((await PaperStore.open(dir)).store.get('doi:10.1056/found')?.title, FOUND.title);
+  });
+
+  it('stops a search with the signal’s reason at once, and answers the next one', async () => {
+    const waiting = new FakeSource('OpenAlex', (_, options) => new Promise((_, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason))));
+    await thread.setUp({ dir, liveSources: [waiting] });
+    await thread.add(await corpus());
+    const controller = new AbortController();
+    const search = thread.find({ text: 'aspirin', limit: 3, signal: controller.signal });
+    const reason = new Error('the user moved on');
+    setTimeout(() => controller.abort(reason), 50);
+    await assert.rejects(search, (error) => error === reason);
+    await thread.setUp({ dir });
+    assert.equal((await thread.find({ text: 'aspirin stroke', limit: 1 })).results[0].paper.id, 'aspirin-stroke');
+  });
+
+  it('imports a file in the worker, counting the records it could not read, and says why a file is not text', async () => {
+    await thread.setUp({ dir });
+    const file = path.join(dir, 'papers.jsonl');
+    await fs.writeFile(file, `${JSON.stringify({ id: 'a', title: 'Aspirin', abstract: 'Aspirin helps.' })}\nnot json\n`);
+    const progress: string[] = [];
+    const summary = await thread.importFile(file, 'jsonl', { onProgress: (done, total) => progress.push(`${done}/${total}`) });
+    assert.deepEqual({ ...summary, problems: undefined }, { added: 1, problemCount: 1, problems: undefined });
+    assert.ok('problems' in summary && summary.problems[0].line === 2);
+    assert.deepEqual(progress, ['1/1']);
+    const binary = path.join(dir, 'binary.ris');
+    await fs.writeFile(binary, Buffer.from([0, 1, 2, 0, 255]));
+    const refused = await thread.importFile(binary, 'ris');
+    assert.ok('unreadable' in refused && refused.unreadable.includes('binary.ris'), JSON.stringify(refused));
+  });
+
+  it('never saves vectors of a new encoder under the old one’s name: the old setup’s embedding is refused', async () => {
+    await thread.setUp({ dir });
+    const papers = Array.from({ length: 600 }, (_, i): Paper => ({ id: `p${i}`, title: `Paper ${i}`, abstract: 'Aspirin and stroke.', authors: [] }));
+    await thread.add(papers);
+    const letters = new LetterEmbedder();
+    let resetting: Promise<readonly string[]> | undefined;
+    const first: Embedder = {
+      embed: async (texts, kind) => {
+        // The settings change while the first chunk is embedded: the next chunk's call comes after.
+        resetting ??= thread.setUp({ dir, encoder: { model: 'letters', embedder: letters } });
+        return letters.embed(texts, kind);
+      },
+      dispose: async () => undefined,
+    };
+    await thread.setUp({ dir, encoder: { model: 'first', embedder: first } });
+    await assert.rejects(thread.embedMissing(), /set up again with other settings/);
+    await resetting;
+    assert.equal(await thread.embedMissing(), 600);
+    const { store } = await PaperStore.open(dir);
+    assert.deepEqual(store.encoder?.model, 'letters');
+    assert.deepEqual(store.withoutVectors('letters'), []);
+  });
+
+  it('starts a new thread after the last one was closed, set up as before', async () => {
+    await thread.setUp({ dir });
+    await thread.add(await corpus());
+    await thread.dispose();
+    assert.equal((await thread.find({ text: 'aspirin stroke', limit: 1 })).results[0].paper.id, 'aspirin-stroke');
+  });
+
+  it('reports a store that cannot be read now, and opens it once it can be', async () => {
+    const store = path.join(dir, 'library');
+    await fs.writeFile(store, 'not a folder');
+    await assert.rejects(thread.setUp({ dir: store }), /could not be read .*left as it is/);
+    assert.equal(await fs.readFile(store, 'utf8'), 'not a folder');
+    await fs.rm(store);
+    await thread.setUp({ dir: store });
+    assert.equal(await thread.add(await corpus()), 6);
+  });
+});
