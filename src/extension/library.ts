@@ -5,6 +5,7 @@ import type { EvidenceFinder } from '../core/evidence';
 import { PaperLibrary } from '../core/index/library';
 import { PaperStore } from '../core/index/store';
 import type { Embedder } from '../core/models/embedder';
+import type { Paper } from '../core/papers/paper';
 import { formatOf, importPapers, papersFromBibliography } from '../core/papers/import';
 import { UnreadableFileError } from '../core/text/decode';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
@@ -19,6 +20,9 @@ export class EvidenceLibrary implements vscode.Disposable {
   /** One store for the session, so that its papers are loaded once; other windows' saves are merged at each save. */
   private store?: Promise<PaperStore>;
   private opening?: Promise<PaperLibrary>;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Papers were added: imported, or found by a search. */
+  readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -38,8 +42,20 @@ export class EvidenceLibrary implements vscode.Disposable {
     const fresh = papers.filter((p) => !library.store.get(p.id));
     if (fresh.length > 0) await library.add(fresh);
     return {
-      find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) }),
+      find: async (query) => {
+        try {
+          return await library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) });
+        } finally {
+          // A live search adds what the sources found.
+          this.changed.fire();
+        }
+      },
     };
+  }
+
+  /** The library's papers, for citation completion: only the store is opened, not the encoder or the sources a search needs. */
+  async papers(): Promise<Iterable<Paper>> {
+    return (await this.openStore()).papers();
   }
 
   /** "Attest: Import Papers": JSONL, BibTeX or RIS files, with progress and cancel; bad records are reported. */
@@ -76,6 +92,7 @@ export class EvidenceLibrary implements vscode.Disposable {
             signal: controller.signal,
             onProgress: (done, total) => progress.report({ message: `${path.basename(file.fsPath)} ${done}/${total}` }),
           });
+          this.changed.fire();
           void vscode.window.showInformationMessage(
             vscode.l10n.t('Imported {0} papers from {1}; {2} records could not be read (see the Attest output).', papers.length, path.basename(file.fsPath), problems.length),
           );
@@ -130,5 +147,6 @@ export class EvidenceLibrary implements vscode.Disposable {
 
   dispose(): void {
     this.opening = undefined;
+    this.changed.dispose();
   }
 }
