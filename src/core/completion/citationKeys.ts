@@ -84,13 +84,32 @@ export class KeyCompleter {
   complete(typed: string, limit = 100): Completion[] {
     const words = typed.trim();
     if (words === '') return [...this.entries.values()].slice(0, limit).map((e) => e.candidate);
-    // One letter says how a key starts, not which of the thousands of title words with that letter is meant.
-    const hits = this.search.search(words, words.length === 1 ? { fields: ['key', 'keyWords'] } : {});
+    if (words.length === 1) return this.startingWith(words, limit);
     const found: Completion[] = [];
-    for (const hit of hits) {
+    for (const hit of this.search.search(words)) {
       if (found.length === limit) break;
       const id = String(hit.id);
       const completion = id.startsWith('k') ? this.entries.get(id.slice(1))?.candidate : this.paperCompletion(id.slice(1));
+      if (completion) found.push(completion);
+    }
+    return found;
+  }
+
+  /**
+   * One letter says how a key starts, not which of the title words with that letter is meant: the
+   * keys that start with it, the bibliographies' in their order, then the library's. Not a prefix
+   * search of the index, which would walk every word of every field that starts with the letter.
+   */
+  private startingWith(letter: string, limit: number): Completion[] {
+    const lower = letter.toLowerCase();
+    const found: Completion[] = [];
+    for (const { candidate } of this.entries.values()) {
+      if (found.length === limit) return found;
+      if (candidate.key.toLowerCase().startsWith(lower)) found.push(candidate);
+    }
+    for (const [id, { candidate }] of this.papers) {
+      if (found.length === limit) return found;
+      const completion = candidate.key.startsWith(lower) ? this.paperCompletion(id) : undefined;
       if (completion) found.push(completion);
     }
     return found;
