@@ -23,6 +23,7 @@ describe('citation key completion', () => {
   it('matches prefixes of keys and forgives a typo in a longer word', () => {
     assert.deepEqual(keys('hochr'), ['hochreiter1997lstm']);
     assert.deepEqual(keys('bahdanua'), ['bahdanau2015']);
+    assert.deepEqual(keys('V'), ['vaswani2017attention', 'vaswani2021scaling'], 'one letter: the keys that start with it, in order');
   });
 
   it('offers every key when nothing is typed, and nothing for words no entry has', () => {
@@ -61,6 +62,7 @@ describe('citation key completion', () => {
     assert.deepEqual(mixed.complete('long short memory').map((c) => [c.key, c.paper === undefined]), [['hochreiter1997lstm', true]]);
     // Ranked with the keys, and given a free key when its own is taken.
     assert.deepEqual(mixed.complete('vision').map((c) => c.key).sort(), ['smith2020vision', 'smith2020visionb']);
+    assert.deepEqual(mixed.complete('h').map((c) => c.key), ['hochreiter1997lstm', 'he2016deep']);
     // Nothing typed lists the bibliography, not a library of thousands.
     assert.deepEqual(mixed.complete('').map((c) => c.key), ['hochreiter1997lstm', 'smith2020vision']);
     await mixed.addPapers(library);
