@@ -7,21 +7,31 @@ import { ms } from './stats';
 
 const SHARED = path.resolve(__dirname, '../../../shared/data');
 
-/** What a writer types, keystroke after keystroke, word after word. */
-const TYPED = ['a', 'vit', 'vitamin d', 'microrna cancer', 'alzheim', 'stem cel diff', 'covid 2019', 'macroph infl', 'p53', ''];
+/** What a writer types after `\cite{`, keystroke after keystroke: each is one completion query. */
+const TYPED = ['vitamin d', 'microrna cancer', 'alzheim', 'stem cel diff', 'covid 2019', 'macroph infl', 'p53'].flatMap((words) =>
+  [...words].map((_, i) => words.slice(0, i + 1)).filter((typed) => !typed.endsWith(' ')),
+);
 
 /**
- * Citation completion at 5,000 entries (the BEIR SciFact corpus's titles, keys made as writers make
- * them: first title word and a number), alone and as 2,500 entries with 2,500 library papers: the
+ * Citation completion at 5,000 entries (the BEIR SciFact corpus's titles, keys made as writers and
+ * reference managers make them: a word, the year, a title word, a letter where two are the same),
+ * alone and as 2,500 entries with 2,500 library papers: the
  * index built ahead (as the editor does once a check has parsed the bibliography), then the first
- * query after it and the median and slowest per keystroke (target < 30 ms).
+ * search after it and the median and slowest per keystroke, typing seven queries letter by letter
+ * (target < 30 ms).
  */
 export async function benchCompletion(): Promise<void> {
   const lines = (await fs.readFile(path.join(SHARED, 'beir-scifact/corpus.jsonl'), 'utf8')).split('\n').filter((l) => l.trim());
+  const taken = new Set<string>();
   const docs = lines.slice(0, 5000).map((line, i) => {
     const doc = JSON.parse(line) as { _id: string; title: string };
-    const word = (/[A-Za-z]{3,}/.exec(doc.title)?.[0] ?? 'paper').toLowerCase();
-    return { id: doc._id, key: `${word}${2000 + (i % 25)}${i}`, title: doc.title, year: 2000 + (i % 25) };
+    const [first = 'paper', second = ''] = (doc.title.match(/[A-Za-z]{3,}/g) ?? []).map((w) => w.toLowerCase());
+    const year = 2000 + (i % 25);
+    const base = `${first}${year}${second}`;
+    let key = base;
+    for (let n = 0; taken.has(key); n++) key = base + String.fromCharCode(98 + (n % 25)).repeat(1 + Math.floor(n / 25));
+    taken.add(key);
+    return { id: doc._id, key, title: doc.title, year };
   });
   const entries = docs.map((d): BibEntry => {
     const at = { line: 0, character: 0 };
@@ -40,17 +50,18 @@ async function measure(what: string, entries: readonly BibEntry[], papers: reado
   completer.complete('warm searches');
   const built = performance.now() - started;
   const times: number[] = [];
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < 3; round++) {
     for (const query of TYPED) {
       const t = performance.now();
       completer.complete(query);
       times.push(performance.now() - t);
     }
   }
-  const first = times[0];
+  // The first query the index answers: "v" lists keys, "vi" is the first search.
+  const first = times[1];
   times.sort((a, b) => a - b);
   console.log(
-    `  completion, ${what}: index built ahead in ${ms(built)}; first query ${ms(first)}, per keystroke median ${ms(times[Math.floor(times.length / 2)])}, ` +
+    `  completion, ${what}: index built ahead in ${ms(built)}; first search ${ms(first)}, per keystroke median ${ms(times[Math.floor(times.length / 2)])}, ` +
       `max ${ms(times[times.length - 1])} (target < 30 ms)`,
   );
 }
