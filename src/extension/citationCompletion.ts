@@ -112,10 +112,8 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
     this.libraryRead = library
       .papers()
       .then((papers) => this.completer.addPapers(papers))
-      .catch(() => {
-        // The library reports its own problems; completion offers the bibliographies' keys meanwhile, and tries again next time.
-        this.libraryRead = undefined;
-      });
+      // The library reports its own problems (Find Evidence says them); completion offers the bibliographies' keys, and reads again when papers are added.
+      .catch(() => undefined);
   }
 
   dispose(): void {
