@@ -96,10 +96,9 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
   private prepare(result: CheckResult): void {
     const { bibliographies } = result;
     if (bibliographies.length === this.indexed.length && bibliographies.every((b, i) => b === this.indexed[i])) return;
-    this.completer.setEntries(bibliographies.flatMap((b) => b.entries));
     this.indexed = bibliographies;
     // The first search compiles the search's code: better now than at the writer's first keystroke.
-    this.completer.complete('warm searches');
+    void this.completer.setEntries(bibliographies.flatMap((b) => b.entries)).then(() => this.completer.complete('warm searches'));
   }
 
   /**

@@ -31,11 +31,11 @@ describe('citation key completion', () => {
     assert.deepEqual(keys('glacier'), []);
   });
 
-  it('re-indexes only what an edit of the bibliography changed: a renamed title is found by its new words only', () => {
+  it('re-indexes only what an edit of the bibliography changed: a renamed title is found by its new words only', async () => {
     const edited = new KeyCompleter();
-    edited.setEntries(parseBibliography('@article{lee2020, title = {Web server latency}, author = {Lee, Min}, year = 2020}', 'refs.bib').entries);
+    await edited.setEntries(parseBibliography('@article{lee2020, title = {Web server latency}, author = {Lee, Min}, year = 2020}', 'refs.bib').entries);
     assert.deepEqual(edited.complete('latency').map((c) => c.key), ['lee2020']);
-    edited.setEntries(parseBibliography('@article{lee2020, title = {Cache warmth}, author = {Lee, Min}, year = 2020}\n@misc{kim2021, title = {Latency}}', 'refs.bib').entries);
+    await edited.setEntries(parseBibliography('@article{lee2020, title = {Cache warmth}, author = {Lee, Min}, year = 2020}\n@misc{kim2021, title = {Latency}}', 'refs.bib').entries);
     assert.deepEqual(edited.complete('latency').map((c) => c.key), ['kim2021']);
     assert.deepEqual(edited.complete('cache').map((c) => c.key), ['lee2020']);
     assert.deepEqual(edited.complete('').map((c) => c.key), ['lee2020', 'kim2021']);
@@ -49,7 +49,7 @@ describe('citation key completion', () => {
       paper('arxiv:2001.1', 'Vision transformers at scale', 'Smith', 2020),
     ];
     const mixed = new KeyCompleter();
-    mixed.setEntries(
+    await mixed.setEntries(
       parseBibliography(
         '@article{hochreiter1997lstm, title = {Long Short-Term Memory}, author = {Hochreiter, Sepp}, year = 1997, doi = {10.1/LSTM}}\n@misc{smith2020vision, title = {Vision of a key already taken}, year = 2019}',
         'refs.bib',

@@ -50,34 +50,53 @@ export class KeyCompleter {
   private owners = new Map<string, BibEntry[]>();
   private lowerKeys: ReadonlySet<string> = NO_KEYS;
 
+  /** Updates of the bibliographies, one after the other: each compares with what the one before left. */
+  private updating: Promise<void> = Promise.resolve();
+
   constructor(entries: Iterable<KeyCandidate> = []) {
-    this.setCandidates(entries);
+    this.search.addAll(this.setCandidates(entries));
   }
 
-  /** The manuscript's bibliographies are now `entries`: what changed is re-indexed, the rest kept. */
-  setEntries(entries: readonly BibEntry[]): void {
-    this.setCandidates(entries.map(candidateOf));
+  /**
+   * The manuscript's bibliographies are now `entries`: what changed is re-indexed, the rest kept, a
+   * chunk at a time. Meanwhile, completion offers every
+   * key already but finds a changed entry by its words only once it is indexed.
+   */
+  setEntries(entries: readonly BibEntry[]): Promise<void> {
+    const update = this.updating.then(() => this.update(entries));
+    this.updating = update.catch(() => undefined);
+    return update;
+  }
+
+  private async update(entries: readonly BibEntry[]): Promise<void> {
+    const added = this.setCandidates(entries.map(candidateOf));
+    await inChunks(added, (chunk) => this.search.addAll(chunk));
+    // The library papers are compared with the entries before until every title is normalised.
     const owners = new Map<string, BibEntry[]>();
-    for (const entry of entries) {
-      for (const id of identities(entry.doi, entry.arxivId, entry.title)) {
-        const same = owners.get(id);
-        if (same) same.push(entry);
-        else owners.set(id, [entry]);
+    await inChunks(entries, (chunk) => {
+      for (const entry of chunk) {
+        for (const id of identities(entry.doi, entry.arxivId, entry.title)) {
+          const same = owners.get(id);
+          if (same) same.push(entry);
+          else owners.set(id, [entry]);
+        }
       }
-    }
+    });
     this.owners = owners;
   }
 
-  /** Adds the library papers not indexed yet, a chunk at a time so that the thread stays free between chunks. */
+  /** Adds the library papers not indexed yet. */
   async addPapers(papers: Iterable<Paper>): Promise<void> {
-    const added: Indexed[] = [];
-    for (const paper of papers) {
-      if (this.papers.has(paper.id) || paper.title.trim() === '') continue;
-      const candidate = { key: citationKeyFor(asRecord(paper), NO_KEYS), title: paper.title, authors: listAuthors(paper.authors, 3), year: paper.year, venue: paper.venue };
-      this.papers.set(paper.id, { candidate, paper });
-      added.push({ ...candidate, id: `p${paper.id}` });
-    }
-    await this.search.addAllAsync(added, { chunkSize: PAPER_CHUNK });
+    await inChunks([...papers], (chunk) => {
+      const added: Indexed[] = [];
+      for (const paper of chunk) {
+        if (this.papers.has(paper.id) || paper.title.trim() === '') continue;
+        const candidate = { key: citationKeyFor(asRecord(paper), NO_KEYS), title: paper.title, authors: listAuthors(paper.authors, 3), year: paper.year, venue: paper.venue };
+        this.papers.set(paper.id, { candidate, paper });
+        added.push({ ...candidate, id: `p${paper.id}` });
+      }
+      this.search.addAll(added);
+    });
   }
 
   /** The best completions for `typed`, best first; every key of the bibliographies, in order, when nothing is typed. */
@@ -115,7 +134,8 @@ export class KeyCompleter {
     return found;
   }
 
-  private setCandidates(candidates: Iterable<KeyCandidate>): void {
+  /** Takes `candidates` as the bibliographies' keys, and returns what the index has yet to add of them. */
+  private setCandidates(candidates: Iterable<KeyCandidate>): Indexed[] {
     const next = new Map<string, { candidate: KeyCandidate; indexed: string }>();
     for (const candidate of candidates) {
       if (!next.has(candidate.key)) next.set(candidate.key, { candidate, indexed: JSON.stringify(candidate) });
@@ -126,7 +146,7 @@ export class KeyCompleter {
     const added = [...next].filter(([key, now]) => this.entries.get(key)?.indexed !== now.indexed).map(([key, now]) => ({ ...now.candidate, id: `k${key}` }));
     this.entries = next;
     this.lowerKeys = new Set([...next.keys()].map((k) => k.toLowerCase()));
-    this.search.addAll(added);
+    return added;
   }
 
   /** A library paper as it would be cited, unless a bibliography has it already. */
@@ -142,8 +162,16 @@ export class KeyCompleter {
   }
 }
 
-/** How many library papers are indexed before the thread is let go. */
-const PAPER_CHUNK = 500;
+/** How many entries or papers are indexed before the thread is let go: a few milliseconds of work. */
+const INDEX_CHUNK = 100;
+
+/** Does `work` on `items` a chunk at a time, letting the thread go between chunks, so that indexing thousands never holds it long. */
+async function inChunks<T>(items: readonly T[], work: (chunk: readonly T[]) => void): Promise<void> {
+  for (let start = 0; start < items.length; start += INDEX_CHUNK) {
+    work(items.slice(start, start + INDEX_CHUNK));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 /** What Add to bibliography compares a work by: its DOI, its arXiv id and its title, each normalised as it does. */
 function identities(doi: string | undefined, arxivId: string | undefined, title: string | undefined): string[] {
