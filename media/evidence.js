@@ -55,7 +55,7 @@
       case 'searching':
         return isString(m.claim);
       case 'results':
-        return isString(m.claim) && MODES.includes(m.mode) && listOf(isString)(m.notes) && listOf(isItem)(m.items);
+        return isString(m.claim) && MODES.includes(m.mode) && listOf(isString)(m.notes) && optional((v) => v === true)(m.encoderDownload) && listOf(isItem)(m.items);
       case 'failed':
         return isString(m.claim) && isString(m.message);
       case 'outcome':
@@ -124,6 +124,7 @@
       for (const note of message.notes) notes.append(el('li', undefined, note));
       parts.push(notes);
     }
+    if (message.encoderDownload) parts.push(downloadButton());
     if (message.items.length === 0) {
       parts.push(el('p', 'status', strings.noResults));
       outcomes = [];
@@ -137,6 +138,16 @@
       parts.push(list);
     }
     root.replaceChildren(...parts);
+  }
+
+  /** Asks the extension for the encoder's download, which shows its own progress; once asked, the button waits for the new list. */
+  function downloadButton() {
+    const button = el('button', 'secondary download', strings.downloadEncoder);
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      vscode.postMessage({ type: 'downloadEncoder' });
+    });
+    return button;
   }
 
   /** Text with the claim's words marked, built from text nodes: it comes from outside sources. */

@@ -10,5 +10,5 @@ export async function loadNliModel(flag: string | undefined, env: NodeJS.Process
 }
 
 export const NO_MODEL_MESSAGE =
-  'No NLI model: support is judged by relevance alone, which catches unrelated citations but cannot confirm or refute a claim. ' +
+  "No NLI model: support is judged by relevance alone, which catches a cited abstract that shares none of the sentence's key terms but cannot confirm or refute a claim. " +
   'Give a model folder (a Hugging Face ONNX export such as Xenova/nli-deberta-v3-xsmall) with --nli-model DIR or ATTEST_NLI_MODEL.';

@@ -68,6 +68,7 @@ function panelStrings(): PanelStrings {
     entailment: t('entailment {0}'),
     fullText: t('Full text, {0}:'),
     actions: { citeHere: t('Cite here'), addToBibliography: t('Add to bibliography'), openPaper: t('Open paper') },
+    downloadEncoder: t('Download the encoder'),
   };
 }
 

@@ -46,6 +46,8 @@ export type PanelMessage =
       readonly claim: string;
       readonly mode: SearchMode;
       readonly notes: readonly string[];
+      /** The sentence encoder is set but not downloaded yet: the page offers its download. */
+      readonly encoderDownload?: true;
       readonly items: readonly EvidenceItem[];
     }
   /** The search did not finish; `message` says why, ready to show. */
@@ -58,12 +60,15 @@ export type ResultsMessage = Extract<PanelMessage, { type: 'results' }>;
 export const RESULT_ACTIONS = ['citeHere', 'addToBibliography', 'openPaper'] as const;
 export type ResultAction = (typeof RESULT_ACTIONS)[number];
 
-/** Webview → extension: `ready` asks for the current state (the page is rebuilt each time it is shown). */
-export type WebviewMessage = { readonly type: 'ready' } | { readonly type: ResultAction; readonly index: number };
+/**
+ * Webview → extension: `ready` asks for the current state (the page is rebuilt each time it is shown);
+ * `downloadEncoder` is the Download button beside the note that the encoder is not downloaded yet.
+ */
+export type WebviewMessage = { readonly type: 'ready' } | { readonly type: 'downloadEncoder' } | { readonly type: ResultAction; readonly index: number };
 
 export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
   if (typeof value !== 'object' || value === null || !('type' in value)) return undefined;
-  if (value.type === 'ready') return { type: 'ready' };
+  if (value.type === 'ready' || value.type === 'downloadEncoder') return { type: value.type };
   const action = RESULT_ACTIONS.find((a) => a === value.type);
   if (action === undefined || !('index' in value)) return undefined;
   const { index } = value;
@@ -87,4 +92,6 @@ export interface PanelStrings {
   /** "Full text, {0}:" before a passage. */
   readonly fullText: string;
   readonly actions: Readonly<Record<ResultAction, string>>;
+  /** The button that downloads the sentence encoder. */
+  readonly downloadEncoder: string;
 }

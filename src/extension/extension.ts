@@ -10,7 +10,8 @@ import { FullTextAccess } from './fullTexts';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { registerFindEvidence, type EvidenceJudge } from './findEvidence';
-import { CitationCompletionProvider } from './citationCompletion';
+import { CITE_LIBRARY_PAPER, CitationCompletionProvider, citeLibraryPaper, type LibraryPapers } from './citationCompletion';
+import { EvidenceActions } from './evidenceActions';
 import { CitationHoverProvider } from './hover';
 import { EvidenceLibrary } from './library';
 import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
@@ -18,8 +19,13 @@ import { ReferenceLookups } from './references';
 import { StatusBar } from './statusBar';
 import { registerSuggest, type SuggestApi } from './suggest';
 
-/** The extension's API: tests give Find Evidence a fixed finder through it. */
-export function activate(context: vscode.ExtensionContext): SuggestApi {
+/** The extension's API: tests give Find Evidence a fixed finder, and completion a fixed library, through it. */
+export interface AttestApi extends SuggestApi {
+  /** Citation completion offers the papers of `library` from now on. */
+  setCitationLibrary(library: LibraryPapers): void;
+}
+
+export function activate(context: vscode.ExtensionContext): AttestApi {
   const config = new Config();
   const log = vscode.window.createOutputChannel('Attest', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
@@ -31,6 +37,8 @@ export function activate(context: vscode.ExtensionContext): SuggestApi {
   const encoder = new LocalModel(ENCODER_MODEL, context.globalStorageUri, log);
   const library = new EvidenceLibrary(context.globalStorageUri, encoder, lookups, () => checker.allResults(), log);
   const statusBar = new StatusBar(checker, lookups);
+  const actions = new EvidenceActions(checker);
+  const completion = new CitationCompletionProvider(checker, library);
   const selector = MANUSCRIPT_LANGUAGES.map((language) => ({ language, scheme: 'file' }));
 
   // Files a manuscript depends on change outside the editor too: a reference manager rewriting the .bib.
@@ -70,7 +78,9 @@ export function activate(context: vscode.ExtensionContext): SuggestApi {
       else if (Config.affectsChecks(e)) checker.recheckAll();
     }),
     vscode.languages.registerHoverProvider(selector, new CitationHoverProvider(checker)),
-    vscode.languages.registerCompletionItemProvider(selector, new CitationCompletionProvider(checker), ...CitationCompletionProvider.triggerCharacters),
+    completion,
+    vscode.languages.registerCompletionItemProvider(selector, completion, ...CitationCompletionProvider.triggerCharacters),
+    vscode.commands.registerCommand(CITE_LIBRARY_PAPER, (uri: unknown, at: unknown, typed: unknown, paper: unknown) => citeLibraryPaper(actions, uri, at, typed, paper)),
     vscode.languages.registerCodeActionsProvider(
       [...selector, { language: 'bibtex', scheme: 'file' }],
       new CitationCodeActionProvider(checker),
@@ -124,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): SuggestApi {
       suggestions.setEvidenceFinder(finder);
     },
     setSentenceJudge: (judge) => suggestions.setSentenceJudge(judge),
+    setCitationLibrary: (papers) => completion.setLibrary(papers),
   };
 }
 

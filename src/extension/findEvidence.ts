@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { CheckResult } from '../core/check';
 import type { EvidenceFinder, EvidenceResults } from '../core/evidence';
+import { ENCODER_NOT_DOWNLOADED_NOTE } from '../core/index/library';
 import { languageOf } from '../core/manuscript/language';
 import { parseLatex } from '../core/manuscript/latex';
 import { parseMarkdown } from '../core/manuscript/markdown';
@@ -99,10 +100,14 @@ class FindEvidence implements vscode.Disposable {
       void vscode.window.showInformationMessage(vscode.l10n.t('The selection holds no text to search for.'));
       return undefined;
     }
+    return this.find(claim, new Anchor(document.uri, document.offsetAt(selection.end)));
+  }
+
+  /** Searches for `claim`, to be cited at `target`; resolves to what the panel then lists. */
+  private async find(claim: string, target: Anchor): Promise<ResultsMessage | undefined> {
     this.running?.abort();
     const controller = new AbortController();
     this.running = controller;
-    const target = new Anchor(document.uri, document.offsetAt(selection.end));
     this.panel.show({ type: 'searching', claim });
     let results: EvidenceResults;
     let verdicts: (VerdictView | undefined)[];
@@ -146,6 +151,10 @@ class FindEvidence implements vscode.Disposable {
     if (message === undefined) return undefined;
     if (message.type === 'ready') {
       this.panel.resend();
+      return undefined;
+    }
+    if (message.type === 'downloadEncoder') {
+      await this.downloadEncoder();
       return undefined;
     }
     const search = this.search;
@@ -202,6 +211,7 @@ class FindEvidence implements vscode.Disposable {
       claim,
       mode: results.mode,
       notes: results.notes,
+      ...(results.notes.includes(ENCODER_NOT_DOWNLOADED_NOTE) && { encoderDownload: true }),
       items: await Promise.all(
         results.results.map(async (evidence, i) => {
           const passage = await this.passages?.(claim, evidence.paper).catch(() => undefined);
@@ -213,6 +223,16 @@ class FindEvidence implements vscode.Disposable {
         }),
       ),
     };
+  }
+
+  /**
+   * The page's Download button: the encoder's download, with the progress and cancel of the command,
+   * then the same search again, now also by meaning once the library's papers are embedded.
+   */
+  private async downloadEncoder(): Promise<void> {
+    await vscode.commands.executeCommand('attest.downloadEncoder');
+    const search = this.search;
+    if (search && !this.running) await this.find(search.claim, new Anchor(search.target.uri, search.target.offset));
   }
 
   /** Nobody is looking any more: a search under way is of no use, and must not open the panel again. */

@@ -5,6 +5,7 @@ import type { EvidenceFinder } from '../core/evidence';
 import { LibraryThread } from '../core/index/libraryThread';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, papersFromBibliography } from '../core/papers/import';
+import type { Paper } from '../core/papers/paper';
 import type { LocalModel } from './models';
 import type { ReferenceLookups } from './references';
 
@@ -22,6 +23,9 @@ export class EvidenceLibrary implements vscode.Disposable {
   private opening?: Promise<LibraryThread>;
   /** Embedding in the background with the encoder of the last setup, stopped when the settings change. */
   private embedding?: AbortController;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Papers were added: imported, or found by a search. */
+  readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -40,8 +44,24 @@ export class EvidenceLibrary implements vscode.Disposable {
     const papers = this.checked().flatMap((result) => result.bibliographies.flatMap((b) => papersFromBibliography(b).papers));
     if (papers.length > 0) await library.add(papers, { onlyNew: true });
     return {
-      find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) }),
+      find: async (query) => {
+        try {
+          return await library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) });
+        } finally {
+          // A live search adds what the sources found.
+          this.changed.fire();
+        }
+      },
     };
+  }
+
+  /**
+   * The library's papers, for citation completion. Before any search, the library's thread opens the
+   * store without the encoder or the sources a search needs, and without offering to download the encoder.
+   */
+  async papers(): Promise<readonly Paper[]> {
+    if (!this.opening) await this.thread.setUp({ dir: this.dir, liveSources: [] });
+    return this.thread.papers();
   }
 
   /** "Attest: Import Papers": JSONL, BibTeX or RIS files, read and indexed in the library's thread, with progress and cancel. */
@@ -73,6 +93,7 @@ export class EvidenceLibrary implements vscode.Disposable {
             continue;
           }
           for (const problem of summary.problems) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
+          this.changed.fire();
           void vscode.window.showInformationMessage(
             vscode.l10n.t('Imported {0} papers from {1}; {2} records could not be read (see the Attest output).', summary.added, path.basename(file.fsPath), summary.problemCount),
           );
@@ -105,7 +126,7 @@ export class EvidenceLibrary implements vscode.Disposable {
     if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
     const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
     const messages = await this.thread.setUp({
-      dir: path.join(this.storage.fsPath, 'library'),
+      dir: this.dir,
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
       missingEncoder: encoder ? undefined : await this.encoder.absence(),
       liveSources,
@@ -125,8 +146,13 @@ export class EvidenceLibrary implements vscode.Disposable {
     return this.thread;
   }
 
+  private get dir(): string {
+    return path.join(this.storage.fsPath, 'library');
+  }
+
   dispose(): void {
     this.reset();
+    this.changed.dispose();
     void this.thread.dispose();
   }
 }

@@ -183,7 +183,9 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
 /** The NLI cross-encoder that judges whether a cited abstract supports its sentence. */
 export const NLI_MODEL: ModelKind<NliModel> = {
   section: 'attest.nli',
-  purpose: vscode.l10n.t('Attest judges whether cited abstracts support your sentences with an NLI model (about 90 MB). Without it, only unrelated citations are caught.'),
+  purpose: vscode.l10n.t(
+    "Attest judges whether cited abstracts support your sentences with an NLI model (about 90 MB). Without it, only cited abstracts that share none of the sentence's key terms are caught.",
+  ),
   start: (dir, options) => WorkerNliModel.start(dir, options),
 };
 

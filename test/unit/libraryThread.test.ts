@@ -62,6 +62,22 @@ describe('the paper library in a worker thread', () => {
     assert.equal(library.store.size, papers.length);
   });
 
+  it('hands every paper of the store to citation completion, with what a citation of it needs', async () => {
+    const papers = await corpus();
+    await thread.setUp({ dir });
+    await thread.add(papers);
+    await thread.dispose();
+    thread = new LibraryThread();
+    await thread.setUp({ dir });
+    const listed = await thread.papers();
+    assert.deepEqual(
+      listed.map((paper) => paper.id).sort(),
+      papers.map((paper) => paper.id).sort(),
+    );
+    const first = papers[0];
+    assert.deepEqual(listed.find((paper) => paper.id === first.id), first);
+  });
+
   it('searches the host’s live sources, adding what they find and noting a failure', async () => {
     const failing = new FakeSource('OpenAlex', async () => {
       throw new Error('OpenAlex asked to slow down (HTTP 429).');

@@ -49,7 +49,7 @@ describe('re-checking drafted sentences against the passages they cite', () => {
       checked.map((c) => [c.status, c.reason]),
       [
         ['unconfirmed', 'related to the cited passages, but without an NLI model support cannot be confirmed'],
-        ['unconfirmed', 'the cited passages are about something else'],
+        ['unconfirmed', "the cited passages share none of the sentence's key terms"],
       ],
     );
   });

@@ -1,6 +1,10 @@
 import MiniSearch from 'minisearch';
+import { asRecord } from '../bibliography/citing';
 import { listAuthors } from '../bibliography/describe';
+import { citationKeyFor, findExisting } from '../bibliography/generate';
 import type { BibEntry } from '../bibliography/types';
+import type { Paper } from '../papers/paper';
+import { arxivIdOf, normalizeDoi, normalizeText } from '../verify/normalize';
 
 /** A key the writer may cite, with what the completion item shows of its work. */
 export interface KeyCandidate {
@@ -11,37 +15,170 @@ export interface KeyCandidate {
   readonly venue?: string;
 }
 
+/** What completion offers: a key of the bibliographies, or a paper of the library cited by the key it would be given. */
+export type Completion = KeyCandidate & { readonly paper?: Paper };
+
 export function candidateOf(entry: BibEntry): KeyCandidate {
   return { key: entry.key, title: entry.title, authors: listAuthors(entry.authors, 3), year: entry.year, venue: entry.venue };
 }
 
+type Indexed = KeyCandidate & { readonly id: string };
+
+const NO_KEYS: ReadonlySet<string> = new Set();
+
 /**
  * Ranks citation keys for what the writer typed: prefix and fuzzy search over key, title, authors,
- * year and venue, every word required, so "vaswani attent" finds `vaswani2017attention`. MiniSearch
- * does the matching and ranking; no hand-written index.
+ * year and venue, every word required, so "vaswani attent" finds `vaswani2017attention`. The keys of
+ * the bibliographies and the papers of the library are ranked together; a library paper the
+ * bibliographies already have (same DOI, arXiv id or title, as Add to bibliography decides) is left
+ * out, since its entry is offered. The index is kept up to date by difference, so that an edit of the
+ * bibliography re-indexes only the entries it changed. MiniSearch does the matching and ranking.
  */
 export class KeyCompleter {
-  private readonly search = new MiniSearch<KeyCandidate & { id: number }>({
+  private readonly search = new MiniSearch<Indexed>({
     fields: ['key', 'keyWords', 'title', 'authors', 'year', 'venue'],
     // A key's own words ("vaswani2017attention" is vaswani, 2017, attention) are what a writer recalls it by.
     extractField: (document, field) =>
-      field === 'keyWords' ? document.key.replace(/(\p{Ll})(\p{Lu})|(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3$5 $2$4$6') : String(document[field as keyof KeyCandidate] ?? ''),
+      field === 'keyWords' ? document.key.replace(/(\p{Ll})(\p{Lu})|(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3$5 $2$4$6') : String(document[field as keyof Indexed] ?? ''),
     // A one-letter word after others ("vitamin d") is a word, not the start of every word with that letter.
     searchOptions: { prefix: (term, _i, terms) => term.length > 1 || terms.length === 1, fuzzy: (term) => (term.length > 4 ? 0.2 : 0), combineWith: 'AND', boost: { key: 2, keyWords: 2, title: 1.5, authors: 1.5 } },
   });
-  private readonly candidates: KeyCandidate[];
+  /** The bibliographies' keys in their order, each with its candidate and what it was indexed from. */
+  private entries = new Map<string, { readonly candidate: KeyCandidate; readonly indexed: string }>();
+  private readonly papers = new Map<string, { readonly candidate: KeyCandidate; readonly paper: Paper }>();
+  /** The bibliographies' entries by DOI, arXiv id and title, to tell which library papers they have. */
+  private owners = new Map<string, BibEntry[]>();
+  private lowerKeys: ReadonlySet<string> = NO_KEYS;
 
-  constructor(candidates: Iterable<KeyCandidate>) {
-    const seen = new Set<string>();
-    this.candidates = [...candidates].filter((c) => !seen.has(c.key) && seen.add(c.key));
-    this.search.addAll(this.candidates.map((c, id) => ({ ...c, id })));
+  /** Updates of the bibliographies, one after the other: each compares with what the one before left. */
+  private updating: Promise<void> = Promise.resolve();
+
+  constructor(entries: Iterable<KeyCandidate> = []) {
+    this.search.addAll(this.setCandidates(entries));
   }
 
-  /** The best candidates for `typed`, best first; every candidate, in order, when nothing is typed. */
-  complete(typed: string, limit = 100): KeyCandidate[] {
-    if (typed.trim() === '') return this.candidates.slice(0, limit);
-    return this.search.search(typed).slice(0, limit).map((hit) => this.candidates[hit.id as number]);
+  /**
+   * The manuscript's bibliographies are now `entries`: what changed is re-indexed, the rest kept, a
+   * chunk at a time. Meanwhile, completion offers every
+   * key already but finds a changed entry by its words only once it is indexed.
+   */
+  setEntries(entries: readonly BibEntry[]): Promise<void> {
+    const update = this.updating.then(() => this.update(entries));
+    this.updating = update.catch(() => undefined);
+    return update;
   }
+
+  private async update(entries: readonly BibEntry[]): Promise<void> {
+    const added = this.setCandidates(entries.map(candidateOf));
+    await inChunks(added, (chunk) => this.search.addAll(chunk));
+    // The library papers are compared with the entries before until every title is normalised.
+    const owners = new Map<string, BibEntry[]>();
+    await inChunks(entries, (chunk) => {
+      for (const entry of chunk) {
+        for (const id of identities(entry.doi, entry.arxivId, entry.title)) {
+          const same = owners.get(id);
+          if (same) same.push(entry);
+          else owners.set(id, [entry]);
+        }
+      }
+    });
+    this.owners = owners;
+  }
+
+  /** Adds the library papers not indexed yet. */
+  async addPapers(papers: Iterable<Paper>): Promise<void> {
+    await inChunks([...papers], (chunk) => {
+      const added: Indexed[] = [];
+      for (const paper of chunk) {
+        if (this.papers.has(paper.id) || paper.title.trim() === '') continue;
+        const candidate = { key: citationKeyFor(asRecord(paper), NO_KEYS), title: paper.title, authors: listAuthors(paper.authors, 3), year: paper.year, venue: paper.venue };
+        this.papers.set(paper.id, { candidate, paper });
+        added.push({ ...candidate, id: `p${paper.id}` });
+      }
+      this.search.addAll(added);
+    });
+  }
+
+  /** The best completions for `typed`, best first; every key of the bibliographies, in order, when nothing is typed. */
+  complete(typed: string, limit = 100): Completion[] {
+    const words = typed.trim();
+    if (words === '') return [...this.entries.values()].slice(0, limit).map((e) => e.candidate);
+    if (words.length === 1) return this.startingWith(words, limit);
+    const found: Completion[] = [];
+    for (const hit of this.search.search(words)) {
+      if (found.length === limit) break;
+      const id = String(hit.id);
+      const completion = id.startsWith('k') ? this.entries.get(id.slice(1))?.candidate : this.paperCompletion(id.slice(1));
+      if (completion) found.push(completion);
+    }
+    return found;
+  }
+
+  /**
+   * One letter says how a key starts, not which of the title words with that letter is meant: the
+   * keys that start with it, the bibliographies' in their order, then the library's. Not a prefix
+   * search of the index, which would walk every word of every field that starts with the letter.
+   */
+  private startingWith(letter: string, limit: number): Completion[] {
+    const lower = letter.toLowerCase();
+    const found: Completion[] = [];
+    for (const { candidate } of this.entries.values()) {
+      if (found.length === limit) return found;
+      if (candidate.key.toLowerCase().startsWith(lower)) found.push(candidate);
+    }
+    for (const [id, { candidate }] of this.papers) {
+      if (found.length === limit) return found;
+      const completion = candidate.key.startsWith(lower) ? this.paperCompletion(id) : undefined;
+      if (completion) found.push(completion);
+    }
+    return found;
+  }
+
+  /** Takes `candidates` as the bibliographies' keys, and returns what the index has yet to add of them. */
+  private setCandidates(candidates: Iterable<KeyCandidate>): Indexed[] {
+    const next = new Map<string, { candidate: KeyCandidate; indexed: string }>();
+    for (const candidate of candidates) {
+      if (!next.has(candidate.key)) next.set(candidate.key, { candidate, indexed: JSON.stringify(candidate) });
+    }
+    for (const [key, before] of this.entries) {
+      if (next.get(key)?.indexed !== before.indexed) this.search.discard(`k${key}`);
+    }
+    const added = [...next].filter(([key, now]) => this.entries.get(key)?.indexed !== now.indexed).map(([key, now]) => ({ ...now.candidate, id: `k${key}` }));
+    this.entries = next;
+    this.lowerKeys = new Set([...next.keys()].map((k) => k.toLowerCase()));
+    return added;
+  }
+
+  /** A library paper as it would be cited, unless a bibliography has it already. */
+  private paperCompletion(id: string): Completion | undefined {
+    const known = this.papers.get(id);
+    if (!known) return undefined;
+    const { candidate, paper } = known;
+    const record = asRecord(paper);
+    const owners = identities(paper.doi, paper.arxivId, paper.title).flatMap((i) => this.owners.get(i) ?? []);
+    if (owners.length > 0 && findExisting(record, owners)) return undefined;
+    const key = this.lowerKeys.has(candidate.key) ? citationKeyFor(record, new Set(this.entries.keys())) : candidate.key;
+    return { ...candidate, key, paper };
+  }
+}
+
+/** How many entries or papers are indexed before the thread is let go: a few milliseconds of work. */
+const INDEX_CHUNK = 100;
+
+/** Does `work` on `items` a chunk at a time, letting the thread go between chunks, so that indexing thousands never holds it long. */
+async function inChunks<T>(items: readonly T[], work: (chunk: readonly T[]) => void): Promise<void> {
+  for (let start = 0; start < items.length; start += INDEX_CHUNK) {
+    work(items.slice(start, start + INDEX_CHUNK));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** What Add to bibliography compares a work by: its DOI, its arXiv id and its title, each normalised as it does. */
+function identities(doi: string | undefined, arxivId: string | undefined, title: string | undefined): string[] {
+  const normalDoi = normalizeDoi(doi);
+  const arxiv = arxivIdOf(arxivId, doi);
+  const normalTitle = title === undefined ? '' : normalizeText(title);
+  return [normalDoi && `doi:${normalDoi}`, arxiv && `arxiv:${arxiv}`, normalTitle && `title:${normalTitle}`].filter((i): i is string => typeof i === 'string' && i !== '');
 }
 
 /** Where the key being typed starts on its line, and what is typed of it so far. */

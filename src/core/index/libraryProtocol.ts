@@ -30,7 +30,9 @@ export type LibraryTask =
   | { readonly type: 'add'; readonly papers: readonly Paper[]; readonly onlyNew?: boolean }
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
   | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat }
-  | { readonly type: 'embedMissing' };
+  | { readonly type: 'embedMissing' }
+  /** Every paper of the store, for citation completion. */
+  | { readonly type: 'papers' };
 
 export type ImportSummary =
   | {
@@ -48,6 +50,7 @@ export interface LibraryAnswers {
   readonly add: number;
   readonly import: ImportSummary;
   readonly embedMissing: number;
+  readonly papers: readonly Paper[];
 }
 
 export type HostToWorker =

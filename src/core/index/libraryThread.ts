@@ -69,6 +69,11 @@ export class LibraryThread implements EvidenceFinder {
     return this.task({ type: 'embedMissing' }, options);
   }
 
+  /** Every paper of the store, copied to this thread. */
+  papers(): Promise<readonly Paper[]> {
+    return this.task({ type: 'papers' }, {});
+  }
+
   private task<T extends LibraryTask>(task: T, options: AddOptions): Promise<LibraryAnswers[T['type']]> {
     return this.request(this.started(), (id) => ({ kind: 'task', id, task }), options);
   }

@@ -110,6 +110,8 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
       return importFile(ready, task.file, task.format, signal, onProgress);
     case 'embedMissing':
       return ready.embedMissing({ signal, onProgress });
+    case 'papers':
+      return [...ready.store.papers()];
   }
 }
 

@@ -15,7 +15,7 @@ export type SentenceJudge = (claim: string, passages: readonly string[], signal?
 
 /**
  * The verifier's support check: relevance always, NLI when a model is loaded. Without one nothing
- * can be confirmed, only an unrelated citation caught. Term weights come from the passages judged:
+ * can be confirmed, only passages that share none of the sentence's key terms caught. Term weights come from the passages judged:
  * there is no larger collection at hand, and words all of them share say least about relatedness.
  */
 export function supportJudge(options: { readonly nli?: { readonly model: NliModel; readonly id: string }; readonly thresholds?: SupportThresholds } = {}): SentenceJudge {
@@ -68,7 +68,7 @@ function whyNot(judgement: SupportJudgement): string {
     case 'contradicted':
       return 'a cited passage contradicts it, so it is never inserted';
     case 'unsupported':
-      return judgement.entailment === undefined ? 'the cited passages are about something else' : 'the cited passages do not state it';
+      return judgement.entailment === undefined ? "the cited passages share none of the sentence's key terms" : 'the cited passages do not state it';
     default:
       return judgement.reason === 'no NLI model' ? 'related to the cited passages, but without an NLI model support cannot be confirmed' : 'there is no passage to check it against';
   }

@@ -9,7 +9,7 @@ export interface SupportThresholds {
   readonly entailment: number;
   /** Contradiction probability from which a sentence of the abstract contradicts the claim. */
   readonly contradiction: number;
-  /** Relevance below which an abstract that shares none of the claim's key terms is taken to be about something else. */
+  /** Relevance below which an abstract that shares none of the claim's key terms is reported `unsupported` when no NLI model judges. */
   readonly relevance: number;
 }
 

@@ -2,6 +2,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { parseBibliography } from '../../../src/core/bibliography/parse';
 import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults } from '../../../src/core/evidence';
+import { ENCODER_NOT_DOWNLOADED_NOTE } from '../../../src/core/index/library';
 import type { Outcome } from '../../../src/extension/evidenceActions';
 import type { ResultsMessage } from '../../../src/extension/evidenceProtocol';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
@@ -73,10 +74,11 @@ const EVIDENCE: Evidence[] = [
 
 class FixtureFinder implements EvidenceFinder {
   readonly queries: EvidenceQuery[] = [];
+  notes: readonly string[] = [LEXICAL_NOTE];
 
   async find(query: EvidenceQuery): Promise<EvidenceResults> {
     this.queries.push(query);
-    return { mode: 'lexical', results: EVIDENCE.slice(0, query.limit), notes: [LEXICAL_NOTE] };
+    return { mode: 'lexical', results: EVIDENCE.slice(0, query.limit), notes: this.notes };
   }
 }
 
@@ -113,6 +115,7 @@ suite('find evidence', () => {
     assert.strictEqual(finder.queries.at(-1)?.text, 'Attention alone, without recurrence, is enough for strong machine translation.', 'markup removed');
     assert.strictEqual(view.mode, 'lexical');
     assert.deepStrictEqual(view.notes, [LEXICAL_NOTE]);
+    assert.strictEqual(view.encoderDownload, undefined, 'no encoder is set: nothing to download');
     assert.deepStrictEqual(view.items.map((i) => i.title), EVIDENCE.map((e) => e.paper.title));
     const [vaswani, lstm, bahdanau, untrusted] = view.items;
     assert.deepStrictEqual(vaswani.sentence?.filter((f) => f.match).map((f) => f.text), ['attention', 'recurrence']);
@@ -195,6 +198,18 @@ suite('find evidence', () => {
       assert.match(outcome.message, /names no bibliography file/);
     }
     assert.strictEqual((await vscode.workspace.openTextDocument(draft)).getText(), before);
+  });
+
+  test('a sentence encoder set but not downloaded yet is offered for download beside the note that says so', async () => {
+    finder.notes = [ENCODER_NOT_DOWNLOADED_NOTE];
+    try {
+      const view = await findEvidenceFor(fixtureUri('evidence', 'draft.tex'), 'Self-attention relates every position of a sequence to every other in a single step.');
+      assert.deepStrictEqual([view.notes, view.encoderDownload], [[ENCODER_NOT_DOWNLOADED_NOTE], true]);
+      await sleep(3000);
+      await screenshot('evidence-download-encoder');
+    } finally {
+      finder.notes = [LEXICAL_NOTE];
+    }
   });
 
   test('messages that are not in the protocol are ignored', async () => {
