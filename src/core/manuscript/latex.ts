@@ -94,7 +94,7 @@ export function parseLatex(text: string, file: string, rootDir = path.dirname(fi
 }
 
 class LatexScanner {
-  private readonly out = new PlainTextBuilder();
+  private readonly out: PlainTextBuilder;
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly fileDir: string;
@@ -115,6 +115,7 @@ class LatexScanner {
     private readonly file: string,
     private readonly rootDir: string,
   ) {
+    this.out = new PlainTextBuilder(text.length);
     this.lines = new LineIndex(text);
     this.delimiters = new DelimiterIndex(text, { latexComments: true });
     this.fileDir = path.dirname(file);

@@ -28,7 +28,7 @@ export function parseMarkdown(text: string, file: string): ParsedSource {
 }
 
 class MarkdownScanner {
-  private readonly out = new PlainTextBuilder();
+  private readonly out: PlainTextBuilder;
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly dir: string;
@@ -47,6 +47,7 @@ class MarkdownScanner {
   private readonly spanCloses = new Map<number, number>();
 
   constructor(private readonly text: string, private readonly file: string) {
+    this.out = new PlainTextBuilder(text.length);
     this.lines = new LineIndex(text);
     this.delimiters = new DelimiterIndex(text, { latexComments: false });
     this.dir = path.dirname(file);

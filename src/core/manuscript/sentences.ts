@@ -92,9 +92,8 @@ function pushTrimmed(text: string, start: number, end: number, out: Span[]): voi
 
 /** Turns sentence spans into claims with their source ranges. */
 export function toClaims(plain: PlainText, spans: readonly Span[], lines: LineIndex): Claim[] {
-  const offsets = Uint32Array.from(plain.offsets);
   return spans.map(({ start, end }) => {
-    const sourceOffsets = offsets.subarray(start, end);
+    const sourceOffsets = plain.offsets.subarray(start, end);
     return {
       text: plain.text.slice(start, end),
       range: lines.rangeOf(sourceOffsets[0], sourceOffsets[sourceOffsets.length - 1] + 1),
