@@ -7,7 +7,11 @@ const PAIRS: Record<string, string> = { '}': '{', ']': '[', ')': '(' };
  * group crosses a paragraph break (an empty line), as TeX and pandoc both refuse.
  */
 export class DelimiterIndex {
-  private readonly closers = new Map<number, number>();
+  /**
+   * One more than the index of the delimiter closing the one at each offset, 0 where none closes:
+   * a lookup per offset, where a map of hundreds of thousands of entries kept the collector busy.
+   */
+  private readonly closers: Uint32Array;
   /** Open delimiters, innermost last. */
   private readonly stack: number[] = [];
   /** Positions in `stack` that hold a `{`, so a `}` finds its brace without searching. */
@@ -17,6 +21,7 @@ export class DelimiterIndex {
     private readonly text: string,
     options: { readonly latexComments: boolean },
   ) {
+    this.closers = new Uint32Array(text.length);
     for (let i = 0; i < text.length; i++) {
       const c = text[i];
       if (c === '\\') {
@@ -42,14 +47,14 @@ export class DelimiterIndex {
 
   /** The index of the delimiter closing the one at `open`, or -1 when it is not closed. */
   closeOf(open: number): number {
-    return this.closers.get(open) ?? -1;
+    return open >= 0 && open < this.closers.length ? this.closers[open] - 1 : -1;
   }
 
   /** A `}` closes the innermost `{`, abandoning brackets opened inside it. */
   private closeBrace(at: number): void {
     const slot = this.braces.pop();
     if (slot === undefined) return;
-    this.closers.set(this.stack[slot], at);
+    this.closers[this.stack[slot]] = at + 1;
     this.stack.length = slot;
   }
 
@@ -58,7 +63,7 @@ export class DelimiterIndex {
     const top = this.stack[this.stack.length - 1];
     if (top === undefined || this.text[top] !== opener) return;
     this.stack.pop();
-    this.closers.set(top, at);
+    this.closers[top] = at + 1;
   }
 }
 

@@ -4,7 +4,8 @@ import { REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
-import { resolveCitations, type ScannedCitation } from './sentences';
+import { packSource, unpackSource, type PackedSource } from './packed';
+import type { ScannedCitation } from './sentences';
 import type { FileReference, ParsedSource } from './types';
 
 /** natbib, biblatex and LaTeX citation commands, lower-cased first letter (`\Textcite` is `textcite`). */
@@ -90,6 +91,11 @@ const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=/;
  * names resolve; it defaults to the file's own directory.
  */
 export function parseLatex(text: string, file: string, rootDir = path.dirname(file)): ParsedSource {
+  return unpackSource(packLatex(text, file, rootDir));
+}
+
+/** `parseLatex`, packed to be sent to another thread. */
+export function packLatex(text: string, file: string, rootDir = path.dirname(file)): PackedSource {
   return new LatexScanner(text, file, rootDir).scan();
 }
 
@@ -121,58 +127,56 @@ class LatexScanner {
     this.fileDir = path.dirname(file);
   }
 
-  scan(): ParsedSource {
+  scan(): PackedSource {
     const { text } = this;
     while (this.i < text.length) {
-      const ch = text[this.i];
-      switch (ch) {
-        case '\\':
+      const unit = text.charCodeAt(this.i);
+      switch (unit) {
+        case 0x5c: // \\
           this.command();
           break;
-        case '%':
+        case 0x25: // %
           this.comment();
           break;
-        case '$':
+        case 0x24: // $
           this.inlineMath();
           break;
-        case '{':
+        case 0x7b: // {
           this.groups.push(false);
           this.i++;
           break;
-        case '}':
+        case 0x7d: // }
           if (this.groups.pop()) this.out.breakSentence();
           this.i++;
           break;
-        case '\n':
+        case 0x0a: // line feed
           this.newline();
           break;
-        case '~':
-        case '&':
+        case 0x7e: // ~
+        case 0x26: // &
           this.out.appendSpace(this.i++);
           break;
-        case '-':
+        case 0x2d: // -
           this.dash();
           break;
         default:
-          this.out.appendChar(ch, this.i++);
+          this.out.appendUnit(unit, this.i++);
       }
     }
     return this.result();
   }
 
-  private result(): ParsedSource {
-    const { claims, citations } = resolveCitations(this.out.build(), this.citations, this.file, this.lines);
-    return {
+  private result(): PackedSource {
+    const facts = {
       file: this.file,
-      language: 'latex',
-      citations,
-      claims,
+      language: 'latex' as const,
       includes: this.includes,
       bibliographies: this.bibliographies,
       bibitems: this.bibitems,
       citesAll: this.citesAll,
       texRoot: this.texRoot,
     };
+    return packSource(facts, this.out.build(), this.citations, this.lines);
   }
 
   /** TeX's ligatures: `--` prints an en dash, `---` an em dash, as the reader sees them. */

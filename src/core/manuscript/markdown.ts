@@ -4,7 +4,8 @@ import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
-import { resolveCitations, type ScannedCitation } from './sentences';
+import { packSource, unpackSource, type PackedSource } from './packed';
+import type { ScannedCitation } from './sentences';
 import type { FileReference, ParsedSource } from './types';
 
 /**
@@ -24,6 +25,11 @@ function yaml(): typeof import('yaml') {
 
 /** Parses a Markdown, R Markdown or Quarto file: pandoc citations, YAML `bibliography:`, sentences. */
 export function parseMarkdown(text: string, file: string): ParsedSource {
+  return unpackSource(packMarkdown(text, file));
+}
+
+/** `parseMarkdown`, packed to be sent to another thread. */
+export function packMarkdown(text: string, file: string): PackedSource {
   return new MarkdownScanner(text, file).scan();
 }
 
@@ -53,20 +59,11 @@ class MarkdownScanner {
     this.dir = path.dirname(file);
   }
 
-  scan(): ParsedSource {
+  scan(): PackedSource {
     const bodyStart = this.frontMatter();
     this.blocks(bodyStart);
-    const { claims, citations } = resolveCitations(this.out.build(), this.citations, this.file, this.lines);
-    return {
-      file: this.file,
-      language: 'markdown',
-      citations,
-      claims,
-      includes: [],
-      bibliographies: this.bibliographies,
-      bibitems: [],
-      citesAll: this.citesAll,
-    };
+    const facts = { file: this.file, language: 'markdown' as const, includes: [], bibliographies: this.bibliographies, bibitems: [], citesAll: this.citesAll };
+    return packSource(facts, this.out.build(), this.citations, this.lines);
   }
 
   /** Reads YAML front matter for `bibliography:` and `nocite:`; returns where the body starts. */

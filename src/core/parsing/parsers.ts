@@ -1,8 +1,9 @@
 import { parseBibliography } from '../bibliography/parse';
 import type { Bibliography } from '../bibliography/types';
 import { languageOf } from '../manuscript/language';
-import { parseLatex } from '../manuscript/latex';
-import { parseMarkdown } from '../manuscript/markdown';
+import { packLatex } from '../manuscript/latex';
+import { packMarkdown } from '../manuscript/markdown';
+import { unpackSource, type PackedSource } from '../manuscript/packed';
 import type { ParsedSource } from '../manuscript/types';
 
 /**
@@ -14,8 +15,13 @@ export interface Parsers {
   bibliography(file: string, text: string): Promise<Bibliography>;
 }
 
+/** A manuscript file parsed into the packed form a thread sends; `unpackSource` reads it. */
+export function packSource(file: string, text: string, rootDir: string): PackedSource {
+  return languageOf(file) === 'markdown' ? packMarkdown(text, file) : packLatex(text, file, rootDir);
+}
+
 export function parseSource(file: string, text: string, rootDir: string): ParsedSource {
-  return languageOf(file) === 'markdown' ? parseMarkdown(text, file) : parseLatex(text, file, rootDir);
+  return unpackSource(packSource(file, text, rootDir));
 }
 
 /** Parsing in the caller's thread. */

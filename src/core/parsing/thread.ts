@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Bibliography } from '../bibliography/types';
+import { unpackSource } from '../manuscript/packed';
 import type { ParsedSource } from '../manuscript/types';
 import type { Parsers } from './parsers';
 import type { ParseReply, ParseRequest } from './protocol';
@@ -19,7 +20,7 @@ export class ParserThread implements Parsers {
   async source(file: string, text: string, rootDir: string): Promise<ParsedSource> {
     const reply = await this.send({ id: this.nextId++, type: 'source', file, text, rootDir });
     if (reply.type !== 'source') throw new Error(`Parsing ${file} failed: ${reply.type === 'failed' ? reply.message : 'unexpected reply'}`);
-    return reply.parsed;
+    return unpackSource(reply.parsed);
   }
 
   async bibliography(file: string, text: string): Promise<Bibliography> {
