@@ -17,6 +17,8 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const HEADING = /^ {0,3}#{1,6}(?=\s|$)/;
 const LIST_ITEM = /^ {0,3}(?:[*+-]|\d{1,9}[.)])(?=\s)/;
 const BLOCK_QUOTE = /^ {0,3}> ?/;
+/** A footnote's definition, `[^id]: text`, whose text is a sentence context of its own. */
+const FOOTNOTE_DEFINITION = /^ {0,3}\[\^[^\]\s]+\]:[ \t]?/;
 
 /** The YAML reader, loaded when a file first has front matter: the editor starts sooner without it. */
 function yaml(): typeof import('yaml') {
@@ -51,6 +53,11 @@ class MarkdownScanner {
   private readonly linkCloses = new Map<number, { readonly image: boolean }>();
   /** Where a bracketed span's `]` is, and how much from it (the `]` and its attributes) is not prose. */
   private readonly spanCloses = new Map<number, number>();
+  /**
+   * Inline footnotes (`^[…]`) of the current paragraph, by the span of their text: read when the
+   * paragraph ends, as sentences of their own, so the sentence they interrupt reads on whole.
+   */
+  private readonly footnotes: { readonly from: number; readonly to: number }[] = [];
 
   constructor(private readonly text: string, private readonly file: string) {
     this.out = new PlainTextBuilder(text.length);
@@ -118,15 +125,15 @@ class MarkdownScanner {
       const line = text.slice(lineStart, lineEnd);
       const next = Math.min(lineEnd + 1, text.length);
       if (line.trim().length === 0) {
-        this.out.breakSentence();
+        this.endParagraph();
         previousBlank = true;
         lineStart = next;
         continue;
       }
       const fence = FENCE.exec(line);
       if (fence) {
+        this.endParagraph();
         lineStart = this.skipFence(next, fence[1]);
-        this.out.breakSentence();
         previousBlank = false;
         continue;
       }
@@ -136,11 +143,12 @@ class MarkdownScanner {
         continue;
       }
       let contentStart = lineStart;
-      const prefix = HEADING.exec(line) ?? LIST_ITEM.exec(line) ?? BLOCK_QUOTE.exec(line);
+      const prefix = HEADING.exec(line) ?? LIST_ITEM.exec(line) ?? BLOCK_QUOTE.exec(line) ?? FOOTNOTE_DEFINITION.exec(line);
       if (prefix) {
-        this.out.breakSentence();
+        this.endParagraph();
         contentStart += prefix[0].length;
-        if (LIST_ITEM.test(line)) inList = true;
+        // A footnote's indented paragraphs, like a list item's, continue it rather than being code.
+        if (LIST_ITEM.test(line) || FOOTNOTE_DEFINITION.test(line)) inList = true;
         else if (HEADING.test(line)) inList = false;
       } else if (previousBlank && !/^\s/.test(line)) {
         inList = false;
@@ -151,6 +159,18 @@ class MarkdownScanner {
       previousBlank = false;
       lineStart = continued > next ? continued : next;
     }
+    this.endParagraph();
+  }
+
+  /** Ends the sentence at a block's end, then reads the block's inline footnotes, each a context of its own. */
+  private endParagraph(): void {
+    this.out.breakSentence();
+    // A footnote inside a footnote joins the queue while it is read.
+    for (let n = 0; n < this.footnotes.length; n++) {
+      this.inlineRange(this.footnotes[n].from, this.footnotes[n].to);
+      this.out.breakSentence();
+    }
+    this.footnotes.length = 0;
   }
 
   private skipFence(from: number, marker: string): number {
@@ -209,8 +229,10 @@ class MarkdownScanner {
         return this.inTextCitation(i);
       case '*':
         return i + 1;
-      case '~':
       case '^':
+        if (text[i + 1] === '[') return this.inlineFootnote(i);
+        return this.script(i);
+      case '~':
         return this.script(i);
     }
     if (ch === '{') {
@@ -308,6 +330,8 @@ class MarkdownScanner {
       this.out.appendChar('[', i);
       return i + 1;
     }
+    // A footnote reference `[^1]` prints a mark, not words of the sentence.
+    if (text[i + 1] === '^' && isFootnoteLabel(text, i + 2, close)) return close + 1;
     const after = text[close + 1];
     const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
     if (keys.length > 0) {
@@ -349,6 +373,14 @@ class MarkdownScanner {
     const found: BracketKey[] = [];
     for (let k = low; k < starts.length && starts[k].at < to; k++) found.push(starts[k]);
     return found;
+  }
+
+  /** `^[…]`: its text is read when the paragraph ends; the sentence around it reads on. */
+  private inlineFootnote(i: number): number {
+    const close = this.delimiters.closeOf(i + 1);
+    if (close < 0) return this.script(i);
+    this.footnotes.push({ from: i + 2, to: close });
+    return close + 1;
   }
 
   /** An image's alt text is a caption: a sentence context of its own. */
@@ -460,6 +492,13 @@ function matchKey(text: string, at: number): { key: string; start: number; end: 
   if (!match) return undefined;
   if (match[1] !== undefined) return { key: match[1], start: at + 1, end: at + 1 + match[1].length };
   return { key: match[2], start: at, end: at + match[2].length };
+}
+
+/** Whether `from` to `to` is a footnote's label: no spaces or brackets. Stops at the first that is not. */
+function isFootnoteLabel(text: string, from: number, to: number): boolean {
+  let j = from;
+  while (j < to && !/[\s[\]]/.test(text[j])) j++;
+  return j === to && to > from;
 }
 
 function endOfLine(text: string, from: number): number {
