@@ -90,13 +90,16 @@ const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=/;
  * `rootDir` is the directory LaTeX runs in (the root file's), against which `\input` and `\bibliography`
  * names resolve; it defaults to the file's own directory.
  */
-export function parseLatex(text: string, file: string, rootDir = path.dirname(file)): ParsedSource {
-  return unpackSource(packLatex(text, file, rootDir));
+export function parseLatex(text: string, file: string, rootDir = path.dirname(file), macros: ReadonlyMap<string, string> = new Map()): ParsedSource {
+  return unpackSource(packLatex(text, file, rootDir, macros));
 }
 
-/** `parseLatex`, packed to be sent to another thread. */
-export function packLatex(text: string, file: string, rootDir = path.dirname(file)): PackedSource {
-  return new LatexScanner(text, file, rootDir).scan();
+/**
+ * `parseLatex`, packed to be sent to another thread. `macros` are argument-free macros defined in
+ * other files of the manuscript (a preamble's `macros.tex`), which print here as they do in LaTeX.
+ */
+export function packLatex(text: string, file: string, rootDir = path.dirname(file), macros: ReadonlyMap<string, string> = new Map()): PackedSource {
+  return new LatexScanner(text, file, rootDir, macros).scan();
 }
 
 class LatexScanner {
@@ -108,8 +111,14 @@ class LatexScanner {
   private readonly includes: FileReference[] = [];
   private readonly bibliographies: FileReference[] = [];
   private readonly bibitems: string[] = [];
-  /** The document's argument-free macros (`\newcommand{\tool}{dynoNet}`), by name, as the text they print. */
-  private readonly macros = new Map<string, string>();
+  /** The argument-free macros (`\newcommand{\tool}{dynoNet}`) known here, by name, as the text they print. */
+  private readonly macros: Map<string, string>;
+  /** Those this file defines. */
+  private readonly defined = new Map<string, string>();
+  private readonly undefinedCommands = new Set<string>();
+  private readonly noteUndefined = (name: string): void => {
+    this.undefinedCommands.add(name);
+  };
   /** For each open `{`, whether closing it ends a sentence context. */
   private readonly groups: boolean[] = [];
   private citesAll = false;
@@ -120,7 +129,9 @@ class LatexScanner {
     private readonly text: string,
     private readonly file: string,
     private readonly rootDir: string,
+    macros: ReadonlyMap<string, string>,
   ) {
+    this.macros = new Map(macros);
     this.out = new PlainTextBuilder(text.length);
     this.lines = new LineIndex(text);
     this.delimiters = new DelimiterIndex(text, { latexComments: true });
@@ -175,6 +186,8 @@ class LatexScanner {
       bibitems: this.bibitems,
       citesAll: this.citesAll,
       texRoot: this.texRoot,
+      macros: this.defined,
+      undefinedCommands: [...this.undefinedCommands],
     };
     return packSource(facts, this.out.build(), this.citations, this.lines);
   }
@@ -248,7 +261,7 @@ class LatexScanner {
 
   /** Inline math as a reader reads it, so a claim like "scales as $\\mathcal{O}(N^3)$" keeps its formula. */
   private appendMathText(from: number, to: number): void {
-    for (const piece of renderMath(this.text, from, to, this.macros)) this.out.appendReplacement(piece.text, piece.offset);
+    for (const piece of renderMath(this.text, from, to, this.macros, this.noteUndefined)) this.out.appendReplacement(piece.text, piece.offset);
   }
 
   private command(): void {
@@ -370,6 +383,7 @@ class LatexScanner {
       return;
     }
     // Any other command prints nothing of its own; its braced arguments are read as prose by the main loop.
+    this.undefinedCommands.add(name);
     this.skipSpacesAfterControlWord();
   }
 
@@ -392,8 +406,10 @@ class LatexScanner {
     }
     const body = this.readBracedArgument();
     if (!body) return;
-    const printed = renderMath(text, body.start, body.end, this.macros).map((p) => p.text).join('');
-    this.macros.set(name, printed.replace(/\s+/g, ' ').trim());
+    const printed = renderMath(text, body.start, body.end, this.macros, this.noteUndefined).map((p) => p.text).join('');
+    const expansion = printed.replace(/\s+/g, ' ').trim();
+    this.macros.set(name, expansion);
+    this.defined.set(name, expansion);
   }
 
   /** TeX ignores spaces after a control word; a line break there still counts as a space between words. */

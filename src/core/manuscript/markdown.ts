@@ -69,7 +69,10 @@ class MarkdownScanner {
   scan(): PackedSource {
     const bodyStart = this.frontMatter();
     this.blocks(bodyStart);
-    const facts = { file: this.file, language: 'markdown' as const, includes: [], bibliographies: this.bibliographies, bibitems: [], citesAll: this.citesAll };
+    const facts = {
+      file: this.file, language: 'markdown' as const, includes: [], bibliographies: this.bibliographies, bibitems: [], citesAll: this.citesAll,
+      macros: new Map<string, string>(), undefinedCommands: [],
+    };
     return packSource(facts, this.out.build(), this.citations, this.lines);
   }
 

@@ -97,6 +97,8 @@ export function unpackSource(packed: PackedSource): ParsedSource {
     bibitems: packed.bibitems,
     citesAll: packed.citesAll,
     texRoot: packed.texRoot,
+    macros: packed.macros,
+    undefinedCommands: packed.undefinedCommands,
   };
 }
 

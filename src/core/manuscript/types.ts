@@ -50,4 +50,8 @@ export interface ParsedSource {
   readonly citesAll: boolean;
   /** The root named by a `% !TEX root = …` magic comment, as an absolute path. */
   readonly texRoot?: string;
+  /** The argument-free macros the file defines (`\newcommand{\tool}{dynoNet}`), each with the text it prints. */
+  readonly macros: ReadonlyMap<string, string>;
+  /** Commands the file uses that print nothing in it: another file of the manuscript may define them. */
+  readonly undefinedCommands: readonly string[];
 }

@@ -11,21 +11,22 @@ import type { ParsedSource } from '../manuscript/types';
  * to a worker thread (`ParserThread`), so that a large file never freezes the editor.
  */
 export interface Parsers {
-  source(file: string, text: string, rootDir: string): Promise<ParsedSource>;
+  /** `macros`: argument-free LaTeX macros that other files of the manuscript define. */
+  source(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource>;
   bibliography(file: string, text: string): Promise<Bibliography>;
 }
 
 /** A manuscript file parsed into the packed form a thread sends; `unpackSource` reads it. */
-export function packSource(file: string, text: string, rootDir: string): PackedSource {
-  return languageOf(file) === 'markdown' ? packMarkdown(text, file) : packLatex(text, file, rootDir);
+export function packSource(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): PackedSource {
+  return languageOf(file) === 'markdown' ? packMarkdown(text, file) : packLatex(text, file, rootDir, macros);
 }
 
-export function parseSource(file: string, text: string, rootDir: string): ParsedSource {
-  return unpackSource(packSource(file, text, rootDir));
+export function parseSource(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): ParsedSource {
+  return unpackSource(packSource(file, text, rootDir, macros));
 }
 
 /** Parsing in the caller's thread. */
 export const IN_THREAD: Parsers = {
-  source: async (file, text, rootDir) => parseSource(file, text, rootDir),
+  source: async (file, text, rootDir, macros) => parseSource(file, text, rootDir, macros),
   bibliography: async (file, text) => parseBibliography(text, file),
 };
