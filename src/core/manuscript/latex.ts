@@ -272,17 +272,14 @@ class LatexScanner {
       this.i++;
       return;
     }
-    if (!/[a-zA-Z@]/.test(next)) {
+    if (!isLetterOrAt(text.charCodeAt(start + 1))) {
       this.controlSymbol(start, next);
       return;
     }
-    let end = start + 1;
-    while (end < text.length && /[a-zA-Z@]/.test(text[end])) end++;
-    let name = text.slice(start + 1, end);
-    if (text[end] === '*') {
-      name += '*';
-      end++;
-    }
+    let end = start + 2;
+    while (isLetterOrAt(text.charCodeAt(end))) end++;
+    if (text[end] === '*') end++;
+    const name = text.slice(start + 1, end);
     this.i = end;
     this.dispatch(name, start);
   }
@@ -339,7 +336,8 @@ class LatexScanner {
 
   private dispatch(name: string, start: number): void {
     const bare = name.endsWith('*') ? name.slice(0, -1) : name;
-    const citeName = bare[0].toLowerCase() + bare.slice(1);
+    // Capitals sort before small letters: only a command that starts with one needs lowering.
+    const citeName = bare.charCodeAt(0) < 0x61 ? bare[0].toLowerCase() + bare.slice(1) : bare;
     if (CITE_COMMANDS.has(citeName)) return this.citation(name, citeName);
     if (name.length === 1 && ACCENTS[name] !== undefined) return this.accent(start, name);
     if (name === 'documentclass') this.out.muted = true;
@@ -619,6 +617,11 @@ class LatexScanner {
     const at = this.text.indexOf(search, from);
     return at < 0 ? this.text.length : at;
   }
+}
+
+/** A letter of a control word's name: ASCII letters and `@`. NaN, past the end, is none. */
+function isLetterOrAt(unit: number): boolean {
+  return (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x40 && unit <= 0x5a);
 }
 
 function withDefaultExtension(file: string, extension: string): string {

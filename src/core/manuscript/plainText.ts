@@ -86,7 +86,7 @@ export class PlainTextBuilder {
     for (let at = 0; at < this.size; at += DECODE_CHUNK) {
       parts.push(fromUnits(this.units.subarray(at, Math.min(at + DECODE_CHUNK, this.size))));
     }
-    return { text: parts.join(''), offsets: this.offsets.slice(0, this.size), hardBreaks: this.hardBreaks };
+    return { text: parts.join(''), offsets: this.offsets.subarray(0, this.size), hardBreaks: this.hardBreaks };
   }
 
   private push(unit: number, sourceOffset: number): void {

@@ -45,8 +45,10 @@ export function splitSentences(plain: PlainText): Span[] {
 function splitSegment(text: string, from: number, to: number, out: Span[]): void {
   let start = from;
   for (let i = from; i < to; i++) {
+    const unit = text.charCodeAt(i);
+    // `.`, `!`, `?`: compared as units, since this runs over every character of the manuscript.
+    if (unit !== 0x2e && unit !== 0x21 && unit !== 0x3f) continue;
     const ch = text[i];
-    if (ch !== '.' && ch !== '!' && ch !== '?') continue;
     let end = i + 1;
     while (end < to && CLOSERS.has(text[end])) end++;
     if (end >= to || text[end] !== ' ') continue;
