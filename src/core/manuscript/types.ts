@@ -9,8 +9,8 @@ export interface Claim {
   /** Where the sentence stands in its source file. */
   readonly range: Range;
   /**
-   * Source offset of each character of `text`: views of one buffer per file, which a worker thread
-   * hands over in one copy instead of element by element.
+   * Source offset of each UTF-16 unit of `text`: a view of the file's one offsets array, which the
+   * parser thread hands over without copying (`packed.ts`).
    */
   readonly sourceOffsets: Uint32Array;
 }
