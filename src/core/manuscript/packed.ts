@@ -21,10 +21,9 @@ export interface PackedSource extends SourceFacts {
   readonly claimSpans: Uint32Array;
   /** Per claim: the start line, start character, end line and end character of its source range. */
   readonly claimRanges: Uint32Array;
-  /** Every citation's key, one after the other. */
-  readonly keys: string;
-  /** Per citation: where its key ends in `keys` (it starts where the previous one ends). */
-  readonly keyEnds: Uint32Array;
+  /** The distinct keys, which `keyIndexes` name: a manuscript cites a few hundred works many times. */
+  readonly keys: readonly string[];
+  readonly keyIndexes: Uint32Array;
   /** The distinct commands, which `commandIndexes` name. */
   readonly commands: readonly string[];
   readonly commandIndexes: Uint32Array;
@@ -45,18 +44,13 @@ export function packSource(facts: SourceFacts, plain: PlainText, scanned: readon
     claimSpans[2 * i + 1] = end;
     putRange(claimRanges, i, lines.rangeOf(plain.offsets[start], plain.offsets[end - 1] + 1));
   });
-  const keyEnds = new Uint32Array(scanned.length);
-  const commandIndexes = new Uint32Array(scanned.length);
+  const keys = new DistinctValues(scanned.length);
+  const commands = new DistinctValues(scanned.length);
   const citationRanges = new Uint32Array(scanned.length * 4);
   const citationClaims = new Uint32Array(scanned.length);
-  const commands = new Map<string, number>();
-  let keyLength = 0;
   scanned.forEach((c, i) => {
-    keyLength += c.key.length;
-    keyEnds[i] = keyLength;
-    let command = commands.get(c.command);
-    if (command === undefined) commands.set(c.command, (command = commands.size));
-    commandIndexes[i] = command;
+    keys.put(i, c.key);
+    commands.put(i, c.command);
     putRange(citationRanges, i, lines.rangeOf(c.start, c.end));
     const claim = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
     citationClaims[i] = claim === undefined ? 0 : claim + 1;
@@ -67,10 +61,10 @@ export function packSource(facts: SourceFacts, plain: PlainText, scanned: readon
     offsets: plain.offsets,
     claimSpans,
     claimRanges,
-    keys: scanned.map((c) => c.key).join(''),
-    keyEnds,
-    commands: [...commands.keys()],
-    commandIndexes,
+    keys: keys.values(),
+    keyIndexes: keys.indexes,
+    commands: commands.values(),
+    commandIndexes: commands.indexes,
     citationRanges,
     citationClaims,
   };
@@ -78,14 +72,14 @@ export function packSource(facts: SourceFacts, plain: PlainText, scanned: readon
 
 /** The buffers a packed file can hand over to another thread instead of copying them. */
 export function transferablesOf(packed: PackedSource): ArrayBuffer[] {
-  return [packed.offsets, packed.claimSpans, packed.claimRanges, packed.keyEnds, packed.commandIndexes, packed.citationRanges, packed.citationClaims].map((a) => a.buffer as ArrayBuffer);
+  return [packed.offsets, packed.claimSpans, packed.claimRanges, packed.keyIndexes, packed.commandIndexes, packed.citationRanges, packed.citationClaims].map((a) => a.buffer as ArrayBuffer);
 }
 
 /** The parsed file, its claims and citations reading the packed arrays. */
 export function unpackSource(packed: PackedSource): ParsedSource {
   const claims: PackedClaim[] = new Array(packed.claimSpans.length / 2);
   for (let i = 0; i < claims.length; i++) claims[i] = new PackedClaim(packed, i);
-  const citations: PackedCitation[] = new Array(packed.keyEnds.length);
+  const citations: PackedCitation[] = new Array(packed.keyIndexes.length);
   for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(packed, i, claims);
   return {
     file: packed.file,
@@ -100,6 +94,26 @@ export function unpackSource(packed: PackedSource): ParsedSource {
     macros: packed.macros,
     undefinedCommands: packed.undefinedCommands,
   };
+}
+
+/** Strings that repeat, each kept once, and for each of `count` items the index of its own. */
+class DistinctValues {
+  readonly indexes: Uint32Array;
+  private readonly index = new Map<string, number>();
+
+  constructor(count: number) {
+    this.indexes = new Uint32Array(count);
+  }
+
+  put(item: number, value: string): void {
+    let at = this.index.get(value);
+    if (at === undefined) this.index.set(value, (at = this.index.size));
+    this.indexes[item] = at;
+  }
+
+  values(): string[] {
+    return [...this.index.keys()];
+  }
 }
 
 function putRange(into: Uint32Array, index: number, range: Range): void {
@@ -150,7 +164,7 @@ class PackedCitation implements Citation {
   readonly #claims: readonly Claim[];
 
   constructor(packed: PackedSource, index: number, claims: readonly Claim[]) {
-    this.key = packed.keys.slice(index === 0 ? 0 : packed.keyEnds[index - 1], packed.keyEnds[index]);
+    this.key = packed.keys[packed.keyIndexes[index]];
     this.command = packed.commands[packed.commandIndexes[index]];
     this.file = packed.file;
     this.#packed = packed;
