@@ -58,6 +58,8 @@ class MarkdownScanner {
    * paragraph ends, as sentences of their own, so the sentence they interrupt reads on whole.
    */
   private readonly footnotes: { readonly from: number; readonly to: number }[] = [];
+  /** The last paragraph break found, and from where it was looked for. */
+  private paragraphBreak?: { readonly from: number; readonly start: number; readonly end: number };
 
   constructor(private readonly text: string, private readonly file: string) {
     this.out = new PlainTextBuilder(text.length);
@@ -276,8 +278,8 @@ class MarkdownScanner {
     while (text[i + run] === '`') run++;
     const fence = '`'.repeat(run);
     let search = i + run;
-    const paragraphEnd = text.slice(i, i + 20_000).search(/\n[ \t]*\n/);
-    const limit = paragraphEnd < 0 ? i + 20_000 : i + paragraphEnd;
+    const paragraphBreak = this.paragraphBreakFrom(i);
+    const limit = paragraphBreak.end <= i + MAX_CODE_SPAN ? paragraphBreak.start : i + MAX_CODE_SPAN;
     while (true) {
       const close = text.indexOf(fence, search);
       if (close < 0 || close > limit) {
@@ -288,6 +290,21 @@ class MarkdownScanner {
       search = close + run;
       while (text[search] === '`') search++;
     }
+  }
+
+  /**
+   * The first paragraph break (`\n`, blank space, `\n`) at or after `from`. The last one found answers
+   * every later question before it, so a line of a hundred thousand backticks does not search its
+   * whole paragraph once per backtick.
+   */
+  private paragraphBreakFrom(from: number): { readonly start: number; readonly end: number } {
+    const known = this.paragraphBreak;
+    if (known && known.from <= from && from <= known.start) return known;
+    PARAGRAPH_BREAK.lastIndex = from;
+    const match = PARAGRAPH_BREAK.exec(this.text);
+    const found = match ? { from, start: match.index, end: match.index + match[0].length } : { from, start: Infinity, end: Infinity };
+    this.paragraphBreak = found;
+    return found;
   }
 
   private math(i: number): number {
@@ -484,6 +501,9 @@ function findBracketKeys(text: string): BracketKey[] {
 }
 
 const ATTRIBUTES = /^\{[#.][^{}\n]*\}/;
+const PARAGRAPH_BREAK = /\n[ \t]*\n/g;
+/** How far a code span may reach, which keeps a run of unclosed backticks linear. */
+const MAX_CODE_SPAN = 20_000;
 
 /** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
 const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
