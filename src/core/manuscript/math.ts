@@ -39,7 +39,9 @@ const SPACES = new Set(['quad', 'qquad', ',', ';', ':', ' ', '\\', 'enspace', 't
 
 /**
  * Renders the math between `from` and `to` of `source`. `macros` holds the document's argument-free
- * macros by name, already rendered. Linear: each character is read once, groups are matched in one pass.
+ * macros by name, already rendered; `onUndefined` hears the name of each command that prints nothing
+ * here, which another file of the manuscript may define. Linear: each character is read once, groups
+ * are matched in one pass.
  */
 export function renderMath(
   source: string,
