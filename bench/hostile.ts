@@ -64,6 +64,10 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: 'unclosed fences', parser: 'markdown', make: (n) => fill('```\n', n) },
   { name: 'list and quote markers', parser: 'markdown', make: (n) => fill('> - 1. ', n) },
   { name: 'emphasis markers', parser: 'markdown', make: (n) => fill('*_', n) },
+  { name: 'unclosed inline footnotes', parser: 'markdown', make: (n) => fill('^[', n) },
+  { name: 'nested inline footnotes', parser: 'markdown', make: (n) => nested('^[', '@k', ']', n) },
+  { name: 'nested footnote references', parser: 'markdown', make: (n) => nested('[^', 'x', ']', n) },
+  { name: 'footnote definitions', parser: 'markdown', make: (n) => fill('[^1]: a^[b]\n', n) },
 
   { name: 'at-signs', parser: 'bibtex', make: (n) => fill('@', n) },
   { name: 'unclosed entries', parser: 'bibtex', make: (n) => fill('@a{', n) },

@@ -4,6 +4,7 @@ import { benchDraftParse } from './draftParse.bench';
 import { benchFullText } from './fulltext.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchEndlessFile, benchHostile } from './hostile.bench';
+import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
@@ -13,6 +14,7 @@ import { benchSupport } from './support.bench';
 async function main(): Promise<void> {
   await benchCheck();
   console.log('');
+  benchManuscriptParse();
   benchHostile();
   await benchEndlessFile();
   console.log('\nresponsiveness: the longest time the thread that asked is held');

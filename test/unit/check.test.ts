@@ -5,6 +5,7 @@ import { FsWorkspace } from '../../src/core/fsWorkspace';
 import type { FindingCode } from '../../src/core/findings';
 import { mergeFindings } from '../../src/core/mergeFindings';
 import { manuscriptRootOf } from '../../src/core/manuscript/project';
+import { ParserThread } from '../../src/core/parsing/thread';
 import { FIXTURES, MemoryWorkspace } from './helpers';
 
 async function checkReal(relative: string): Promise<CheckResult> {
@@ -33,6 +34,12 @@ describe('checking the real manuscripts', () => {
     const missing = result.findings.filter((f) => f.code === 'missing-file');
     assert.ok(missing.some((f) => f.message.includes('figures/simulated/correct-params')));
     assert.ok(missing.every((f) => f.severity === 'warning' && f.file.endsWith('ms.tex')));
+  });
+
+  it('astro_celerite: the numbers its \\include\'d figures/examples-macros.tex defines print in the claims of ms.tex', async () => {
+    const result = await checkReal('astro_celerite/paper/ms.tex');
+    const claims = result.citations.filter((c) => c.key === 'Sokal:1989').map((c) => c.claim?.text);
+    assert.ok(claims.includes('To assess convergence, we estimate the integrated autocorrelation time of the chain averaged across parameters and find that the chain results in 1737 effective samples.'), claims.join('\n'));
   });
 
   it('control_dynonet: 27 citations of 20 keys, 23 distinct entries, 3 unused, the duplicate reported', async () => {
@@ -98,6 +105,26 @@ describe('checking a project', () => {
     assert.deepEqual(missing?.map((f) => [f.severity, f.file, f.range.start.line]), [['warning', '/p/main.tex', 1]]);
     assert.equal(result?.findings.filter((f) => f.code === 'unused-entry').length, 0);
   });
+
+  for (const where of ['in this thread', 'in the parser thread']) {
+    it(`expands a preamble's macros in the claims of every included file, parsed ${where} (control_dynonet)`, async () => {
+      const ws = new MemoryWorkspace({
+        '/p/ms.tex': '\\documentclass{article}\n\\input{macros}\n\\begin{document}\n\\input{sec/intro}\n\\end{document}',
+        '/p/macros.tex': '\\newcommand{\\Name}{\\emph{dynoNet}} % the architecture\n\\newcommand{\\mat}[1]{\\bm{#1}}',
+        '/p/sec/intro.tex': 'Moreover, \\Name \\ networks can be trained \\emph{end-to-end} by plain \\emph{back-propagation} \\cite{baydin2017automatic}.\nThe {\\Name} model has $\\mat{x}$ states \\cite{giri2010block}.',
+      });
+      const thread = where === 'in the parser thread' ? new ParserThread() : undefined;
+      try {
+        const result = await checkManuscript('/p/ms.tex', ws, new CheckSession(thread));
+        assert.deepEqual(result?.citations.map((c) => c.claim?.text), [
+          'Moreover, dynoNet networks can be trained end-to-end by plain back-propagation.',
+          'The dynoNet model has x states.',
+        ]);
+      } finally {
+        await thread?.dispose();
+      }
+    });
+  }
 
   it('does not loop on files that include each other', async () => {
     const ws = new MemoryWorkspace({ '/p/a.tex': '\\input{b}\\cite{x}', '/p/b.tex': '\\input{a}' });

@@ -128,4 +128,38 @@ describe('Markdown claims', () => {
     assert.equal(claimOf(source, 's'), 'A schematic.');
     assert.deepEqual(parseMarkdown(source, FILE).claims.map((c) => c.text)[0], 'Methods');
   });
+
+  it('leaves footnote marks out of the sentence and reads a footnote as sentences of its own (md_joss_gmr)', () => {
+    const source = [
+      'The library gmr is fully compatible with scikit-learn[^sklearn] [@Pedregosa2011]. It',
+      'has its own implementation of expectation maximization (EM).',
+      '',
+      '[^sklearn]: Its estimators follow the API design of @Buitinck2013.',
+      '    They can be used in pipelines [@Pedregosa2011].',
+      '',
+      '    Version 0.24 or later is needed [@sklearn024].',
+    ].join('\n');
+    assert.equal(claimOf(source, 'Pedregosa2011'), 'The library gmr is fully compatible with scikit-learn.');
+    assert.equal(claimOf(source, 'Buitinck2013'), 'Its estimators follow the API design of [Buitinck2013].');
+    assert.equal(claimOf(source, 'sklearn024'), 'Version 0.24 or later is needed.');
+    assert.deepEqual(parseMarkdown(source, FILE).claims.map((c) => c.text), [
+      'The library gmr is fully compatible with scikit-learn.',
+      'It has its own implementation of expectation maximization (EM).',
+      'Its estimators follow the API design of [Buitinck2013].',
+      'They can be used in pipelines.',
+      'Version 0.24 or later is needed.',
+    ]);
+  });
+
+  it('reads an inline footnote apart, leaving the sentence it interrupts whole (md_joss_gmr)', () => {
+    const source = [
+      'Gaussian mixture regression via EM has been proposed first by @Ghahramani1994.^[An earlier',
+      'form is due to [@Jordan1994].] @Calinon2007 introduced the term Gaussian mixture regression^[Also',
+      'called GMR.] in the context of imitation learning for trajectories of robots.',
+    ].join('\n');
+    assert.equal(claimOf(source, 'Ghahramani1994'), 'Gaussian mixture regression via EM has been proposed first by [Ghahramani1994].');
+    assert.equal(claimOf(source, 'Calinon2007'), '[Calinon2007] introduced the term Gaussian mixture regression in the context of imitation learning for trajectories of robots.');
+    assert.equal(claimOf(source, 'Jordan1994'), 'An earlier form is due to.');
+    assert.ok(parseMarkdown(source, FILE).claims.some((c) => c.text === 'Also called GMR.'));
+  });
 });

@@ -1,5 +1,3 @@
-const PAIRS: Record<string, string> = { '}': '{', ']': '[', ')': '(' };
-
 /**
  * Where each `{`, `[` and `(` of a text closes, found in one pass so that a parser asking about many
  * openers (a document full of half-typed `\cite{`) stays linear. Braces bind tighter than brackets and
@@ -7,58 +5,60 @@ const PAIRS: Record<string, string> = { '}': '{', ']': '[', ')': '(' };
  * group crosses a paragraph break (an empty line), as TeX and pandoc both refuse.
  */
 export class DelimiterIndex {
-  private readonly closers = new Map<number, number>();
-  /** Open delimiters, innermost last. */
-  private readonly stack: number[] = [];
-  /** Positions in `stack` that hold a `{`, so a `}` finds its brace without searching. */
-  private readonly braces: number[] = [];
+  /**
+   * One more than the index of the delimiter closing the one at each offset, 0 where none closes:
+   * a lookup per offset, where a map of hundreds of thousands of entries kept the collector busy.
+   */
+  private readonly closers: Uint32Array;
 
-  constructor(
-    private readonly text: string,
-    options: { readonly latexComments: boolean },
-  ) {
+  constructor(text: string, options: { readonly latexComments: boolean }) {
+    const closers = new Uint32Array(text.length);
+    /** Open delimiters, innermost last, up to `top`: a stack that is cut back by moving `top`, never by resizing. */
+    const stack: number[] = [];
+    let top = 0;
+    /** Positions in `stack` that hold a `{`, so a `}` finds its brace without searching. */
+    const braces: number[] = [];
+    let braceTop = 0;
     for (let i = 0; i < text.length; i++) {
-      const c = text[i];
-      if (c === '\\') {
+      const c = text.charCodeAt(i);
+      if (c === 0x5c) {
+        // `\`: the next character is escaped.
         i++;
-      } else if (c === '{') {
-        this.braces.push(this.stack.length);
-        this.stack.push(i);
-      } else if (c === '[' || c === '(') {
-        this.stack.push(i);
-      } else if (c === '}') {
-        this.closeBrace(i);
-      } else if (c === ']' || c === ')') {
-        this.closeOther(PAIRS[c], i);
-      } else if (c === '%' && options.latexComments) {
+      } else if (c === 0x7b) {
+        // `{`
+        braces[braceTop++] = top;
+        stack[top++] = i;
+      } else if (c === 0x5b || c === 0x28) {
+        // `[`, `(`
+        stack[top++] = i;
+      } else if (c === 0x7d) {
+        // A `}` closes the innermost `{`, abandoning brackets opened inside it.
+        if (braceTop > 0) {
+          top = braces[--braceTop];
+          closers[stack[top]] = i + 1;
+        }
+      } else if (c === 0x5d || c === 0x29) {
+        // A `]` or `)` closes only a matching opener directly on top; inside braces it is text.
+        const open = top > 0 ? stack[top - 1] : -1;
+        if (open >= 0 && text.charCodeAt(open) === (c === 0x5d ? 0x5b : 0x28)) {
+          top--;
+          closers[open] = i + 1;
+        }
+      } else if (c === 0x25 && options.latexComments) {
+        // `%` starts a comment that runs to the end of the line.
         const end = text.indexOf('\n', i);
         i = end < 0 ? text.length : end - 1;
-      } else if (c === '\n' && isParagraphBreak(text, i)) {
-        this.stack.length = 0;
-        this.braces.length = 0;
+      } else if (c === 0x0a && isParagraphBreak(text, i)) {
+        top = 0;
+        braceTop = 0;
       }
     }
+    this.closers = closers;
   }
 
   /** The index of the delimiter closing the one at `open`, or -1 when it is not closed. */
   closeOf(open: number): number {
-    return this.closers.get(open) ?? -1;
-  }
-
-  /** A `}` closes the innermost `{`, abandoning brackets opened inside it. */
-  private closeBrace(at: number): void {
-    const slot = this.braces.pop();
-    if (slot === undefined) return;
-    this.closers.set(this.stack[slot], at);
-    this.stack.length = slot;
-  }
-
-  /** A `]` or `)` closes only a matching opener directly on top; inside braces it is text. */
-  private closeOther(opener: string, at: number): void {
-    const top = this.stack[this.stack.length - 1];
-    if (top === undefined || this.text[top] !== opener) return;
-    this.stack.pop();
-    this.closers.set(top, at);
+    return open >= 0 && open < this.closers.length ? this.closers[open] - 1 : -1;
   }
 }
 

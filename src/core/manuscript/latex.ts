@@ -4,7 +4,8 @@ import { REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
-import { resolveCitations, type ScannedCitation } from './sentences';
+import { packSource, unpackSource, type PackedSource } from './packed';
+import type { ScannedCitation } from './sentences';
 import type { FileReference, ParsedSource } from './types';
 
 /** natbib, biblatex and LaTeX citation commands, lower-cased first letter (`\Textcite` is `textcite`). */
@@ -89,12 +90,20 @@ const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=/;
  * `rootDir` is the directory LaTeX runs in (the root file's), against which `\input` and `\bibliography`
  * names resolve; it defaults to the file's own directory.
  */
-export function parseLatex(text: string, file: string, rootDir = path.dirname(file)): ParsedSource {
-  return new LatexScanner(text, file, rootDir).scan();
+export function parseLatex(text: string, file: string, rootDir = path.dirname(file), macros: ReadonlyMap<string, string> = new Map()): ParsedSource {
+  return unpackSource(packLatex(text, file, rootDir, macros));
+}
+
+/**
+ * `parseLatex`, packed to be sent to another thread. `macros` are argument-free macros defined in
+ * other files of the manuscript (a preamble's `macros.tex`), which print here as they do in LaTeX.
+ */
+export function packLatex(text: string, file: string, rootDir = path.dirname(file), macros: ReadonlyMap<string, string> = new Map()): PackedSource {
+  return new LatexScanner(text, file, rootDir, macros).scan();
 }
 
 class LatexScanner {
-  private readonly out = new PlainTextBuilder();
+  private readonly out: PlainTextBuilder;
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly fileDir: string;
@@ -102,8 +111,14 @@ class LatexScanner {
   private readonly includes: FileReference[] = [];
   private readonly bibliographies: FileReference[] = [];
   private readonly bibitems: string[] = [];
-  /** The document's argument-free macros (`\newcommand{\tool}{dynoNet}`), by name, as the text they print. */
-  private readonly macros = new Map<string, string>();
+  /** The argument-free macros (`\newcommand{\tool}{dynoNet}`) known here, by name, as the text they print. */
+  private readonly macros: Map<string, string>;
+  /** Those this file defines. */
+  private readonly defined = new Map<string, string>();
+  private readonly undefinedCommands = new Set<string>();
+  private readonly noteUndefined = (name: string): void => {
+    this.undefinedCommands.add(name);
+  };
   /** For each open `{`, whether closing it ends a sentence context. */
   private readonly groups: boolean[] = [];
   private citesAll = false;
@@ -114,64 +129,67 @@ class LatexScanner {
     private readonly text: string,
     private readonly file: string,
     private readonly rootDir: string,
+    macros: ReadonlyMap<string, string>,
   ) {
+    this.macros = new Map(macros);
+    this.out = new PlainTextBuilder(text.length);
     this.lines = new LineIndex(text);
     this.delimiters = new DelimiterIndex(text, { latexComments: true });
     this.fileDir = path.dirname(file);
   }
 
-  scan(): ParsedSource {
+  scan(): PackedSource {
     const { text } = this;
     while (this.i < text.length) {
-      const ch = text[this.i];
-      switch (ch) {
-        case '\\':
+      const unit = text.charCodeAt(this.i);
+      switch (unit) {
+        case 0x5c: // \\
           this.command();
           break;
-        case '%':
+        case 0x25: // %
           this.comment();
           break;
-        case '$':
+        case 0x24: // $
           this.inlineMath();
           break;
-        case '{':
+        case 0x7b: // {
           this.groups.push(false);
           this.i++;
           break;
-        case '}':
+        case 0x7d: // }
           if (this.groups.pop()) this.out.breakSentence();
           this.i++;
           break;
-        case '\n':
+        case 0x0a: // line feed
           this.newline();
           break;
-        case '~':
-        case '&':
+        case 0x7e: // ~
+        case 0x26: // &
           this.out.appendSpace(this.i++);
           break;
-        case '-':
+        case 0x2d: // -
           this.dash();
           break;
         default:
-          this.out.appendChar(ch, this.i++);
+          this.out.appendUnit(unit, this.i++);
       }
     }
     return this.result();
   }
 
-  private result(): ParsedSource {
-    const { claims, citations } = resolveCitations(this.out.build(), this.citations, this.file, this.lines);
-    return {
+  private result(): PackedSource {
+    const facts = {
       file: this.file,
-      language: 'latex',
-      citations,
-      claims,
+      language: 'latex' as const,
       includes: this.includes,
       bibliographies: this.bibliographies,
       bibitems: this.bibitems,
       citesAll: this.citesAll,
       texRoot: this.texRoot,
+      macros: this.defined,
+      undefinedCommands: [...this.undefinedCommands],
     };
+    return packSource(facts, this.out.build(), this.citations, this.lines);
   }
 
   /** TeX's ligatures: `--` prints an en dash, `---` an em dash, as the reader sees them. */
@@ -243,7 +261,7 @@ class LatexScanner {
 
   /** Inline math as a reader reads it, so a claim like "scales as $\\mathcal{O}(N^3)$" keeps its formula. */
   private appendMathText(from: number, to: number): void {
-    for (const piece of renderMath(this.text, from, to, this.macros)) this.out.appendReplacement(piece.text, piece.offset);
+    for (const piece of renderMath(this.text, from, to, this.macros, this.noteUndefined)) this.out.appendReplacement(piece.text, piece.offset);
   }
 
   private command(): void {
@@ -254,17 +272,14 @@ class LatexScanner {
       this.i++;
       return;
     }
-    if (!/[a-zA-Z@]/.test(next)) {
+    if (!isLetterOrAt(text.charCodeAt(start + 1))) {
       this.controlSymbol(start, next);
       return;
     }
-    let end = start + 1;
-    while (end < text.length && /[a-zA-Z@]/.test(text[end])) end++;
-    let name = text.slice(start + 1, end);
-    if (text[end] === '*') {
-      name += '*';
-      end++;
-    }
+    let end = start + 2;
+    while (isLetterOrAt(text.charCodeAt(end))) end++;
+    if (text[end] === '*') end++;
+    const name = text.slice(start + 1, end);
     this.i = end;
     this.dispatch(name, start);
   }
@@ -321,7 +336,8 @@ class LatexScanner {
 
   private dispatch(name: string, start: number): void {
     const bare = name.endsWith('*') ? name.slice(0, -1) : name;
-    const citeName = bare[0].toLowerCase() + bare.slice(1);
+    // Capitals sort before small letters: only a command that starts with one needs lowering.
+    const citeName = bare.charCodeAt(0) < 0x61 ? bare[0].toLowerCase() + bare.slice(1) : bare;
     if (CITE_COMMANDS.has(citeName)) return this.citation(name, citeName);
     if (name.length === 1 && ACCENTS[name] !== undefined) return this.accent(start, name);
     if (name === 'documentclass') this.out.muted = true;
@@ -365,6 +381,7 @@ class LatexScanner {
       return;
     }
     // Any other command prints nothing of its own; its braced arguments are read as prose by the main loop.
+    this.undefinedCommands.add(name);
     this.skipSpacesAfterControlWord();
   }
 
@@ -387,8 +404,10 @@ class LatexScanner {
     }
     const body = this.readBracedArgument();
     if (!body) return;
-    const printed = renderMath(text, body.start, body.end, this.macros).map((p) => p.text).join('');
-    this.macros.set(name, printed.replace(/\s+/g, ' ').trim());
+    const printed = renderMath(text, body.start, body.end, this.macros, this.noteUndefined).map((p) => p.text).join('');
+    const expansion = printed.replace(/\s+/g, ' ').trim();
+    this.macros.set(name, expansion);
+    this.defined.set(name, expansion);
   }
 
   /** TeX ignores spaces after a control word; a line break there still counts as a space between words. */
@@ -598,6 +617,11 @@ class LatexScanner {
     const at = this.text.indexOf(search, from);
     return at < 0 ? this.text.length : at;
   }
+}
+
+/** A letter of a control word's name: ASCII letters and `@`. NaN, past the end, is none. */
+function isLetterOrAt(unit: number): boolean {
+  return (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x40 && unit <= 0x5a);
 }
 
 function withDefaultExtension(file: string, extension: string): string {

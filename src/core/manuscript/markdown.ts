@@ -4,7 +4,8 @@ import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
-import { resolveCitations, type ScannedCitation } from './sentences';
+import { packSource, unpackSource, type PackedSource } from './packed';
+import type { ScannedCitation } from './sentences';
 import type { FileReference, FrontMatterProblem, ParsedSource } from './types';
 
 /**
@@ -16,6 +17,8 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const HEADING = /^ {0,3}#{1,6}(?=\s|$)/;
 const LIST_ITEM = /^ {0,3}(?:[*+-]|\d{1,9}[.)])(?=\s)/;
 const BLOCK_QUOTE = /^ {0,3}> ?/;
+/** A footnote's definition, `[^id]: text`, whose text is a sentence context of its own. */
+const FOOTNOTE_DEFINITION = /^ {0,3}\[\^[^\]\s]+\]:[ \t]?/;
 
 /** The YAML reader, loaded when a file first has front matter: the editor starts sooner without it. */
 function yaml(): typeof import('yaml') {
@@ -24,11 +27,16 @@ function yaml(): typeof import('yaml') {
 
 /** Parses a Markdown, R Markdown or Quarto file: pandoc citations, YAML `bibliography:`, sentences. */
 export function parseMarkdown(text: string, file: string): ParsedSource {
+  return unpackSource(packMarkdown(text, file));
+}
+
+/** `parseMarkdown`, packed to be sent to another thread. */
+export function packMarkdown(text: string, file: string): PackedSource {
   return new MarkdownScanner(text, file).scan();
 }
 
 class MarkdownScanner {
-  private readonly out = new PlainTextBuilder();
+  private readonly out: PlainTextBuilder;
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly dir: string;
@@ -46,28 +54,30 @@ class MarkdownScanner {
   private readonly linkCloses = new Map<number, { readonly image: boolean }>();
   /** Where a bracketed span's `]` is, and how much from it (the `]` and its attributes) is not prose. */
   private readonly spanCloses = new Map<number, number>();
+  /**
+   * Inline footnotes (`^[…]`) of the current paragraph, by the span of their text: read when the
+   * paragraph ends, as sentences of their own, so the sentence they interrupt reads on whole.
+   */
+  private readonly footnotes: { readonly from: number; readonly to: number }[] = [];
+  /** The last paragraph break found, and from where it was looked for. */
+  private paragraphBreak?: { readonly from: number; readonly start: number; readonly end: number };
 
   constructor(private readonly text: string, private readonly file: string) {
+    this.out = new PlainTextBuilder(text.length);
     this.lines = new LineIndex(text);
     this.delimiters = new DelimiterIndex(text, { latexComments: false });
     this.dir = path.dirname(file);
   }
 
-  scan(): ParsedSource {
+  scan(): PackedSource {
     const bodyStart = this.frontMatter();
     this.blocks(bodyStart);
-    const { claims, citations } = resolveCitations(this.out.build(), this.citations, this.file, this.lines);
-    return {
-      file: this.file,
-      language: 'markdown',
-      citations,
-      claims,
-      includes: [],
-      bibliographies: this.bibliographies,
-      bibitems: [],
-      citesAll: this.citesAll,
+    const facts = {
+      file: this.file, language: 'markdown' as const, includes: [], bibliographies: this.bibliographies, bibitems: [], citesAll: this.citesAll,
+      macros: new Map<string, string>(), undefinedCommands: [],
       ...(this.frontMatterProblem && { frontMatterProblem: this.frontMatterProblem }),
     };
+    return packSource(facts, this.out.build(), this.citations, this.lines);
   }
 
   /** Reads YAML front matter for `bibliography:` and `nocite:`; returns where the body starts. */
@@ -128,15 +138,15 @@ class MarkdownScanner {
       const line = text.slice(lineStart, lineEnd);
       const next = Math.min(lineEnd + 1, text.length);
       if (line.trim().length === 0) {
-        this.out.breakSentence();
+        this.endParagraph();
         previousBlank = true;
         lineStart = next;
         continue;
       }
       const fence = FENCE.exec(line);
       if (fence) {
+        this.endParagraph();
         lineStart = this.skipFence(next, fence[1]);
-        this.out.breakSentence();
         previousBlank = false;
         continue;
       }
@@ -146,11 +156,12 @@ class MarkdownScanner {
         continue;
       }
       let contentStart = lineStart;
-      const prefix = HEADING.exec(line) ?? LIST_ITEM.exec(line) ?? BLOCK_QUOTE.exec(line);
+      const prefix = HEADING.exec(line) ?? LIST_ITEM.exec(line) ?? BLOCK_QUOTE.exec(line) ?? FOOTNOTE_DEFINITION.exec(line);
       if (prefix) {
-        this.out.breakSentence();
+        this.endParagraph();
         contentStart += prefix[0].length;
-        if (LIST_ITEM.test(line)) inList = true;
+        // A footnote's indented paragraphs, like a list item's, continue it rather than being code.
+        if (LIST_ITEM.test(line) || FOOTNOTE_DEFINITION.test(line)) inList = true;
         else if (HEADING.test(line)) inList = false;
       } else if (previousBlank && !/^\s/.test(line)) {
         inList = false;
@@ -161,6 +172,18 @@ class MarkdownScanner {
       previousBlank = false;
       lineStart = continued > next ? continued : next;
     }
+    this.endParagraph();
+  }
+
+  /** Ends the sentence at a block's end, then reads the block's inline footnotes, each a context of its own. */
+  private endParagraph(): void {
+    this.out.breakSentence();
+    // A footnote inside a footnote joins the queue while it is read.
+    for (let n = 0; n < this.footnotes.length; n++) {
+      this.inlineRange(this.footnotes[n].from, this.footnotes[n].to);
+      this.out.breakSentence();
+    }
+    this.footnotes.length = 0;
   }
 
   private skipFence(from: number, marker: string): number {
@@ -219,8 +242,10 @@ class MarkdownScanner {
         return this.inTextCitation(i);
       case '*':
         return i + 1;
-      case '~':
       case '^':
+        if (text[i + 1] === '[') return this.inlineFootnote(i);
+        return this.script(i);
+      case '~':
         return this.script(i);
     }
     if (ch === '{') {
@@ -261,8 +286,8 @@ class MarkdownScanner {
     while (text[i + run] === '`') run++;
     const fence = '`'.repeat(run);
     let search = i + run;
-    const paragraphEnd = text.slice(i, i + 20_000).search(/\n[ \t]*\n/);
-    const limit = paragraphEnd < 0 ? i + 20_000 : i + paragraphEnd;
+    const paragraphBreak = this.paragraphBreakFrom(i);
+    const limit = paragraphBreak.end <= i + MAX_CODE_SPAN ? paragraphBreak.start : i + MAX_CODE_SPAN;
     while (true) {
       const close = text.indexOf(fence, search);
       if (close < 0 || close > limit) {
@@ -273,6 +298,21 @@ class MarkdownScanner {
       search = close + run;
       while (text[search] === '`') search++;
     }
+  }
+
+  /**
+   * The first paragraph break (`\n`, blank space, `\n`) at or after `from`. The last one found answers
+   * every later question before it, so a line of a hundred thousand backticks does not search its
+   * whole paragraph once per backtick.
+   */
+  private paragraphBreakFrom(from: number): { readonly start: number; readonly end: number } {
+    const known = this.paragraphBreak;
+    if (known && known.from <= from && from <= known.start) return known;
+    PARAGRAPH_BREAK.lastIndex = from;
+    const match = PARAGRAPH_BREAK.exec(this.text);
+    const found = match ? { from, start: match.index, end: match.index + match[0].length } : { from, start: Infinity, end: Infinity };
+    this.paragraphBreak = found;
+    return found;
   }
 
   private math(i: number): number {
@@ -318,6 +358,8 @@ class MarkdownScanner {
       this.out.appendChar('[', i);
       return i + 1;
     }
+    // A footnote reference `[^1]` prints a mark, not words of the sentence.
+    if (text[i + 1] === '^' && isFootnoteLabel(text, i + 2, close)) return close + 1;
     const after = text[close + 1];
     const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
     if (keys.length > 0) {
@@ -359,6 +401,14 @@ class MarkdownScanner {
     const found: BracketKey[] = [];
     for (let k = low; k < starts.length && starts[k].at < to; k++) found.push(starts[k]);
     return found;
+  }
+
+  /** `^[…]`: its text is read when the paragraph ends; the sentence around it reads on. */
+  private inlineFootnote(i: number): number {
+    const close = this.delimiters.closeOf(i + 1);
+    if (close < 0) return this.script(i);
+    this.footnotes.push({ from: i + 2, to: close });
+    return close + 1;
   }
 
   /** An image's alt text is a caption: a sentence context of its own. */
@@ -461,6 +511,9 @@ function findBracketKeys(text: string): BracketKey[] {
 }
 
 const ATTRIBUTES = /^\{[#.][^{}\n]*\}/;
+const PARAGRAPH_BREAK = /\n[ \t]*\n/g;
+/** How far a code span may reach, which keeps a run of unclosed backticks linear. */
+const MAX_CODE_SPAN = 20_000;
 
 /** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
 const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
@@ -472,6 +525,13 @@ function matchKey(text: string, at: number): { key: string; start: number; end: 
   if (!match) return undefined;
   if (match[1] !== undefined) return { key: match[1], start: at + 1, end: at + 1 + match[1].length };
   return { key: match[2], start: at, end: at + match[2].length };
+}
+
+/** Whether `from` to `to` is a footnote's label: no spaces or brackets. Stops at the first that is not. */
+function isFootnoteLabel(text: string, from: number, to: number): boolean {
+  let j = from;
+  while (j < to && !/[\s[\]]/.test(text[j])) j++;
+  return j === to && to > from;
 }
 
 function endOfLine(text: string, from: number): number {

@@ -39,9 +39,17 @@ const SPACES = new Set(['quad', 'qquad', ',', ';', ':', ' ', '\\', 'enspace', 't
 
 /**
  * Renders the math between `from` and `to` of `source`. `macros` holds the document's argument-free
- * macros by name, already rendered. Linear: each character is read once, groups are matched in one pass.
+ * macros by name, already rendered; `onUndefined` hears the name of each command that prints nothing
+ * here, which another file of the manuscript may define. Linear: each character is read once, groups
+ * are matched in one pass.
  */
-export function renderMath(source: string, from: number, to: number, macros: ReadonlyMap<string, string> = new Map()): MathPiece[] {
+export function renderMath(
+  source: string,
+  from: number,
+  to: number,
+  macros: ReadonlyMap<string, string> = new Map(),
+  onUndefined: (name: string) => void = () => undefined,
+): MathPiece[] {
   const closers = matchBraces(source, from, to);
   /** What a brace prints, for the groups that print one: "10^{4-9}" is "10^(4-9)", "\frac{a}{b+c}" is "a/(b+c)". */
   const braces = new Map<number, string>();
@@ -60,7 +68,7 @@ export function renderMath(source: string, from: number, to: number, macros: Rea
   for (let j = from; j < to; j++) {
     const c = source[j];
     if (c === '\\') {
-      const end = command(source, j, to, macros, push);
+      const end = command(source, j, to, macros, push, onUndefined);
       const name = source.slice(j + 1, end + 1);
       if (FRACTIONS.has(name)) {
         const numerator = group(end + 1, '', '/');
@@ -85,7 +93,14 @@ export function renderMath(source: string, from: number, to: number, macros: Rea
 }
 
 /** Reads the command at `at`; returns the index of its last character. */
-function command(source: string, at: number, to: number, macros: ReadonlyMap<string, string>, push: (text: string, offset: number) => void): number {
+function command(
+  source: string,
+  at: number,
+  to: number,
+  macros: ReadonlyMap<string, string>,
+  push: (text: string, offset: number) => void,
+  onUndefined: (name: string) => void,
+): number {
   let end = at + 1;
   while (end < to && /[a-zA-Z]/.test(source[end])) end++;
   if (end === at + 1) {
@@ -103,6 +118,7 @@ function command(source: string, at: number, to: number, macros: ReadonlyMap<str
   else if (OPERATORS.has(name)) push(name + spaceAfter, at);
   else if (SPACES.has(name)) push(' ', at);
   // Any other command is most likely the document's own with arguments (`\bvec{x}`): its arguments print.
+  else if (!FRACTIONS.has(name) && name !== 'sqrt') onUndefined(name);
   return end - 1;
 }
 

@@ -24,22 +24,29 @@ export interface MissingInclude {
   readonly reason?: string;
 }
 
-/** Remembers parsed files by content, so an unchanged file is not parsed again. */
+/**
+ * Remembers parsed files by content, so an unchanged file is not parsed again: each file as read alone,
+ * and as read with the macros other files of its manuscript define.
+ */
 export class ParseCache {
-  private readonly entries = new Map<string, { text: string; rootDir: string; parsed: ParsedSource }>();
+  private readonly entries = new Map<string, { text: string; rootDir: string; macros: string; parsed: ParsedSource }>();
+  private readonly withMacros = new Map<string, { text: string; rootDir: string; macros: string; parsed: ParsedSource }>();
 
   constructor(private readonly parsers: Parsers = IN_THREAD) {}
 
-  async parse(file: string, text: string, rootDir: string): Promise<ParsedSource> {
-    const cached = this.entries.get(file);
-    if (cached && cached.text === text && cached.rootDir === rootDir) return cached.parsed;
-    const parsed = await this.parsers.source(file, text, rootDir);
-    this.entries.set(file, { text, rootDir, parsed });
+  async parse(file: string, text: string, rootDir: string, macros: ReadonlyMap<string, string> = new Map()): Promise<ParsedSource> {
+    const entries = macros.size === 0 ? this.entries : this.withMacros;
+    const key = macros.size === 0 ? '' : JSON.stringify([...macros]);
+    const cached = entries.get(file);
+    if (cached && cached.text === text && cached.rootDir === rootDir && cached.macros === key) return cached.parsed;
+    const parsed = await this.parsers.source(file, text, rootDir, macros.size === 0 ? undefined : macros);
+    entries.set(file, { text, rootDir, macros: key, parsed });
     return parsed;
   }
 
   forget(file: string): void {
     this.entries.delete(file);
+    this.withMacros.delete(file);
   }
 }
 
@@ -108,6 +115,7 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
   if (rootText === undefined) return undefined;
   const rootDir = path.dirname(root);
   const sources: ParsedSource[] = [];
+  const texts = new Map<string, string>([[root, rootText]]);
   const missingIncludes: MissingInclude[] = [];
   const visited = new Set<string>([root]);
 
@@ -122,17 +130,41 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
         missingIncludes.push({ reference, from: source.file, reason: read.error });
         continue;
       }
+      texts.set(reference.path, read.text);
       await visit(await cache.parse(reference.path, read.text, rootDir), depth + 1);
     }
   };
   await visit(await cache.parse(root, rootText, rootDir), 0);
+  const expanded = await withManuscriptMacros(sources, texts, rootDir, cache);
 
   return {
     root,
     language,
-    sources,
-    citations: sources.flatMap((s) => s.citations),
+    sources: expanded,
+    citations: expanded.flatMap((s) => s.citations),
     missingIncludes,
     citesAll: sources.some((s) => s.citesAll),
   };
+}
+
+/**
+ * The files of a manuscript read again where they use argument-free macros that another of its files
+ * defines (a preamble's `\input{macros}`), so those print in their claims as they do in LaTeX. Where two
+ * files define one name, the first read wins. Files that use none are not read again.
+ */
+async function withManuscriptMacros(sources: readonly ParsedSource[], texts: ReadonlyMap<string, string>, rootDir: string, cache: ParseCache): Promise<readonly ParsedSource[]> {
+  const defined = new Map<string, string>();
+  for (const source of sources) for (const [name, expansion] of source.macros) if (!defined.has(name)) defined.set(name, expansion);
+  if (defined.size === 0) return sources;
+  return Promise.all(
+    sources.map((source) => {
+      const used = new Map<string, string>();
+      for (const name of source.undefinedCommands) {
+        const expansion = defined.get(name);
+        if (expansion !== undefined) used.set(name, expansion);
+      }
+      const text = texts.get(source.file);
+      return used.size === 0 || text === undefined ? source : cache.parse(source.file, text, rootDir, used);
+    }),
+  );
 }

@@ -1,6 +1,4 @@
 import type { PlainText } from './plainText';
-import type { Citation, Claim } from './types';
-import type { LineIndex } from '../text/positions';
 
 export interface Span {
   readonly start: number;
@@ -47,8 +45,10 @@ export function splitSentences(plain: PlainText): Span[] {
 function splitSegment(text: string, from: number, to: number, out: Span[]): void {
   let start = from;
   for (let i = from; i < to; i++) {
+    const unit = text.charCodeAt(i);
+    // `.`, `!`, `?`: compared as units, since this runs over every character of the manuscript.
+    if (unit !== 0x2e && unit !== 0x21 && unit !== 0x3f) continue;
     const ch = text[i];
-    if (ch !== '.' && ch !== '!' && ch !== '?') continue;
     let end = i + 1;
     while (end < to && CLOSERS.has(text[end])) end++;
     if (end >= to || text[end] !== ' ') continue;
@@ -90,19 +90,6 @@ function pushTrimmed(text: string, start: number, end: number, out: Span[]): voi
   if (end > start) out.push({ start, end });
 }
 
-/** Turns sentence spans into claims with their source ranges. */
-export function toClaims(plain: PlainText, spans: readonly Span[], lines: LineIndex): Claim[] {
-  const offsets = Uint32Array.from(plain.offsets);
-  return spans.map(({ start, end }) => {
-    const sourceOffsets = offsets.subarray(start, end);
-    return {
-      text: plain.text.slice(start, end),
-      range: lines.rangeOf(sourceOffsets[0], sourceOffsets[sourceOffsets.length - 1] + 1),
-      sourceOffsets,
-    };
-  });
-}
-
 /**
  * The sentence a citation at plain-text position `anchor` belongs to: the one containing it, else the
  * one it directly follows ("… is known.\cite{x}" cites the sentence it ends).
@@ -133,15 +120,4 @@ export interface ScannedCitation {
   readonly end: number;
   /** Plain-text position, to find the citation's sentence; undefined for citations that make no claim. */
   readonly anchor?: number;
-}
-
-/** Splits the plain text into claims and gives each scanned citation its range and its claim. */
-export function resolveCitations(plain: PlainText, scanned: readonly ScannedCitation[], file: string, lines: LineIndex): { claims: Claim[]; citations: Citation[] } {
-  const spans = splitSentences(plain);
-  const claims = toClaims(plain, spans, lines);
-  const citations = scanned.map((c) => {
-    const index = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
-    return { key: c.key, command: c.command, file, range: lines.rangeOf(c.start, c.end), claim: index === undefined ? undefined : claims[index] };
-  });
-  return { claims, citations };
 }

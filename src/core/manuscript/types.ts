@@ -9,8 +9,8 @@ export interface Claim {
   /** Where the sentence stands in its source file. */
   readonly range: Range;
   /**
-   * Source offset of each character of `text`: views of one buffer per file, which a worker thread
-   * hands over in one copy instead of element by element.
+   * Source offset of each UTF-16 unit of `text`: a view of the file's one offsets array, which the
+   * parser thread hands over without copying (`packed.ts`).
    */
   readonly sourceOffsets: Uint32Array;
 }
@@ -52,6 +52,10 @@ export interface ParsedSource {
   readonly texRoot?: string;
   /** Why the YAML front matter could not be read, so its `bibliography:` and `nocite:` may be missed. */
   readonly frontMatterProblem?: FrontMatterProblem;
+  /** The argument-free macros the file defines (`\newcommand{\tool}{dynoNet}`), each with the text it prints. */
+  readonly macros: ReadonlyMap<string, string>;
+  /** Commands the file uses that print nothing in it: another file of the manuscript may define them. */
+  readonly undefinedCommands: readonly string[];
 }
 
 export interface FrontMatterProblem {

@@ -1,8 +1,9 @@
 import { parseBibliography } from '../bibliography/parse';
 import type { Bibliography } from '../bibliography/types';
 import { languageOf } from '../manuscript/language';
-import { parseLatex } from '../manuscript/latex';
-import { parseMarkdown } from '../manuscript/markdown';
+import { packLatex } from '../manuscript/latex';
+import { packMarkdown } from '../manuscript/markdown';
+import { unpackSource, type PackedSource } from '../manuscript/packed';
 import type { ParsedSource } from '../manuscript/types';
 
 /**
@@ -10,16 +11,22 @@ import type { ParsedSource } from '../manuscript/types';
  * to a worker thread (`ParserThread`), so that a large file never freezes the editor.
  */
 export interface Parsers {
-  source(file: string, text: string, rootDir: string): Promise<ParsedSource>;
+  /** `macros`: argument-free LaTeX macros that other files of the manuscript define. */
+  source(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource>;
   bibliography(file: string, text: string): Promise<Bibliography>;
 }
 
-export function parseSource(file: string, text: string, rootDir: string): ParsedSource {
-  return languageOf(file) === 'markdown' ? parseMarkdown(text, file) : parseLatex(text, file, rootDir);
+/** A manuscript file parsed into the packed form a thread sends; `unpackSource` reads it. */
+export function packSource(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): PackedSource {
+  return languageOf(file) === 'markdown' ? packMarkdown(text, file) : packLatex(text, file, rootDir, macros);
+}
+
+export function parseSource(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): ParsedSource {
+  return unpackSource(packSource(file, text, rootDir, macros));
 }
 
 /** Parsing in the caller's thread. */
 export const IN_THREAD: Parsers = {
-  source: async (file, text, rootDir) => parseSource(file, text, rootDir),
+  source: async (file, text, rootDir, macros) => parseSource(file, text, rootDir, macros),
   bibliography: async (file, text) => parseBibliography(text, file),
 };

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Bibliography } from '../bibliography/types';
+import { unpackSource } from '../manuscript/packed';
 import type { ParsedSource } from '../manuscript/types';
 import type { Parsers } from './parsers';
 import type { ParseReply, ParseRequest } from './protocol';
@@ -16,10 +17,10 @@ export class ParserThread implements Parsers {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
-  async source(file: string, text: string, rootDir: string): Promise<ParsedSource> {
-    const reply = await this.send({ id: this.nextId++, type: 'source', file, text, rootDir });
+  async source(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource> {
+    const reply = await this.send({ id: this.nextId++, type: 'source', file, text, rootDir, macros });
     if (reply.type !== 'source') throw new Error(`Parsing ${file} failed: ${reply.type === 'failed' ? reply.message : 'unexpected reply'}`);
-    return reply.parsed;
+    return unpackSource(reply.parsed);
   }
 
   async bibliography(file: string, text: string): Promise<Bibliography> {

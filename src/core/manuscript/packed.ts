@@ -1,0 +1,189 @@
+import type { LineIndex, Range } from '../text/positions';
+import type { PlainText } from './plainText';
+import { sentenceIndexAt, splitSentences, type ScannedCitation } from './sentences';
+import type { Citation, Claim, ParsedSource } from './types';
+
+/** What a scanner found in a file besides its citations and sentences. */
+export type SourceFacts = Omit<ParsedSource, 'citations' | 'claims'>;
+
+/**
+ * A parsed file as a few strings and typed arrays: what the parser thread sends, its arrays
+ * transferred rather than copied. A 10 MB manuscript has hundreds of thousands of citations and
+ * sentences; as objects, copying them between threads and collecting them held the receiving thread
+ * for seconds. `unpackSource` gives them back as objects that read these arrays when asked.
+ */
+export interface PackedSource extends SourceFacts {
+  /** The file's prose as plain text; each claim is a slice of it. */
+  readonly plainText: string;
+  /** The source offset of each UTF-16 unit of `plainText`. */
+  readonly offsets: Uint32Array;
+  /** Per claim: its start and end in `plainText`. */
+  readonly claimSpans: Uint32Array;
+  /** Per claim: the start line, start character, end line and end character of its source range. */
+  readonly claimRanges: Uint32Array;
+  /** The distinct keys, which `keyIndexes` name: a manuscript cites a few hundred works many times. */
+  readonly keys: readonly string[];
+  readonly keyIndexes: Uint32Array;
+  /** The distinct commands, which `commandIndexes` name. */
+  readonly commands: readonly string[];
+  readonly commandIndexes: Uint32Array;
+  /** Per citation: the start line, start character, end line and end character of its key. */
+  readonly citationRanges: Uint32Array;
+  /** Per citation: 1 + the index of its claim, or 0 when it makes none. */
+  readonly citationClaims: Uint32Array;
+}
+
+
+/** Splits the plain text into claims, gives each scanned citation its range and its claim, and packs it all. */
+export function packSource(facts: SourceFacts, plain: PlainText, scanned: readonly ScannedCitation[], lines: LineIndex): PackedSource {
+  const spans = splitSentences(plain);
+  const claimSpans = new Uint32Array(spans.length * 2);
+  const claimRanges = new Uint32Array(spans.length * 4);
+  spans.forEach(({ start, end }, i) => {
+    claimSpans[2 * i] = start;
+    claimSpans[2 * i + 1] = end;
+    putRange(claimRanges, i, lines.rangeOf(plain.offsets[start], plain.offsets[end - 1] + 1));
+  });
+  const keys = new DistinctValues(scanned.length);
+  const commands = new DistinctValues(scanned.length);
+  const citationRanges = new Uint32Array(scanned.length * 4);
+  const citationClaims = new Uint32Array(scanned.length);
+  scanned.forEach((c, i) => {
+    keys.put(i, c.key);
+    commands.put(i, c.command);
+    putRange(citationRanges, i, lines.rangeOf(c.start, c.end));
+    const claim = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
+    citationClaims[i] = claim === undefined ? 0 : claim + 1;
+  });
+  return {
+    ...facts,
+    plainText: plain.text,
+    offsets: plain.offsets,
+    claimSpans,
+    claimRanges,
+    keys: keys.values(),
+    keyIndexes: keys.indexes,
+    commands: commands.values(),
+    commandIndexes: commands.indexes,
+    citationRanges,
+    citationClaims,
+  };
+}
+
+/** The buffers a packed file can hand over to another thread instead of copying them. */
+export function transferablesOf(packed: PackedSource): ArrayBuffer[] {
+  return [packed.offsets, packed.claimSpans, packed.claimRanges, packed.keyIndexes, packed.commandIndexes, packed.citationRanges, packed.citationClaims].map((a) => a.buffer as ArrayBuffer);
+}
+
+/** The parsed file, its claims and citations reading the packed arrays. */
+export function unpackSource(packed: PackedSource): ParsedSource {
+  const claims: PackedClaim[] = new Array(packed.claimSpans.length / 2);
+  for (let i = 0; i < claims.length; i++) claims[i] = new PackedClaim(packed, i);
+  const citations: PackedCitation[] = new Array(packed.keyIndexes.length);
+  for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(packed, i, claims);
+  return {
+    file: packed.file,
+    language: packed.language,
+    citations,
+    claims,
+    includes: packed.includes,
+    bibliographies: packed.bibliographies,
+    bibitems: packed.bibitems,
+    citesAll: packed.citesAll,
+    texRoot: packed.texRoot,
+    ...(packed.frontMatterProblem && { frontMatterProblem: packed.frontMatterProblem }),
+    macros: packed.macros,
+    undefinedCommands: packed.undefinedCommands,
+  };
+}
+
+/** Strings that repeat, each kept once, and for each of `count` items the index of its own. */
+class DistinctValues {
+  readonly indexes: Uint32Array;
+  private readonly index = new Map<string, number>();
+
+  constructor(count: number) {
+    this.indexes = new Uint32Array(count);
+  }
+
+  put(item: number, value: string): void {
+    let at = this.index.get(value);
+    if (at === undefined) this.index.set(value, (at = this.index.size));
+    this.indexes[item] = at;
+  }
+
+  values(): string[] {
+    return [...this.index.keys()];
+  }
+}
+
+function putRange(into: Uint32Array, index: number, range: Range): void {
+  into[4 * index] = range.start.line;
+  into[4 * index + 1] = range.start.character;
+  into[4 * index + 2] = range.end.line;
+  into[4 * index + 3] = range.end.character;
+}
+
+function rangeAt(from: Uint32Array, index: number): Range {
+  return { start: { line: from[4 * index], character: from[4 * index + 1] }, end: { line: from[4 * index + 2], character: from[4 * index + 3] } };
+}
+
+/** A sentence whose text is its own, and whose range and offsets are read from the packed arrays when asked. */
+class PackedClaim implements Claim {
+  readonly text: string;
+  readonly #packed: PackedSource;
+  readonly #index: number;
+
+  constructor(packed: PackedSource, index: number) {
+    this.text = packed.plainText.slice(packed.claimSpans[2 * index], packed.claimSpans[2 * index + 1]);
+    this.#packed = packed;
+    this.#index = index;
+  }
+
+  get range(): Range {
+    return rangeAt(this.#packed.claimRanges, this.#index);
+  }
+
+  get sourceOffsets(): Uint32Array {
+    const spans = this.#packed.claimSpans;
+    return this.#packed.offsets.subarray(spans[2 * this.#index], spans[2 * this.#index + 1]);
+  }
+
+  /** What `JSON.stringify` writes: the values a reader of the claim sees, which are not all its own properties. */
+  toJSON(): { text: string; range: Range } {
+    return { text: this.text, range: this.range };
+  }
+}
+
+/** A citation whose key, command and file are its own, and whose range and claim are read when asked. */
+class PackedCitation implements Citation {
+  readonly key: string;
+  readonly command: string;
+  readonly file: string;
+  readonly #packed: PackedSource;
+  readonly #index: number;
+  readonly #claims: readonly Claim[];
+
+  constructor(packed: PackedSource, index: number, claims: readonly Claim[]) {
+    this.key = packed.keys[packed.keyIndexes[index]];
+    this.command = packed.commands[packed.commandIndexes[index]];
+    this.file = packed.file;
+    this.#packed = packed;
+    this.#index = index;
+    this.#claims = claims;
+  }
+
+  get range(): Range {
+    return rangeAt(this.#packed.citationRanges, this.#index);
+  }
+
+  get claim(): Claim | undefined {
+    const claim = this.#packed.citationClaims[this.#index];
+    return claim === 0 ? undefined : this.#claims[claim - 1];
+  }
+
+  /** What `JSON.stringify` writes: the values a reader of the citation sees, which are not all its own properties. */
+  toJSON(): Citation {
+    return { key: this.key, command: this.command, file: this.file, range: this.range, claim: this.claim };
+  }
+}
