@@ -195,6 +195,18 @@ describe('reference existence', () => {
     assert.deepEqual(verdict, { status: 'not-found', asked: ['crossref', 'openalex', 'semanticscholar'], doiNamesOther: undefined });
   });
 
+  it('names the sources asked in the configured order, whatever order they answered in', async () => {
+    const fabricated = entry('@article{x, title={Quantum Gradient Descent Eliminates Citation Errors}, author={Nguyen, Linh}, year={2023}, doi={10.1234/invented}}');
+    // OpenAlex cannot answer the DOI lookup, so Crossref is heard from first; OpenAlex answers the title search.
+    const openalex = new FakeSource('openalex', [LSTM]);
+    openalex.byDoi = async () => {
+      throw new SourceError('timeout', 'slow', 'openalex');
+    };
+    const verdict = await resolveEntry(fabricated, [openalex, new FakeSource('crossref', [RESNET])]);
+    assert.equal(verdict.status, 'not-found');
+    assert.deepEqual(verdict.status === 'not-found' && verdict.asked, ['openalex', 'crossref']);
+  });
+
   it('says when a DOI belongs to a different work and the cited title exists nowhere', async () => {
     const chimera = entry('@article{x, title={Residual Attention for Citation Checking}, author={Smith, A.}, year={2021}, doi={10.1109/cvpr.2016.90}}');
     const verdict = await resolveEntry(chimera, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [])]);

@@ -28,7 +28,7 @@ export type ExistenceVerdict =
     }
   | {
       readonly status: 'not-found';
-      /** The sources that answered and had no matching record. */
+      /** The sources that answered and had no matching record, in the configured order. */
       readonly asked: readonly SourceId[];
       /** A DOI of the entry that exists but names a different work. */
       readonly doiNamesOther?: SourceRecord;
@@ -104,7 +104,7 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
     if (verdict && !(preprint && isPreprintOnly(verdict))) return verdict;
   }
 
-  return preprint ?? notFoundOrUnchecked(entry, attempts, doiNamesOther);
+  return preprint ?? notFoundOrUnchecked(entry, sources, attempts, doiNamesOther);
 }
 
 function isPreprintOnly(verdict: ExistenceVerdict): boolean {
@@ -226,11 +226,12 @@ async function ask<T>(
   }
 }
 
-function notFoundOrUnchecked(entry: BibEntry, attempts: Attempts, doiNamesOther: SourceRecord | undefined): ExistenceVerdict {
+function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], attempts: Attempts, doiNamesOther: SourceRecord | undefined): ExistenceVerdict {
   if (!entry.title && !entry.doi && !entry.arxivId) {
     return { status: 'unchecked', reason: 'The entry has no title, DOI or arXiv id to look up.' };
   }
-  const answered = [...attempts.answered];
+  // In the configured order, not the order the answers happened to arrive in.
+  const answered = sources.map((s) => s.id).filter((id) => attempts.answered.has(id));
   if (answered.length < MIN_ANSWERS_FOR_NOT_FOUND) {
     const why = [...attempts.failures].map(([id, failure]) => `${SOURCE_NAMES[id]}: ${shorten(failure.message)}`);
     const heard = answered.length === 0 ? 'No source could answer.' : `Only ${SOURCE_NAMES[answered[0]]} answered; a verdict needs two.`;

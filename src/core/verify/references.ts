@@ -2,7 +2,7 @@ import { authorName } from '../bibliography/describe';
 import type { BibEntry } from '../bibliography/types';
 import { sortFindings, type CheckResult } from '../check';
 import type { Evidence, Finding } from '../findings';
-import { SOURCE_IDS, SOURCE_NAMES } from '../sources/config';
+import { SOURCE_NAMES } from '../sources/config';
 import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
 import { abstractOf, type Abstract } from './abstracts';
 import { resolveEntry, type ExistenceVerdict } from './existence';
@@ -195,16 +195,14 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
         evidence: recordEvidence(verdict.record, verdict.via),
       };
     case 'not-found': {
-      // In the sources' own order, not the order their answers happened to arrive in.
-      const asked = SOURCE_IDS.filter((id) => verdict.asked.includes(id));
-      const names = asked.map((id) => SOURCE_NAMES[id]).join(', ');
+      const names = verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ');
       const doi = verdict.doiNamesOther ? ` Its DOI belongs to a different work: "${verdict.doiNamesOther.title}".` : '';
       return {
         ...at,
         code: 'not-found',
         severity: 'error',
         message: `No record of '${entry.key}' in ${names}; possibly fabricated.${doi}`,
-        evidence: { asked: asked.map((id) => SOURCE_NAMES[id]), ...(verdict.doiNamesOther ? recordEvidence(verdict.doiNamesOther, 'doi') : {}) },
+        evidence: { asked: verdict.asked.map((id) => SOURCE_NAMES[id]), ...(verdict.doiNamesOther ? recordEvidence(verdict.doiNamesOther, 'doi') : {}) },
       };
     }
     case 'metadata-mismatch': {
