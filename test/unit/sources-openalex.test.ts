@@ -227,6 +227,22 @@ describe('OpenAlex', () => {
       assert.ok(!error.message.includes(KEY));
     });
 
+    it('says that searches need a key when OpenAlex answers 403 to a search without one', async () => {
+      const server = await serve((_, res) => sendJson(res, 403, { error: 'Forbidden', message: 'API key required for this endpoint.' }));
+      const error = await new OpenAlexSource({ baseUrl: server.baseUrl }).search({ title: 'x' }).catch((e: unknown) => e);
+      assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
+      assert.match(error.message, /HTTP 403: .*API key required/);
+      assert.match(error.message, /need an API key.*openalex\.org\/settings\/api.*Attest: Set Source API Key.*ATTEST_OPENALEX_API_KEY/);
+    });
+
+    it('says the key may be wrong or spent when OpenAlex answers 403 to a search with one', async () => {
+      const server = await serve((_, res) => sendJson(res, 403, { error: 'Forbidden', message: `Invalid api_key ${KEY}` }));
+      const error = await new OpenAlexSource({ baseUrl: server.baseUrl, apiKey: KEY }).search({ title: 'x' }).catch((e: unknown) => e);
+      assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
+      assert.match(error.message, /key may be wrong or its daily allowance spent/);
+      assert.ok(!error.message.includes(KEY));
+    });
+
     it('reports an answer of the wrong shape as malformed', async () => {
       const server = await serve((req, res) => sendJson(res, 200, req.url?.startsWith('/works?') ? { meta: {}, results: null } : SEARCH));
       const openalex = new OpenAlexSource({ baseUrl: server.baseUrl });

@@ -21,7 +21,7 @@
  * own (not HTML, not after a redirect to another origin) and the source has given a well-formed answer
  * during this run; every other 404 or 410 (a search endpoint moved, a proxy, a misconfigured mirror)
  * is 'unavailable'. Everything else throws `SourceError` when the source could not answer:
- *   401/403 → 'unauthorized' (names `credentialsSetting`); 429 until retries run out → 'rate-limited';
+ *   401/403 → 'unauthorized' (says `whenRefused`, or names `credentialsSetting`); 429 until retries run out → 'rate-limited';
  *   5xx until retries run out, other statuses, network failure → 'unavailable'; no answer within
  *   `timeoutMs` → 'timeout'; `signal` aborted → 'cancelled'; invalid JSON or a body over 20 MB →
  *   'malformed'; offline and not in the cache → 'offline'.
@@ -52,6 +52,8 @@ export interface HttpClientOptions {
   readonly privateHeaders?: Readonly<Record<string, string>>;
   /** The setting or environment variable holding the credentials, named when the source refuses them. */
   readonly credentialsSetting?: string;
+  /** What the user can do when the source answers 401 or 403, where the service documents more than a bad key. */
+  readonly whenRefused?: string;
   readonly requestsPerSecond: number;
   readonly maxConcurrent: number;
   /** Per attempt, body included. */
@@ -358,7 +360,8 @@ export class HttpClient {
   }
 
   private unauthorized(answer: string): SourceError {
-    const fix = this.options.credentialsSetting ? ` Check the API key in ${this.options.credentialsSetting}.` : '';
+    const { whenRefused, credentialsSetting } = this.options;
+    const fix = whenRefused ? ` ${whenRefused}` : credentialsSetting ? ` Check the API key in ${credentialsSetting}.` : '';
     return this.error('unauthorized', `${this.host} refused Attest's request (${answer}).${fix}`);
   }
 

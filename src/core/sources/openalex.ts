@@ -25,6 +25,11 @@ export interface OpenAlexOptions {
 /** Only the fields Attest reads, which keeps answers small (`abstract_inverted_index` is most of them). */
 const FIELDS = ['id', 'doi', 'title', 'display_name', 'publication_year', 'authorships', 'primary_location', 'locations', 'open_access', 'best_oa_location', 'abstract_inverted_index'].join(',');
 const DEFAULT_LIMIT = 5;
+const SET_KEY = 'with "Attest: Set Source API Key" (ATTEST_OPENALEX_API_KEY for the CLI)';
+/** Since February 2026 OpenAlex answers searches only with an API key, and answers 403 without one. */
+const NO_KEY = `OpenAlex searches need an API key since February 2026: get a free one at https://openalex.org/settings/api and set it ${SET_KEY}.`;
+/** OpenAlex also answers 403 when a key's daily allowance is spent. */
+const REFUSED_KEY = `The OpenAlex API key may be wrong or its daily allowance spent: check it at https://openalex.org/settings/api and set it again ${SET_KEY}.`;
 
 export class OpenAlexSource implements PaperSource {
   readonly id = 'openalex';
@@ -40,7 +45,7 @@ export class OpenAlexSource implements PaperSource {
       baseUrl: options.baseUrl ?? DEFAULT_SOURCES.openalex.baseUrl,
       email: options.email,
       privateParams,
-      credentialsSetting: 'the OpenAlex key of "Attest: Set Source API Key" (ATTEST_OPENALEX_API_KEY for the CLI)',
+      whenRefused: options.apiKey ? REFUSED_KEY : NO_KEY,
       requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.openalex.requestsPerSecond,
       // Enough to use its documented 100 requests a second at the latency of a distant API.
       maxConcurrent: 8,
