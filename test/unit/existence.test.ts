@@ -246,7 +246,7 @@ describe('reference existence', () => {
   it('stops when cancelled', async () => {
     const controller = new AbortController();
     controller.abort();
-    await assert.rejects(resolveEntry(resnetEntry('year={2016}'), [new FakeSource('crossref', [RESNET])], controller.signal), /cancelled/);
+    await assert.rejects(resolveEntry(resnetEntry('year={2016}'), [new FakeSource('crossref', [RESNET])], { signal: controller.signal }), /cancelled/);
   });
 
   it('looks each key up once, reports progress, and keeps the bibliography order', async () => {

@@ -1,3 +1,4 @@
+import type { CheckRun } from './health';
 import type { Author } from '../bibliography/types';
 
 /** The open bibliographic sources Attest asks. */
@@ -34,6 +35,8 @@ export interface BibliographicQuery {
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;
+  /** The check the request belongs to: a source that keeps failing is skipped until it ends. */
+  readonly run?: CheckRun;
 }
 
 /**

@@ -69,7 +69,7 @@ interface Attempts {
  * every source at once, and compares what it finds with what the entry says. The first record that
  * matches ends the search. A source that cannot answer never counts against the entry.
  */
-export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], signal?: AbortSignal): Promise<ExistenceVerdict> {
+export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions = {}): Promise<ExistenceVerdict> {
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
   const attempts: Attempts = { answered: new Set(), failures: new Map() };
   let doiNamesOther: SourceRecord | undefined;
@@ -79,7 +79,7 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
   /** A preprint found while the entry claims a venue: kept while a published version may turn up. */
   let preprint: ExistenceVerdict | undefined;
   for (const [route, id, lookup] of identifierLookups(entry)) {
-    const verdict = await askAll(sources, attempts, signal, (s, options) => lookup(s, id, options), (record, source) => {
+    const verdict = await askAll(sources, attempts, request, (s, options) => lookup(s, id, options), (record, source) => {
       if (!record) {
         if (route === 'doi') doiUnknownTo.push(source.id);
         return undefined;
@@ -96,7 +96,7 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
 
   if (entry.title) {
     const query = { title: entry.title, authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 };
-    const verdict = await askAll(sources, attempts, signal, (s, options) => s.search(query, options), (records) => {
+    const verdict = await askAll(sources, attempts, request, (s, options) => s.search(query, options), (records) => {
       const best = pickBestMatch(entry, records);
       return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
     });
@@ -128,12 +128,12 @@ function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string |
 async function askAll<T>(
   sources: readonly PaperSource[],
   attempts: Attempts,
-  signal: AbortSignal | undefined,
+  { signal, run }: RequestOptions,
   question: (source: PaperSource, options: RequestOptions) => Promise<T> | undefined,
   judge: (answer: T, source: PaperSource) => ExistenceVerdict | undefined,
 ): Promise<ExistenceVerdict | undefined> {
   const done = new AbortController();
-  const options = { signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal };
+  const options = { signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal, run };
   let releaseOthers = (): void => undefined;
   const headStart = new Promise<void>((resolve) => (releaseOthers = resolve));
   const timer = setTimeout(releaseOthers, HEAD_START_MS);
