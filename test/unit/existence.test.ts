@@ -227,6 +227,16 @@ describe('reference existence', () => {
     assert.match(bothAsked.status === 'metadata-mismatch' ? bothAsked.differences[0].found ?? '' : '', /no such DOI in crossref, openalex|no such DOI in Crossref, OpenAlex/);
   });
 
+  it('does not wait for more sources once two have said the DOI does not exist and the work is found by its title', async () => {
+    const made = entry('@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.9999/fake.123}}');
+    const slow = new SlowSource('semanticscholar', 20_000);
+    const knowsNoDoi: PaperSource = Object.assign(slow, { byDoi: async () => undefined });
+    const started = Date.now();
+    const verdict = await resolveEntry(made, [new FakeSource('crossref', [{ ...LSTM, doi: undefined }]), knowsNoDoi]);
+    assert.equal(verdict.status, 'metadata-mismatch');
+    assert.ok(Date.now() - started < 5000, `waited ${Date.now() - started} ms for a source that could not change the verdict`);
+  });
+
   it('never calls a reference fabricated when sources could not answer', async () => {
     const real = entry('@article{x, title={Made up or not}, author={Doe, Q.}, year={2020}}');
     const allDown = await resolveEntry(real, [down('crossref'), down('openalex')]);

@@ -69,6 +69,12 @@ export interface HttpClientOptions {
 }
 
 const RETRIES = 3;
+/**
+ * Requests start this much further apart than the limit allows: they reach the service a few
+ * milliseconds early or late, and one counted in the same second as the last is refused with a 429
+ * whose pause costs far more than the margin (a quarter of Semantic Scholar's requests, measured).
+ */
+const START_SPACING = 1.05;
 /** Longer waits would hold a check up; the source is skipped instead. */
 const MAX_RETRY_WAIT_MS = 10_000;
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -92,7 +98,7 @@ export class HttpClient {
   private unreachableUntil = 0;
 
   constructor(private readonly options: HttpClientOptions) {
-    this.gate = new RequestGate(1000 / options.requestsPerSecond, options.maxConcurrent);
+    this.gate = new RequestGate((1000 / options.requestsPerSecond) * START_SPACING, options.maxConcurrent);
     this.host = new URL(options.baseUrl).host;
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.backoffMs = options.backoffMs ?? 1000;

@@ -55,6 +55,7 @@ const ENOUGH_BROAD_ANSWERS = 2;
  * entries that need them.
  */
 const HEAD_START_MS = 2000;
+const UNRESOLVED_DOI = 'the DOI does not resolve';
 /** Long enough for the host and what it said; the rest of an error body is noise in a hover. */
 const MAX_REASON_LENGTH = 160;
 
@@ -107,6 +108,15 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
   return preprint ?? notFoundOrUnchecked(entry, sources, attempts, doiNamesOther);
 }
 
+/**
+ * A verdict no other source's answer could change: the work found as cited, or found with a DOI that
+ * two sources said does not exist, which stays wrong whatever record another source has.
+ */
+function isSettled(verdict: ExistenceVerdict): boolean {
+  if (verdict.status === 'found') return !isPreprintOnly(verdict);
+  return verdict.status === 'metadata-mismatch' && verdict.differences.some((d) => d.note === UNRESOLVED_DOI);
+}
+
 function isPreprintOnly(verdict: ExistenceVerdict): boolean {
   return verdict.status === 'found' && verdict.venueUnconfirmed !== undefined;
 }
@@ -121,7 +131,7 @@ function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string |
 /**
  * Asks the sources and judges each answer as it comes: the first source alone, then, once it answers
  * without a match, fails, or has had its head start, all the others at once. A record that matches
- * (`found`) ends the asking; a mismatch is kept while the others may still find the work as the entry
+ * (`found`, or one settled otherwise: `isSettled`) ends the asking; a mismatch is kept while the others may still find the work as the entry
  * describes it; after `ENOUGH_BROAD_ANSWERS` answers from broad sources the rest are not waited for.
  * Questions still under way are cancelled.
  */
@@ -153,7 +163,7 @@ async function askAll<T>(
       if (!answer) continue;
       if (!source.partialCoverage) broadAnswers++;
       const verdict = judge(answer.value, source);
-      if (verdict?.status === 'found' && !isPreprintOnly(verdict)) return verdict;
+      if (verdict && isSettled(verdict)) return verdict;
       // A published version, even one whose metadata differs, says more about a claimed venue than a preprint.
       if (verdict && (kept === undefined || (isPreprintOnly(kept) && !isPreprintOnly(verdict)))) kept = verdict;
     }
@@ -175,7 +185,7 @@ async function askAll<T>(
 function withUnresolvedDoi(entry: BibEntry, differences: readonly FieldDifference[], unknownTo: readonly SourceId[]): readonly FieldDifference[] {
   if (!entry.doi || unknownTo.length < 2 || differences.some((d) => d.field === 'doi')) return differences;
   const names = unknownTo.map((id) => SOURCE_NAMES[id]).join(', ');
-  return [...differences, { field: 'doi', status: 'differ', expected: entry.doi, found: `(no such DOI in ${names})`, note: 'the DOI does not resolve' }];
+  return [...differences, { field: 'doi', status: 'differ', expected: entry.doi, found: `(no such DOI in ${names})`, note: UNRESOLVED_DOI }];
 }
 
 function verdictFor(entry: BibEntry, record: SourceRecord, via: LookupRoute, differences: readonly FieldDifference[]): ExistenceVerdict {
