@@ -35,6 +35,7 @@ class FakeSource implements PaperSource {
   readonly name: string;
   readonly queries: BibliographicQuery[] = [];
   readonly dois: string[] = [];
+  searchVenues?: (name: string) => Promise<string[]>;
 
   constructor(
     readonly id: SourceId,
@@ -139,6 +140,36 @@ describe('reference existence', () => {
     const citesPreprint = entry('@misc{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, year={2023}, howpublished={arXiv preprint arXiv:2310.01234}}');
     const plain = await resolveEntry(citesPreprint, [new FakeSource('arxiv', [preprint]), new FakeSource('crossref', [])]);
     assert.equal(plain.status === 'found' && plain.venueUnconfirmed, undefined);
+  });
+
+  it('calls a venue no source knows a mismatch when only a preprint is found, and keeps a real one a hint', async () => {
+    const preprint: SourceRecord = { source: 'openalex', id: 'W9', title: 'Sparse Recursive Experts', authors: [{ family: 'Lee', given: 'Minji' }], year: 2023, doi: '10.48550/arxiv.2310.01234' };
+    const claims = (venue: string): BibEntry => entry(`@inproceedings{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, booktitle={${venue}}, year={2023}}`);
+    const venues = ['Neural Information Processing Systems', 'Journal of Machine Learning Research', 'Machine Learning'];
+    /** OpenAlex with a venue index: the names sharing a word with the query, or a failure. */
+    const openalex = (failure?: SourceError): FakeSource & { venueQueries: string[] } => {
+      const source = Object.assign(new FakeSource('openalex', [preprint]), { venueQueries: [] as string[] });
+      source.searchVenues = async (name: string) => {
+        source.venueQueries.push(name);
+        if (failure) throw failure;
+        return venues.filter((v) => name.split(' ').some((w) => w.length > 3 && v.includes(w)));
+      };
+      return source;
+    };
+    const invented = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [openalex(), new FakeSource('crossref', [])]);
+    assert.equal(invented.status, 'metadata-mismatch');
+    const venue = invented.status === 'metadata-mismatch' ? invented.differences.find((d) => d.field === 'venue') : undefined;
+    assert.deepEqual([venue?.expected, venue?.found, venue?.note], ['Symposium on Probabilistic Reasoning Machines', '(no such venue in OpenAlex)', 'no such venue']);
+
+    const known = openalex();
+    const iclr = await resolveEntry(claims('ICLR'), [known, new FakeSource('crossref', [])]);
+    assert.equal(iclr.status === 'found' && iclr.venueUnconfirmed, 'ICLR');
+    assert.deepEqual(known.venueQueries, [], 'a well-known venue needs no question');
+    const jmlr = await resolveEntry(claims('J. Mach. Learn. Res.'), [openalex(), new FakeSource('crossref', [])]);
+    assert.equal(jmlr.status === 'found' && jmlr.venueUnconfirmed, 'J. Mach. Learn. Res.');
+
+    const failing = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [openalex(new SourceError('timeout', 'slow', 'openalex')), new FakeSource('crossref', [])]);
+    assert.equal(failing.status, 'found', 'a venue search that failed is no evidence');
   });
 
   it('judges an @misc that claims to be a paper, and leaves software, data and web pages unchecked, saying why', async () => {

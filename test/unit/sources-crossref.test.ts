@@ -113,6 +113,30 @@ describe('Crossref', () => {
       await Promise.all(servers.splice(0).map((s) => s.close()));
     });
 
+    it('searches journals with /journals?query=, and reads their titles', async () => {
+      const journals = {
+        status: 'ok',
+        'message-type': 'journal-list',
+        'message-version': '1.0.0',
+        message: {
+          'items-per-page': 5,
+          query: { 'start-index': 0, 'search-terms': 'machine learning research' },
+          'total-results': 2,
+          items: [
+            { 'last-status-check-time': 1700000000000, publisher: 'Microtome Publishing', title: 'Journal of Machine Learning Research', ISSN: ['1532-4435', '1533-7928'], 'issn-type': [{ type: 'print', value: '1532-4435' }] },
+            { publisher: 'Springer Science and Business Media LLC', title: 'Machine Learning', ISSN: ['0885-6125'] },
+          ],
+        },
+      };
+      const server = await serve((_, res) => sendJson(res, 200, journals));
+      assert.deepEqual(await new CrossrefSource({ baseUrl: server.baseUrl }).searchVenues('machine learning research'), ['Journal of Machine Learning Research', 'Machine Learning']);
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/journals');
+      assert.equal(url.searchParams.get('query'), 'machine learning research');
+      const works = await serve((_, res) => sendJson(res, 200, { status: 'ok', 'message-type': 'work-list', message: { items: [] } }));
+      await assert.rejects(new CrossrefSource({ baseUrl: works.baseUrl }).searchVenues('x'), (e: unknown) => e instanceof SourceError && e.kind === 'malformed');
+    });
+
     it('looks a DOI up as /works/{doi}, with the contact address', async () => {
       const server = await serve((_, res) => sendJson(res, 200, WORK));
       const crossref = new CrossrefSource({ baseUrl: server.baseUrl, email: 'me@example.org' });

@@ -243,6 +243,40 @@ describe('OpenAlex', () => {
       assert.ok(!error.message.includes(KEY));
     });
 
+    it('searches venues with /sources?search=, reading every name a venue goes by', async () => {
+      // The shape of a real /sources answer, trimmed to the fields Attest selects.
+      const sources = {
+        meta: { count: 2, db_response_time_ms: 31, page: 1, per_page: 5 },
+        results: [
+          {
+            id: 'https://openalex.org/S4306420609',
+            display_name: 'Neural Information Processing Systems',
+            abbreviated_title: null,
+            alternate_titles: ['NeurIPS', 'NIPS', 'Advances in Neural Information Processing Systems'],
+          },
+          { id: 'https://openalex.org/S118988714', display_name: 'Journal of Machine Learning Research', abbreviated_title: 'J. Mach. Learn. Res.', alternate_titles: [] },
+        ],
+        group_by: [],
+      };
+      const server = await serve((_, res) => sendJson(res, 200, sources));
+      const names = await new OpenAlexSource({ baseUrl: server.baseUrl }).searchVenues('Neural Information (Processing) Systems');
+      assert.deepEqual(names, [
+        'Neural Information Processing Systems',
+        'NeurIPS',
+        'NIPS',
+        'Advances in Neural Information Processing Systems',
+        'Journal of Machine Learning Research',
+        'J. Mach. Learn. Res.',
+      ]);
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/sources');
+      assert.equal(url.searchParams.get('search'), 'neural information processing systems');
+      await assert.rejects(
+        new OpenAlexSource({ baseUrl: (await serve((_, res) => sendJson(res, 200, { meta: {} }))).baseUrl }).searchVenues('x'),
+        (e: unknown) => e instanceof SourceError && e.kind === 'malformed',
+      );
+    });
+
     it('reports an answer of the wrong shape as malformed', async () => {
       const server = await serve((req, res) => sendJson(res, 200, req.url?.startsWith('/works?') ? { meta: {}, results: null } : SEARCH));
       const openalex = new OpenAlexSource({ baseUrl: server.baseUrl });

@@ -76,9 +76,27 @@ export class CrossrefSource implements PaperSource {
     };
     return this.lists.getJson('/works', params, options, parseCrossrefListResponse);
   }
+
+  /** `/journals?query=…`: the journals Crossref holds DOIs for (not conferences), by their titles. */
+  async searchVenues(name: string, options: RequestOptions = {}): Promise<string[]> {
+    const query = name.trim();
+    if (query === '') return [];
+    return this.lists.getJson('/journals', { query, rows: DEFAULT_LIMIT }, options, parseCrossrefJournals);
+  }
 }
 
 type Json = Record<string, unknown>;
+
+/** `/journals?…`: `{ status: "ok", message-type: "journal-list", message: { items: [{ title, … }, …] } }`. */
+export function parseCrossrefJournals(body: unknown): string[] {
+  if (!isObject(body) || body['message-type'] !== 'journal-list' || !isObject(body.message) || !Array.isArray(body.message.items)) {
+    throw malformed('an answer without a list of journals');
+  }
+  return body.message.items.flatMap((journal: unknown) => {
+    const title = isObject(journal) ? text(journal.title) : undefined;
+    return title ? [title] : [];
+  });
+}
 
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `Crossref sent ${what}, not the work Attest expects.`, 'crossref');

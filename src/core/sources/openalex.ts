@@ -72,9 +72,27 @@ export class OpenAlexSource implements PaperSource {
     const params = { search, 'per-page': query.limit ?? DEFAULT_LIMIT, select: FIELDS };
     return this.http.getJson('/works', params, options, parseOpenAlexResults);
   }
+
+  /** `/sources?search=…`: journals, conferences and repositories, with their abbreviations and former names. */
+  async searchVenues(name: string, options: RequestOptions = {}): Promise<string[]> {
+    const search = name.toLowerCase().replace(/["()]/g, ' ').replace(/\s+/g, ' ').trim();
+    if (search === '') return [];
+    const params = { search, 'per-page': DEFAULT_LIMIT, select: 'id,display_name,abbreviated_title,alternate_titles' };
+    return this.http.getJson('/sources', params, options, parseOpenAlexSources);
+  }
 }
 
 type Json = Record<string, unknown>;
+
+/** A `/sources?…` answer: `{ meta, results: [source, …] }`, each source's every name. */
+export function parseOpenAlexSources(body: unknown): string[] {
+  if (!isObject(body) || !Array.isArray(body.results)) throw malformed('a list of venues without "results"');
+  return body.results.flatMap((venue: unknown) => {
+    if (!isObject(venue)) return [];
+    const alternates = Array.isArray(venue.alternate_titles) ? venue.alternate_titles : [];
+    return [venue.display_name, venue.abbreviated_title, ...alternates].flatMap((n: unknown) => (text(n) === undefined ? [] : [text(n) as string]));
+  });
+}
 
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `OpenAlex sent ${what}, not the work Attest expects.`, 'openalex');

@@ -56,6 +56,11 @@ export interface PaperSource {
   byArxivId?(arxivId: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]>;
   /**
+   * The names of the venues (journals, conferences) the source knows by a name like `name`: display
+   * names, abbreviations and former titles. Throws `SourceError` like the others.
+   */
+  searchVenues?(name: string, options?: RequestOptions): Promise<string[]>;
+  /**
    * Looks many works up in one request where the source offers it, so that later `byDoi` and
    * `byArxivId` calls for them are answered from memory. Throws `SourceError` like the others.
    */

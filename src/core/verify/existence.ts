@@ -3,7 +3,8 @@ import { SourceError, type PaperSource, type RequestOptions, type SourceId, type
 import { SOURCE_NAMES } from '../sources/config';
 import { whyNotIndexed } from './indexable';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
-import { venueWords } from './normalize';
+import { arxivPartOfDoi, venueWords } from './normalize';
+import { venueUnknownTo } from './venues';
 
 /** How the matched record was found. */
 export type LookupRoute = 'doi' | 'arxiv' | 'title';
@@ -71,6 +72,23 @@ interface Attempts {
  * matches ends the search. A source that cannot answer never counts against the entry.
  */
 export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions = {}): Promise<ExistenceVerdict> {
+  const verdict = await findEntry(entry, sources, request);
+  return verdict.status === 'found' && verdict.venueUnconfirmed !== undefined ? withVenueChecked(verdict, verdict.venueUnconfirmed, sources, request) : verdict;
+}
+
+/**
+ * A preprint does not confirm a venue, since real conference papers are often indexed only as
+ * preprints; but a venue that no source knows at all is no venue, and the entry's claim is wrong.
+ */
+async function withVenueChecked(verdict: ExistenceVerdict & { status: 'found' }, claimed: string, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
+  const unknownTo = await venueUnknownTo(claimed, sources, request);
+  if (unknownTo === undefined) return verdict;
+  const names = unknownTo.map((id) => SOURCE_NAMES[id]).join(', ');
+  const difference: FieldDifference = { field: 'venue', status: 'differ', expected: claimed, found: `(no such venue in ${names})`, note: 'no such venue' };
+  return { status: 'metadata-mismatch', record: verdict.record, via: verdict.via, differences: [difference] };
+}
+
+async function findEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
   const attempts: Attempts = { answered: new Set(), failures: new Map() };
   let doiNamesOther: SourceRecord | undefined;
@@ -124,7 +142,9 @@ function isPreprintOnly(verdict: ExistenceVerdict): boolean {
 /** The record is a preprint (arXiv's own, or one whose venue is a preprint server) and the entry claims a venue. */
 function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string | undefined {
   if (!entry.venue || venueWords(entry.venue).preprint) return undefined;
-  const preprint = record.source === 'arxiv' || (record.venue === undefined ? record.arxivId !== undefined : venueWords(record.venue).preprint);
+  const preprint =
+    record.source === 'arxiv' ||
+    (record.venue === undefined ? record.arxivId !== undefined || (record.doi !== undefined && arxivPartOfDoi(record.doi) !== undefined) : venueWords(record.venue).preprint);
   return preprint ? entry.venue : undefined;
 }
 
