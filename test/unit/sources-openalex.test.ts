@@ -89,6 +89,16 @@ describe('OpenAlex', () => {
       assertMalformed(() => parseOpenAlexResults({ results: [{ id: 'W1' }, 'W2'] }));
     });
 
+    it('takes the venue of the published version when the primary location is a repository such as arXiv', () => {
+      const arxiv = { is_oa: true, landing_page_url: 'https://arxiv.org/abs/1706.03762', source: { id: 'https://openalex.org/S4306400194', display_name: 'arXiv (Cornell University)', type: 'repository' }, version: 'submittedVersion' };
+      const neurips = { is_oa: false, landing_page_url: 'https://papers.nips.cc/paper/7181', source: { id: 'https://openalex.org/S4306420609', display_name: 'Neural Information Processing Systems', type: 'conference' }, version: 'publishedVersion' };
+      const pmc = { is_oa: true, source: { display_name: 'PubMed Central', type: 'repository' } };
+      const work = (primary: object, locations: object[]): SourceRecord => parseOpenAlexWork({ id: 'https://openalex.org/W2963403868', title: 'Attention Is All You Need', primary_location: primary, locations });
+      assert.equal(work(arxiv, [arxiv, neurips]).venue, 'Neural Information Processing Systems');
+      assert.equal(work(arxiv, [arxiv, pmc]).venue, 'arXiv (Cornell University)', 'another repository is no published version');
+      assert.equal(work(neurips, [neurips, arxiv]).venue, 'Neural Information Processing Systems');
+    });
+
     it('ignores fields of an unexpected type instead of failing the work', () => {
       const record = parseOpenAlexWork({
         id: 'https://openalex.org/W1',

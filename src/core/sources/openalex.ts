@@ -130,7 +130,7 @@ export function parseOpenAlexWork(work: unknown): SourceRecord {
     title: stripMarkup(text(work.title) ?? text(work.display_name) ?? ''),
     authors: authorsOf(work.authorships),
     year: typeof work.publication_year === 'number' ? work.publication_year : undefined,
-    venue: text(sourceOf(work.primary_location)?.display_name),
+    venue: venueOf(work),
     doi,
     arxivId: arxivIdOf(doi, work.locations),
     abstract: rebuildAbstract(work.abstract_inverted_index),
@@ -155,6 +155,17 @@ function authorsOf(authorships: unknown): Author[] {
 
 function sourceOf(location: unknown): Json | undefined {
   return isObject(location) && isObject(location.source) ? location.source : undefined;
+}
+
+/**
+ * Where the work was published: the primary location's source, unless that is a repository (arXiv,
+ * Zenodo) while another location is a journal or a conference, which holds the published version.
+ */
+function venueOf(work: Json): string | undefined {
+  const primary = sourceOf(work.primary_location);
+  const sources = Array.isArray(work.locations) ? work.locations.map(sourceOf) : [];
+  const published = primary?.type === 'repository' ? sources.find((s) => typeof s?.type === 'string' && s.type !== 'repository' && text(s.display_name)) : undefined;
+  return text((published ?? primary)?.display_name);
 }
 
 /** arXiv copies show as the arXiv DOI or as a location on arxiv.org. */
