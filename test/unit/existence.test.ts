@@ -172,6 +172,22 @@ describe('reference existence', () => {
     assert.equal(failing.status, 'found', 'a venue search that failed is no evidence');
   });
 
+  it('follows a preprint to the published version its record links to, and compares the claimed venue with it', async () => {
+    const authors = [{ family: 'Zhou', given: 'Peng' }, { family: 'Yang', given: 'Xing-Lou' }];
+    const title = 'A pneumonia outbreak associated with a new coronavirus of probable bat origin';
+    const preprint: SourceRecord = { source: 'crossref', id: '10.1101/2020.01.22.914952', title, authors, year: 2020, doi: '10.1101/2020.01.22.914952', preprint: true, publishedDoi: '10.1038/s41586-020-2012-7' };
+    const published: SourceRecord = { source: 'openalex', id: 'W3004280078', title, authors, year: 2020, venue: 'Nature', doi: '10.1038/s41586-020-2012-7' };
+    const claims = (venue: string): BibEntry => entry(`@article{zhou, title={${title}}, author={Zhou, Peng and Yang, Xing-Lou}, journal={${venue}}, year={2020}}`);
+    // The title search finds only the preprint; the published version is known by its DOI alone.
+    const byDoiOnly = (): PaperSource => Object.assign(new FakeSource('openalex', []), { byDoi: async (doi: string) => (doi === published.doi ? published : undefined) });
+    const sources = (): PaperSource[] => [new FakeSource('crossref', [preprint]), byDoiOnly(), new FakeSource('semanticscholar', [])];
+    const right = await resolveEntry(claims('Nature'), sources());
+    assert.deepEqual([right.status, right.status === 'found' && right.record.id, right.status === 'found' && right.venueUnconfirmed], ['found', 'W3004280078', undefined]);
+    const wrong = await resolveEntry(claims('Science'), sources());
+    assert.equal(wrong.status, 'metadata-mismatch');
+    assert.deepEqual(wrong.status === 'metadata-mismatch' && wrong.differences.map((d) => [d.field, d.found]), [['venue', 'Nature']]);
+  });
+
   it('judges an @misc that claims to be a paper, and leaves software, data and web pages unchecked, saying why', async () => {
     const sources = (): FakeSource[] => [new FakeSource('crossref', []), new FakeSource('openalex', [])];
     const paper = entry('@misc{p, title={Sparse Mixtures of Recursive Experts for Long Context}, author={Lee, Minji and Park, Joon}, year={2023}}');

@@ -45,6 +45,25 @@ describe('Crossref', () => {
       assert.deepEqual(parseCrossrefWorkResponse(WORK), STATE_OF_OA);
     });
 
+    it('reads a posted preprint as a preprint, with the DOI of its published version', () => {
+      const preprint = parseCrossrefWork({
+        DOI: '10.1101/2020.01.22.914952',
+        type: 'posted-content',
+        subtype: 'preprint',
+        title: ['Discovery of a novel coronavirus associated with the recent pneumonia outbreak in humans and its potential bat origin'],
+        institution: [{ name: 'bioRxiv' }],
+        issued: { 'date-parts': [[2020, 1, 23]] },
+        relation: {
+          'is-preprint-of': [{ 'id-type': 'doi', id: '10.1038/s41586-020-2012-7', 'asserted-by': 'subject' }],
+          'has-review': [{ 'id-type': 'doi', id: '10.3410/f.737300000.793570000', 'asserted-by': 'object' }],
+        },
+      });
+      assert.equal(preprint.preprint, true);
+      assert.equal(preprint.publishedDoi, '10.1038/s41586-020-2012-7');
+      const article = parseCrossrefWork({ DOI: '10.1038/s41586-020-2012-7', type: 'journal-article', title: ['A pneumonia outbreak'], relation: { 'has-preprint': [{ 'id-type': 'doi', id: '10.1101/2020.01.22.914952', 'asserted-by': 'object' }] } });
+      assert.deepEqual([article.preprint, article.publishedDoi], [undefined, undefined]);
+    });
+
     it('reads every item of a work list', () => {
       const [first, uniprot, ligo, chemistry] = parseCrossrefListResponse(SEARCH);
       assert.deepEqual(first, STATE_OF_OA);
@@ -174,7 +193,7 @@ describe('Crossref', () => {
       assert.equal(url.searchParams.get('query.bibliographic'), 'The state of OA 2018');
       assert.equal(url.searchParams.get('query.author'), 'Piwowar Priem');
       assert.equal(url.searchParams.get('rows'), '4');
-      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'subtitle', 'title']);
+      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'relation', 'subtitle', 'title', 'type']);
     });
 
     it('leaves out query.author when the entry names no author', async () => {

@@ -27,7 +27,7 @@ export interface CrossrefOptions {
 }
 
 /** Only the fields Attest reads; Crossref's full records carry every reference of the work. */
-const FIELDS = ['DOI', 'URL', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract'].join(',');
+const FIELDS = ['DOI', 'URL', 'type', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract', 'relation'].join(',');
 const DEFAULT_LIMIT = 5;
 
 export class CrossrefSource implements PaperSource {
@@ -148,7 +148,19 @@ export function parseCrossrefWork(work: unknown): SourceRecord {
     venue: maybeStripped(first(work['container-title'])),
     doi,
     abstract: maybeStripped(text(work.abstract)),
+    ...(work.type === 'posted-content' ? { preprint: true, publishedDoi: publishedDoiOf(work.relation) } : {}),
   };
+}
+
+/** `relation: { "is-preprint-of": [{ "id-type": "doi", "id": "10.…", "asserted-by": "subject" }] }`. */
+function publishedDoiOf(relation: unknown): string | undefined {
+  const versions = isObject(relation) && Array.isArray(relation['is-preprint-of']) ? relation['is-preprint-of'] : [];
+  for (const version of versions) {
+    const doi = isObject(version) && version['id-type'] === 'doi' ? text(version.id) : undefined;
+    const normalized = doi && normalizeDoi(doi);
+    if (normalized) return normalized;
+  }
+  return undefined;
 }
 
 function maybeStripped(value: string | undefined): string | undefined {

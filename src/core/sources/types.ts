@@ -21,6 +21,10 @@ export interface SourceRecord {
   readonly arxivId?: string;
   readonly abstract?: string;
   readonly openAccessUrl?: string;
+  /** A preprint by the source's own account (Crossref's `posted-content`), whatever its venue says. */
+  readonly preprint?: boolean;
+  /** For a preprint, the DOI of its published version as the source links them (Crossref's `is-preprint-of`). */
+  readonly publishedDoi?: string;
 }
 
 /** What a title search looks for: the fields of a .bib entry that identify a work. */

@@ -73,7 +73,19 @@ interface Attempts {
  */
 export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions = {}): Promise<ExistenceVerdict> {
   const verdict = await findEntry(entry, sources, request);
-  return verdict.status === 'found' && verdict.venueUnconfirmed !== undefined ? withVenueChecked(verdict, verdict.venueUnconfirmed, sources, request) : verdict;
+  if (verdict.status !== 'found' || verdict.venueUnconfirmed === undefined) return verdict;
+  return (await publishedVersion(entry, verdict.record, sources, request)) ?? withVenueChecked(verdict, verdict.venueUnconfirmed, sources, request);
+}
+
+/** The published version a preprint's record links to (Crossref's `is-preprint-of`), compared with the entry. */
+async function publishedVersion(entry: BibEntry, preprint: SourceRecord, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict | undefined> {
+  const doi = preprint.publishedDoi;
+  if (!doi) return undefined;
+  const attempts: Attempts = { answered: new Set(), failures: new Map() };
+  return askAll(sources, attempts, request, (s, options) => s.byDoi?.(doi, options), (record) => {
+    const comparison = record && compareEntryToRecord(entry, record);
+    return comparison && comparison.decision !== 'different-work' ? verdictFor(entry, record, 'doi', comparison.differences) : undefined;
+  });
 }
 
 /**
@@ -144,6 +156,7 @@ function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string |
   if (!entry.venue || venueWords(entry.venue).preprint) return undefined;
   const preprint =
     record.source === 'arxiv' ||
+    record.preprint === true ||
     (record.venue === undefined ? record.arxivId !== undefined || (record.doi !== undefined && arxivPartOfDoi(record.doi) !== undefined) : venueWords(record.venue).preprint);
   return preprint ? entry.venue : undefined;
 }
