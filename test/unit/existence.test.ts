@@ -145,7 +145,7 @@ describe('reference existence', () => {
   it('calls a venue no source knows a mismatch when only a preprint is found, and keeps a real one a hint', async () => {
     const preprint: SourceRecord = { source: 'openalex', id: 'W9', title: 'Sparse Recursive Experts', authors: [{ family: 'Lee', given: 'Minji' }], year: 2023, doi: '10.48550/arxiv.2310.01234' };
     const claims = (venue: string): BibEntry => entry(`@inproceedings{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, booktitle={${venue}}, year={2023}}`);
-    const venues = ['Neural Information Processing Systems', 'Journal of Machine Learning Research', 'Machine Learning'];
+    const venues = ['Neural Information Processing Systems', 'Journal of Machine Learning Research', 'Machine Learning', 'Pattern Recognition Letters'];
     /** OpenAlex with a venue index: the names sharing a word with the query, or a failure. */
     const openalex = (failure?: SourceError): FakeSource & { venueQueries: string[] } => {
       const source = Object.assign(new FakeSource('openalex', [preprint]), { venueQueries: [] as string[] });
@@ -170,6 +170,20 @@ describe('reference existence', () => {
 
     const failing = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [openalex(new SourceError('timeout', 'slow', 'openalex')), new FakeSource('crossref', [])]);
     assert.equal(failing.status, 'found', 'a venue search that failed is no evidence');
+
+    // Crossref's journals are asked last, and only when the source that knows conferences does not know the venue.
+    const journals: string[] = [];
+    const crossref = Object.assign(new FakeSource('crossref', []), { venuesJournalsOnly: true });
+    crossref.searchVenues = async (name: string) => {
+      journals.push(name);
+      return [];
+    };
+    const conferenceIndex = openalex();
+    const letters = await resolveEntry(claims('Pattern Recognition Letters'), [crossref, conferenceIndex]);
+    assert.equal(letters.status === 'found' && letters.venueUnconfirmed, 'Pattern Recognition Letters');
+    assert.deepEqual([journals, conferenceIndex.venueQueries], [[], ['Pattern Recognition Letters']]);
+    await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [crossref, conferenceIndex]);
+    assert.deepEqual(journals, ['Symposium on Probabilistic Reasoning Machines']);
   });
 
   it('follows a preprint to the published version its record links to, and compares the claimed venue with it', async () => {

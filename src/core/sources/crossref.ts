@@ -33,6 +33,7 @@ const DEFAULT_LIMIT = 5;
 export class CrossrefSource implements PaperSource {
   readonly id = 'crossref';
   readonly name = 'Crossref';
+  readonly venuesJournalsOnly = true;
   private readonly records: HttpClient;
   private readonly lists: HttpClient;
 

@@ -64,6 +64,8 @@ export interface PaperSource {
    * names, abbreviations and former titles. Throws `SourceError` like the others.
    */
   searchVenues?(name: string, options?: RequestOptions): Promise<string[]>;
+  /** True when `searchVenues` knows journals only (Crossref's), so a conference it lacks says little. */
+  readonly venuesJournalsOnly?: boolean;
   /**
    * Looks many works up in one request where the source offers it, so that later `byDoi` and
    * `byArxivId` calls for them are answered from memory. Throws `SourceError` like the others.

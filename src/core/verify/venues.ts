@@ -43,10 +43,10 @@ const WELL_KNOWN_VENUES: readonly string[] = [
 export async function venueUnknownTo(claimed: string, sources: readonly PaperSource[], request: RequestOptions): Promise<SourceId[] | undefined> {
   const agrees = (name: string): boolean => compareVenues(claimed, name).status === 'agree';
   if (WELL_KNOWN_VENUES.some(agrees)) return undefined;
-  const asked = sources.filter((s) => s.searchVenues);
+  // Those that know conferences too first, one after another: most venues are known to the first,
+  // and Crossref's journal search costs a list request, the scarcest of its allowances.
+  const asked = sources.filter((s) => s.searchVenues).sort((a, b) => Number(a.venuesJournalsOnly ?? false) - Number(b.venuesJournalsOnly ?? false));
   if (asked.length === 0) return undefined;
-  // One after another: most venues are known to the first source, and the next (Crossref's journals)
-  // costs a list request, the scarcest of its allowances.
   for (const source of asked) {
     const names = await namesFrom(source, claimed, request);
     if (names === undefined || names.some(agrees)) return undefined;
