@@ -12,13 +12,15 @@ export interface ServerOptions {
 
 /**
  * A local stand-in for Crossref and OpenAlex, speaking their wire formats (`/crossref/works/{doi}`,
- * `/crossref/works?query.bibliographic=`, `/openalex/works/doi:{doi}`, `/openalex/works?search=`)
+ * `/crossref/works?query.bibliographic=`, `/crossref/journals?query=`, `/openalex/works/doi:{doi}`,
+ * `/openalex/works?search=`, `/openalex/sources?search=` over the venues of the records)
  * over a fixed set of records, with relevance-ranked search as the real services have.
  */
 export class BibliographicServer extends LoopbackServer {
   private readonly byDoi = new Map<string, SourceRecord>();
   private readonly index = new MiniSearch<{ id: number; title: string; authors: string }>({ fields: ['title', 'authors'], storeFields: [] });
   private readonly recent: number[] = [];
+  private readonly venues = new Set<string>();
   requests = 0;
 
   constructor(
@@ -28,6 +30,7 @@ export class BibliographicServer extends LoopbackServer {
     super();
     records.forEach((r, id) => {
       if (r.doi) this.byDoi.set(r.doi.toLowerCase(), r);
+      if (r.venue) this.venues.add(r.venue);
       this.index.add({ id, title: r.title, authors: r.authors.map((a) => a.family ?? '').join(' ') });
     });
   }
@@ -70,6 +73,8 @@ export class BibliographicServer extends LoopbackServer {
       const record = this.byDoi.get(path.slice('/openalex/works/doi:'.length).toLowerCase());
       return record && openAlexWork(record, this.records.indexOf(record));
     }
+    if (path === '/openalex/sources') return openAlexSources(searchVenues(this.venues, url.searchParams.get('search') ?? '', Number(url.searchParams.get('per-page') ?? 5)));
+    if (path === '/crossref/journals') return crossrefJournals(searchVenues(this.venues, url.searchParams.get('query') ?? '', Number(url.searchParams.get('rows') ?? 5)));
     if (path === '/openalex/works') {
       const results = this.search(url.searchParams.get('search') ?? '', Number(url.searchParams.get('per-page') ?? 5));
       return { meta: { count: results.length, page: 1, per_page: results.length }, results: results.map((r) => openAlexWork(r, this.records.indexOf(r))) };
@@ -83,6 +88,34 @@ export class BibliographicServer extends LoopbackServer {
       .slice(0, limit)
       .map((hit) => this.records[hit.id as number]);
   }
+}
+
+/** The venues sharing the most words with the query: the real venues the records appeared in. */
+export function searchVenues(venues: ReadonlySet<string>, query: string, limit: number): string[] {
+  const wanted = new Set(venueSearchWords(query));
+  return [...venues]
+    .map((venue) => [venue, venueSearchWords(venue).filter((w) => wanted.has(w)).length] as const)
+    .filter(([, shared]) => shared > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, limit)
+    .map(([venue]) => venue);
+}
+
+/** OpenAlex's `/sources` answer. */
+export function openAlexSources(names: readonly string[]): Record<string, unknown> {
+  return { meta: { count: names.length }, results: names.map((name, i) => ({ id: `https://openalex.org/S${i}`, display_name: name, abbreviated_title: null, alternate_titles: [] })) };
+}
+
+/** Crossref's `/journals` answer. */
+export function crossrefJournals(titles: readonly string[]): Record<string, unknown> {
+  return { status: 'ok', 'message-type': 'journal-list', message: { 'total-results': titles.length, items: titles.map((title) => ({ title, publisher: 'Local', ISSN: [] })) } };
+}
+
+function venueSearchWords(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 2 && !['conference', 'international', 'proceedings', 'annual', 'the', 'and', 'workshop', 'symposium', 'journal'].includes(w));
 }
 
 export function crossrefWork(r: SourceRecord): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { SourceId, SourceRecord } from '../../src/core/sources/types';
 import { LoopbackServer } from './loopback';
-import { crossrefWork, openAlexWork } from './bibliographicServer';
+import { crossrefJournals, crossrefWork, openAlexSources, openAlexWork, searchVenues } from './bibliographicServer';
 
 /** What one simulated service allows, as its documentation states it. */
 export interface ServiceLimit {
@@ -14,14 +14,15 @@ export type SimulatedSource = Extract<SourceId, 'crossref' | 'openalex' | 'seman
 /**
  * Crossref, OpenAlex, Semantic Scholar and Europe PMC over one set of records, each under its own
  * path prefix (`/crossref`, …) with its own rate limit and a fixed latency, speaking each service's
- * wire format for lookups by DOI and title searches. Searches rank by shared title words through an
- * inverted index, so the server answers in microseconds and the bench measures Attest, not the
- * stand-in (the detection bench's fuzzy MiniSearch takes ~65 ms a query on this machine).
+ * wire format for lookups by DOI, title searches and venue searches. Searches rank by shared title
+ * words through an inverted index, so the server answers in microseconds and the bench measures
+ * Attest, not the stand-in (the detection bench's fuzzy MiniSearch takes ~65 ms a query on this machine).
  */
 export class SimulatedServices extends LoopbackServer {
   private readonly byDoi = new Map<string, SourceRecord>();
   private readonly postings = new Map<string, number[]>();
   private readonly recent = new Map<string, number[]>();
+  private readonly venues = new Set<string>();
   readonly requests = new Map<string, number>();
   /** Requests answered 429, by source. */
   readonly rejected = new Map<string, number>();
@@ -34,6 +35,7 @@ export class SimulatedServices extends LoopbackServer {
     super();
     records.forEach((r, id) => {
       if (r.doi) this.byDoi.set(r.doi.toLowerCase(), r);
+      if (r.venue) this.venues.add(r.venue);
       for (const word of new Set(words(r.title))) {
         const list = this.postings.get(word) ?? [];
         list.push(id);
@@ -77,6 +79,7 @@ export class SimulatedServices extends LoopbackServer {
           const record = this.byDoi.get(path.slice('/works/'.length).toLowerCase());
           return record && { status: 'ok', 'message-type': 'work', message: crossrefWork(record) };
         }
+        if (path === '/journals') return crossrefJournals(searchVenues(this.venues, params.get('query') ?? '', Number(params.get('rows') ?? 5)));
         const items = this.search(params.get('query.bibliographic') ?? '', Number(params.get('rows') ?? 5)).map(crossrefWork);
         return { status: 'ok', 'message-type': 'work-list', message: { 'total-results': items.length, items } };
       }
@@ -85,6 +88,7 @@ export class SimulatedServices extends LoopbackServer {
           const record = this.byDoi.get(path.slice('/works/doi:'.length).toLowerCase());
           return record && this.openAlexWork(record);
         }
+        if (path === '/sources') return openAlexSources(searchVenues(this.venues, params.get('search') ?? '', Number(params.get('per-page') ?? 5)));
         const results = this.search(params.get('search') ?? '', Number(params.get('per-page') ?? 5));
         return { meta: { count: results.length }, results: results.map((r) => this.openAlexWork(r)) };
       }

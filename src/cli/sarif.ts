@@ -19,7 +19,7 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
   'bib-parse-error': 'BibTeX text that does not parse; the entries around it may be lost.',
   'front-matter-unread': 'YAML front matter too large, too deeply nested or not valid YAML; the bibliographies it names may be missed.',
   'not-found': 'No open source (Crossref, OpenAlex, Semantic Scholar, arXiv, Europe PMC, CORE) has a record of the reference: possibly fabricated.',
-  'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ.',
+  'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ, or claims a venue no source knows for a work known only as a preprint.',
   'venue-unconfirmed': 'The only record found is a preprint while the entry names a venue; the venue could not be confirmed.',
   unchecked: 'The reference could not be looked up (offline, rate-limited or a source failed); nothing is known about it.',
   'suspicious-metadata': 'An entry has metadata no real work has: a year to come, a placeholder author, a malformed DOI or arXiv id.',

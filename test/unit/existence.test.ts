@@ -35,6 +35,7 @@ class FakeSource implements PaperSource {
   readonly name: string;
   readonly queries: BibliographicQuery[] = [];
   readonly dois: string[] = [];
+  searchVenues?: (name: string) => Promise<string[]>;
 
   constructor(
     readonly id: SourceId,
@@ -141,6 +142,66 @@ describe('reference existence', () => {
     assert.equal(plain.status === 'found' && plain.venueUnconfirmed, undefined);
   });
 
+  it('calls a venue no source knows a mismatch when only a preprint is found, and keeps a real one a hint', async () => {
+    const preprint: SourceRecord = { source: 'openalex', id: 'W9', title: 'Sparse Recursive Experts', authors: [{ family: 'Lee', given: 'Minji' }], year: 2023, doi: '10.48550/arxiv.2310.01234' };
+    const claims = (venue: string): BibEntry => entry(`@inproceedings{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, booktitle={${venue}}, year={2023}}`);
+    const venues = ['Neural Information Processing Systems', 'Journal of Machine Learning Research', 'Machine Learning', 'Pattern Recognition Letters'];
+    /** OpenAlex with a venue index: the names sharing a word with the query, or a failure. */
+    const openalex = (failure?: SourceError): FakeSource & { venueQueries: string[] } => {
+      const source = Object.assign(new FakeSource('openalex', [preprint]), { venueQueries: [] as string[] });
+      source.searchVenues = async (name: string) => {
+        source.venueQueries.push(name);
+        if (failure) throw failure;
+        return venues.filter((v) => name.split(' ').some((w) => w.length > 3 && v.includes(w)));
+      };
+      return source;
+    };
+    const invented = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [openalex(), new FakeSource('crossref', [])]);
+    assert.equal(invented.status, 'metadata-mismatch');
+    const venue = invented.status === 'metadata-mismatch' ? invented.differences.find((d) => d.field === 'venue') : undefined;
+    assert.deepEqual([venue?.expected, venue?.found, venue?.note], ['Symposium on Probabilistic Reasoning Machines', '(no such venue in OpenAlex)', 'no such venue']);
+
+    const known = openalex();
+    const iclr = await resolveEntry(claims('ICLR'), [known, new FakeSource('crossref', [])]);
+    assert.equal(iclr.status === 'found' && iclr.venueUnconfirmed, 'ICLR');
+    assert.deepEqual(known.venueQueries, [], 'a well-known venue needs no question');
+    const jmlr = await resolveEntry(claims('J. Mach. Learn. Res.'), [openalex(), new FakeSource('crossref', [])]);
+    assert.equal(jmlr.status === 'found' && jmlr.venueUnconfirmed, 'J. Mach. Learn. Res.');
+
+    const failing = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [openalex(new SourceError('timeout', 'slow', 'openalex')), new FakeSource('crossref', [])]);
+    assert.equal(failing.status, 'found', 'a venue search that failed is no evidence');
+
+    // Crossref's journals are asked last, and only when the source that knows conferences does not know the venue.
+    const journals: string[] = [];
+    const crossref = Object.assign(new FakeSource('crossref', []), { venuesJournalsOnly: true });
+    crossref.searchVenues = async (name: string) => {
+      journals.push(name);
+      return [];
+    };
+    const conferenceIndex = openalex();
+    const letters = await resolveEntry(claims('Pattern Recognition Letters'), [crossref, conferenceIndex]);
+    assert.equal(letters.status === 'found' && letters.venueUnconfirmed, 'Pattern Recognition Letters');
+    assert.deepEqual([journals, conferenceIndex.venueQueries], [[], ['Pattern Recognition Letters']]);
+    await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [crossref, conferenceIndex]);
+    assert.deepEqual(journals, ['Symposium on Probabilistic Reasoning Machines']);
+  });
+
+  it('follows a preprint to the published version its record links to, and compares the claimed venue with it', async () => {
+    const authors = [{ family: 'Zhou', given: 'Peng' }, { family: 'Yang', given: 'Xing-Lou' }];
+    const title = 'A pneumonia outbreak associated with a new coronavirus of probable bat origin';
+    const preprint: SourceRecord = { source: 'crossref', id: '10.1101/2020.01.22.914952', title, authors, year: 2020, doi: '10.1101/2020.01.22.914952', preprint: true, publishedDoi: '10.1038/s41586-020-2012-7' };
+    const published: SourceRecord = { source: 'openalex', id: 'W3004280078', title, authors, year: 2020, venue: 'Nature', doi: '10.1038/s41586-020-2012-7' };
+    const claims = (venue: string): BibEntry => entry(`@article{zhou, title={${title}}, author={Zhou, Peng and Yang, Xing-Lou}, journal={${venue}}, year={2020}}`);
+    // The title search finds only the preprint; the published version is known by its DOI alone.
+    const byDoiOnly = (): PaperSource => Object.assign(new FakeSource('openalex', []), { byDoi: async (doi: string) => (doi === published.doi ? published : undefined) });
+    const sources = (): PaperSource[] => [new FakeSource('crossref', [preprint]), byDoiOnly(), new FakeSource('semanticscholar', [])];
+    const right = await resolveEntry(claims('Nature'), sources());
+    assert.deepEqual([right.status, right.status === 'found' && right.record.id, right.status === 'found' && right.venueUnconfirmed], ['found', 'W3004280078', undefined]);
+    const wrong = await resolveEntry(claims('Science'), sources());
+    assert.equal(wrong.status, 'metadata-mismatch');
+    assert.deepEqual(wrong.status === 'metadata-mismatch' && wrong.differences.map((d) => [d.field, d.found]), [['venue', 'Nature']]);
+  });
+
   it('judges an @misc that claims to be a paper, and leaves software, data and web pages unchecked, saying why', async () => {
     const sources = (): FakeSource[] => [new FakeSource('crossref', []), new FakeSource('openalex', [])];
     const paper = entry('@misc{p, title={Sparse Mixtures of Recursive Experts for Long Context}, author={Lee, Minji and Park, Joon}, year={2023}}');
@@ -195,6 +256,18 @@ describe('reference existence', () => {
     assert.deepEqual(verdict, { status: 'not-found', asked: ['crossref', 'openalex', 'semanticscholar'], doiNamesOther: undefined });
   });
 
+  it('names the sources asked in the configured order, whatever order they answered in', async () => {
+    const fabricated = entry('@article{x, title={Quantum Gradient Descent Eliminates Citation Errors}, author={Nguyen, Linh}, year={2023}, doi={10.1234/invented}}');
+    // OpenAlex cannot answer the DOI lookup, so Crossref is heard from first; OpenAlex answers the title search.
+    const openalex = new FakeSource('openalex', [LSTM]);
+    openalex.byDoi = async () => {
+      throw new SourceError('timeout', 'slow', 'openalex');
+    };
+    const verdict = await resolveEntry(fabricated, [openalex, new FakeSource('crossref', [RESNET])]);
+    assert.equal(verdict.status, 'not-found');
+    assert.deepEqual(verdict.status === 'not-found' && verdict.asked, ['openalex', 'crossref']);
+  });
+
   it('says when a DOI belongs to a different work and the cited title exists nowhere', async () => {
     const chimera = entry('@article{x, title={Residual Attention for Citation Checking}, author={Smith, A.}, year={2021}, doi={10.1109/cvpr.2016.90}}');
     const verdict = await resolveEntry(chimera, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [])]);
@@ -213,6 +286,16 @@ describe('reference existence', () => {
     assert.equal(onlyOneAsked.status, 'found', 'one index not knowing a DOI is not proof it does not exist');
     const bothAsked = await resolveEntry(made, [new FakeSource('crossref', []), new FakeSource('openalex', [{ ...LSTM, doi: undefined }])]);
     assert.match(bothAsked.status === 'metadata-mismatch' ? bothAsked.differences[0].found ?? '' : '', /no such DOI in crossref, openalex|no such DOI in Crossref, OpenAlex/);
+  });
+
+  it('does not wait for more sources once two have said the DOI does not exist and the work is found by its title', async () => {
+    const made = entry('@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.9999/fake.123}}');
+    const slow = new SlowSource('semanticscholar', 20_000);
+    const knowsNoDoi: PaperSource = Object.assign(slow, { byDoi: async () => undefined });
+    const started = Date.now();
+    const verdict = await resolveEntry(made, [new FakeSource('crossref', [{ ...LSTM, doi: undefined }]), knowsNoDoi]);
+    assert.equal(verdict.status, 'metadata-mismatch');
+    assert.ok(Date.now() - started < 5000, `waited ${Date.now() - started} ms for a source that could not change the verdict`);
   });
 
   it('never calls a reference fabricated when sources could not answer', async () => {
@@ -234,7 +317,7 @@ describe('reference existence', () => {
   it('stops when cancelled', async () => {
     const controller = new AbortController();
     controller.abort();
-    await assert.rejects(resolveEntry(resnetEntry('year={2016}'), [new FakeSource('crossref', [RESNET])], controller.signal), /cancelled/);
+    await assert.rejects(resolveEntry(resnetEntry('year={2016}'), [new FakeSource('crossref', [RESNET])], { signal: controller.signal }), /cancelled/);
   });
 
   it('looks each key up once, reports progress, and keeps the bibliography order', async () => {

@@ -80,6 +80,18 @@ describe('references against sources that fail', () => {
     });
   }
 
+  it('skips a source that asks to wait 59 s for the rest of the check, says why once, and asks it again in the next check', async () => {
+    const server = await serve((_, res) => sendText(res, 429, 'Too Many Requests', { 'retry-after': '59' }));
+    const sources = sourcesAt(server.baseUrl);
+    const first = await verifyEntries(CLASSICS, sources, { concurrency: 1 });
+    const askedInFirst = server.requests.length;
+    // Once per source at most: each is skipped after its first refusal, for every later reference.
+    assert.ok(askedInFirst <= SOURCE_IDS.length, `${askedInFirst} requests`);
+    assert.equal(describeUnchecked(first)?.split('\n').length, 1);
+    await verifyEntries(CLASSICS, sources, { concurrency: 1 });
+    assert.ok(server.requests.length > askedInFirst, 'the next check asks the sources afresh');
+  });
+
   it('sends a key only to the origin it was stored for', async () => {
     const server = await serve((_, res) => sendText(res, 503, ''));
     const forPublicApi = Object.fromEntries(

@@ -45,6 +45,25 @@ describe('Crossref', () => {
       assert.deepEqual(parseCrossrefWorkResponse(WORK), STATE_OF_OA);
     });
 
+    it('reads a posted preprint as a preprint, with the DOI of its published version', () => {
+      const preprint = parseCrossrefWork({
+        DOI: '10.1101/2020.01.22.914952',
+        type: 'posted-content',
+        subtype: 'preprint',
+        title: ['Discovery of a novel coronavirus associated with the recent pneumonia outbreak in humans and its potential bat origin'],
+        institution: [{ name: 'bioRxiv' }],
+        issued: { 'date-parts': [[2020, 1, 23]] },
+        relation: {
+          'is-preprint-of': [{ 'id-type': 'doi', id: '10.1038/s41586-020-2012-7', 'asserted-by': 'subject' }],
+          'has-review': [{ 'id-type': 'doi', id: '10.3410/f.737300000.793570000', 'asserted-by': 'object' }],
+        },
+      });
+      assert.equal(preprint.preprint, true);
+      assert.equal(preprint.publishedDoi, '10.1038/s41586-020-2012-7');
+      const article = parseCrossrefWork({ DOI: '10.1038/s41586-020-2012-7', type: 'journal-article', title: ['A pneumonia outbreak'], relation: { 'has-preprint': [{ 'id-type': 'doi', id: '10.1101/2020.01.22.914952', 'asserted-by': 'object' }] } });
+      assert.deepEqual([article.preprint, article.publishedDoi], [undefined, undefined]);
+    });
+
     it('reads every item of a work list', () => {
       const [first, uniprot, ligo, chemistry] = parseCrossrefListResponse(SEARCH);
       assert.deepEqual(first, STATE_OF_OA);
@@ -113,6 +132,30 @@ describe('Crossref', () => {
       await Promise.all(servers.splice(0).map((s) => s.close()));
     });
 
+    it('searches journals with /journals?query=, and reads their titles', async () => {
+      const journals = {
+        status: 'ok',
+        'message-type': 'journal-list',
+        'message-version': '1.0.0',
+        message: {
+          'items-per-page': 5,
+          query: { 'start-index': 0, 'search-terms': 'machine learning research' },
+          'total-results': 2,
+          items: [
+            { 'last-status-check-time': 1700000000000, publisher: 'Microtome Publishing', title: 'Journal of Machine Learning Research', ISSN: ['1532-4435', '1533-7928'], 'issn-type': [{ type: 'print', value: '1532-4435' }] },
+            { publisher: 'Springer Science and Business Media LLC', title: 'Machine Learning', ISSN: ['0885-6125'] },
+          ],
+        },
+      };
+      const server = await serve((_, res) => sendJson(res, 200, journals));
+      assert.deepEqual(await new CrossrefSource({ baseUrl: server.baseUrl }).searchVenues('machine learning research'), ['Journal of Machine Learning Research', 'Machine Learning']);
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/journals');
+      assert.equal(url.searchParams.get('query'), 'machine learning research');
+      const works = await serve((_, res) => sendJson(res, 200, { status: 'ok', 'message-type': 'work-list', message: { items: [] } }));
+      await assert.rejects(new CrossrefSource({ baseUrl: works.baseUrl }).searchVenues('x'), (e: unknown) => e instanceof SourceError && e.kind === 'malformed');
+    });
+
     it('looks a DOI up as /works/{doi}, with the contact address', async () => {
       const server = await serve((_, res) => sendJson(res, 200, WORK));
       const crossref = new CrossrefSource({ baseUrl: server.baseUrl, email: 'me@example.org' });
@@ -150,7 +193,7 @@ describe('Crossref', () => {
       assert.equal(url.searchParams.get('query.bibliographic'), 'The state of OA 2018');
       assert.equal(url.searchParams.get('query.author'), 'Piwowar Priem');
       assert.equal(url.searchParams.get('rows'), '4');
-      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'subtitle', 'title']);
+      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'relation', 'subtitle', 'title', 'type']);
     });
 
     it('leaves out query.author when the entry names no author', async () => {

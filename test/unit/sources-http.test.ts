@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { LookupCache } from '../../src/core/sources/cache';
 import type { HttpClientOptions } from '../../src/core/sources/http';
+import { CheckRun } from '../../src/core/sources/health';
 import { HttpClient } from '../../src/core/sources/http';
 import { SourceError } from '../../src/core/sources/types';
 import type { Handler } from './support/server';
@@ -213,6 +214,24 @@ describe('the HTTP client of the sources', () => {
       assert.ok(Date.now() - started < 50);
       assert.match(skipped.message, /skipped for a few minutes after 3 failures in a row/);
       assert.equal(server.requests.length, 3);
+    });
+
+    it('within a check, skips a failing source for the rest of it however long it lasts, and asks it again in the next check', async () => {
+      const server = await serve((_, res) => sendText(res, 429, '', { 'retry-after': '59' }));
+      const http = client(server);
+      const run = new CheckRun();
+      await failsWith(http.getJson('/works/a', {}, { run }), 'rate-limited');
+      const realNow = Date.now;
+      Date.now = () => realNow() + 60 * 60_000;
+      try {
+        const skipped = await failsWith(http.getJson('/works/b', {}, { run }), 'rate-limited');
+        assert.match(skipped.message, /skipped for the rest of this check after .*59 s/);
+        assert.equal(server.requests.length, 1);
+      } finally {
+        Date.now = realNow;
+      }
+      await failsWith(http.getJson('/works/c', {}, { run: new CheckRun() }), 'rate-limited');
+      assert.equal(server.requests.length, 2);
     });
 
     it('retries a 500 and returns the answer that follows', async () => {

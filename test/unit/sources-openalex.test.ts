@@ -89,6 +89,16 @@ describe('OpenAlex', () => {
       assertMalformed(() => parseOpenAlexResults({ results: [{ id: 'W1' }, 'W2'] }));
     });
 
+    it('takes the venue of the published version when the primary location is a repository such as arXiv', () => {
+      const arxiv = { is_oa: true, landing_page_url: 'https://arxiv.org/abs/1706.03762', source: { id: 'https://openalex.org/S4306400194', display_name: 'arXiv (Cornell University)', type: 'repository' }, version: 'submittedVersion' };
+      const neurips = { is_oa: false, landing_page_url: 'https://papers.nips.cc/paper/7181', source: { id: 'https://openalex.org/S4306420609', display_name: 'Neural Information Processing Systems', type: 'conference' }, version: 'publishedVersion' };
+      const pmc = { is_oa: true, source: { display_name: 'PubMed Central', type: 'repository' } };
+      const work = (primary: object, locations: object[]): SourceRecord => parseOpenAlexWork({ id: 'https://openalex.org/W2963403868', title: 'Attention Is All You Need', primary_location: primary, locations });
+      assert.equal(work(arxiv, [arxiv, neurips]).venue, 'Neural Information Processing Systems');
+      assert.equal(work(arxiv, [arxiv, pmc]).venue, 'arXiv (Cornell University)', 'another repository is no published version');
+      assert.equal(work(neurips, [neurips, arxiv]).venue, 'Neural Information Processing Systems');
+    });
+
     it('ignores fields of an unexpected type instead of failing the work', () => {
       const record = parseOpenAlexWork({
         id: 'https://openalex.org/W1',
@@ -225,6 +235,56 @@ describe('OpenAlex', () => {
       assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
       assert.match(error.message, /Attest: Set Source API Key.*ATTEST_OPENALEX_API_KEY/);
       assert.ok(!error.message.includes(KEY));
+    });
+
+    it('says that searches need a key when OpenAlex answers 403 to a search without one', async () => {
+      const server = await serve((_, res) => sendJson(res, 403, { error: 'Forbidden', message: 'API key required for this endpoint.' }));
+      const error = await new OpenAlexSource({ baseUrl: server.baseUrl }).search({ title: 'x' }).catch((e: unknown) => e);
+      assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
+      assert.match(error.message, /HTTP 403: .*API key required/);
+      assert.match(error.message, /need an API key.*openalex\.org\/settings\/api.*Attest: Set Source API Key.*ATTEST_OPENALEX_API_KEY/);
+    });
+
+    it('says the key may be wrong or spent when OpenAlex answers 403 to a search with one', async () => {
+      const server = await serve((_, res) => sendJson(res, 403, { error: 'Forbidden', message: `Invalid api_key ${KEY}` }));
+      const error = await new OpenAlexSource({ baseUrl: server.baseUrl, apiKey: KEY }).search({ title: 'x' }).catch((e: unknown) => e);
+      assert.ok(error instanceof SourceError && error.kind === 'unauthorized');
+      assert.match(error.message, /key may be wrong or its daily allowance spent/);
+      assert.ok(!error.message.includes(KEY));
+    });
+
+    it('searches venues with /sources?search=, reading every name a venue goes by', async () => {
+      // The shape of a real /sources answer, trimmed to the fields Attest selects.
+      const sources = {
+        meta: { count: 2, db_response_time_ms: 31, page: 1, per_page: 5 },
+        results: [
+          {
+            id: 'https://openalex.org/S4306420609',
+            display_name: 'Neural Information Processing Systems',
+            abbreviated_title: null,
+            alternate_titles: ['NeurIPS', 'NIPS', 'Advances in Neural Information Processing Systems'],
+          },
+          { id: 'https://openalex.org/S118988714', display_name: 'Journal of Machine Learning Research', abbreviated_title: 'J. Mach. Learn. Res.', alternate_titles: [] },
+        ],
+        group_by: [],
+      };
+      const server = await serve((_, res) => sendJson(res, 200, sources));
+      const names = await new OpenAlexSource({ baseUrl: server.baseUrl }).searchVenues('Neural Information (Processing) Systems');
+      assert.deepEqual(names, [
+        'Neural Information Processing Systems',
+        'NeurIPS',
+        'NIPS',
+        'Advances in Neural Information Processing Systems',
+        'Journal of Machine Learning Research',
+        'J. Mach. Learn. Res.',
+      ]);
+      const url = new URL(server.urls[0], server.baseUrl);
+      assert.equal(url.pathname, '/sources');
+      assert.equal(url.searchParams.get('search'), 'neural information processing systems');
+      await assert.rejects(
+        new OpenAlexSource({ baseUrl: (await serve((_, res) => sendJson(res, 200, { meta: {} }))).baseUrl }).searchVenues('x'),
+        (e: unknown) => e instanceof SourceError && e.kind === 'malformed',
+      );
     });
 
     it('reports an answer of the wrong shape as malformed', async () => {

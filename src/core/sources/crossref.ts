@@ -27,12 +27,13 @@ export interface CrossrefOptions {
 }
 
 /** Only the fields Attest reads; Crossref's full records carry every reference of the work. */
-const FIELDS = ['DOI', 'URL', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract'].join(',');
+const FIELDS = ['DOI', 'URL', 'type', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract', 'relation'].join(',');
 const DEFAULT_LIMIT = 5;
 
 export class CrossrefSource implements PaperSource {
   readonly id = 'crossref';
   readonly name = 'Crossref';
+  readonly venuesJournalsOnly = true;
   private readonly records: HttpClient;
   private readonly lists: HttpClient;
 
@@ -76,9 +77,27 @@ export class CrossrefSource implements PaperSource {
     };
     return this.lists.getJson('/works', params, options, parseCrossrefListResponse);
   }
+
+  /** `/journals?query=…`: the journals Crossref holds DOIs for (not conferences), by their titles. */
+  async searchVenues(name: string, options: RequestOptions = {}): Promise<string[]> {
+    const query = name.trim();
+    if (query === '') return [];
+    return this.lists.getJson('/journals', { query, rows: DEFAULT_LIMIT }, options, parseCrossrefJournals);
+  }
 }
 
 type Json = Record<string, unknown>;
+
+/** `/journals?…`: `{ status: "ok", message-type: "journal-list", message: { items: [{ title, … }, …] } }`. */
+export function parseCrossrefJournals(body: unknown): string[] {
+  if (!isObject(body) || body['message-type'] !== 'journal-list' || !isObject(body.message) || !Array.isArray(body.message.items)) {
+    throw malformed('an answer without a list of journals');
+  }
+  return body.message.items.flatMap((journal: unknown) => {
+    const title = isObject(journal) ? text(journal.title) : undefined;
+    return title ? [title] : [];
+  });
+}
 
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `Crossref sent ${what}, not the work Attest expects.`, 'crossref');
@@ -130,7 +149,19 @@ export function parseCrossrefWork(work: unknown): SourceRecord {
     venue: maybeStripped(first(work['container-title'])),
     doi,
     abstract: maybeStripped(text(work.abstract)),
+    ...(work.type === 'posted-content' ? { preprint: true, publishedDoi: publishedDoiOf(work.relation) } : {}),
   };
+}
+
+/** `relation: { "is-preprint-of": [{ "id-type": "doi", "id": "10.…", "asserted-by": "subject" }] }`. */
+function publishedDoiOf(relation: unknown): string | undefined {
+  const versions = isObject(relation) && Array.isArray(relation['is-preprint-of']) ? relation['is-preprint-of'] : [];
+  for (const version of versions) {
+    const doi = isObject(version) && version['id-type'] === 'doi' ? text(version.id) : undefined;
+    const normalized = doi && normalizeDoi(doi);
+    if (normalized) return normalized;
+  }
+  return undefined;
 }
 
 function maybeStripped(value: string | undefined): string | undefined {

@@ -1,19 +1,28 @@
-import type { SourceErrorKind } from './types';
+import type { SourceErrorKind, SourceId } from './types';
 
 /** Failures in a row after which a source is left alone: each one costs a check seconds. */
 const STRIKES_TO_SKIP = 3;
-/** About one check of a manuscript: a source that recovers is asked again at the next check. */
+/** Outside a check (a live search, a hover), about the length of one: a source that recovers is soon asked again. */
 const SKIP_FOR_MS = 5 * 60_000;
 
 /**
- * What one source has shown during this run, shared by all of its HTTP clients: whether it has given
- * a well-formed answer (only then is its 404 for an identifier believed), and whether it has failed so
- * often in a row (timeouts, 429s, errors) that asking it again only slows the check down.
+ * What one source has shown, shared by all of its HTTP clients: whether it has given a well-formed
+ * answer (only then is its 404 for an identifier believed), and whether it has failed so often in a
+ * row (timeouts, 429s, errors) that asking it again only slows the check down.
  */
 export class SourceHealth {
   private answered = false;
   private strikes = 0;
   private skipped?: { readonly reason: string; readonly kind: SourceErrorKind; readonly until: number };
+
+  /**
+   * @param skipForMs how long a source that failed is left alone
+   * @param skipSpan the same, as the message saying it is skipped puts it
+   */
+  constructor(
+    private readonly skipForMs = SKIP_FOR_MS,
+    readonly skipSpan = 'for a few minutes',
+  ) {}
 
   /** Whether a well-formed answer came from the source since this object was made. */
   get hasAnswered(): boolean {
@@ -43,6 +52,24 @@ export class SourceHealth {
 
   /** Leaves the source alone for a while at once, as when it asks Attest to wait longer than a check can. */
   skip(kind: SourceErrorKind, reason: string): void {
-    this.skipped ??= { kind, reason, until: Date.now() + SKIP_FOR_MS };
+    this.skipped ??= { kind, reason, until: Date.now() + this.skipForMs };
+  }
+}
+
+/**
+ * One check of the references (an editor check, a CLI run): a source that keeps failing during it is
+ * skipped until it ends, so every later reference is not held up by it again, and the next check asks
+ * it afresh.
+ */
+export class CheckRun {
+  private readonly health = new Map<SourceId, SourceHealth>();
+
+  of(source: SourceId): SourceHealth {
+    let health = this.health.get(source);
+    if (!health) {
+      health = new SourceHealth(Number.POSITIVE_INFINITY, 'for the rest of this check');
+      this.health.set(source, health);
+    }
+    return health;
   }
 }

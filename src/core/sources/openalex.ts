@@ -25,6 +25,11 @@ export interface OpenAlexOptions {
 /** Only the fields Attest reads, which keeps answers small (`abstract_inverted_index` is most of them). */
 const FIELDS = ['id', 'doi', 'title', 'display_name', 'publication_year', 'authorships', 'primary_location', 'locations', 'open_access', 'best_oa_location', 'abstract_inverted_index'].join(',');
 const DEFAULT_LIMIT = 5;
+const SET_KEY = 'with "Attest: Set Source API Key" (ATTEST_OPENALEX_API_KEY for the CLI)';
+/** Since February 2026 OpenAlex answers searches only with an API key, and answers 403 without one. */
+const NO_KEY = `OpenAlex searches need an API key since February 2026: get a free one at https://openalex.org/settings/api and set it ${SET_KEY}.`;
+/** OpenAlex also answers 403 when a key's daily allowance is spent. */
+const REFUSED_KEY = `The OpenAlex API key may be wrong or its daily allowance spent: check it at https://openalex.org/settings/api and set it again ${SET_KEY}.`;
 
 export class OpenAlexSource implements PaperSource {
   readonly id = 'openalex';
@@ -40,7 +45,7 @@ export class OpenAlexSource implements PaperSource {
       baseUrl: options.baseUrl ?? DEFAULT_SOURCES.openalex.baseUrl,
       email: options.email,
       privateParams,
-      credentialsSetting: 'the OpenAlex key of "Attest: Set Source API Key" (ATTEST_OPENALEX_API_KEY for the CLI)',
+      whenRefused: options.apiKey ? REFUSED_KEY : NO_KEY,
       requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.openalex.requestsPerSecond,
       // Enough to use its documented 100 requests a second at the latency of a distant API.
       maxConcurrent: 8,
@@ -67,9 +72,27 @@ export class OpenAlexSource implements PaperSource {
     const params = { search, 'per-page': query.limit ?? DEFAULT_LIMIT, select: FIELDS };
     return this.http.getJson('/works', params, options, parseOpenAlexResults);
   }
+
+  /** `/sources?search=…`: journals, conferences and repositories, with their abbreviations and former names. */
+  async searchVenues(name: string, options: RequestOptions = {}): Promise<string[]> {
+    const search = name.toLowerCase().replace(/["()]/g, ' ').replace(/\s+/g, ' ').trim();
+    if (search === '') return [];
+    const params = { search, 'per-page': DEFAULT_LIMIT, select: 'id,display_name,abbreviated_title,alternate_titles' };
+    return this.http.getJson('/sources', params, options, parseOpenAlexSources);
+  }
 }
 
 type Json = Record<string, unknown>;
+
+/** A `/sources?…` answer: `{ meta, results: [source, …] }`, each source's every name. */
+export function parseOpenAlexSources(body: unknown): string[] {
+  if (!isObject(body) || !Array.isArray(body.results)) throw malformed('a list of venues without "results"');
+  return body.results.flatMap((venue: unknown) => {
+    if (!isObject(venue)) return [];
+    const alternates = Array.isArray(venue.alternate_titles) ? venue.alternate_titles : [];
+    return [venue.display_name, venue.abbreviated_title, ...alternates].flatMap((n: unknown) => (text(n) === undefined ? [] : [text(n) as string]));
+  });
+}
 
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `OpenAlex sent ${what}, not the work Attest expects.`, 'openalex');
@@ -107,7 +130,7 @@ export function parseOpenAlexWork(work: unknown): SourceRecord {
     title: stripMarkup(text(work.title) ?? text(work.display_name) ?? ''),
     authors: authorsOf(work.authorships),
     year: typeof work.publication_year === 'number' ? work.publication_year : undefined,
-    venue: text(sourceOf(work.primary_location)?.display_name),
+    venue: venueOf(work),
     doi,
     arxivId: arxivIdOf(doi, work.locations),
     abstract: rebuildAbstract(work.abstract_inverted_index),
@@ -132,6 +155,17 @@ function authorsOf(authorships: unknown): Author[] {
 
 function sourceOf(location: unknown): Json | undefined {
   return isObject(location) && isObject(location.source) ? location.source : undefined;
+}
+
+/**
+ * Where the work was published: the primary location's source, unless that is a repository (arXiv,
+ * Zenodo) while another location is a journal or a conference, which holds the published version.
+ */
+function venueOf(work: Json): string | undefined {
+  const primary = sourceOf(work.primary_location);
+  const sources = Array.isArray(work.locations) ? work.locations.map(sourceOf) : [];
+  const published = primary?.type === 'repository' ? sources.find((s) => typeof s?.type === 'string' && s.type !== 'repository' && text(s.display_name)) : undefined;
+  return text((published ?? primary)?.display_name);
 }
 
 /** arXiv copies show as the arXiv DOI or as a location on arxiv.org. */

@@ -1,3 +1,4 @@
+import type { CheckRun } from './health';
 import type { Author } from '../bibliography/types';
 
 /** The open bibliographic sources Attest asks. */
@@ -23,6 +24,10 @@ export interface SourceRecord {
   readonly pmcid?: string;
   readonly abstract?: string;
   readonly openAccessUrl?: string;
+  /** A preprint by the source's own account (Crossref's `posted-content`), whatever its venue says. */
+  readonly preprint?: boolean;
+  /** For a preprint, the DOI of its published version as the source links them (Crossref's `is-preprint-of`). */
+  readonly publishedDoi?: string;
 }
 
 /** What a title search looks for: the fields of a .bib entry that identify a work. */
@@ -37,6 +42,8 @@ export interface BibliographicQuery {
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;
+  /** The check the request belongs to: a source that keeps failing is skipped until it ends. */
+  readonly run?: CheckRun;
 }
 
 /**
@@ -55,6 +62,13 @@ export interface PaperSource {
   byDoi?(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   byArxivId?(arxivId: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]>;
+  /**
+   * The names of the venues (journals, conferences) the source knows by a name like `name`: display
+   * names, abbreviations and former titles. Throws `SourceError` like the others.
+   */
+  searchVenues?(name: string, options?: RequestOptions): Promise<string[]>;
+  /** True when `searchVenues` knows journals only (Crossref's), so a conference it lacks says little. */
+  readonly venuesJournalsOnly?: boolean;
   /**
    * Looks many works up in one request where the source offers it, so that later `byDoi` and
    * `byArxivId` calls for them are answered from memory. Throws `SourceError` like the others.

@@ -1,6 +1,6 @@
 import type { BibEntry } from '../bibliography/types';
 import { abstractSentences } from '../index/passages';
-import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
+import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
 
 /** Where an abstract came from, for the user to judge the evidence drawn from it. */
 export interface Abstract {
@@ -27,7 +27,7 @@ export function isAbstract(text: string | undefined): text is string {
  * first other source that has the same work by DOI or arXiv id with an abstract (OpenAlex and Crossref
  * often lack one that Semantic Scholar or Europe PMC hold). Lookups go through the sources' disk cache.
  */
-export async function abstractOf(entry: BibEntry, record: SourceRecord, sources: readonly PaperSource[], signal?: AbortSignal): Promise<Abstract | undefined> {
+export async function abstractOf(entry: BibEntry, record: SourceRecord, sources: readonly PaperSource[], options: RequestOptions = {}): Promise<Abstract | undefined> {
   if (isAbstract(entry.abstract)) return { text: entry.abstract.trim(), from: 'bib' };
   if (record.abstract?.trim()) return { text: record.abstract.trim(), from: record.source };
   const doi = record.doi ?? entry.doi;
@@ -35,7 +35,7 @@ export async function abstractOf(entry: BibEntry, record: SourceRecord, sources:
   for (const source of sources) {
     if (source.id === record.source) continue;
     try {
-      const other = (doi ? await source.byDoi?.(doi, { signal }) : undefined) ?? (arxivId ? await source.byArxivId?.(arxivId, { signal }) : undefined);
+      const other = (doi ? await source.byDoi?.(doi, options) : undefined) ?? (arxivId ? await source.byArxivId?.(arxivId, options) : undefined);
       if (other?.abstract?.trim()) return { text: other.abstract.trim(), from: source.id };
     } catch (error) {
       if (!(error instanceof SourceError) || error.kind === 'cancelled') throw error;

@@ -3,7 +3,8 @@ import { SourceError, type PaperSource, type RequestOptions, type SourceId, type
 import { SOURCE_NAMES } from '../sources/config';
 import { whyNotIndexed } from './indexable';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
-import { venueWords } from './normalize';
+import { arxivPartOfDoi, venueWords } from './normalize';
+import { venueUnknownTo } from './venues';
 
 /** How the matched record was found. */
 export type LookupRoute = 'doi' | 'arxiv' | 'title';
@@ -28,7 +29,7 @@ export type ExistenceVerdict =
     }
   | {
       readonly status: 'not-found';
-      /** The sources that answered and had no matching record. */
+      /** The sources that answered and had no matching record, in the configured order. */
       readonly asked: readonly SourceId[];
       /** A DOI of the entry that exists but names a different work. */
       readonly doiNamesOther?: SourceRecord;
@@ -55,6 +56,7 @@ const ENOUGH_BROAD_ANSWERS = 2;
  * entries that need them.
  */
 const HEAD_START_MS = 2000;
+const UNRESOLVED_DOI = 'the DOI does not resolve';
 /** Long enough for the host and what it said; the rest of an error body is noise in a hover. */
 const MAX_REASON_LENGTH = 160;
 
@@ -69,7 +71,36 @@ interface Attempts {
  * every source at once, and compares what it finds with what the entry says. The first record that
  * matches ends the search. A source that cannot answer never counts against the entry.
  */
-export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], signal?: AbortSignal): Promise<ExistenceVerdict> {
+export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions = {}): Promise<ExistenceVerdict> {
+  const verdict = await findEntry(entry, sources, request);
+  if (verdict.status !== 'found' || verdict.venueUnconfirmed === undefined) return verdict;
+  return (await publishedVersion(entry, verdict.record, sources, request)) ?? withVenueChecked(verdict, verdict.venueUnconfirmed, sources, request);
+}
+
+/** The published version a preprint's record links to (Crossref's `is-preprint-of`), compared with the entry. */
+async function publishedVersion(entry: BibEntry, preprint: SourceRecord, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict | undefined> {
+  const doi = preprint.publishedDoi;
+  if (!doi) return undefined;
+  const attempts: Attempts = { answered: new Set(), failures: new Map() };
+  return askAll(sources, attempts, request, (s, options) => s.byDoi?.(doi, options), (record) => {
+    const comparison = record && compareEntryToRecord(entry, record);
+    return comparison && comparison.decision !== 'different-work' ? verdictFor(entry, record, 'doi', comparison.differences) : undefined;
+  });
+}
+
+/**
+ * A preprint does not confirm a venue, since real conference papers are often indexed only as
+ * preprints; but a venue that no source knows at all is no venue, and the entry's claim is wrong.
+ */
+async function withVenueChecked(verdict: ExistenceVerdict & { status: 'found' }, claimed: string, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
+  const unknownTo = await venueUnknownTo(claimed, sources, request);
+  if (unknownTo === undefined) return verdict;
+  const names = unknownTo.map((id) => SOURCE_NAMES[id]).join(', ');
+  const difference: FieldDifference = { field: 'venue', status: 'differ', expected: claimed, found: `(no such venue in ${names})`, note: 'no such venue' };
+  return { status: 'metadata-mismatch', record: verdict.record, via: verdict.via, differences: [difference] };
+}
+
+async function findEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
   const attempts: Attempts = { answered: new Set(), failures: new Map() };
   let doiNamesOther: SourceRecord | undefined;
@@ -79,7 +110,7 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
   /** A preprint found while the entry claims a venue: kept while a published version may turn up. */
   let preprint: ExistenceVerdict | undefined;
   for (const [route, id, lookup] of identifierLookups(entry)) {
-    const verdict = await askAll(sources, attempts, signal, (s, options) => lookup(s, id, options), (record, source) => {
+    const verdict = await askAll(sources, attempts, request, (s, options) => lookup(s, id, options), (record, source) => {
       if (!record) {
         if (route === 'doi') doiUnknownTo.push(source.id);
         return undefined;
@@ -96,7 +127,7 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
 
   if (entry.title) {
     const query = { title: entry.title, authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 };
-    const verdict = await askAll(sources, attempts, signal, (s, options) => s.search(query, options), (records) => {
+    const verdict = await askAll(sources, attempts, request, (s, options) => s.search(query, options), (records) => {
       const best = pickBestMatch(entry, records);
       return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
     });
@@ -104,7 +135,16 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
     if (verdict && !(preprint && isPreprintOnly(verdict))) return verdict;
   }
 
-  return preprint ?? notFoundOrUnchecked(entry, attempts, doiNamesOther);
+  return preprint ?? notFoundOrUnchecked(entry, sources, attempts, doiNamesOther);
+}
+
+/**
+ * A verdict no other source's answer could change: the work found as cited, or found with a DOI that
+ * two sources said does not exist, which stays wrong whatever record another source has.
+ */
+function isSettled(verdict: ExistenceVerdict): boolean {
+  if (verdict.status === 'found') return !isPreprintOnly(verdict);
+  return verdict.status === 'metadata-mismatch' && verdict.differences.some((d) => d.note === UNRESOLVED_DOI);
 }
 
 function isPreprintOnly(verdict: ExistenceVerdict): boolean {
@@ -114,26 +154,29 @@ function isPreprintOnly(verdict: ExistenceVerdict): boolean {
 /** The record is a preprint (arXiv's own, or one whose venue is a preprint server) and the entry claims a venue. */
 function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string | undefined {
   if (!entry.venue || venueWords(entry.venue).preprint) return undefined;
-  const preprint = record.source === 'arxiv' || (record.venue === undefined ? record.arxivId !== undefined : venueWords(record.venue).preprint);
+  const preprint =
+    record.source === 'arxiv' ||
+    record.preprint === true ||
+    (record.venue === undefined ? record.arxivId !== undefined || (record.doi !== undefined && arxivPartOfDoi(record.doi) !== undefined) : venueWords(record.venue).preprint);
   return preprint ? entry.venue : undefined;
 }
 
 /**
  * Asks the sources and judges each answer as it comes: the first source alone, then, once it answers
  * without a match, fails, or has had its head start, all the others at once. A record that matches
- * (`found`) ends the asking; a mismatch is kept while the others may still find the work as the entry
+ * (`found`, or one settled otherwise: `isSettled`) ends the asking; a mismatch is kept while the others may still find the work as the entry
  * describes it; after `ENOUGH_BROAD_ANSWERS` answers from broad sources the rest are not waited for.
  * Questions still under way are cancelled.
  */
 async function askAll<T>(
   sources: readonly PaperSource[],
   attempts: Attempts,
-  signal: AbortSignal | undefined,
+  { signal, run }: RequestOptions,
   question: (source: PaperSource, options: RequestOptions) => Promise<T> | undefined,
   judge: (answer: T, source: PaperSource) => ExistenceVerdict | undefined,
 ): Promise<ExistenceVerdict | undefined> {
   const done = new AbortController();
-  const options = { signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal };
+  const options = { signal: signal ? AbortSignal.any([signal, done.signal]) : done.signal, run };
   let releaseOthers = (): void => undefined;
   const headStart = new Promise<void>((resolve) => (releaseOthers = resolve));
   const timer = setTimeout(releaseOthers, HEAD_START_MS);
@@ -153,7 +196,7 @@ async function askAll<T>(
       if (!answer) continue;
       if (!source.partialCoverage) broadAnswers++;
       const verdict = judge(answer.value, source);
-      if (verdict?.status === 'found' && !isPreprintOnly(verdict)) return verdict;
+      if (verdict && isSettled(verdict)) return verdict;
       // A published version, even one whose metadata differs, says more about a claimed venue than a preprint.
       if (verdict && (kept === undefined || (isPreprintOnly(kept) && !isPreprintOnly(verdict)))) kept = verdict;
     }
@@ -175,7 +218,7 @@ async function askAll<T>(
 function withUnresolvedDoi(entry: BibEntry, differences: readonly FieldDifference[], unknownTo: readonly SourceId[]): readonly FieldDifference[] {
   if (!entry.doi || unknownTo.length < 2 || differences.some((d) => d.field === 'doi')) return differences;
   const names = unknownTo.map((id) => SOURCE_NAMES[id]).join(', ');
-  return [...differences, { field: 'doi', status: 'differ', expected: entry.doi, found: `(no such DOI in ${names})`, note: 'the DOI does not resolve' }];
+  return [...differences, { field: 'doi', status: 'differ', expected: entry.doi, found: `(no such DOI in ${names})`, note: UNRESOLVED_DOI }];
 }
 
 function verdictFor(entry: BibEntry, record: SourceRecord, via: LookupRoute, differences: readonly FieldDifference[]): ExistenceVerdict {
@@ -226,11 +269,12 @@ async function ask<T>(
   }
 }
 
-function notFoundOrUnchecked(entry: BibEntry, attempts: Attempts, doiNamesOther: SourceRecord | undefined): ExistenceVerdict {
+function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], attempts: Attempts, doiNamesOther: SourceRecord | undefined): ExistenceVerdict {
   if (!entry.title && !entry.doi && !entry.arxivId) {
     return { status: 'unchecked', reason: 'The entry has no title, DOI or arXiv id to look up.' };
   }
-  const answered = [...attempts.answered];
+  // In the configured order, not the order the answers happened to arrive in.
+  const answered = sources.map((s) => s.id).filter((id) => attempts.answered.has(id));
   if (answered.length < MIN_ANSWERS_FOR_NOT_FOUND) {
     const why = [...attempts.failures].map(([id, failure]) => `${SOURCE_NAMES[id]}: ${shorten(failure.message)}`);
     const heard = answered.length === 0 ? 'No source could answer.' : `Only ${SOURCE_NAMES[answered[0]]} answered; a verdict needs two.`;

@@ -2,8 +2,9 @@ import { authorName } from '../bibliography/describe';
 import type { BibEntry } from '../bibliography/types';
 import { sortFindings, type CheckResult } from '../check';
 import type { Evidence, Finding } from '../findings';
-import { SOURCE_IDS, SOURCE_NAMES } from '../sources/config';
-import { SourceError, type PaperSource, type SourceRecord } from '../sources/types';
+import { SOURCE_NAMES } from '../sources/config';
+import { CheckRun } from '../sources/health';
+import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
 import { abstractOf, type Abstract } from './abstracts';
 import { resolveEntry, type ExistenceVerdict } from './existence';
 
@@ -75,6 +76,8 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   const deadline = options.timeLimitMs === undefined ? undefined : AbortSignal.timeout(options.timeLimitMs);
   const signals = [options.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
   const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+  // A source that keeps failing is skipped for the rest of this check, and said so once.
+  const request: RequestOptions = { signal, run: new CheckRun() };
   const timedOut = (entry: BibEntry): Lookup => ({
     entry,
     verdict: { status: 'unchecked', reason: `The check's time limit (${Math.round((options.timeLimitMs ?? 0) / 1000)} s) ran out first.`, timedOut: true },
@@ -85,7 +88,7 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
       let lookup = options.cache?.get(entry);
       try {
-        lookup ??= deadline?.aborted ? timedOut(entry) : await lookUp(entry, sources, signal);
+        lookup ??= deadline?.aborted ? timedOut(entry) : await lookUp(entry, sources, request);
       } catch (error) {
         if (!(error instanceof SourceError && error.kind === 'cancelled' && deadline?.aborted && !options.signal?.aborted)) throw error;
         lookup = timedOut(entry);
@@ -96,7 +99,7 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
     }
   };
   try {
-    await prefetch(queue, sources, signal);
+    await prefetch(queue, sources, request);
   } catch (error) {
     if (!deadline?.aborted || options.signal?.aborted) throw error;
   }
@@ -107,14 +110,14 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
 }
 
 /** Lets sources that can answer many identifiers at once do so before entries are looked up one by one. */
-async function prefetch(entries: readonly BibEntry[], sources: readonly PaperSource[], signal: AbortSignal | undefined): Promise<void> {
+async function prefetch(entries: readonly BibEntry[], sources: readonly PaperSource[], request: RequestOptions): Promise<void> {
   const dois = entries.flatMap((e) => (e.doi ? [e.doi] : []));
   const arxivIds = entries.flatMap((e) => (e.arxivId ? [e.arxivId] : []));
   if (dois.length + arxivIds.length < 2) return;
   await Promise.all(
     sources.map(async (source) => {
       try {
-        await source.prefetch?.({ dois, arxivIds }, { signal });
+        await source.prefetch?.({ dois, arxivIds }, request);
       } catch (error) {
         // The lookups one by one that follow ask again, and report what fails then.
         if (!(error instanceof SourceError) || error.kind === 'cancelled') throw error;
@@ -123,11 +126,11 @@ async function prefetch(entries: readonly BibEntry[], sources: readonly PaperSou
   );
 }
 
-async function lookUp(entry: BibEntry, sources: readonly PaperSource[], signal: AbortSignal | undefined): Promise<Lookup> {
-  const verdict = await resolveEntry(entry, sources, signal);
+async function lookUp(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions): Promise<Lookup> {
+  const verdict = await resolveEntry(entry, sources, request);
   if (verdict.status !== 'found' && verdict.status !== 'metadata-mismatch') return { entry, verdict };
   try {
-    return { entry, verdict, abstract: await abstractOf(entry, verdict.record, sources, signal) };
+    return { entry, verdict, abstract: await abstractOf(entry, verdict.record, sources, request) };
   } catch (error) {
     // Out of time or cancelled while fetching the abstract: the verdict itself stands.
     if (error instanceof SourceError && error.kind === 'cancelled') return { entry, verdict };
@@ -195,16 +198,14 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
         evidence: recordEvidence(verdict.record, verdict.via),
       };
     case 'not-found': {
-      // In the sources' own order, not the order their answers happened to arrive in.
-      const asked = SOURCE_IDS.filter((id) => verdict.asked.includes(id));
-      const names = asked.map((id) => SOURCE_NAMES[id]).join(', ');
+      const names = verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ');
       const doi = verdict.doiNamesOther ? ` Its DOI belongs to a different work: "${verdict.doiNamesOther.title}".` : '';
       return {
         ...at,
         code: 'not-found',
         severity: 'error',
         message: `No record of '${entry.key}' in ${names}; possibly fabricated.${doi}`,
-        evidence: { asked: asked.map((id) => SOURCE_NAMES[id]), ...(verdict.doiNamesOther ? recordEvidence(verdict.doiNamesOther, 'doi') : {}) },
+        evidence: { asked: verdict.asked.map((id) => SOURCE_NAMES[id]), ...(verdict.doiNamesOther ? recordEvidence(verdict.doiNamesOther, 'doi') : {}) },
       };
     }
     case 'metadata-mismatch': {
