@@ -26,6 +26,8 @@ interface Latencies {
 
 interface Stalls {
   readonly longestStallMs: number;
+  /** Since the phase began. */
+  readonly longestStallEndedAtMs: number;
   readonly stallsOver50Ms: number;
 }
 
@@ -115,18 +117,22 @@ function report(figures: readonly Figure[]): void {
   const imported = phases.find((p) => p.phase === 'import');
   if (imported) {
     const d = imported.during;
-    console.log(`  100,000 papers imported (Import Papers, JSONL): ${ms(d.workMs)}, in completion after ${ms(d.untilOfferedMs)}; longest extension-host stall ${ms(d.longestStallMs)} (${d.stallsOver50Ms} over 50 ms)`);
+    console.log(`  100,000 papers imported (Import Papers, JSONL): ${ms(d.workMs)}, in completion after ${ms(d.untilOfferedMs)}; longest extension-host stall ${stall(d)}`);
     console.log(`    completion while importing ${spread(d.completionMs)}, idle before ${spread(imported.idle.completionMs)}, after ${spread(imported.idleAfter.completionMs)}`);
     console.log(`    hover while importing ${spread(d.hoverMs)}, idle before ${spread(imported.idle.hoverMs)}, after ${spread(imported.idleAfter.hoverMs)}`);
-    console.log(`  Find Evidence over 100,000 papers, just imported: ${ms(imported.search.searchMs)}, longest extension-host stall ${ms(imported.search.longestStallMs)}`);
+    console.log(`  Find Evidence over 100,000 papers, just imported: ${ms(imported.search.searchMs)}, longest extension-host stall ${stall(imported.search)}`);
   }
   for (const loaded of phases.filter((p) => p.phase === 'load')) {
     const d = loaded.during;
-    console.log(`  100,000 papers loaded in a fresh host, from the first completion: in completion after ${ms(d.untilOfferedMs)}; longest extension-host stall ${ms(d.longestStallMs)} (${d.stallsOver50Ms} over 50 ms)`);
+    console.log(`  100,000 papers loaded in a fresh host, from the first completion: in completion after ${ms(d.untilOfferedMs)}; longest extension-host stall ${stall(d)}`);
     console.log(`    completion while loading ${spread(d.completionMs)}, idle after ${spread(loaded.idleAfter.completionMs)}`);
     console.log(`    hover while loading ${spread(d.hoverMs)}, idle before ${spread(loaded.idle.hoverMs)}, after ${spread(loaded.idleAfter.hoverMs)}`);
-    console.log(`  Find Evidence, first search after the load: ${ms(loaded.search.searchMs)}, longest extension-host stall ${ms(loaded.search.longestStallMs)}`);
+    console.log(`  Find Evidence, first search after the load: ${ms(loaded.search.searchMs)}, longest extension-host stall ${stall(loaded.search)}`);
   }
+}
+
+function stall(s: Stalls): string {
+  return `${ms(s.longestStallMs)}, ended ${ms(s.longestStallEndedAtMs)} in (${s.stallsOver50Ms} over 50 ms)`;
 }
 
 /** Median and worst of a few latencies. */
