@@ -60,13 +60,14 @@ export async function benchHost(): Promise<void> {
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-host-bench-'));
   try {
     const [what, env] = await extensionUnderTest(work);
-    console.log(`host bench: ${what} in code-server's VS Code ${starts} host starts (load: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+    console.log(`host bench: ${what} in code-server's VS Code, ${starts} host starts (machine load ${load()})`);
     const figures: Figure[] = [];
     const dataDir = path.join(work, 'data');
     for (let i = 0; i < starts; i++) {
       figures.push(...(await hostStart(i === 0 ? 'import' : 'load', { ...env, ATTEST_HOST_DATA_DIR: dataDir }, path.join(work, `figures-${i}.jsonl`))));
     }
     report(figures);
+    console.log(`  machine load after: ${load()}`);
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
@@ -93,6 +94,14 @@ async function hostStart(phase: Phase['phase'], env: NodeJS.ProcessEnv, figuresF
     .split('\n')
     .filter((line) => line)
     .map((line) => JSON.parse(line) as Figure);
+}
+
+/** The 1, 5 and 15 minute load averages, as `uptime` prints them: the figures above depend on them. */
+function load(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 /** Runs a child quietly; its output is shown only when it fails. */
