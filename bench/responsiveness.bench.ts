@@ -5,11 +5,11 @@ import { checkManuscript, CheckSession } from '../src/core/check';
 import { PaperLibrary } from '../src/core/index/library';
 import { LibraryThread } from '../src/core/index/libraryThread';
 import { PaperStore } from '../src/core/index/store';
-import type { Paper } from '../src/core/papers/paper';
 import type { Parsers } from '../src/core/parsing/parsers';
 import { ParserThread } from '../src/core/parsing/thread';
 import type { Workspace } from '../src/core/workspace';
 import { ms } from './stats';
+import { CLAIM, syntheticPaper } from './syntheticPapers';
 
 /** A 10 MB manuscript and a 2 MB bibliography, as the editor would hand them over. */
 function largeProject(): Workspace {
@@ -50,15 +50,6 @@ export async function benchParsingOffThread(): Promise<void> {
   }
   await thread.dispose();
 }
-
-const WORDS = 'gaussian process stellar variability survey kernel inference bayesian network protein folding climate ocean aspirin stroke trial cohort'.split(' ');
-
-function syntheticPaper(i: number): Paper {
-  const words = (n: number): string => Array.from({ length: n }, (_, k) => WORDS[(i * 31 + k * 7 + ((i >> k % 5) & 7)) % WORDS.length]).join(' ');
-  return { id: `p${i}`, title: words(10), authors: [{ family: 'Doe', given: 'J.' }], abstract: words(150) };
-}
-
-const CLAIM = 'bayesian inference of stellar variability with gaussian process kernels';
 
 /**
  * What the extension host feels while 100,000 papers are imported into the library, then loaded and

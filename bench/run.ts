@@ -3,6 +3,7 @@ import { benchCompletion } from './completion.bench';
 import { benchDraftParse } from './draftParse.bench';
 import { benchFullText } from './fulltext.bench';
 import { benchHallmark } from './hallmark.bench';
+import { benchHostIfInstalled } from './host.bench';
 import { benchEndlessFile, benchHostile } from './hostile.bench';
 import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
@@ -33,6 +34,9 @@ async function main(): Promise<void> {
   await benchSuggest();
   console.log('');
   await benchDraftParse();
+  // Last: it starts VS Code a few times, and the figures above need no browser.
+  console.log('');
+  await benchHostIfInstalled();
 }
 
 main().catch((error: unknown) => {

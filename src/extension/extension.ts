@@ -92,7 +92,8 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     }),
     vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showEvidence(checker, fullTexts, abstracts, file, key, evidence)),
     vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
-    vscode.commands.registerCommand('attest.importPapers', () => library.importFiles()),
+    // Files given as arguments are imported without asking: how the host bench imports its papers.
+    vscode.commands.registerCommand('attest.importPapers', (files?: unknown) => library.importFiles(urisIn(files))),
     vscode.commands.registerCommand('attest.findEvidenceFor', async (uri: vscode.Uri, range: vscode.Range) => {
       const editor = await vscode.window.showTextDocument(uri);
       editor.selection = new vscode.Selection(range.start, range.end);
@@ -139,3 +140,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
 }
 
 export function deactivate(): void {}
+
+function urisIn(value: unknown): vscode.Uri[] | undefined {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => item instanceof vscode.Uri) ? value : undefined;
+}

@@ -64,13 +64,13 @@ export class EvidenceLibrary implements vscode.Disposable {
     return this.thread.papers();
   }
 
-  /** "Attest: Import Papers": JSONL, BibTeX or RIS files, read and indexed in the library's thread, with progress and cancel. */
-  async importFiles(): Promise<void> {
-    const files = await vscode.window.showOpenDialog({
+  /** "Attest: Import Papers": JSONL, BibTeX or RIS files (`given`, or chosen in a dialog), read and indexed in the library's thread, with progress and cancel. */
+  async importFiles(given?: readonly vscode.Uri[]): Promise<void> {
+    const files = given ?? (await vscode.window.showOpenDialog({
       canSelectMany: true,
       title: vscode.l10n.t('Import papers into the evidence library'),
       filters: { [vscode.l10n.t('Papers')]: ['jsonl', 'bib', 'ris'] },
-    });
+    }));
     if (!files?.length) return;
     const library = await this.library();
     await vscode.window.withProgress(

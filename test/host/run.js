@@ -2,7 +2,7 @@
 // Runs test/host/suite inside a real VS Code, offline: code-server's bundled VS Code
 // server + Debian's Chromium driven by playwright-core (see README.md beside this file).
 //
-//   node test/host/run.js [--grep PATTERN] [--keep] [--verbose]
+//   node test/host/run.js [--grep PATTERN] [--keep] [--verbose] [--bench]
 //
 // Expects the suite compiled (`npx tsc -p .` -> out/test/host/suite/index.js).
 // Exit code: 0 when every test passed, 1 on test failures, 2 on harness errors/timeout.
@@ -16,6 +16,9 @@
 //   ATTEST_HOST_EXTENSION    the extension folder to test (default the repository, compiled to out/);
 //                            build/<target> after `npm run package` tests the package's content
 //   ATTEST_HOST_VSIX         a VSIX to install into the server and test as users get it, instead
+//   ATTEST_HOST_BENCH=1      same as --bench: run the host bench (suite/*.bench.js) instead of the tests
+//   ATTEST_HOST_DATA_DIR     keep VS Code's user and server data (the extension's global storage) in this
+//                            folder across runs: a later run opens what an earlier one stored
 'use strict';
 
 const { spawn } = require('child_process');
@@ -45,6 +48,8 @@ const argValue = (name) => {
 const GREP = argValue('--grep') || process.env.ATTEST_HOST_GREP || '';
 const KEEP = argv.includes('--keep') || process.env.ATTEST_HOST_KEEP === '1';
 const VERBOSE = argv.includes('--verbose') || process.env.ATTEST_HOST_VERBOSE === '1';
+const BENCH = argv.includes('--bench') || process.env.ATTEST_HOST_BENCH === '1';
+const DATA_DIR = process.env.ATTEST_HOST_DATA_DIR ? path.resolve(process.env.ATTEST_HOST_DATA_DIR) : undefined;
 const TIMEOUT_MS = Number(process.env.ATTEST_HOST_TIMEOUT_MS || 300_000);
 const SETUP_TIMEOUT_MS = Number(process.env.ATTEST_HOST_SETUP_TIMEOUT_MS || 900_000);
 
@@ -126,7 +131,7 @@ function makeTempDirs() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attest-host-'));
   const dirs = {};
   for (const d of ['user', 'server', 'ext', 'home', 'tmp', 'xdg-config', 'xdg-data', 'xdg-cache', 'xdg-runtime']) {
-    dirs[d] = path.join(tmp, d);
+    dirs[d] = DATA_DIR && (d === 'user' || d === 'server') ? path.join(DATA_DIR, d) : path.join(tmp, d);
     fs.mkdirSync(dirs[d], { recursive: true, mode: 0o700 });
   }
   // Tests edit files in it (refs.bib); the fixtures in the repo must stay as committed.
@@ -190,6 +195,7 @@ function startServer({ dirs, workspace }, screenshotUrl) {
     ATTEST_HOST_WORKSPACE: workspace,
     ATTEST_HOST_SCREENSHOT_URL: screenshotUrl,
     ATTEST_HOST_GREP: GREP,
+    ATTEST_HOST_BENCH: BENCH ? '1' : '',
     ATTEST_HOST_LOG: path.join(state.tmp, 'mocha.log'),
     ATTEST_HOST_RESULT: path.join(state.tmp, 'result.json'),
     ...(VSIX ? { ATTEST_HOST_EXTENSIONS_DIR: dirs.ext } : { ATTEST_HOST_EXTENSION: EXTENSION }),

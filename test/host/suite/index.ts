@@ -3,6 +3,7 @@ import * as path from 'path';
 import * as util from 'util';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
+import { recordFigure } from './figures';
 
 /**
  * Entry point the extension host calls (extensionTestsPath). Runs inside VS Code's
@@ -21,7 +22,8 @@ export async function run(): Promise<void> {
     };
   }
 
-  await reportActivation((line) => Mocha.reporters.Base.consoleLog(line));
+  const activationMs = await reportActivation((line) => Mocha.reporters.Base.consoleLog(line));
+  if (activationMs !== undefined) recordFigure({ activationMs });
 
   const mocha = new Mocha({
     ui: 'tdd',
@@ -32,9 +34,11 @@ export async function run(): Promise<void> {
     grep: process.env.ATTEST_HOST_GREP || undefined,
   });
 
+  // The host bench (run.js --bench) runs apart from the tests: `npm test` never measures.
+  const suffix = process.env.ATTEST_HOST_BENCH === '1' ? '.bench.js' : '.test.js';
   const files = fs
     .readdirSync(__dirname)
-    .filter((f) => f.endsWith('.test.js'))
+    .filter((f) => f.endsWith(suffix))
     .sort();
   for (const f of files) {
     mocha.addFile(path.join(__dirname, f));
@@ -64,12 +68,14 @@ export async function run(): Promise<void> {
  * How long Attest takes to load and activate in this extension host, as Running Extensions would
  * show it: printed, never asserted (speed is the benchmarks' business, and this host is shared).
  */
-async function reportActivation(log: (line: string) => void): Promise<void> {
+async function reportActivation(log: (line: string) => void): Promise<number | undefined> {
   const extension = vscode.extensions.getExtension('attest.attest');
-  if (!extension || extension.isActive) return;
+  if (!extension || extension.isActive) return undefined;
   const start = performance.now();
   await extension.activate();
-  log(`activation: ${(performance.now() - start).toFixed(0)} ms (${extension.extensionPath})`);
+  const activationMs = performance.now() - start;
+  log(`activation: ${activationMs.toFixed(0)} ms (${extension.extensionPath})`);
+  return activationMs;
 }
 
 function emptyStats(): Mocha.Stats {
