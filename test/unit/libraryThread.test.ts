@@ -78,6 +78,15 @@ describe('the paper library in a worker thread', () => {
     assert.deepEqual(listed.find((paper) => paper.id === first.id), first);
   });
 
+  it('hands over a library larger than one message holds, each paper once', async () => {
+    const many: Paper[] = Array.from({ length: 2_345 }, (_, i) => ({ id: `doi:10.1000/${i}`, title: `Study number ${i} of things`, authors: [], year: 2000 + (i % 20) }));
+    await thread.setUp({ dir });
+    await thread.add(many);
+    const ids = (await thread.papers()).map((paper) => paper.id);
+    assert.equal(ids.length, many.length);
+    assert.equal(new Set(ids).size, many.length);
+  });
+
   it('searches the host’s live sources, adding what they find and noting a failure', async () => {
     const failing = new FakeSource('OpenAlex', async () => {
       throw new Error('OpenAlex asked to slow down (HTTP 429).');

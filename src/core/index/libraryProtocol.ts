@@ -31,8 +31,8 @@ export type LibraryTask =
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
   | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat }
   | { readonly type: 'embedMissing' }
-  /** Every paper of the store, for citation completion. */
-  | { readonly type: 'papers' };
+  /** Papers `from` to `from + count` of the store, for citation completion. */
+  | { readonly type: 'papers'; readonly from: number; readonly count: number };
 
 export type ImportSummary =
   | {

@@ -17,6 +17,9 @@ import type { PaperSource } from '../sources/types';
 import type { AddOptions, Encoder } from './library';
 import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, WorkerToHost } from './libraryProtocol';
 
+/** Papers per message when the papers are copied out: unpacking one page takes the receiver milliseconds. */
+const PAPERS_PAGE = 1_000;
+
 export interface ThreadSetup {
   readonly dir: string;
   readonly encoder?: Encoder;
@@ -69,9 +72,17 @@ export class LibraryThread implements EvidenceFinder {
     return this.task({ type: 'embedMissing' }, options);
   }
 
-  /** Every paper of the store, copied to this thread. */
-  papers(): Promise<readonly Paper[]> {
-    return this.task({ type: 'papers' }, {});
+  /**
+   * Every paper of the store, copied to this thread a page at a time: 100,000 papers in one message
+   * held the receiving thread (the extension host) for 1–2 s while it unpacked them.
+   */
+  async papers(): Promise<readonly Paper[]> {
+    const papers: Paper[] = [];
+    for (;;) {
+      const page = await this.task({ type: 'papers', from: papers.length, count: PAPERS_PAGE }, {});
+      papers.push(...page);
+      if (page.length < PAPERS_PAGE) return papers;
+    }
   }
 
   private task<T extends LibraryTask>(task: T, options: AddOptions): Promise<LibraryAnswers[T['type']]> {

@@ -111,8 +111,19 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
     case 'embedMissing':
       return ready.embedMissing({ signal, onProgress });
     case 'papers':
-      return [...ready.store.papers()];
+      return pageOf(ready.store.papers(), task.from, task.count);
   }
+}
+
+function pageOf<T>(items: Iterable<T>, from: number, count: number): T[] {
+  const page: T[] = [];
+  let at = 0;
+  for (const item of items) {
+    if (at++ < from) continue;
+    if (page.length === count) break;
+    page.push(item);
+  }
+  return page;
 }
 
 async function importFile(
