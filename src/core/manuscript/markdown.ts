@@ -4,8 +4,7 @@ import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
-import { packSource, unpackSource, type PackedSource } from './packed';
-import type { ScannedCitation } from './sentences';
+import { packSource, ScannedCitations, unpackSource, type PackedSource } from './packed';
 import type { FileReference, FrontMatterProblem, ParsedSource } from './types';
 
 /**
@@ -40,7 +39,7 @@ class MarkdownScanner {
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly dir: string;
-  private readonly citations: ScannedCitation[] = [];
+  private readonly citations = new ScannedCitations();
   private readonly bibliographies: FileReference[] = [];
   private citesAll = false;
   private frontMatterProblem: FrontMatterProblem | undefined;
@@ -122,7 +121,7 @@ class MarkdownScanner {
       if (match[1] === '*') this.citesAll = true;
       else {
         const at = this.text.indexOf(match[0], approximateOffset);
-        this.citations.push({ key: match[1], command: 'nocite', start: at + 1, end: at + match[0].length });
+        this.citations.push(match[1], 'nocite', at + 1, at + match[0].length, undefined);
       }
     }
   }
@@ -364,7 +363,7 @@ class MarkdownScanner {
     const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
     if (keys.length > 0) {
       const anchor = this.out.anchor();
-      for (const k of keys) if (!isCrossReference(k.key)) this.citations.push({ key: k.key, command: k.command, start: k.start, end: k.end, anchor });
+      for (const k of keys) if (!isCrossReference(k.key)) this.citations.push(k.key, k.command, k.start, k.end, anchor);
       // `[@fig-a; @fig-b]` prints figure numbers, which are part of the sentence.
       if (keys.some((k) => isCrossReference(k.key))) this.out.appendReplacement(REFERENCE_PLACEHOLDER, i);
       return close + 1;
@@ -449,7 +448,7 @@ class MarkdownScanner {
       return key.end;
     }
     // An in-text key is part of its sentence: it attaches where its placeholder starts.
-    this.citations.push({ key: key.key, command: '@', start: key.start, end: key.end, anchor: this.out.length });
+    this.citations.push(key.key, '@', key.start, key.end, this.out.length);
     // The key stands in the sentence as its subject ("@smith2020 showed…"), so the claim keeps a placeholder.
     this.out.appendReplacement(`[${key.key}]`, i);
     // `@smith2020 [p. 33]`: the locator belongs to the citation.

@@ -1,6 +1,6 @@
 import type { LineIndex, Range } from '../text/positions';
 import type { PlainText } from './plainText';
-import { sentenceIndexAt, splitSentences, type ScannedCitation } from './sentences';
+import { sentenceIndexAt, splitSentences, type Span } from './sentences';
 import type { Citation, Claim, ParsedSource } from './types';
 
 /** What a scanner found in a file besides its citations and sentences. */
@@ -34,8 +34,66 @@ export interface PackedSource extends SourceFacts {
 }
 
 
+/**
+ * The citations a scanner finds, kept in columns as it finds them. A file of a megabyte can hold half
+ * a million citations; one object each, kept alive until packing, was most of the parse in collection.
+ */
+export class ScannedCitations {
+  private readonly keys = new DistinctValues();
+  private readonly commands = new DistinctValues();
+  /** Per citation: the source start and end of its key, and 1 + its plain-text anchor (0 when it makes no claim). */
+  private spans = new Uint32Array(3 * 64);
+  private size = 0;
+
+  get length(): number {
+    return this.size;
+  }
+
+  /** `anchor` is the plain-text position that finds the citation's sentence; undefined for citations that make no claim. */
+  push(key: string, command: string, start: number, end: number, anchor: number | undefined): void {
+    if (3 * this.size === this.spans.length) {
+      const spans = new Uint32Array(this.spans.length * 2);
+      spans.set(this.spans);
+      this.spans = spans;
+    }
+    this.keys.put(this.size, key);
+    this.commands.put(this.size, command);
+    this.spans[3 * this.size] = start;
+    this.spans[3 * this.size + 1] = end;
+    this.spans[3 * this.size + 2] = anchor === undefined ? 0 : anchor + 1;
+    this.size++;
+  }
+
+  /** The keys of the citations from the `first` on. */
+  keysFrom(first: number): string[] {
+    const keys: string[] = [];
+    for (let i = first; i < this.size; i++) keys.push(this.keys.valueAt(i));
+    return keys;
+  }
+
+  /** Gives each citation its range and its claim, and packs them. */
+  pack(lines: LineIndex, spans: readonly Span[]): Pick<PackedSource, 'keys' | 'keyIndexes' | 'commands' | 'commandIndexes' | 'citationRanges' | 'citationClaims'> {
+    const citationRanges = new Uint32Array(this.size * 4);
+    const citationClaims = new Uint32Array(this.size);
+    for (let i = 0; i < this.size; i++) {
+      putRange(citationRanges, i, lines.rangeOf(this.spans[3 * i], this.spans[3 * i + 1]));
+      const anchor = this.spans[3 * i + 2];
+      const claim = anchor === 0 ? undefined : sentenceIndexAt(spans, anchor - 1);
+      citationClaims[i] = claim === undefined ? 0 : claim + 1;
+    }
+    return {
+      keys: this.keys.values(),
+      keyIndexes: this.keys.indexes(this.size),
+      commands: this.commands.values(),
+      commandIndexes: this.commands.indexes(this.size),
+      citationRanges,
+      citationClaims,
+    };
+  }
+}
+
 /** Splits the plain text into claims, gives each scanned citation its range and its claim, and packs it all. */
-export function packSource(facts: SourceFacts, plain: PlainText, scanned: readonly ScannedCitation[], lines: LineIndex): PackedSource {
+export function packSource(facts: SourceFacts, plain: PlainText, scanned: ScannedCitations, lines: LineIndex): PackedSource {
   const spans = splitSentences(plain);
   const claimSpans = new Uint32Array(spans.length * 2);
   const claimRanges = new Uint32Array(spans.length * 4);
@@ -44,29 +102,13 @@ export function packSource(facts: SourceFacts, plain: PlainText, scanned: readon
     claimSpans[2 * i + 1] = end;
     putRange(claimRanges, i, lines.rangeOf(plain.offsets[start], plain.offsets[end - 1] + 1));
   });
-  const keys = new DistinctValues(scanned.length);
-  const commands = new DistinctValues(scanned.length);
-  const citationRanges = new Uint32Array(scanned.length * 4);
-  const citationClaims = new Uint32Array(scanned.length);
-  scanned.forEach((c, i) => {
-    keys.put(i, c.key);
-    commands.put(i, c.command);
-    putRange(citationRanges, i, lines.rangeOf(c.start, c.end));
-    const claim = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
-    citationClaims[i] = claim === undefined ? 0 : claim + 1;
-  });
   return {
     ...facts,
     plainText: plain.text,
     offsets: plain.offsets,
     claimSpans,
     claimRanges,
-    keys: keys.values(),
-    keyIndexes: keys.indexes,
-    commands: commands.values(),
-    commandIndexes: commands.indexes,
-    citationRanges,
-    citationClaims,
+    ...scanned.pack(lines, spans),
   };
 }
 
@@ -97,23 +139,38 @@ export function unpackSource(packed: PackedSource): ParsedSource {
   };
 }
 
-/** Strings that repeat, each kept once, and for each of `count` items the index of its own. */
+/** Strings that repeat, each kept once, and for each item the index of its own. */
 class DistinctValues {
-  readonly indexes: Uint32Array;
+  private items = new Uint32Array(64);
   private readonly index = new Map<string, number>();
-
-  constructor(count: number) {
-    this.indexes = new Uint32Array(count);
-  }
+  private readonly distinct: string[] = [];
 
   put(item: number, value: string): void {
     let at = this.index.get(value);
-    if (at === undefined) this.index.set(value, (at = this.index.size));
-    this.indexes[item] = at;
+    if (at === undefined) {
+      at = this.distinct.length;
+      this.index.set(value, at);
+      this.distinct.push(value);
+    }
+    if (item >= this.items.length) {
+      const items = new Uint32Array(Math.max(this.items.length * 2, item + 1));
+      items.set(this.items);
+      this.items = items;
+    }
+    this.items[item] = at;
   }
 
-  values(): string[] {
-    return [...this.index.keys()];
+  valueAt(item: number): string {
+    return this.distinct[this.items[item]];
+  }
+
+  /** The index of each of the first `count` items' value, in an array of its own to hand to another thread. */
+  indexes(count: number): Uint32Array {
+    return this.items.slice(0, count);
+  }
+
+  values(): readonly string[] {
+    return this.distinct;
   }
 }
 

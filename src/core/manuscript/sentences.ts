@@ -111,13 +111,3 @@ export function sentenceIndexAt(spans: readonly Span[], anchor: number): number 
   }
   return lo;
 }
-
-/** A citation as a scanner found it: the key's source span and where it stands in the plain text. */
-export interface ScannedCitation {
-  readonly key: string;
-  readonly command: string;
-  readonly start: number;
-  readonly end: number;
-  /** Plain-text position, to find the citation's sentence; undefined for citations that make no claim. */
-  readonly anchor?: number;
-}
