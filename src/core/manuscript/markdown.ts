@@ -434,7 +434,7 @@ class MarkdownScanner {
   /** `@key` in running text, unless it is part of a word such as an e-mail address. */
   private inTextCitation(i: number): number {
     const { text } = this;
-    if (isWordChar(text[i - 1]) || /[.\-+@]/.test(text[i - 1] ?? '')) {
+    if (isWordChar(text[i - 1]) || JOINS_AT.test(text[i - 1] ?? '')) {
       this.out.appendChar('@', i);
       return i + 1;
     }
@@ -452,8 +452,7 @@ class MarkdownScanner {
     // The key stands in the sentence as its subject ("@smith2020 showed…"), so the claim keeps a placeholder.
     this.out.appendReplacement(`[${key.key}]`, i);
     // `@smith2020 [p. 33]`: the locator belongs to the citation.
-    const locator = /^ ?\[[^\]@\n]*\](?![(\[])/.exec(text.slice(key.end, key.end + 200));
-    return locator ? key.end + locator[0].length : key.end;
+    return locatorEnd(text, key.end) ?? key.end;
   }
 }
 
@@ -500,7 +499,7 @@ function findBracketKeys(text: string): BracketKey[] {
   for (let j = text.indexOf('@'); j >= 0; j = text.indexOf('@', j + 1)) {
     const suppress = text[j - 1] === '-';
     const lead = suppress ? text[j - 2] : text[j - 1];
-    if (!/[\s;\[]/.test(lead ?? '')) continue;
+    if (!BRACKET_KEY_LEAD.test(lead ?? '')) continue;
     const key = matchKey(text, j + 1);
     if (!key) continue;
     found.push({ at: suppress ? j - 1 : j, key: key.key, command: suppress ? '[-@]' : '[@]', start: key.start, end: key.end });
@@ -517,6 +516,12 @@ const MAX_CODE_SPAN = 20_000;
 /** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
 const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
 const MAX_SCRIPT_LENGTH = 100;
+/** How far after an in-text key its locator may reach. */
+const MAX_LOCATOR_REACH = 200;
+/** A character before `@` that makes it part of a word, as in an e-mail address. */
+const JOINS_AT = /[.\-+@]/;
+const BRACKET_KEY_LEAD = /[\s;\[]/;
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
 
 function matchKey(text: string, at: number): { key: string; start: number; end: number } | undefined {
   KEY.lastIndex = at;
@@ -538,7 +543,27 @@ function endOfLine(text: string, from: number): number {
   return at < 0 ? text.length : at;
 }
 
+/**
+ * The end of a locator ` [p. 33]` that starts at `from`: an optional space, then `[…]` without `]`,
+ * `@` or a line break inside, not followed by `(` or `[`, all within 200 characters of `from`.
+ * Undefined when there is none. Read by hand, as a regular expression would need the text sliced.
+ */
+function locatorEnd(text: string, from: number): number | undefined {
+  const limit = Math.min(text.length, from + MAX_LOCATOR_REACH);
+  let j = from;
+  if (text.charCodeAt(j) === 0x20) j++;
+  if (j >= limit || text.charCodeAt(j) !== 0x5b) return undefined;
+  for (j++; j < limit; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x5d) break;
+    if (c === 0x40 || c === 0x0a) return undefined;
+  }
+  if (j >= limit) return undefined;
+  const after = j + 1 < limit ? text.charCodeAt(j + 1) : undefined;
+  return after === 0x28 || after === 0x5b ? undefined : j + 1;
+}
+
 function isWordChar(ch: string | undefined): boolean {
-  return ch !== undefined && /[\p{L}\p{N}_]/u.test(ch);
+  return ch !== undefined && WORD_CHAR.test(ch);
 }
 
