@@ -48,9 +48,11 @@ class MarkdownScanner {
   /**
    * Links and images whose text is being scanned, by the offset of their closing `]`: there, the
    * target is skipped (and an image's caption ends). Kept here rather than on the call stack, so that
-   * links nested thousands deep cannot overflow it.
+   * links nested thousands deep cannot overflow it. One mark per offset of the text (`LINK_CLOSE` or
+   * `IMAGE_CLOSE`), made when the first link is found: a map of a hundred thousand nested links kept the
+   * collector busy.
    */
-  private readonly linkCloses = new Map<number, { readonly image: boolean }>();
+  private linkCloses?: Uint8Array;
   /** Where a bracketed span's `]` is, and how much from it (the `]` and its attributes) is not prose. */
   private readonly spanCloses = new Map<number, number>();
   /**
@@ -230,7 +232,7 @@ class MarkdownScanner {
       case '[':
         return this.bracket(i);
       case ']':
-        if (this.linkCloses.has(i)) return this.linkEnd(i);
+        if (this.linkCloses?.[i]) return this.linkEnd(i);
         if (this.spanCloses.has(i)) {
           const skipped = this.spanCloses.get(i) ?? 1;
           this.spanCloses.delete(i);
@@ -376,7 +378,7 @@ class MarkdownScanner {
     }
     if (after === '(') {
       // A link: its text is prose, read on from here; its target is not, skipped at `close`.
-      this.linkCloses.set(close, { image: false });
+      this.markLinkClose(close, LINK_CLOSE);
       return i + 1;
     }
     this.out.appendChar('[', i);
@@ -419,14 +421,18 @@ class MarkdownScanner {
       return i + 1;
     }
     this.out.breakSentence();
-    this.linkCloses.set(close, { image: true });
+    this.markLinkClose(close, IMAGE_CLOSE);
     return i + 2;
+  }
+
+  private markLinkClose(close: number, mark: number): void {
+    (this.linkCloses ??= new Uint8Array(this.text.length))[close] = mark;
   }
 
   /** The `]` of a link or image whose text was read: skips its target. */
   private linkEnd(close: number): number {
-    if (this.linkCloses.get(close)?.image) this.out.breakSentence();
-    this.linkCloses.delete(close);
+    if (this.linkCloses?.[close] === IMAGE_CLOSE) this.out.breakSentence();
+    this.markLinkClose(close, 0);
     const target = this.text.indexOf(')', close);
     return target < 0 ? close + 1 : target + 1;
   }
@@ -516,6 +522,8 @@ const MAX_CODE_SPAN = 20_000;
 /** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
 const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
 const MAX_SCRIPT_LENGTH = 100;
+const LINK_CLOSE = 1;
+const IMAGE_CLOSE = 2;
 /** How far after an in-text key its locator may reach. */
 const MAX_LOCATOR_REACH = 200;
 /** A character before `@` that makes it part of a word, as in an e-mail address. */
