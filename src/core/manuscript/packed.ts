@@ -1,4 +1,5 @@
 import type { LineIndex, Range } from '../text/positions';
+import { doubled } from './doubled';
 import type { PlainText } from './plainText';
 import { sentenceIndexAt, splitSentences, type Span } from './sentences';
 import type { Citation, Claim, ParsedSource } from './types';
@@ -42,7 +43,7 @@ export class ScannedCitations {
   private readonly keys = new DistinctValues();
   private readonly commands = new DistinctValues();
   /** Per citation: the source start and end of its key, and 1 + its plain-text anchor (0 when it makes no claim). */
-  private spans = new Uint32Array(3 * 64);
+  private spans: Uint32Array = new Uint32Array(3 * 64);
   private size = 0;
 
   get length(): number {
@@ -51,11 +52,7 @@ export class ScannedCitations {
 
   /** `anchor` is the plain-text position that finds the citation's sentence; undefined for citations that make no claim. */
   push(key: string, command: string, start: number, end: number, anchor: number | undefined): void {
-    if (3 * this.size === this.spans.length) {
-      const spans = new Uint32Array(this.spans.length * 2);
-      spans.set(this.spans);
-      this.spans = spans;
-    }
+    if (3 * this.size === this.spans.length) this.spans = doubled(this.spans);
     this.keys.put(this.size, key);
     this.commands.put(this.size, command);
     this.spans[3 * this.size] = start;
@@ -141,7 +138,7 @@ export function unpackSource(packed: PackedSource): ParsedSource {
 
 /** Strings that repeat, each kept once, and for each item the index of its own. */
 class DistinctValues {
-  private items = new Uint32Array(64);
+  private items: Uint32Array = new Uint32Array(64);
   private readonly index = new Map<string, number>();
   private readonly distinct: string[] = [];
 
@@ -152,11 +149,7 @@ class DistinctValues {
       this.index.set(value, at);
       this.distinct.push(value);
     }
-    if (item >= this.items.length) {
-      const items = new Uint32Array(Math.max(this.items.length * 2, item + 1));
-      items.set(this.items);
-      this.items = items;
-    }
+    if (item >= this.items.length) this.items = doubled(this.items, item + 1);
     this.items[item] = at;
   }
 
