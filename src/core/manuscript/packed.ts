@@ -119,7 +119,8 @@ export function unpackSource(packed: PackedSource): ParsedSource {
   const claims: PackedClaim[] = new Array(packed.claimSpans.length / 2);
   for (let i = 0; i < claims.length; i++) claims[i] = new PackedClaim(packed, i);
   const citations: PackedCitation[] = new Array(packed.keyIndexes.length);
-  for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(packed, i, claims);
+  const unpacked: UnpackedSource = { packed, claims };
+  for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(unpacked, i);
   return {
     file: packed.file,
     language: packed.language,
@@ -205,31 +206,39 @@ class PackedClaim implements Claim {
   }
 }
 
+/**
+ * A packed file and its claims, which every citation of it reads: one field of each citation, where a
+ * file of a megabyte has half a million citations to allocate and collect.
+ */
+interface UnpackedSource {
+  readonly packed: PackedSource;
+  readonly claims: readonly Claim[];
+}
+
 /** A citation whose key, command and file are its own, and whose range and claim are read when asked. */
 class PackedCitation implements Citation {
   readonly key: string;
   readonly command: string;
   readonly file: string;
-  readonly #packed: PackedSource;
+  readonly #source: UnpackedSource;
   readonly #index: number;
-  readonly #claims: readonly Claim[];
 
-  constructor(packed: PackedSource, index: number, claims: readonly Claim[]) {
+  constructor(source: UnpackedSource, index: number) {
+    const { packed } = source;
     this.key = packed.keys[packed.keyIndexes[index]];
     this.command = packed.commands[packed.commandIndexes[index]];
     this.file = packed.file;
-    this.#packed = packed;
+    this.#source = source;
     this.#index = index;
-    this.#claims = claims;
   }
 
   get range(): Range {
-    return rangeAt(this.#packed.citationRanges, this.#index);
+    return rangeAt(this.#source.packed.citationRanges, this.#index);
   }
 
   get claim(): Claim | undefined {
-    const claim = this.#packed.citationClaims[this.#index];
-    return claim === 0 ? undefined : this.#claims[claim - 1];
+    const claim = this.#source.packed.citationClaims[this.#index];
+    return claim === 0 ? undefined : this.#source.claims[claim - 1];
   }
 
   /** What `JSON.stringify` writes: the values a reader of the citation sees, which are not all its own properties. */
