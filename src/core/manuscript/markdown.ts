@@ -456,7 +456,9 @@ class MarkdownScanner {
     // An in-text key is part of its sentence: it attaches where its placeholder starts.
     this.citations.push(key.key, '@', key.start, key.end, this.out.length);
     // The key stands in the sentence as its subject ("@smith2020 showed…"), so the claim keeps a placeholder.
-    this.out.appendReplacement(`[${key.key}]`, i);
+    this.out.appendReplacement('[', i);
+    this.out.appendReplacement(key.key, i);
+    this.out.appendReplacement(']', i);
     // `@smith2020 [p. 33]`: the locator belongs to the citation.
     return locatorEnd(text, key.end) ?? key.end;
   }
