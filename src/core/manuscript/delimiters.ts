@@ -1,3 +1,5 @@
+import { doubled } from './doubled';
+
 /**
  * Where each `{`, `[` and `(` of a text closes, found in one pass so that a parser asking about many
  * openers (a document full of half-typed `\cite{`) stays linear. Braces bind tighter than brackets and
@@ -13,11 +15,14 @@ export class DelimiterIndex {
 
   constructor(text: string, options: { readonly latexComments: boolean }) {
     const closers = new Uint32Array(text.length);
-    /** Open delimiters, innermost last, up to `top`: a stack that is cut back by moving `top`, never by resizing. */
-    const stack: number[] = [];
+    /**
+     * Open delimiters, innermost last, up to `top`: a stack that is cut back by moving `top`, never by
+     * resizing. Typed and grown by doubling: a text of openers only, pushed onto an array, was most of its parse.
+     */
+    let stack: Uint32Array = new Uint32Array(INITIAL_DEPTH);
     let top = 0;
     /** Positions in `stack` that hold a `{`, so a `}` finds its brace without searching. */
-    const braces: number[] = [];
+    let braces: Uint32Array = new Uint32Array(INITIAL_DEPTH);
     let braceTop = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -26,10 +31,13 @@ export class DelimiterIndex {
         i++;
       } else if (c === 0x7b) {
         // `{`
+        if (braceTop === braces.length) braces = doubled(braces);
         braces[braceTop++] = top;
+        if (top === stack.length) stack = doubled(stack);
         stack[top++] = i;
       } else if (c === 0x5b || c === 0x28) {
         // `[`, `(`
+        if (top === stack.length) stack = doubled(stack);
         stack[top++] = i;
       } else if (c === 0x7d) {
         // A `}` closes the innermost `{`, abandoning brackets opened inside it.
@@ -61,6 +69,8 @@ export class DelimiterIndex {
     return open >= 0 && open < this.closers.length ? this.closers[open] - 1 : -1;
   }
 }
+
+const INITIAL_DEPTH = 64;
 
 function isParagraphBreak(text: string, newline: number): boolean {
   for (let j = newline + 1; j < text.length; j++) {

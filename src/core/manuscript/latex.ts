@@ -4,8 +4,8 @@ import { REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
-import { packSource, unpackSource, type PackedSource } from './packed';
-import type { ScannedCitation } from './sentences';
+import { isSpaceCode } from './characters';
+import { packSource, ScannedCitations, unpackSource, type PackedSource } from './packed';
 import type { FileReference, ParsedSource } from './types';
 
 /** natbib, biblatex and LaTeX citation commands, lower-cased first letter (`\Textcite` is `textcite`). */
@@ -81,6 +81,8 @@ const SYMBOL_COMMANDS: Record<string, string> = {
  * making parsing quadratic.
  */
 const MAX_MATH_LENGTH = 20_000;
+const COMMA = 0x2c;
+const PERCENT = 0x25;
 
 /** Its value is the rest of the line, trimmed: no pattern backtracks over a long line's spaces. */
 const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=/;
@@ -107,7 +109,7 @@ class LatexScanner {
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly fileDir: string;
-  private readonly citations: ScannedCitation[] = [];
+  private readonly citations = new ScannedCitations();
   private readonly includes: FileReference[] = [];
   private readonly bibliographies: FileReference[] = [];
   private readonly bibitems: string[] = [];
@@ -437,7 +439,7 @@ class LatexScanner {
       // `\cite` without its braces yet (being typed): nothing to report, read on from after the name.
       this.i = save;
     } else if (textual) {
-      const keys = this.citations.slice(first).map((c) => c.key);
+      const keys = this.citations.keysFrom(first);
       if (keys.length > 0) this.out.appendReplacement(`[${keys.join('; ')}]`, save - command.length - 1);
     }
   }
@@ -458,19 +460,19 @@ class LatexScanner {
     const { text } = this;
     let j = start;
     while (j < end) {
-      while (j < end && (/[\s,]/.test(text[j]) || text[j] === '%')) {
+      for (let c = text.charCodeAt(j); j < end && (c === COMMA || c === PERCENT || isSpaceCode(c)); c = text.charCodeAt(j)) {
         // A comment annotating a long key list runs to the end of its line and is no key.
-        if (text[j] === '%') j = Math.min(this.indexOfOr('\n', j), end);
+        if (c === PERCENT) j = Math.min(this.indexOfOr('\n', j), end);
         else j++;
       }
       const keyStart = j;
-      while (j < end && text[j] !== ',' && text[j] !== '%') j++;
+      for (let c = text.charCodeAt(j); j < end && c !== COMMA && c !== PERCENT; c = text.charCodeAt(++j));
       let keyEnd = j;
-      while (keyEnd > keyStart && /\s/.test(text[keyEnd - 1])) keyEnd--;
+      while (keyEnd > keyStart && isSpaceCode(text.charCodeAt(keyEnd - 1))) keyEnd--;
       if (keyEnd > keyStart) {
         const key = text.slice(keyStart, keyEnd);
         if (key === '*' && command.toLowerCase().startsWith('\\nocite')) this.citesAll = true;
-        else this.citations.push({ key, command, start: keyStart, end: keyEnd, anchor });
+        else this.citations.push(key, command, keyStart, keyEnd, anchor);
       }
     }
   }

@@ -4,8 +4,7 @@ import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
-import { packSource, unpackSource, type PackedSource } from './packed';
-import type { ScannedCitation } from './sentences';
+import { packSource, ScannedCitations, unpackSource, type PackedSource } from './packed';
 import type { FileReference, FrontMatterProblem, ParsedSource } from './types';
 
 /**
@@ -40,7 +39,7 @@ class MarkdownScanner {
   private readonly lines: LineIndex;
   private readonly delimiters: DelimiterIndex;
   private readonly dir: string;
-  private readonly citations: ScannedCitation[] = [];
+  private readonly citations = new ScannedCitations();
   private readonly bibliographies: FileReference[] = [];
   private citesAll = false;
   private frontMatterProblem: FrontMatterProblem | undefined;
@@ -49,9 +48,11 @@ class MarkdownScanner {
   /**
    * Links and images whose text is being scanned, by the offset of their closing `]`: there, the
    * target is skipped (and an image's caption ends). Kept here rather than on the call stack, so that
-   * links nested thousands deep cannot overflow it.
+   * links nested thousands deep cannot overflow it. One mark per offset of the text (`LINK_CLOSE` or
+   * `IMAGE_CLOSE`), made when the first link is found: a map of a hundred thousand nested links kept the
+   * collector busy.
    */
-  private readonly linkCloses = new Map<number, { readonly image: boolean }>();
+  private linkCloses?: Uint8Array;
   /** Where a bracketed span's `]` is, and how much from it (the `]` and its attributes) is not prose. */
   private readonly spanCloses = new Map<number, number>();
   /**
@@ -122,7 +123,7 @@ class MarkdownScanner {
       if (match[1] === '*') this.citesAll = true;
       else {
         const at = this.text.indexOf(match[0], approximateOffset);
-        this.citations.push({ key: match[1], command: 'nocite', start: at + 1, end: at + match[0].length });
+        this.citations.push(match[1], 'nocite', at + 1, at + match[0].length, undefined);
       }
     }
   }
@@ -231,7 +232,7 @@ class MarkdownScanner {
       case '[':
         return this.bracket(i);
       case ']':
-        if (this.linkCloses.has(i)) return this.linkEnd(i);
+        if (this.linkCloses?.[i]) return this.linkEnd(i);
         if (this.spanCloses.has(i)) {
           const skipped = this.spanCloses.get(i) ?? 1;
           this.spanCloses.delete(i);
@@ -364,7 +365,7 @@ class MarkdownScanner {
     const keys = after === '(' || after === '[' ? [] : this.bracketKeys(i + 1, close);
     if (keys.length > 0) {
       const anchor = this.out.anchor();
-      for (const k of keys) if (!isCrossReference(k.key)) this.citations.push({ key: k.key, command: k.command, start: k.start, end: k.end, anchor });
+      for (const k of keys) if (!isCrossReference(k.key)) this.citations.push(k.key, k.command, k.start, k.end, anchor);
       // `[@fig-a; @fig-b]` prints figure numbers, which are part of the sentence.
       if (keys.some((k) => isCrossReference(k.key))) this.out.appendReplacement(REFERENCE_PLACEHOLDER, i);
       return close + 1;
@@ -377,7 +378,7 @@ class MarkdownScanner {
     }
     if (after === '(') {
       // A link: its text is prose, read on from here; its target is not, skipped at `close`.
-      this.linkCloses.set(close, { image: false });
+      this.markLinkClose(close, LINK_CLOSE);
       return i + 1;
     }
     this.out.appendChar('[', i);
@@ -420,14 +421,18 @@ class MarkdownScanner {
       return i + 1;
     }
     this.out.breakSentence();
-    this.linkCloses.set(close, { image: true });
+    this.markLinkClose(close, IMAGE_CLOSE);
     return i + 2;
+  }
+
+  private markLinkClose(close: number, mark: number): void {
+    (this.linkCloses ??= new Uint8Array(this.text.length))[close] = mark;
   }
 
   /** The `]` of a link or image whose text was read: skips its target. */
   private linkEnd(close: number): number {
-    if (this.linkCloses.get(close)?.image) this.out.breakSentence();
-    this.linkCloses.delete(close);
+    if (this.linkCloses?.[close] === IMAGE_CLOSE) this.out.breakSentence();
+    this.markLinkClose(close, 0);
     const target = this.text.indexOf(')', close);
     return target < 0 ? close + 1 : target + 1;
   }
@@ -435,7 +440,7 @@ class MarkdownScanner {
   /** `@key` in running text, unless it is part of a word such as an e-mail address. */
   private inTextCitation(i: number): number {
     const { text } = this;
-    if (isWordChar(text[i - 1]) || /[.\-+@]/.test(text[i - 1] ?? '')) {
+    if (isWordChar(text[i - 1]) || JOINS_AT.test(text[i - 1] ?? '')) {
       this.out.appendChar('@', i);
       return i + 1;
     }
@@ -449,12 +454,13 @@ class MarkdownScanner {
       return key.end;
     }
     // An in-text key is part of its sentence: it attaches where its placeholder starts.
-    this.citations.push({ key: key.key, command: '@', start: key.start, end: key.end, anchor: this.out.length });
+    this.citations.push(key.key, '@', key.start, key.end, this.out.length);
     // The key stands in the sentence as its subject ("@smith2020 showed…"), so the claim keeps a placeholder.
-    this.out.appendReplacement(`[${key.key}]`, i);
+    this.out.appendReplacement('[', i);
+    this.out.appendReplacement(key.key, i);
+    this.out.appendReplacement(']', i);
     // `@smith2020 [p. 33]`: the locator belongs to the citation.
-    const locator = /^ ?\[[^\]@\n]*\](?![(\[])/.exec(text.slice(key.end, key.end + 200));
-    return locator ? key.end + locator[0].length : key.end;
+    return locatorEnd(text, key.end) ?? key.end;
   }
 }
 
@@ -501,7 +507,7 @@ function findBracketKeys(text: string): BracketKey[] {
   for (let j = text.indexOf('@'); j >= 0; j = text.indexOf('@', j + 1)) {
     const suppress = text[j - 1] === '-';
     const lead = suppress ? text[j - 2] : text[j - 1];
-    if (!/[\s;\[]/.test(lead ?? '')) continue;
+    if (!BRACKET_KEY_LEAD.test(lead ?? '')) continue;
     const key = matchKey(text, j + 1);
     if (!key) continue;
     found.push({ at: suppress ? j - 1 : j, key: key.key, command: suppress ? '[-@]' : '[@]', start: key.start, end: key.end });
@@ -518,6 +524,14 @@ const MAX_CODE_SPAN = 20_000;
 /** Where a sub- or superscript ends: its closing mark, unless whitespace comes first. */
 const SCRIPT_END: Record<string, RegExp> = { '~': /(?<!\\)~|\s/, '^': /(?<!\\)\^|\s/ };
 const MAX_SCRIPT_LENGTH = 100;
+const LINK_CLOSE = 1;
+const IMAGE_CLOSE = 2;
+/** How far after an in-text key its locator may reach. */
+const MAX_LOCATOR_REACH = 200;
+/** A character before `@` that makes it part of a word, as in an e-mail address. */
+const JOINS_AT = /[.\-+@]/;
+const BRACKET_KEY_LEAD = /[\s;\[]/;
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
 
 function matchKey(text: string, at: number): { key: string; start: number; end: number } | undefined {
   KEY.lastIndex = at;
@@ -539,7 +553,27 @@ function endOfLine(text: string, from: number): number {
   return at < 0 ? text.length : at;
 }
 
+/**
+ * The end of a locator ` [p. 33]` that starts at `from`: an optional space, then `[…]` without `]`,
+ * `@` or a line break inside, not followed by `(` or `[`, all within 200 characters of `from`.
+ * Undefined when there is none. Read by hand, as a regular expression would need the text sliced.
+ */
+function locatorEnd(text: string, from: number): number | undefined {
+  const limit = Math.min(text.length, from + MAX_LOCATOR_REACH);
+  let j = from;
+  if (text.charCodeAt(j) === 0x20) j++;
+  if (j >= limit || text.charCodeAt(j) !== 0x5b) return undefined;
+  for (j++; j < limit; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x5d) break;
+    if (c === 0x40 || c === 0x0a) return undefined;
+  }
+  if (j >= limit) return undefined;
+  const after = j + 1 < limit ? text.charCodeAt(j + 1) : undefined;
+  return after === 0x28 || after === 0x5b ? undefined : j + 1;
+}
+
 function isWordChar(ch: string | undefined): boolean {
-  return ch !== undefined && /[\p{L}\p{N}_]/u.test(ch);
+  return ch !== undefined && WORD_CHAR.test(ch);
 }
 

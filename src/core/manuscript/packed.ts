@@ -1,6 +1,7 @@
 import type { LineIndex, Range } from '../text/positions';
+import { doubled } from './doubled';
 import type { PlainText } from './plainText';
-import { sentenceIndexAt, splitSentences, type ScannedCitation } from './sentences';
+import { sentenceIndexAt, splitSentences, type Span } from './sentences';
 import type { Citation, Claim, ParsedSource } from './types';
 
 /** What a scanner found in a file besides its citations and sentences. */
@@ -34,8 +35,62 @@ export interface PackedSource extends SourceFacts {
 }
 
 
+/**
+ * The citations a scanner finds, kept in columns as it finds them. A file of a megabyte can hold half
+ * a million citations; one object each, kept alive until packing, was most of the parse in collection.
+ */
+export class ScannedCitations {
+  private readonly keys = new DistinctValues();
+  private readonly commands = new DistinctValues();
+  /** Per citation: the source start and end of its key, and 1 + its plain-text anchor (0 when it makes no claim). */
+  private spans: Uint32Array = new Uint32Array(3 * 64);
+  private size = 0;
+
+  get length(): number {
+    return this.size;
+  }
+
+  /** `anchor` is the plain-text position that finds the citation's sentence; undefined for citations that make no claim. */
+  push(key: string, command: string, start: number, end: number, anchor: number | undefined): void {
+    if (3 * this.size === this.spans.length) this.spans = doubled(this.spans);
+    this.keys.put(this.size, key);
+    this.commands.put(this.size, command);
+    this.spans[3 * this.size] = start;
+    this.spans[3 * this.size + 1] = end;
+    this.spans[3 * this.size + 2] = anchor === undefined ? 0 : anchor + 1;
+    this.size++;
+  }
+
+  /** The keys of the citations from the `first` on. */
+  keysFrom(first: number): string[] {
+    const keys: string[] = [];
+    for (let i = first; i < this.size; i++) keys.push(this.keys.valueAt(i));
+    return keys;
+  }
+
+  /** Gives each citation its range and its claim, and packs them. */
+  pack(lines: LineIndex, spans: readonly Span[]): Pick<PackedSource, 'keys' | 'keyIndexes' | 'commands' | 'commandIndexes' | 'citationRanges' | 'citationClaims'> {
+    const citationRanges = new Uint32Array(this.size * 4);
+    const citationClaims = new Uint32Array(this.size);
+    for (let i = 0; i < this.size; i++) {
+      putRange(citationRanges, i, lines.rangeOf(this.spans[3 * i], this.spans[3 * i + 1]));
+      const anchor = this.spans[3 * i + 2];
+      const claim = anchor === 0 ? undefined : sentenceIndexAt(spans, anchor - 1);
+      citationClaims[i] = claim === undefined ? 0 : claim + 1;
+    }
+    return {
+      keys: this.keys.values(),
+      keyIndexes: this.keys.indexes(this.size),
+      commands: this.commands.values(),
+      commandIndexes: this.commands.indexes(this.size),
+      citationRanges,
+      citationClaims,
+    };
+  }
+}
+
 /** Splits the plain text into claims, gives each scanned citation its range and its claim, and packs it all. */
-export function packSource(facts: SourceFacts, plain: PlainText, scanned: readonly ScannedCitation[], lines: LineIndex): PackedSource {
+export function packSource(facts: SourceFacts, plain: PlainText, scanned: ScannedCitations, lines: LineIndex): PackedSource {
   const spans = splitSentences(plain);
   const claimSpans = new Uint32Array(spans.length * 2);
   const claimRanges = new Uint32Array(spans.length * 4);
@@ -44,29 +99,13 @@ export function packSource(facts: SourceFacts, plain: PlainText, scanned: readon
     claimSpans[2 * i + 1] = end;
     putRange(claimRanges, i, lines.rangeOf(plain.offsets[start], plain.offsets[end - 1] + 1));
   });
-  const keys = new DistinctValues(scanned.length);
-  const commands = new DistinctValues(scanned.length);
-  const citationRanges = new Uint32Array(scanned.length * 4);
-  const citationClaims = new Uint32Array(scanned.length);
-  scanned.forEach((c, i) => {
-    keys.put(i, c.key);
-    commands.put(i, c.command);
-    putRange(citationRanges, i, lines.rangeOf(c.start, c.end));
-    const claim = c.anchor === undefined ? undefined : sentenceIndexAt(spans, c.anchor);
-    citationClaims[i] = claim === undefined ? 0 : claim + 1;
-  });
   return {
     ...facts,
     plainText: plain.text,
     offsets: plain.offsets,
     claimSpans,
     claimRanges,
-    keys: keys.values(),
-    keyIndexes: keys.indexes,
-    commands: commands.values(),
-    commandIndexes: commands.indexes,
-    citationRanges,
-    citationClaims,
+    ...scanned.pack(lines, spans),
   };
 }
 
@@ -80,7 +119,8 @@ export function unpackSource(packed: PackedSource): ParsedSource {
   const claims: PackedClaim[] = new Array(packed.claimSpans.length / 2);
   for (let i = 0; i < claims.length; i++) claims[i] = new PackedClaim(packed, i);
   const citations: PackedCitation[] = new Array(packed.keyIndexes.length);
-  for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(packed, i, claims);
+  const unpacked: UnpackedSource = { packed, claims };
+  for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(unpacked, i);
   return {
     file: packed.file,
     language: packed.language,
@@ -97,23 +137,34 @@ export function unpackSource(packed: PackedSource): ParsedSource {
   };
 }
 
-/** Strings that repeat, each kept once, and for each of `count` items the index of its own. */
+/** Strings that repeat, each kept once, and for each item the index of its own. */
 class DistinctValues {
-  readonly indexes: Uint32Array;
+  private items: Uint32Array = new Uint32Array(64);
   private readonly index = new Map<string, number>();
-
-  constructor(count: number) {
-    this.indexes = new Uint32Array(count);
-  }
+  private readonly distinct: string[] = [];
 
   put(item: number, value: string): void {
     let at = this.index.get(value);
-    if (at === undefined) this.index.set(value, (at = this.index.size));
-    this.indexes[item] = at;
+    if (at === undefined) {
+      at = this.distinct.length;
+      this.index.set(value, at);
+      this.distinct.push(value);
+    }
+    if (item >= this.items.length) this.items = doubled(this.items, item + 1);
+    this.items[item] = at;
   }
 
-  values(): string[] {
-    return [...this.index.keys()];
+  valueAt(item: number): string {
+    return this.distinct[this.items[item]];
+  }
+
+  /** The index of each of the first `count` items' value, in an array of its own to hand to another thread. */
+  indexes(count: number): Uint32Array {
+    return this.items.slice(0, count);
+  }
+
+  values(): readonly string[] {
+    return this.distinct;
   }
 }
 
@@ -155,31 +206,39 @@ class PackedClaim implements Claim {
   }
 }
 
+/**
+ * A packed file and its claims, which every citation of it reads: one field of each citation, where a
+ * file of a megabyte has half a million citations to allocate and collect.
+ */
+interface UnpackedSource {
+  readonly packed: PackedSource;
+  readonly claims: readonly Claim[];
+}
+
 /** A citation whose key, command and file are its own, and whose range and claim are read when asked. */
 class PackedCitation implements Citation {
   readonly key: string;
   readonly command: string;
   readonly file: string;
-  readonly #packed: PackedSource;
+  readonly #source: UnpackedSource;
   readonly #index: number;
-  readonly #claims: readonly Claim[];
 
-  constructor(packed: PackedSource, index: number, claims: readonly Claim[]) {
+  constructor(source: UnpackedSource, index: number) {
+    const { packed } = source;
     this.key = packed.keys[packed.keyIndexes[index]];
     this.command = packed.commands[packed.commandIndexes[index]];
     this.file = packed.file;
-    this.#packed = packed;
+    this.#source = source;
     this.#index = index;
-    this.#claims = claims;
   }
 
   get range(): Range {
-    return rangeAt(this.#packed.citationRanges, this.#index);
+    return rangeAt(this.#source.packed.citationRanges, this.#index);
   }
 
   get claim(): Claim | undefined {
-    const claim = this.#packed.citationClaims[this.#index];
-    return claim === 0 ? undefined : this.#claims[claim - 1];
+    const claim = this.#source.packed.citationClaims[this.#index];
+    return claim === 0 ? undefined : this.#source.claims[claim - 1];
   }
 
   /** What `JSON.stringify` writes: the values a reader of the citation sees, which are not all its own properties. */

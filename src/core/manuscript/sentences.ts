@@ -29,6 +29,9 @@ const SENTENCE_OPENERS = new Set([
 ]);
 
 const CLOSERS = new Set(['"', "'", ')', ']', '\u201d', '\u2019']);
+/** Module constants: a regular expression literal in a function is a new object each call, over every sentence end. */
+const SENTENCE_START = /[\p{Lu}\p{N}"'(\[\u201c\u2018]/u;
+const WORD_OR_PERIOD = /[\p{L}.]/u;
 
 /** Splits plain text into sentences. Hard breaks (paragraphs, headings, items) always end one. */
 export function splitSentences(plain: PlainText): Span[] {
@@ -62,12 +65,12 @@ function splitSegment(text: string, from: number, to: number, out: Span[]): void
 }
 
 function startsSentence(ch: string): boolean {
-  return /[\p{Lu}\p{N}"'(\[\u201c\u2018]/u.test(ch);
+  return SENTENCE_START.test(ch);
 }
 
 function isAbbreviationBefore(text: string, periodIndex: number, nextStart: number): boolean {
   let wordStart = periodIndex;
-  while (wordStart > 0 && /[\p{L}.]/u.test(text[wordStart - 1])) wordStart--;
+  while (wordStart > 0 && WORD_OR_PERIOD.test(text[wordStart - 1])) wordStart--;
   const word = text.slice(wordStart, periodIndex);
   if (word.length === 0) return false;
   // A single letter is an initial ("J. Smith"), unless a word that opens sentences, not names, follows:
@@ -110,14 +113,4 @@ export function sentenceIndexAt(spans: readonly Span[], anchor: number): number 
     return previous && previous.end === anchor && candidate.start === anchor ? lo - 1 : lo;
   }
   return lo;
-}
-
-/** A citation as a scanner found it: the key's source span and where it stands in the plain text. */
-export interface ScannedCitation {
-  readonly key: string;
-  readonly command: string;
-  readonly start: number;
-  readonly end: number;
-  /** Plain-text position, to find the citation's sentence; undefined for citations that make no claim. */
-  readonly anchor?: number;
 }
