@@ -24,17 +24,19 @@ import type * as CitationJsModule from './citationJs';
 export function parseBibliography(text: string, file: string): Bibliography {
   const lines = new LineIndex(text);
   const problems: SpanProblem[] = [];
+  let unshown = 0;
   let entries: BibEntry[] = [];
   try {
     const reader = new BibReader(text, citationJs().constants.defaultStrings);
     reader.run();
-    problems.push(...reader.problems);
+    for (const problem of reader.problems) problems.push(problem);
+    unshown = reader.unshownProblems;
     entries = buildEntries(reader.entries, file, lines, problems);
   } catch (error) {
     // Only a bug can land here; losing the file's entries beats taking the caller down.
     problems.push({ message: `Could not read this bibliography: ${errorMessage(error)}`, span: { start: 0, end: 0 } });
   }
-  return { file, entries, problems: toBibProblems(problems, lines) };
+  return { file, entries, problems: toBibProblems(problems, unshown, lines) };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -148,6 +150,14 @@ class UsesRefusedString extends ExpansionTooLarge {}
 class BibReader {
   readonly entries: RawEntry[] = [];
   readonly problems: SpanProblem[] = [];
+  /**
+   * Problems only counted, not kept: each lies after more than MAX_PROBLEMS kept ones, so it
+   * can never be among those shown, and a file of 200,000 broken entries need not build
+   * 200,000 messages.
+   */
+  unshownProblems = 0;
+  /** Set once more than MAX_PROBLEMS problems lie before the current entry. */
+  private countOnly = false;
   private readonly strings: Map<string, string>;
   /** `@string` names whose definitions were refused for expanding to too much text. */
   private readonly refusedStrings = new Set<string>();
@@ -182,6 +192,7 @@ class BibReader {
 
   /** Reads whatever starts at the `@` at `at`; returns where to look for the next one. */
   private readChunk(at: number): number {
+    this.countOnly = this.problems.length > MAX_PROBLEMS;
     ENTRY_HEADER.lastIndex = at;
     const header = ENTRY_HEADER.exec(this.text);
     if (!header || header[1] === '') return at + 1;
@@ -214,6 +225,7 @@ class BibReader {
   }
 
   private reportUnclosed(type: string, at: number, open: number, limit: number): void {
+    if (this.countsOnly()) return;
     const closer = closerOf(this.text.charCodeAt(open));
     const keyStart = skipBlank(this.text, open + 1, limit);
     const keyEnd = type === 'string' || type === 'preamble' ? keyStart : scanKey(this.text, keyStart, limit, closer);
@@ -427,6 +439,12 @@ class BibReader {
       throw new UsesRefusedString(`Field '${field}' uses '${name}', whose @string expands to too much text to be expanded (see there)`, { start, end: this.pos });
     }
     // BibTeX carries on with an empty value too, but the field is then silently lost.
+    // Past MAX_PROBLEMS in one entry, each lies after all those before it, so none is shown.
+    if (this.countsOnly()) return '';
+    if (this.entryProblems.length > MAX_PROBLEMS) {
+      this.unshownProblems++;
+      return '';
+    }
     this.entryProblems.push({
       message: this.inEntry(`Field '${field}' uses '${name}', which is not defined by any earlier @string`),
       span: { start, end: this.pos },
@@ -462,7 +480,13 @@ class BibReader {
   }
 
   private report(message: string, span: Span): void {
-    this.problems.push({ message, span });
+    if (!this.countsOnly()) this.problems.push({ message, span });
+  }
+
+  /** Counts a problem that will not be shown, before its message is built; false if it may be. */
+  private countsOnly(): boolean {
+    if (this.countOnly) this.unshownProblems++;
+    return this.countOnly;
   }
 }
 
@@ -1024,13 +1048,14 @@ function pmcidOf(pmcid: string | undefined, eprint: string | undefined, eprintTy
 /** Past this many, a file is not a bibliography with typos but something else entirely. */
 const MAX_PROBLEMS = 5000;
 
-function toBibProblems(problems: readonly SpanProblem[], lines: LineIndex): BibProblem[] {
+/** `unshown` problems were only counted; each lies after more than MAX_PROBLEMS of `problems`. */
+function toBibProblems(problems: readonly SpanProblem[], unshown: number, lines: LineIndex): BibProblem[] {
   const sorted = [...problems].sort((a, b) => a.span.start - b.span.start);
   const shown = sorted.slice(0, MAX_PROBLEMS).map((p) => ({ message: p.message, range: lines.rangeOf(p.span.start, p.span.end) }));
   if (sorted.length > MAX_PROBLEMS) {
     const rest = sorted[MAX_PROBLEMS].span.start;
     shown.push({
-      message: `${sorted.length - MAX_PROBLEMS} more problems from here on are not shown; is this a BibTeX file?`,
+      message: `${sorted.length + unshown - MAX_PROBLEMS} more problems from here on are not shown; is this a BibTeX file?`,
       range: lines.rangeOf(rest, rest),
     });
   }
