@@ -702,13 +702,14 @@ function convertText(name: string, value: string): Conversion {
 function convertAuthors(value: string): Conversion {
   let names: unknown;
   try {
-    names = citationJs().value.parse(value, 'author');
+    names = parseNamesOneByOne(value) ?? citationJs().value.parse(value, 'author');
   } catch {
     return { value: { authors: splitNames(value).map(plainAuthor), truncated: false }, failed: true };
   }
   if (!Array.isArray(names)) return { value: { authors: [], truncated: false }, failed: false };
   const list: readonly unknown[] = names;
-  const parts = splitNames(value);
+  // Without braces no name is one brace group, and the names as written are not needed.
+  const parts = value.includes('{') ? splitNames(value) : [];
   const authors: Author[] = [];
   let truncated = false;
   list.forEach((name, i) => {
@@ -718,6 +719,61 @@ function convertAuthors(value: string): Conversion {
   });
   // Shared by every entry and every parse that has the same author field.
   return { value: Object.freeze({ authors: Object.freeze(authors.map((a) => Object.freeze(a))), truncated }), failed: false };
+}
+
+/**
+ * A plain list of names, each parsed alone and remembered: a long author list repeats its
+ * names, and so do the entries of a bibliography. Only for text with no braces, math,
+ * commands, `~`, `=` or whitespace other than spaces, where citation-js's lexer splits the
+ * list at every maximal ` and ` run that starts a run of spaces and nothing in one name
+ * depends on another; anything else, or a name that does not come back as exactly one,
+ * is left to citation-js whole (undefined).
+ */
+function parseNamesOneByOne(value: string): unknown[] | undefined {
+  if (NOT_PLAIN_NAMES.test(value)) return undefined;
+  const names: unknown[] = [];
+  let start = 0;
+  for (let i = value.indexOf(' '); i >= 0; i = value.indexOf(' ', i + 1)) {
+    if (i > 0 && value.charCodeAt(i - 1) === Ch.Space) continue;
+    PLAIN_AND.lastIndex = i;
+    if (!PLAIN_AND.test(value)) continue;
+    const name = parsePlainName(value.slice(start, i));
+    if (name === undefined) return undefined;
+    names.push(name);
+    start = PLAIN_AND.lastIndex;
+    i = start - 1;
+  }
+  const last = parsePlainName(value.slice(start));
+  if (last === undefined) return undefined;
+  names.push(last);
+  return names;
+}
+
+const NOT_PLAIN_NAMES = /[{}$\\~=]|[^\S ]/;
+/** citation-js's `and` token (`/\s+[aA][nN][dD]\s+/`) where the only whitespace is spaces. */
+const PLAIN_AND = / +[aA][nN][dD] +/y;
+
+/** citation-js's reading of one name, which it never changes once made. */
+const plainNames = new Map<string, unknown>();
+let plainNameChars = 0;
+
+function parsePlainName(text: string): unknown {
+  const cached = plainNames.get(text);
+  if (cached !== undefined) return cached;
+  let list: unknown;
+  try {
+    list = citationJs().value.parse(text, 'author');
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(list) || list.length !== 1) return undefined;
+  if (plainNameChars + text.length > MAX_CONVERSION_CHARS) {
+    plainNames.clear();
+    plainNameChars = 0;
+  }
+  plainNames.set(text, list[0]);
+  plainNameChars += text.length;
+  return list[0];
 }
 
 /** A rough "Family, Given" or "Given Family" reading for names citation-js could not parse. */
@@ -741,16 +797,35 @@ function isOthers(name: unknown): boolean {
  */
 function pushAuthor(authors: Author[], name: unknown, rawPart: string | undefined): void {
   if (typeof name !== 'object' || name === null) return;
-  const parts = name as Readonly<Record<string, unknown>>;
-  const family = joinDefined([parts.prefix, parts.family]);
-  const given = typeof parts.given === 'string' ? cleanText(parts.given) : '';
-  if (rawPart !== undefined && isBraceGroup(rawPart) && family) {
-    authors.push({ literal: family });
-  } else if (family && given) {
-    authors.push({ family, given });
-  } else if (family || given) {
-    authors.push({ family: family || given });
+  if (rawPart !== undefined && isBraceGroup(rawPart)) {
+    const family = familyOf(name);
+    if (family) {
+      authors.push({ literal: family });
+      return;
+    }
   }
+  let person = persons.get(name);
+  if (person === undefined) {
+    person = personOf(name);
+    persons.set(name, person);
+  }
+  if (person !== null) authors.push(person);
+}
+
+/** By citation-js's name, which parsePlainName shares between the lists that have it. */
+const persons = new WeakMap<object, Author | null>();
+
+function personOf(name: object): Author | null {
+  const family = familyOf(name);
+  const given = 'given' in name && typeof name.given === 'string' ? cleanText(name.given) : '';
+  if (family && given) return Object.freeze({ family, given });
+  if (family || given) return Object.freeze({ family: family || given });
+  return null;
+}
+
+function familyOf(name: object): string {
+  const parts = name as Readonly<Record<string, unknown>>;
+  return joinDefined([parts.prefix, parts.family]);
 }
 
 function joinDefined(values: readonly unknown[]): string {
