@@ -469,6 +469,22 @@ describe('BibTeX bibliographies', () => {
       }
     });
 
+    it('keeps an entry with 200,000 problems, shows the first 5000 and counts the rest', () => {
+      const bib = parse(`@article{k, title = {T},${'a=b,'.repeat(200_000)}}\n@misc{m, title = {M}}`);
+      assert.deepEqual(bib.entries.map((e) => [e.key, e.title]), [['k', 'T'], ['m', 'M']]);
+      assert.equal(bib.problems.length, 5001);
+      assert.match(bib.problems[4999].message, /^Field 'a' uses 'b'/);
+      assert.equal(bib.problems[5000].message, '195000 more problems from here on are not shown; is this a BibTeX file?');
+      assert.deepEqual(bib.problems[5000].range.start, { line: 0, character: 24 + 4 * 5000 + 2 });
+    });
+
+    it('counts the problems of 20,000 unclosed entries', () => {
+      const bib = parse('@a{k,\n'.repeat(20_000));
+      assert.equal(bib.problems.length, 5001);
+      assert.equal(bib.problems[5000].message, '15000 more problems from here on are not shown; is this a BibTeX file?');
+      assert.deepEqual(bib.problems[5000].range.start, { line: 5000, character: 0 });
+    });
+
     it('reads a 10 MB file in roughly linear time', () => {
       const one = (i: number): string =>
         `@article{k${i},\n  author = {M{\\"u}ller, Hans and Doe, Jane},\n  title = {Result number ${i}},\n` +

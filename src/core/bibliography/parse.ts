@@ -24,17 +24,19 @@ import type * as CitationJsModule from './citationJs';
 export function parseBibliography(text: string, file: string): Bibliography {
   const lines = new LineIndex(text);
   const problems: SpanProblem[] = [];
+  let unshown = 0;
   let entries: BibEntry[] = [];
   try {
     const reader = new BibReader(text, citationJs().constants.defaultStrings);
     reader.run();
-    problems.push(...reader.problems);
+    for (const problem of reader.problems) problems.push(problem);
+    unshown = reader.unshownProblems;
     entries = buildEntries(reader.entries, file, lines, problems);
   } catch (error) {
     // Only a bug can land here; losing the file's entries beats taking the caller down.
     problems.push({ message: `Could not read this bibliography: ${errorMessage(error)}`, span: { start: 0, end: 0 } });
   }
-  return { file, entries, problems: toBibProblems(problems, lines) };
+  return { file, entries, problems: toBibProblems(problems, unshown, lines) };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -148,6 +150,14 @@ class UsesRefusedString extends ExpansionTooLarge {}
 class BibReader {
   readonly entries: RawEntry[] = [];
   readonly problems: SpanProblem[] = [];
+  /**
+   * Problems only counted, not kept: each lies after more than MAX_PROBLEMS kept ones, so it
+   * can never be among those shown, and a file of 200,000 broken entries need not build
+   * 200,000 messages.
+   */
+  unshownProblems = 0;
+  /** Set once more than MAX_PROBLEMS problems lie before the current entry. */
+  private countOnly = false;
   private readonly strings: Map<string, string>;
   /** `@string` names whose definitions were refused for expanding to too much text. */
   private readonly refusedStrings = new Set<string>();
@@ -182,6 +192,7 @@ class BibReader {
 
   /** Reads whatever starts at the `@` at `at`; returns where to look for the next one. */
   private readChunk(at: number): number {
+    this.countOnly = this.problems.length > MAX_PROBLEMS;
     ENTRY_HEADER.lastIndex = at;
     const header = ENTRY_HEADER.exec(this.text);
     if (!header || header[1] === '') return at + 1;
@@ -214,6 +225,7 @@ class BibReader {
   }
 
   private reportUnclosed(type: string, at: number, open: number, limit: number): void {
+    if (this.countsOnly()) return;
     const closer = closerOf(this.text.charCodeAt(open));
     const keyStart = skipBlank(this.text, open + 1, limit);
     const keyEnd = type === 'string' || type === 'preamble' ? keyStart : scanKey(this.text, keyStart, limit, closer);
@@ -427,6 +439,12 @@ class BibReader {
       throw new UsesRefusedString(`Field '${field}' uses '${name}', whose @string expands to too much text to be expanded (see there)`, { start, end: this.pos });
     }
     // BibTeX carries on with an empty value too, but the field is then silently lost.
+    // Past MAX_PROBLEMS in one entry, each lies after all those before it, so none is shown.
+    if (this.countsOnly()) return '';
+    if (this.entryProblems.length > MAX_PROBLEMS) {
+      this.unshownProblems++;
+      return '';
+    }
     this.entryProblems.push({
       message: this.inEntry(`Field '${field}' uses '${name}', which is not defined by any earlier @string`),
       span: { start, end: this.pos },
@@ -462,7 +480,13 @@ class BibReader {
   }
 
   private report(message: string, span: Span): void {
-    this.problems.push({ message, span });
+    if (!this.countsOnly()) this.problems.push({ message, span });
+  }
+
+  /** Counts a problem that will not be shown, before its message is built; false if it may be. */
+  private countsOnly(): boolean {
+    if (this.countOnly) this.unshownProblems++;
+    return this.countOnly;
   }
 }
 
@@ -678,13 +702,14 @@ function convertText(name: string, value: string): Conversion {
 function convertAuthors(value: string): Conversion {
   let names: unknown;
   try {
-    names = citationJs().value.parse(value, 'author');
+    names = parseNamesOneByOne(value) ?? citationJs().value.parse(value, 'author');
   } catch {
     return { value: { authors: splitNames(value).map(plainAuthor), truncated: false }, failed: true };
   }
   if (!Array.isArray(names)) return { value: { authors: [], truncated: false }, failed: false };
   const list: readonly unknown[] = names;
-  const parts = splitNames(value);
+  // Without braces no name is one brace group, and the names as written are not needed.
+  const parts = value.includes('{') ? splitNames(value) : [];
   const authors: Author[] = [];
   let truncated = false;
   list.forEach((name, i) => {
@@ -694,6 +719,61 @@ function convertAuthors(value: string): Conversion {
   });
   // Shared by every entry and every parse that has the same author field.
   return { value: Object.freeze({ authors: Object.freeze(authors.map((a) => Object.freeze(a))), truncated }), failed: false };
+}
+
+/**
+ * A plain list of names, each parsed alone and remembered: a long author list repeats its
+ * names, and so do the entries of a bibliography. Only for text with no braces, math,
+ * commands, `~`, `=` or whitespace other than spaces, where citation-js's lexer splits the
+ * list at every maximal ` and ` run that starts a run of spaces and nothing in one name
+ * depends on another; anything else, or a name that does not come back as exactly one,
+ * is left to citation-js whole (undefined).
+ */
+function parseNamesOneByOne(value: string): unknown[] | undefined {
+  if (NOT_PLAIN_NAMES.test(value)) return undefined;
+  const names: unknown[] = [];
+  let start = 0;
+  for (let i = value.indexOf(' '); i >= 0; i = value.indexOf(' ', i + 1)) {
+    if (i > 0 && value.charCodeAt(i - 1) === Ch.Space) continue;
+    PLAIN_AND.lastIndex = i;
+    if (!PLAIN_AND.test(value)) continue;
+    const name = parsePlainName(value.slice(start, i));
+    if (name === undefined) return undefined;
+    names.push(name);
+    start = PLAIN_AND.lastIndex;
+    i = start - 1;
+  }
+  const last = parsePlainName(value.slice(start));
+  if (last === undefined) return undefined;
+  names.push(last);
+  return names;
+}
+
+const NOT_PLAIN_NAMES = /[{}$\\~=]|[^\S ]/;
+/** citation-js's `and` token (`/\s+[aA][nN][dD]\s+/`) where the only whitespace is spaces. */
+const PLAIN_AND = / +[aA][nN][dD] +/y;
+
+/** citation-js's reading of one name, which it never changes once made. */
+const plainNames = new Map<string, unknown>();
+let plainNameChars = 0;
+
+function parsePlainName(text: string): unknown {
+  const cached = plainNames.get(text);
+  if (cached !== undefined) return cached;
+  let list: unknown;
+  try {
+    list = citationJs().value.parse(text, 'author');
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(list) || list.length !== 1) return undefined;
+  if (plainNameChars + text.length > MAX_CONVERSION_CHARS) {
+    plainNames.clear();
+    plainNameChars = 0;
+  }
+  plainNames.set(text, list[0]);
+  plainNameChars += text.length;
+  return list[0];
 }
 
 /** A rough "Family, Given" or "Given Family" reading for names citation-js could not parse. */
@@ -717,16 +797,35 @@ function isOthers(name: unknown): boolean {
  */
 function pushAuthor(authors: Author[], name: unknown, rawPart: string | undefined): void {
   if (typeof name !== 'object' || name === null) return;
-  const parts = name as Readonly<Record<string, unknown>>;
-  const family = joinDefined([parts.prefix, parts.family]);
-  const given = typeof parts.given === 'string' ? cleanText(parts.given) : '';
-  if (rawPart !== undefined && isBraceGroup(rawPart) && family) {
-    authors.push({ literal: family });
-  } else if (family && given) {
-    authors.push({ family, given });
-  } else if (family || given) {
-    authors.push({ family: family || given });
+  if (rawPart !== undefined && isBraceGroup(rawPart)) {
+    const family = familyOf(name);
+    if (family) {
+      authors.push({ literal: family });
+      return;
+    }
   }
+  let person = persons.get(name);
+  if (person === undefined) {
+    person = personOf(name);
+    persons.set(name, person);
+  }
+  if (person !== null) authors.push(person);
+}
+
+/** By citation-js's name, which parsePlainName shares between the lists that have it. */
+const persons = new WeakMap<object, Author | null>();
+
+function personOf(name: object): Author | null {
+  const family = familyOf(name);
+  const given = 'given' in name && typeof name.given === 'string' ? cleanText(name.given) : '';
+  if (family && given) return Object.freeze({ family, given });
+  if (family || given) return Object.freeze({ family: family || given });
+  return null;
+}
+
+function familyOf(name: object): string {
+  const parts = name as Readonly<Record<string, unknown>>;
+  return joinDefined([parts.prefix, parts.family]);
 }
 
 function joinDefined(values: readonly unknown[]): string {
@@ -1024,13 +1123,14 @@ function pmcidOf(pmcid: string | undefined, eprint: string | undefined, eprintTy
 /** Past this many, a file is not a bibliography with typos but something else entirely. */
 const MAX_PROBLEMS = 5000;
 
-function toBibProblems(problems: readonly SpanProblem[], lines: LineIndex): BibProblem[] {
+/** `unshown` problems were only counted; each lies after more than MAX_PROBLEMS of `problems`. */
+function toBibProblems(problems: readonly SpanProblem[], unshown: number, lines: LineIndex): BibProblem[] {
   const sorted = [...problems].sort((a, b) => a.span.start - b.span.start);
   const shown = sorted.slice(0, MAX_PROBLEMS).map((p) => ({ message: p.message, range: lines.rangeOf(p.span.start, p.span.end) }));
   if (sorted.length > MAX_PROBLEMS) {
     const rest = sorted[MAX_PROBLEMS].span.start;
     shown.push({
-      message: `${sorted.length - MAX_PROBLEMS} more problems from here on are not shown; is this a BibTeX file?`,
+      message: `${sorted.length + unshown - MAX_PROBLEMS} more problems from here on are not shown; is this a BibTeX file?`,
       range: lines.rangeOf(rest, rest),
     });
   }
