@@ -164,6 +164,8 @@ async function packageTarget(target, outDir) {
   copyPdfJs(path.join(stage, 'dist/node_modules'));
   const manifest = stagedManifest(target, nativeDir !== undefined);
   fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  // The stage holds exactly the package, so nothing in it is to be left out; saying so keeps vsce from warning.
+  fs.writeFileSync(path.join(stage, '.vscodeignore'), '.vscodeignore\n');
 
   const vsix = path.join(outDir, `${manifest.name}-${target}-${manifest.version}.vsix`);
   // The dependencies are already in the stage; --no-dependencies keeps vsce from asking npm about them.
