@@ -9,8 +9,9 @@
  *   await thread.find({ text: claim, limit: 10, signal });      // as PaperLibrary.find
  */
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMode } from '../evidence';
+import { OnDemandWorker } from '../onDemandWorker';
 import type { PaperFormat } from '../papers/import';
 import type { Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
@@ -36,21 +37,26 @@ interface Pending {
 }
 
 export class LibraryThread implements EvidenceFinder {
-  private worker: Worker | undefined;
-  private readonly pending = new Map<number, Pending>();
+  private readonly worker: OnDemandWorker<Pending>;
   private nextId = 1;
   /** The last setup: a worker started after one died is set up again with it. */
   private current: ThreadSetup | undefined;
   private generation = 0;
 
-  constructor(private readonly workerFile = path.join(__dirname, 'libraryWorker.js')) {}
+  constructor(workerFile = path.join(__dirname, 'libraryWorker.js')) {
+    this.worker = new OnDemandWorker<Pending>(workerFile, "The paper library's thread", (worker) => {
+      worker.on('message', (message: WorkerToHost) => this.received(worker, message));
+      if (this.current) worker.postMessage({ kind: 'setup', id: 0, setup: this.described() } satisfies HostToWorker);
+    });
+  }
 
   /** Opens the store in `dir` (once per worker) with this encoder and these sources; returns what was repaired. */
   setUp(setup: ThreadSetup): Promise<readonly string[]> {
-    const worker = this.started();
+    // Started before the setup is taken, so that a new worker is not set up twice.
+    this.worker.start();
     this.current = setup;
     this.generation++;
-    return this.request<readonly string[]>(worker, (id) => ({ kind: 'setup', id, setup: this.described() }), {});
+    return this.request<readonly string[]>((id) => ({ kind: 'setup', id, setup: this.described() }), {});
   }
 
   find(query: EvidenceQuery): Promise<EvidenceResults> {
@@ -86,69 +92,43 @@ export class LibraryThread implements EvidenceFinder {
   }
 
   private task<T extends LibraryTask>(task: T, options: AddOptions): Promise<LibraryAnswers[T['type']]> {
-    return this.request(this.started(), (id) => ({ kind: 'task', id, task }), options);
+    return this.request((id) => ({ kind: 'task', id, task }), options);
   }
 
-  private request<R>(worker: Worker, message: (id: number) => HostToWorker, { signal, onProgress }: AddOptions): Promise<R> {
+  private request<R>(message: (id: number) => HostToWorker, { signal, onProgress }: AddOptions): Promise<R> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.nextId++;
     return new Promise<R>((resolve, reject) => {
-      // Cancelled here at once; the worker stops at its next check and its answer is dropped.
-      const aborted = (): void => {
-        if (!this.pending.delete(id)) return;
-        worker.postMessage({ kind: 'abort', id } satisfies HostToWorker);
-        this.idle(worker);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', aborted, { once: true });
       const settle = (): void => signal?.removeEventListener('abort', aborted);
-      // Only a thread with work pending keeps the process alive.
-      if (this.pending.size === 0) worker.ref();
-      this.pending.set(id, {
+      const worker = this.worker.wait(id, {
         resolve: (value) => (settle(), resolve(value as R)),
         reject: (error) => (settle(), reject(error)),
         signal,
         onProgress,
       });
+      // Cancelled here at once; the worker stops at its next check and its answer is dropped.
+      const aborted = (): void => {
+        if (!this.worker.settle(id)) return;
+        worker.postMessage({ kind: 'abort', id } satisfies HostToWorker);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', aborted, { once: true });
       worker.postMessage(message(id));
     });
-  }
-
-  private idle(worker: Worker): void {
-    if (this.pending.size === 0) worker.unref();
-  }
-
-  private started(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(this.workerFile);
-    worker.on('message', (message: WorkerToHost) => this.received(worker, message));
-    const stop = (error: Error): void => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      for (const pending of this.pending.values()) pending.reject(error);
-      this.pending.clear();
-    };
-    worker.on('error', (error) => stop(new Error(`The paper library's thread failed: ${error.message}`)));
-    worker.on('exit', (code) => stop(new Error(`The paper library's thread stopped (exit code ${code}).`)));
-    this.worker = worker;
-    if (this.current) worker.postMessage({ kind: 'setup', id: 0, setup: this.described() } satisfies HostToWorker);
-    return worker;
   }
 
   private received(worker: Worker, message: WorkerToHost): void {
     switch (message.kind) {
       case 'done':
       case 'failed': {
-        const pending = this.pending.get(message.id);
+        const pending = this.worker.settle(message.id);
         if (!pending) return;
-        this.pending.delete(message.id);
-        this.idle(worker);
         if (message.kind === 'done') pending.resolve(message.value);
         else pending.reject(message.aborted && pending.signal?.aborted ? pending.signal.reason : new Error(message.message));
         return;
       }
       case 'progress':
-        this.pending.get(message.id)?.onProgress?.(message.done, message.total);
+        this.worker.waiting(message.id)?.onProgress?.(message.done, message.total);
         return;
       case 'embed':
       case 'search':
@@ -158,7 +138,7 @@ export class LibraryThread implements EvidenceFinder {
 
   /** Answers the worker's call for vectors or a live search, cancelled with the task it serves. */
   private async callback(worker: Worker, message: WorkerToHost & { kind: 'embed' | 'search' }): Promise<void> {
-    const signal = this.pending.get(message.id)?.signal;
+    const signal = this.worker.waiting(message.id)?.signal;
     let answer: HostToWorker;
     try {
       // The encoder and sources of an earlier setup are gone: vectors of another model must never be saved under its name.
@@ -175,7 +155,7 @@ export class LibraryThread implements EvidenceFinder {
     } catch (error) {
       answer = { kind: 'answer', call: message.call, error: error instanceof Error ? error.message : String(error) };
     }
-    if (this.worker === worker) worker.postMessage(answer);
+    if (this.worker.isRunning(worker)) worker.postMessage(answer);
   }
 
   /** The current setup as the worker reads it: the encoder and sources by name, since they stay here. */
@@ -191,11 +171,7 @@ export class LibraryThread implements EvidenceFinder {
     };
   }
 
-  async dispose(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    for (const pending of this.pending.values()) pending.reject(new Error("The paper library's thread was closed."));
-    this.pending.clear();
-    await worker?.terminate();
+  dispose(): Promise<void> {
+    return this.worker.dispose();
   }
 }
