@@ -235,6 +235,14 @@ describe('reference existence', () => {
     assert.equal(lines[2], 'OpenAlex: openalex is down');
   });
 
+  it('does not call a work fabricated when only sources that index part of the literature answered', async () => {
+    const real = entry('@article{x, title={Made up or not}, author={Doe, Q.}, year={2020}}');
+    const partial = (id: 'arxiv' | 'europepmc'): FakeSource => Object.assign(new FakeSource(id, []), { partialCoverage: true });
+    const verdict = await resolveEntry(real, [down('crossref'), down('openalex'), down('semanticscholar'), partial('arxiv'), partial('europepmc')]);
+    assert.equal(verdict.status, 'unchecked');
+    assert.match(verdict.status === 'unchecked' ? verdict.reason : '', /^Only arXiv and Europe PMC answered, and they index only part of the literature\./);
+  });
+
   it('reports the fields that differ when the DOI names the same work with other metadata', async () => {
     const verdict = await resolveEntry(resnetEntry('year={2019}, doi={10.1109/cvpr.2016.90}'), [new FakeSource('crossref', [RESNET])]);
     assert.equal(verdict.status, 'metadata-mismatch');

@@ -275,9 +275,16 @@ function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], a
   }
   // In the configured order, not the order the answers happened to arrive in.
   const answered = sources.map((s) => s.id).filter((id) => attempts.answered.has(id));
-  if (answered.length < MIN_ANSWERS_FOR_NOT_FOUND) {
+  // arXiv and Europe PMC finding nothing says little of a work from elsewhere: one of the answers must come from a source that indexes every field.
+  const broadAnswered = sources.some((s) => !s.partialCoverage && attempts.answered.has(s.id));
+  if (answered.length < MIN_ANSWERS_FOR_NOT_FOUND || !broadAnswered) {
     const why = [...attempts.failures].map(([id, failure]) => `${SOURCE_NAMES[id]}: ${shorten(failure.message)}`);
-    const heard = answered.length === 0 ? 'No source could answer.' : `Only ${SOURCE_NAMES[answered[0]]} answered; a verdict needs two.`;
+    const heard =
+      answered.length === 0
+        ? 'No source could answer.'
+        : answered.length < MIN_ANSWERS_FOR_NOT_FOUND
+          ? `Only ${SOURCE_NAMES[answered[0]]} answered; a verdict needs two.`
+          : `Only ${answered.map((id) => SOURCE_NAMES[id]).join(' and ')} answered, and they index only part of the literature.`;
     return { status: 'unchecked', reason: [heard, ...why].join('\n') };
   }
   const notIndexed = entry.doi || entry.arxivId ? undefined : whyNotIndexed(entry);
