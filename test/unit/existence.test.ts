@@ -184,6 +184,10 @@ describe('reference existence', () => {
     assert.deepEqual([journals, conferenceIndex.venueQueries], [[], ['Pattern Recognition Letters']]);
     await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [crossref, conferenceIndex]);
     assert.deepEqual(journals, ['Symposium on Probabilistic Reasoning Machines']);
+
+    // Without a source that knows conferences, a venue Crossref's journals lack may still be a real conference.
+    const journalsOnly = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [crossref, new FakeSource('openalex', [preprint])]);
+    assert.equal(journalsOnly.status === 'found' && journalsOnly.venueUnconfirmed, 'Symposium on Probabilistic Reasoning Machines');
   });
 
   it('follows a preprint to the published version its record links to, and compares the claimed venue with it', async () => {

@@ -46,7 +46,7 @@ export async function venueUnknownTo(claimed: string, sources: readonly PaperSou
   // Those that know conferences too first, one after another: most venues are known to the first,
   // and Crossref's journal search costs a list request, the scarcest of its allowances.
   const asked = sources.filter((s) => s.searchVenues).sort((a, b) => Number(a.venuesJournalsOnly ?? false) - Number(b.venuesJournalsOnly ?? false));
-  if (asked.length === 0) return undefined;
+  if (asked.every((s) => s.venuesJournalsOnly)) return undefined;
   for (const source of asked) {
     const names = await namesFrom(source, claimed, request);
     if (names === undefined || names.some(agrees)) return undefined;
