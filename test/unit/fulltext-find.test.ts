@@ -91,6 +91,12 @@ describe('finding the open full text of a cited work', () => {
     assert.equal(server.urls.length, asked);
   });
 
+  it('takes Europe PMC\'s 404 for the JATS of a work it has just listed as open as "no full text", not as a failure', async () => {
+    server = await services({ '/europepmc/webservices/rest/search': () => [200, europePmcSearch([OPEN_RECORD])] });
+    const finder = new FullTextFinder(options(server, { enabled: ['europepmc'] }));
+    assert.deepEqual(await finder.find({ doi: DOI }), { reason: 'Europe PMC has no full text of PMC7000001' });
+  });
+
   it('asks Europe PMC by PubMed id and PMCID too, and reads the JATS of the record that has them', async () => {
     const jats = await fs.readFile(path.join(FIXTURES, 'jats-article.xml'), 'utf8');
     const noDoi = { id: '33000002', source: 'MED', pmid: '33000002', pmcid: 'PMC7000002', title: 'Cytokines in severe influenza', isOpenAccess: 'Y', inEPMC: 'Y', inPMC: 'Y', hasPDF: 'Y' };

@@ -133,7 +133,8 @@ function europePmc(http: HttpClient): Service {
       const params = { query: europePmcQuery(ids), format: 'json', resultType: 'lite', pageSize: 5 };
       const pmcid = await http.getJson(`${EUROPE_PMC_REST}/search`, params, { signal }, (json) => openPmcid(json, ids));
       if (!pmcid) return { reason: 'Europe PMC has no open-access full text of it' };
-      const xml = await http.getText(`${EUROPE_PMC_REST}/${pmcid}/fullTextXML`, {}, { signal });
+      // The search has just answered, so a 404 here is Europe PMC saying it holds no full text of it.
+      const xml = await http.lookupText(`${EUROPE_PMC_REST}/${pmcid}/fullTextXML`, {}, { signal });
       if (xml === undefined) return { reason: `Europe PMC has no full text of ${pmcid}` };
       return fullText('europepmc', pmcid, passagesFromJats(xml));
     },
