@@ -13,7 +13,7 @@ import type { BibEntry } from '../core/bibliography/types';
 import { PaperLibrary } from '../core/index/library';
 import type { CitationStyle } from '../core/manuscript/citeStyle';
 import { ModelError } from '../core/models/errors';
-import type { Paper } from '../core/papers/paper';
+import { distinctPapers } from '../core/papers/paper';
 import { SOURCE_NAMES } from '../core/sources/config';
 import { suggestConfigFrom } from '../core/suggest/config';
 import { acceptedSentences, insertionText } from '../core/suggest/insertion';
@@ -152,7 +152,7 @@ interface Report {
  */
 function reportOf(suggestion: Suggestion, entries: readonly BibEntry[], style: CitationStyle, accept: Accept): Report {
   const accepted = suggestion.outcome === 'drafted' ? acceptedSentences(suggestion.sentences, accept === 'unconfirmed' ? 'all' : new Set()) : [];
-  const cited = unique(accepted.flatMap((s) => s.citations));
+  const cited = distinctPapers(accepted.flatMap((s) => s.citations));
   const citing = citingReferences(cited, entries);
   const others = suggestion.sources.filter((p) => !cited.includes(p));
   const keyOf = new Map<string, CitingReference>();
@@ -191,10 +191,6 @@ async function readBibliographies(files: readonly string[]): Promise<BibEntry[]>
     entries.push(...parseBibliography(decodeText(bytes, file), path.resolve(file)).entries);
   }
   return entries;
-}
-
-function unique(papers: readonly Paper[]): Paper[] {
-  return [...new Map(papers.map((p) => [p.id, p])).values()];
 }
 
 function usage(io: Console, problem: string): number {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EvidenceFinder } from '../core/evidence';
 import type { NliModel } from '../core/models/nli';
-import type { Paper } from '../core/papers/paper';
+import { distinctPapers } from '../core/papers/paper';
 import { LlmError, OpenAiLlm, type Llm, type LlmSettings } from '../core/suggest/llm';
 import { endpointName } from '../core/suggest/llmErrors';
 import { describeOutgoing } from '../core/suggest/prompt';
@@ -251,7 +251,7 @@ class SuggestCitedText implements vscode.Disposable {
     if (sentences.length === 0) {
       return { ok: false, message: vscode.l10n.t('Nothing to insert: no sentence is supported. Tick the unconfirmed sentences you want, then Accept.') };
     }
-    const papers = uniquePapers(sentences.flatMap((s) => s.citations));
+    const papers = distinctPapers(sentences.flatMap((s) => s.citations));
     const cited = await this.actions.insertCiting(uri, papers, (text, keys, style) => {
       const at = followingText(text, selection);
       const keyOf = new Map(papers.map((paper, i) => [paper.id, keys[i]]));
@@ -518,6 +518,3 @@ function followingText(text: string, selection: SelectedText): number {
 /** Citations attached to the end of a sentence (`~\citep{a}`, ` [@a]`), then its closing punctuation. */
 const CLOSING = /^(?:[ \t]*~?\\[A-Za-z]*cite[A-Za-z]*\*?(?:\s*\[[^\]]*\])*\s*\{[^}]*\}|[ \t]*\[[^\]]*@[^\]]*\])*[.!?]?/;
 
-function uniquePapers(papers: readonly Paper[]): Paper[] {
-  return [...new Map(papers.map((paper) => [paper.id, paper])).values()];
-}

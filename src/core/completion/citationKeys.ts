@@ -18,7 +18,7 @@ export interface KeyCandidate {
 /** What completion offers: a key of the bibliographies, or a paper of the library cited by the key it would be given. */
 export type Completion = KeyCandidate & { readonly paper?: Paper };
 
-export function candidateOf(entry: BibEntry): KeyCandidate {
+function candidateOf(entry: BibEntry): KeyCandidate {
   return { key: entry.key, title: entry.title, authors: listAuthors(entry.authors, 3), year: entry.year, venue: entry.venue };
 }
 

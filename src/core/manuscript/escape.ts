@@ -27,9 +27,6 @@ const LATEX: Readonly<Record<string, string>> = {
   '|': '\\textbar{}',
 };
 
-/** What escapeLatex writes: a test of a written sentence accepts these and nothing else that starts with a backslash. */
-export const LATEX_ESCAPES: readonly string[] = Object.values(LATEX);
-
 /**
  * Everything pandoc's Markdown reads as markup inline: emphasis, code, links, citations (`@`,
  * brackets), notes (`^[`), super- and subscripts (`^`, `~`), math and raw TeX (`$`, `\`), raw HTML

@@ -52,3 +52,8 @@ export function paperFromRecord(record: SourceRecord): Paper {
     source: { id: record.source, recordId: record.id, url: record.url },
   };
 }
+
+/** Each paper once, in the order first cited; papers sharing an id are one work. */
+export function distinctPapers(papers: readonly Paper[]): Paper[] {
+  return [...new Map(papers.map((paper) => [paper.id, paper])).values()];
+}
