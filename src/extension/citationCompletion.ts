@@ -17,7 +17,8 @@ export const CITE_LIBRARY_PAPER = 'attest.completion.citeLibraryPaper';
 
 /** The paper library as completion reads it (Find Evidence's library, Import Papers' papers). */
 export interface LibraryPapers {
-  papers(): Promise<Iterable<Paper>>;
+  /** The papers from the `from`-th on, in the order they were added. */
+  papers(from: number): Promise<readonly Paper[]>;
   /** Papers were added. */
   readonly onDidChange: vscode.Event<void>;
 }
@@ -35,6 +36,8 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
   private indexed: readonly Bibliography[] = [];
   private library?: LibraryPapers;
   private libraryRead?: Promise<void>;
+  /** How many of the library's papers have been read. */
+  private libraryCount = 0;
   private libraryListener?: vscode.Disposable;
   private timer?: NodeJS.Timeout;
   private readonly subscriptions: vscode.Disposable[];
@@ -52,11 +55,11 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
     this.libraryListener?.dispose();
     this.library = library;
     this.libraryRead = undefined;
+    this.libraryCount = 0;
     // Papers added after the library was first read (an import, a search) join the index; before, there is nothing to update.
+    // Only those are read: every search fires this, and copying 100,000 papers again each time held the host.
     this.libraryListener = library.onDidChange(() => {
-      if (!this.libraryRead) return;
-      this.libraryRead = undefined;
-      this.readLibrary();
+      if (this.libraryRead) this.libraryRead = this.libraryRead.then(() => this.readNewPapers(library));
     });
   }
 
@@ -108,11 +111,18 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
   private readLibrary(): void {
     const library = this.library;
     if (!library || this.libraryRead) return;
-    this.libraryRead = library
-      .papers()
-      .then((papers) => this.completer.addPapers(papers))
+    this.libraryRead = this.readNewPapers(library);
+  }
+
+  private async readNewPapers(library: LibraryPapers): Promise<void> {
+    try {
+      const papers = await library.papers(this.libraryCount);
+      if (library !== this.library) return;
+      this.libraryCount += papers.length;
+      await this.completer.addPapers(papers);
+    } catch {
       // The library reports its own problems (Find Evidence says them); completion offers the bibliographies' keys, and reads again when papers are added.
-      .catch(() => undefined);
+    }
   }
 
   dispose(): void {

@@ -59,9 +59,9 @@ export class EvidenceLibrary implements vscode.Disposable {
    * The library's papers, for citation completion. Before any search, the library's thread opens the
    * store without the encoder or the sources a search needs, and without offering to download the encoder.
    */
-  async papers(): Promise<readonly Paper[]> {
+  async papers(from: number): Promise<readonly Paper[]> {
     if (!this.opening) await this.thread.setUp({ dir: this.dir, liveSources: [] });
-    return this.thread.papers();
+    return this.thread.papers(from);
   }
 
   /** "Attest: Import Papers": JSONL, BibTeX or RIS files (`given`, or chosen in a dialog), read and indexed in the library's thread, with progress and cancel. */

@@ -85,6 +85,11 @@ describe('the paper library in a worker thread', () => {
     const ids = (await thread.papers()).map((paper) => paper.id);
     assert.equal(ids.length, many.length);
     assert.equal(new Set(ids).size, many.length);
+    assert.deepEqual(
+      (await thread.papers(2_000)).map((paper) => paper.id),
+      many.slice(2_000).map((paper) => paper.id),
+      'the papers added after the first 2,000, for a reader that has those',
+    );
   });
 
   it('searches the host’s live sources, adding what they find and noting a failure', async () => {

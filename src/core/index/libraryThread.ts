@@ -79,13 +79,14 @@ export class LibraryThread implements EvidenceFinder {
   }
 
   /**
-   * Every paper of the store, copied to this thread a page at a time: 100,000 papers in one message
-   * held the receiving thread (the extension host) for 1–2 s while it unpacked them.
+   * The store's papers from the `from`-th on, in the order they were added, copied to this thread a
+   * page at a time: 100,000 papers in one message held the receiving thread (the extension host) for
+   * 1–2 s while it unpacked them.
    */
-  async papers(): Promise<readonly Paper[]> {
+  async papers(from = 0): Promise<readonly Paper[]> {
     const papers: Paper[] = [];
     for (;;) {
-      const page = await this.task({ type: 'papers', from: papers.length, count: PAPERS_PAGE }, {});
+      const page = await this.task({ type: 'papers', from: from + papers.length, count: PAPERS_PAGE }, {});
       papers.push(...page);
       if (page.length < PAPERS_PAGE) return papers;
     }
