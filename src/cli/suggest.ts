@@ -21,7 +21,7 @@ import { LlmError, OpenAiLlm } from '../core/suggest/llm';
 import { endpointName } from '../core/suggest/llmErrors';
 import { supportJudge } from '../core/suggest/recheck';
 import { suggest, type Suggestion } from '../core/suggest/suggest';
-import { decodeText } from '../core/text/decode';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
@@ -182,13 +182,14 @@ function reportOf(suggestion: Suggestion, entries: readonly BibEntry[], style: C
 async function readBibliographies(files: readonly string[]): Promise<BibEntry[]> {
   const entries: BibEntry[] = [];
   for (const file of files) {
-    let bytes: Uint8Array;
+    let text: string;
     try {
-      bytes = await fs.readFile(file);
+      // The one reader every file goes through: no FIFO or device, bytes capped, bad UTF-8 bytes replaced.
+      text = await readNamedTextFile(file, LARGEST_TEXT_BYTES);
     } catch (error) {
-      throw new Error(`cannot read bibliography ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(`cannot read bibliography ${file}: ${(error as Error).message}`);
     }
-    entries.push(...parseBibliography(decodeText(bytes, file), path.resolve(file)).entries);
+    entries.push(...parseBibliography(text, path.resolve(file)).entries);
   }
   return entries;
 }

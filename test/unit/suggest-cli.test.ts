@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
@@ -123,6 +124,9 @@ describe('attest suggest', () => {
   });
 
   it('exits 2 with the reason on bad flags, a missing model setting and an endpoint that refuses', async () => {
+    // A named pipe as the .bib: read with fs.readFile, it waited for a writer forever.
+    const fifo = path.join(dir, 'pipe.bib');
+    execFileSync('mkfifo', [fifo]);
     const cases: [string[], RegExp][] = [
       [['suggest'], /--claim TEXT is required/],
       [['suggest', '--claim', 'x', '--style', 'html'], /--style must be latex or markdown/],
@@ -130,6 +134,7 @@ describe('attest suggest', () => {
       [['suggest', '--claim', 'x', '--format', 'text'], /--format must be json/],
       [['suggest', '--claim', 'x', '--config', path.join(dir, 'missing.json')], /cannot read config file/],
       [['suggest', '--claim', 'x', '--bib', path.join(dir, 'missing.bib'), '--config', await config()], /cannot read bibliography/],
+      [['suggest', '--claim', 'x', '--bib', fifo, '--config', await config()], /cannot read bibliography .*named pipe/],
     ];
     for (const [args, message] of cases) {
       const result = await run(...args);
