@@ -11,6 +11,7 @@ import { citingReferences, type CitingReference } from '../core/bibliography/cit
 import { parseBibliography } from '../core/bibliography/parse';
 import type { BibEntry } from '../core/bibliography/types';
 import { PaperLibrary } from '../core/index/library';
+import { StoreReadError } from '../core/index/store';
 import type { CitationStyle } from '../core/manuscript/citeStyle';
 import { ModelError } from '../core/models/errors';
 import { distinctPapers } from '../core/papers/paper';
@@ -23,6 +24,7 @@ import { supportJudge } from '../core/suggest/recheck';
 import { suggest, type Suggestion } from '../core/suggest/suggest';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { parseCommandLine } from './args';
+import { isFileSystemError } from './index';
 import type { Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 import { ConfigFileError, readConfigFile, setUpSources } from './sourcesSetup';
@@ -127,7 +129,9 @@ export async function suggestCommand(args: readonly string[], io: Console): Prom
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report.insertion === '' ? 1 : 0;
   } catch (error) {
-    if (error instanceof LlmError || error instanceof ModelError || error instanceof ConfigFileError) return fail(error.message);
+    // A library that cannot be read now (EACCES, EIO, …) is reported, as by attest search: it was left as it is.
+    if (error instanceof LlmError || error instanceof ModelError || error instanceof ConfigFileError || error instanceof StoreReadError) return fail(error.message);
+    if (isFileSystemError(error)) return fail((error as Error).message);
     throw error;
   } finally {
     await nli?.model.dispose();

@@ -105,6 +105,21 @@ describe('a paper store shared by several writers', function () {
       });
     }
 
+    it('makes attest suggest exit 2 with the reason, before asking the model anything', async () => {
+      const { store } = await PaperStore.open(dir);
+      await store.add(papers('a', 10));
+      const before = await snapshot(dir);
+      const settings = path.join(path.dirname(dir), 'settings.json');
+      await fs.writeFile(settings, JSON.stringify({ 'attest.llm.baseUrl': 'http://127.0.0.1:9/v1', 'attest.llm.model': 'm', 'attest.retrieval.liveSearch': false }));
+      const heal = failPapersFiles('EIO');
+      let err = '';
+      const code = await main(['suggest', '--claim', 'Findings hold.', '--store', dir, '--config', settings], { out: () => undefined, err: (t) => (err += t) });
+      heal();
+      assert.equal(code, 2);
+      assert.match(err, /attest suggest: .*could not be read \(EIO/);
+      assert.deepEqual(await snapshot(dir), before);
+    });
+
     it('refuses to save when it cannot read what another writer saved, keeping both', async () => {
       const { store: first } = await PaperStore.open(dir);
       const { store: second } = await PaperStore.open(dir);
