@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
-import { PaperStore, STORE_VERSION, type VectorBatch } from '../../src/core/index/store';
+import { main } from '../../src/cli/main';
+import { NewerStoreError, PaperStore, STORE_VERSION, type VectorBatch } from '../../src/core/index/store';
 import type { Paper } from '../../src/core/papers/paper';
 import { makeTempDir, snapshot } from './support/tempDir';
 
@@ -191,6 +192,29 @@ describe('the paper store', () => {
       const m = await manifest();
       await fs.writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ ...m, version: 0 }));
       await rebuilt(/format version 0; this Attest reads version 1\); rebuilt its index from 3 papers/, 3);
+    });
+
+    it('leaves a store of a newer format alone, refusing to read or write it, and attest index add exits 2', async () => {
+      const m = await manifest();
+      await fs.writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ ...m, version: STORE_VERSION + 1, newField: 'kept' }));
+      const before = await snapshot(dir);
+      await assert.rejects(PaperStore.open(dir), (error: unknown) => error instanceof NewerStoreError && /format version 2; this Attest reads version 1\); it was left as it is\. Update Attest/.test(error.message));
+      const papers = path.join(dir, '..', 'more.jsonl');
+      await fs.writeFile(papers, `${JSON.stringify({ id: 'new-1', title: 'A new paper', abstract: 'Text.' })}\n`);
+      let err = '';
+      const code = await main(['index', 'add', papers, '--store', dir], { out: () => undefined, err: (t) => (err += t) });
+      assert.equal(code, 2);
+      assert.match(err, /attest index: .*format version 2.*Update Attest/);
+      assert.deepEqual(await snapshot(dir), before);
+    });
+
+    it('does not write over a store a newer Attest saved after this one opened it', async () => {
+      const { store } = await PaperStore.open(dir);
+      const m = await manifest();
+      await fs.writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ ...m, version: STORE_VERSION + 1 }));
+      const before = await snapshot(dir);
+      await assert.rejects(store.add([paper('late', 'Added late')]), NewerStoreError);
+      assert.deepEqual(await snapshot(dir), before);
     });
 
     it('rebuilds from the readable lines of a truncated papers file', async () => {

@@ -41,7 +41,7 @@ import type { Paper } from '../papers/paper';
 import { DenseIndex, type DenseIndexData } from './dense';
 import { LexicalIndex, type LexicalIndexData } from './lexical';
 
-/** Bumped when the files change shape; a store of another version is rebuilt from its papers. */
+/** Bumped when the files change shape; a store of an older version is rebuilt from its papers, one of a newer version left alone. */
 export const STORE_VERSION = 1;
 const FORMAT = 'attest-paper-store';
 const MANIFEST = 'manifest.json';
@@ -109,9 +109,20 @@ const LOCK_FILE = 'write.lock';
  * Nothing was changed; reading again later may succeed.
  */
 export class StoreReadError extends Error {
-  constructor(dir: string, cause: unknown) {
-    super(`The paper library in ${dir} could not be read (${errorMessage(cause)}); it was left as it is. Check the folder's permissions and try again.`);
+  constructor(dir: string, cause: unknown, advice = "Check the folder's permissions and try again.") {
+    super(`The paper library in ${dir} could not be read (${errorMessage(cause)}); it was left as it is. ${advice}`);
     this.name = 'StoreReadError';
+  }
+}
+
+/**
+ * A library written by a newer Attest, in a format this one does not know: shared with a colleague or
+ * another installation, it is theirs to keep, so it is neither rebuilt nor written over.
+ */
+export class NewerStoreError extends StoreReadError {
+  constructor(dir: string, version: number) {
+    super(dir, `it is format version ${version}; this Attest reads version ${STORE_VERSION}`, 'Update Attest to use it.');
+    this.name = 'NewerStoreError';
   }
 }
 
@@ -171,6 +182,7 @@ export class PaperStore {
       const read = await readManifest(this.dir);
       if (read.kind === 'none') return undefined;
       if (read.kind === 'unreadable') throw new StoreReadError(this.dir, read.error);
+      if (read.kind === 'newer') throw new NewerStoreError(this.dir, read.version);
       if (read.kind === 'invalid') {
         damage = read.reason;
         break;
@@ -491,6 +503,7 @@ type ManifestRead =
   | { readonly kind: 'none' }
   | { readonly kind: 'unreadable'; readonly error: unknown }
   | { readonly kind: 'invalid'; readonly reason: string }
+  | { readonly kind: 'newer'; readonly version: number }
   | { readonly kind: 'valid'; readonly manifest: Manifest };
 
 async function readManifest(dir: string): Promise<ManifestRead> {
@@ -508,6 +521,7 @@ async function readManifest(dir: string): Promise<ManifestRead> {
     return { kind: 'invalid', reason: `${MANIFEST} is not JSON` };
   }
   if (!isObject(json) || json.format !== FORMAT) return { kind: 'invalid', reason: `${MANIFEST} is not an Attest paper library's` };
+  if (typeof json.version === 'number' && json.version > STORE_VERSION) return { kind: 'newer', version: json.version };
   if (json.version !== STORE_VERSION) return { kind: 'invalid', reason: `it is format version ${String(json.version)}; this Attest reads version ${STORE_VERSION}` };
   return isManifest(json) ? { kind: 'valid', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
 }
