@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { PaperLibrary, type Encoder } from '../core/index/library';
-import { StoreReadError } from '../core/index/store';
+import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
 import { OnnxEmbedder } from '../core/models/embedder';
 import { formatOf, importPapers, type ImportResult } from '../core/papers/import';
@@ -61,7 +61,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     io.out(`Added ${papers.length} papers${also}; ${size}.\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof ModelError) && !(error instanceof StoreReadError) && !isFileSystemError(error)) throw error;
+    if (!(error instanceof ModelError) && !(error instanceof StoreError) && !isFileSystemError(error)) throw error;
     io.err(`attest index: ${(error as Error).message}\n`);
     return 2;
   } finally {

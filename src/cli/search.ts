@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { SearchMode } from '../core/evidence';
 import { ENCODER_SETTING, NO_ENCODER_NOTE, PaperLibrary, type Encoder } from '../core/index/library';
-import { StoreReadError } from '../core/index/store';
+import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
 import { encoderDir, isFileSystemError, loadEncoder } from './index';
 import { parseCommandLine } from './args';
@@ -92,7 +92,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     for (const note of notes) io.err(`attest search: ${note === NO_ENCODER_NOTE ? NO_ENCODER_HERE : note}\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof ModelError) && !(error instanceof StoreReadError) && !isFileSystemError(error)) throw error;
+    if (!(error instanceof ModelError) && !(error instanceof StoreError) && !isFileSystemError(error)) throw error;
     io.err(`attest search: ${(error as Error).message}\n`);
     return 2;
   } finally {

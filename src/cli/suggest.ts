@@ -11,7 +11,7 @@ import { citingReferences, type CitingReference } from '../core/bibliography/cit
 import { parseBibliography } from '../core/bibliography/parse';
 import type { BibEntry } from '../core/bibliography/types';
 import { PaperLibrary } from '../core/index/library';
-import { StoreReadError } from '../core/index/store';
+import { StoreError } from '../core/index/store';
 import type { CitationStyle } from '../core/manuscript/citeStyle';
 import { ModelError } from '../core/models/errors';
 import { distinctPapers } from '../core/papers/paper';
@@ -130,7 +130,7 @@ export async function suggestCommand(args: readonly string[], io: Console): Prom
     return report.insertion === '' ? 1 : 0;
   } catch (error) {
     // A library that cannot be read now (EACCES, EIO, …) is reported, as by attest search: it was left as it is.
-    if (error instanceof LlmError || error instanceof ModelError || error instanceof ConfigFileError || error instanceof StoreReadError) return fail(error.message);
+    if (error instanceof LlmError || error instanceof ModelError || error instanceof ConfigFileError || error instanceof StoreError) return fail(error.message);
     if (isFileSystemError(error)) return fail((error as Error).message);
     throw error;
   } finally {

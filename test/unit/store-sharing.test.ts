@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../src/cli/main';
-import { PaperStore, StoreReadError } from '../../src/core/index/store';
+import { PaperStore, StoreReadError, StoreWriteError } from '../../src/core/index/store';
 import type { Paper } from '../../src/core/papers/paper';
 import { makeTempDir, snapshot } from './support/tempDir';
 import { asUnprivilegedUser, skipUnlessModesApply } from './unprivileged';
@@ -130,6 +130,89 @@ describe('a paper store shared by several writers', function () {
       await second.add(papers('third', 5));
       const { store } = await PaperStore.open(dir);
       assert.equal(store.size, 55);
+    });
+  });
+
+  describe('with something other than its files where they should be', () => {
+    /** The folder's entries: a regular file by its bytes, anything else by its kind, never opened. */
+    async function listing(folder: string): Promise<string[]> {
+      const entries = await fs.readdir(folder, { withFileTypes: true });
+      return Promise.all(entries.sort((a, b) => a.name.localeCompare(b.name)).map(async (e) => (e.isFile() ? `${e.name} ${(await fs.readFile(path.join(folder, e.name))).toString('base64')}` : `${e.name} (${e.isFIFO() ? 'fifo' : e.isSymbolicLink() ? 'link' : 'other'})`)));
+    }
+
+    async function twoSegments(): Promise<{ papersFiles: string[]; lexical: string }> {
+      const { store } = await PaperStore.open(dir);
+      await store.add(papers('a', 30));
+      await store.add(papers('b', 20));
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { papers: { file: string }[]; lexical: { file: string } };
+      return { papersFiles: manifest.papers.map((p) => path.join(dir, p.file)), lexical: path.join(dir, manifest.lexical.file) };
+    }
+
+    it('rebuilds from the other files, without waiting, when a papers file is a named pipe', async () => {
+      const { papersFiles } = await twoSegments();
+      await fs.rm(papersFiles[1]);
+      execFileSync('mkfifo', [papersFiles[1]]);
+      const before = await listing(dir);
+      const { store, messages } = await PaperStore.open(dir);
+      assert.match(messages.join('\n'), /could not be read \(.*named pipe.*\); rebuilt its index from 30 papers/);
+      assert.equal(store.size, 30);
+      assert.deepEqual(await listing(dir), before);
+    });
+
+    it('rebuilds from the papers, in bounded memory, when the lexical index links to /dev/zero', async () => {
+      const { lexical } = await twoSegments();
+      await fs.rm(lexical);
+      await fs.symlink('/dev/zero', lexical);
+      const { store, messages } = await PaperStore.open(dir);
+      assert.match(messages.join('\n'), /a device, not a regular file.*rebuilt its index from 50 papers/);
+      assert.equal(store.lexical.search('findings', 100).length, 50);
+    });
+
+    it('reads the papers files of the folder when the manifest is a named pipe', async () => {
+      await twoSegments();
+      await fs.rm(path.join(dir, 'manifest.json'));
+      execFileSync('mkfifo', [path.join(dir, 'manifest.json')]);
+      const { store, messages } = await PaperStore.open(dir);
+      assert.match(messages.join('\n'), /manifest\.json is a named pipe/);
+      assert.equal(store.size, 50);
+    });
+
+    it('fails at once, naming write.lock, when that is a file of its own and not the lock', async () => {
+      await twoSegments();
+      const lock = path.join(dir, 'write.lock');
+      await fs.writeFile(lock, 'mine');
+      const long = new Date(Date.now() - 3_600_000);
+      await fs.utimes(lock, long, long);
+      const before = await listing(dir);
+      const { store } = await PaperStore.open(dir);
+      const started = Date.now();
+      await assert.rejects(store.add(papers('c', 5)), (error: unknown) => error instanceof StoreWriteError && /could not be saved \(ENOTDIR.*; its files hold what they held before\. Check that the folder, and its write\.lock, can be written/.test(error.message));
+      assert.ok(Date.now() - started < 30_000, 'it did not wait for a lock that is not one');
+      assert.deepEqual(await listing(dir), before);
+    });
+  });
+
+  describe('when the disk is full', () => {
+    const realOpen = fs.open;
+    afterEach(() => {
+      fs.open = realOpen;
+    });
+
+    it('says so and what to do, keeps the files as they were, and saves everything once there is room', async () => {
+      const { store } = await PaperStore.open(dir);
+      await store.add(papers('a', 10));
+      const before = await snapshot(dir);
+      let full = true;
+      fs.open = (async (...args: Parameters<typeof realOpen>) => {
+        if (full && args[1] === 'wx') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+        return realOpen(...args);
+      }) as typeof fs.open;
+      await assert.rejects(store.add(papers('b', 10)), (error: unknown) => error instanceof StoreWriteError && /could not be saved \(ENOSPC.*\); its files hold what they held before\. Free some space on its disk/.test(error.message));
+      assert.deepEqual(await snapshot(dir), before);
+      full = false;
+      await store.add(papers('c', 1));
+      const { store: reopened } = await PaperStore.open(dir);
+      assert.equal(reopened.size, 21);
     });
   });
 

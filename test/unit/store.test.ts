@@ -36,6 +36,7 @@ describe('the paper store', () => {
   let remove: () => Promise<void>;
   const originalRename = fs.rename;
   const originalReadFile = fs.readFile;
+  const originalOpen = fs.open;
 
   beforeEach(async () => {
     const temp = await makeTempDir();
@@ -45,6 +46,7 @@ describe('the paper store', () => {
   afterEach(async () => {
     fs.rename = originalRename;
     fs.readFile = originalReadFile;
+    fs.open = originalOpen;
     await remove();
   });
 
@@ -251,14 +253,15 @@ describe('the paper store', () => {
     /** Runs `during` once, after a reader has read the manifest and before it reads the files it names. */
     function interceptManifestRead(during: () => Promise<void>): void {
       let done = false;
-      fs.readFile = (async (...args: Parameters<typeof originalReadFile>) => {
-        const result = await originalReadFile(...args);
+      // Once the manifest is open, later saves replace it and remove the files it names.
+      fs.open = (async (...args: Parameters<typeof originalOpen>) => {
+        const handle = await originalOpen(...args);
         if (!done && String(args[0]).endsWith('manifest.json')) {
           done = true;
           await during();
         }
-        return result;
-      }) as typeof fs.readFile;
+        return handle;
+      }) as typeof fs.open;
     }
 
     // 1,200 papers outside the lexical snapshot: the next save compacts, writing every file anew.

@@ -32,12 +32,17 @@
  * deletes. A store whose files are provably damaged (not JSON, counts that disagree, a named file gone)
  * is rebuilt in memory from what can be read, and written back by the next writer; an error that may
  * pass (permission denied, too many open files, I/O) is reported as a `StoreReadError`, files untouched.
+ * Something other than a regular file where the store keeps one (a FIFO, a link to a device) is
+ * damage, never opened for reading. A save that fails (a full disk, a folder that may not be written,
+ * a lock held for minutes) is a `StoreWriteError` saying what to do; only a lock held by another
+ * writer is waited for.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import type { Paper } from '../papers/paper';
+import { LARGEST_TEXT_BYTES, NotRegularFileError, openRegularFile } from '../text/readFile';
 import { DenseIndex, type DenseIndexData } from './dense';
 import { LexicalIndex, type LexicalIndexData } from './lexical';
 
@@ -45,6 +50,8 @@ import { LexicalIndex, type LexicalIndexData } from './lexical';
 export const STORE_VERSION = 1;
 const FORMAT = 'attest-paper-store';
 const MANIFEST = 'manifest.json';
+/** A manifest names a few dozen files: anything near this is not one. */
+const MANIFEST_BYTES = 1024 * 1024;
 
 /** The encoder whose vectors the store holds: vectors of different encoders are not comparable. */
 export interface EncoderId {
@@ -104,11 +111,14 @@ const LOCK_RETRY_MS = 100;
 const LOCK_STALE_MS = 10_000;
 const LOCK_FILE = 'write.lock';
 
+/** What the user must hear about the paper library's files: nothing was changed or lost. */
+export class StoreError extends Error {}
+
 /**
  * The store could not be read for a reason that may pass (permissions, I/O, too many open files).
  * Nothing was changed; reading again later may succeed.
  */
-export class StoreReadError extends Error {
+export class StoreReadError extends StoreError {
   constructor(dir: string, cause: unknown, advice = "Check the folder's permissions and try again.") {
     super(`The paper library in ${dir} could not be read (${errorMessage(cause)}); it was left as it is. ${advice}`);
     this.name = 'StoreReadError';
@@ -124,6 +134,29 @@ export class NewerStoreError extends StoreReadError {
     super(dir, `it is format version ${version}; this Attest reads version ${STORE_VERSION}`, 'Update Attest to use it.');
     this.name = 'NewerStoreError';
   }
+}
+
+/**
+ * A save that could not be made (a full disk, a folder that may not be written, another writer that
+ * holds the lock too long). The files hold what they held before; the papers stay in memory, and the
+ * next save writes them.
+ */
+export class StoreWriteError extends StoreError {
+  constructor(dir: string, what: string, advice: string) {
+    super(`The paper library in ${dir} could not be saved (${what}); its files hold what they held before. ${advice}`);
+    this.name = 'StoreWriteError';
+  }
+
+  static of(dir: string, error: unknown): StoreError {
+    if (error instanceof StoreError) return error;
+    return new StoreWriteError(dir, errorMessage(error), adviceFor((error as NodeJS.ErrnoException | undefined)?.code));
+  }
+}
+
+function adviceFor(code: string | undefined): string {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'Free some space on its disk and add the papers again.';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR' || code === 'EEXIST') return 'Check that the folder, and its write.lock, can be written, and add the papers again.';
+  return 'Add the papers again.';
 }
 
 /** What the files say is wrong with them: rebuilding from what can be read loses nothing readable. */
@@ -227,7 +260,7 @@ export class PaperStore {
       try {
         read = await readPapers(path.join(this.dir, file), 'lenient');
       } catch (error) {
-        if (isMissingFile(error)) continue;
+        if (isMissingFile(error) || error instanceof NotRegularFileError) continue;
         throw new StoreReadError(this.dir, error);
       }
       for (const paper of read.papers) this.byId.set(paper.id, paper);
@@ -360,23 +393,51 @@ export class PaperStore {
   private async save(change: Change): Promise<void> {
     // An earlier save wrote it along with its own, after a failure had left it unsaved.
     if (!this.unsaved.includes(change)) return;
-    await fs.mkdir(this.dir, { recursive: true });
-    let compromised: Error | undefined;
-    const release = await lockfile.lock(this.dir, {
-      lockfilePath: path.join(this.dir, LOCK_FILE),
-      realpath: false,
-      stale: LOCK_STALE_MS,
-      retries: { retries: LOCK_WAIT_MS / LOCK_RETRY_MS, factor: 1, minTimeout: LOCK_RETRY_MS, maxTimeout: LOCK_RETRY_MS },
-      onCompromised: (error) => {
-        compromised = error;
-      },
-    });
+    const { release, compromised } = await this.lock();
     try {
       await this.catchUp();
-      const saved = await this.saveLocked(() => compromised);
+      const saved = await this.saveLocked(compromised);
       this.unsaved = this.unsaved.filter((c) => !saved.includes(c));
+    } catch (error) {
+      throw StoreWriteError.of(this.dir, error);
     } finally {
       await release().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Takes the write lock, waiting while another writer holds it. Only that is waited out: a folder
+   * that may not be written, or a `write.lock` that is not the lock's, fails at once.
+   */
+  private async lock(): Promise<{ release: () => Promise<void>; compromised: () => Error | undefined }> {
+    const lockPath = path.join(this.dir, LOCK_FILE);
+    let compromised: Error | undefined;
+    const waitUntil = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        await fs.mkdir(this.dir, { recursive: true });
+        const release = await lockfile.lock(this.dir, {
+          lockfilePath: lockPath,
+          realpath: false,
+          stale: LOCK_STALE_MS,
+          retries: 0,
+          onCompromised: (error) => {
+            compromised = error;
+          },
+        });
+        return { release, compromised: () => compromised };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw StoreWriteError.of(this.dir, error);
+      }
+      // A lock renewed with a clock ahead of this one's never looks abandoned: after the wait, the user decides.
+      if (Date.now() >= waitUntil) {
+        throw new StoreWriteError(
+          this.dir,
+          `another Attest has held its lock for over ${LOCK_WAIT_MS / 60_000} minutes`,
+          `If no other Attest is adding papers to it (a lock can be left behind by a computer whose clock is ahead), delete ${lockPath} and add the papers again.`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
     }
   }
 
@@ -509,9 +570,9 @@ type ManifestRead =
 async function readManifest(dir: string): Promise<ManifestRead> {
   let text: string;
   try {
-    text = await fs.readFile(path.join(dir, MANIFEST), 'utf8');
+    text = await readRegular(path.join(dir, MANIFEST), MANIFEST_BYTES);
   } catch (error) {
-    if (!isMissingFile(error)) return { kind: 'unreadable', error };
+    if (!isMissingFile(error)) return isDamage(error) ? { kind: 'invalid', reason: errorMessage(error) } : { kind: 'unreadable', error };
     return (await papersFilesIn(dir)).length > 0 ? { kind: 'invalid', reason: `${MANIFEST} is missing` } : { kind: 'none' };
   }
   let json: unknown;
@@ -630,7 +691,7 @@ async function readPapers(file: string, mode: 'strict' | 'lenient'): Promise<{ p
   const papers: Paper[] = [];
   let skipped = 0;
   let number = 0;
-  const handle = await fs.open(file, 'r');
+  const { handle } = await openRegularFile(file);
   try {
     for await (const line of handle.readLines()) {
       number++;
@@ -673,7 +734,7 @@ function* lexicalLines(data: LexicalIndexData): Iterable<string> {
 async function readLexical(file: string): Promise<LexicalIndexData> {
   let ids: string[] | undefined;
   const fields: { lengths: number[]; postings: Record<string, number[]> }[] = [];
-  const handle = await fs.open(file, 'r');
+  const { handle } = await openRegularFile(file);
   try {
     for await (const line of handle.readLines()) {
       if (line === '') continue;
@@ -700,10 +761,16 @@ async function writeVectors(data: DenseIndexData, write: Writer): Promise<Vector
 }
 
 async function readVectors(dir: string, segment: VectorSegment, dimension: number): Promise<DenseIndexData> {
-  const ids: unknown = JSON.parse(await fs.readFile(path.join(dir, segment.ids), 'utf8'));
+  const ids: unknown = JSON.parse(await readRegular(path.join(dir, segment.ids), LARGEST_TEXT_BYTES));
   if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
-  const bytes = await fs.readFile(path.join(dir, segment.file));
-  if (bytes.length !== segment.count * dimension * 4) throw new DamagedStore(`${segment.file} holds ${bytes.length} bytes, not ${segment.count} vectors of ${dimension} floats`);
+  const { handle, stats } = await openRegularFile(path.join(dir, segment.file));
+  let bytes: Buffer;
+  try {
+    if (stats.size !== segment.count * dimension * 4) throw new DamagedStore(`${segment.file} holds ${stats.size} bytes, not ${segment.count} vectors of ${dimension} floats`);
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
   const vectors = new Float32Array(segment.count * dimension);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let i = 0; i < vectors.length; i++) vectors[i] = view.getFloat32(i * 4, true);
@@ -718,9 +785,23 @@ function littleEndian(vectors: Float32Array): Uint8Array {
   return bytes;
 }
 
-/** What the files say, or a file the manifest names gone for good; not an error that may pass. */
+/** A small file of the store, whole; one that is not a regular file, or larger than `maxBytes`, is damage. */
+async function readRegular(file: string, maxBytes: number): Promise<string> {
+  const { handle, stats } = await openRegularFile(file);
+  try {
+    if (stats.size > maxBytes) throw new DamagedStore(`${path.basename(file)} is ${stats.size} bytes, more than the library writes`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * What the files say, or a file the manifest names gone for good, or something other than a file
+ * where the library keeps one (a FIFO, a link to a device): not an error that may pass.
+ */
 function isDamage(error: unknown): boolean {
-  return error instanceof DamagedStore || error instanceof SyntaxError || isMissingFile(error);
+  return error instanceof DamagedStore || error instanceof SyntaxError || error instanceof NotRegularFileError || isMissingFile(error);
 }
 
 function isMissingFile(error: unknown): boolean {

@@ -15,19 +15,17 @@ export const SMALL_FILE_BYTES = 64 * 1024 * 1024;
  * Returns undefined when there is no such file.
  */
 export async function readFileBounded(file: string, maxBytes: number): Promise<Buffer | undefined> {
-  let handle: fs.FileHandle;
+  let opened: OpenedFile;
   try {
-    // Non-blocking, so that opening a FIFO with no writer returns at once and is then refused.
-    handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    opened = await openRegularFile(file);
   } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new UnreadableFileError(file, openFailure(file, code, error));
   }
+  const { handle, stats } = opened;
   try {
-    const stats = await handle.stat();
-    const kind = notRegular(stats);
-    if (kind) throw new UnreadableFileError(file, `${file} is ${kind}, not a regular file; Attest reads only regular files.`);
     if (stats.size > maxBytes) throw tooLarge(file, maxBytes, `is ${megabytes(stats.size)} MB, over`);
     const chunks: Buffer[] = [];
     let total = 0;
@@ -55,12 +53,38 @@ export async function readTextFile(file: string, maxBytes: number): Promise<Deco
   return bytes && decodeTextWithEncoding(bytes, file);
 }
 
+interface OpenedFile {
+  readonly handle: fs.FileHandle;
+  readonly stats: Stats;
+}
+
+/**
+ * Opens a file to read, refusing (`NotRegularFileError`) what is not a regular file; errors of the
+ * open itself (ENOENT, EACCES, …) are thrown as they are, for the caller to tell apart.
+ */
+export async function openRegularFile(file: string): Promise<OpenedFile> {
+  // Non-blocking, so that opening a FIFO with no writer returns at once and is then refused.
+  const handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = await handle.stat();
+    const kind = notRegular(stats);
+    if (kind) throw new NotRegularFileError(file, `${file} is ${kind}, not a regular file; Attest reads only regular files.`);
+    return { handle, stats };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
 /** Like `readTextFile`, for a file the user named: its absence is an error too. */
 export async function readNamedTextFile(file: string, maxBytes: number): Promise<string> {
   const read = await readTextFile(file, maxBytes);
   if (!read) throw new UnreadableFileError(file, `${file} does not exist.`);
   return read.text;
 }
+
+/** A FIFO, device, socket or folder where a file was expected. */
+export class NotRegularFileError extends UnreadableFileError {}
 
 /** A file over the size limit; the editor names the setting that sets it. */
 export class FileTooLargeError extends UnreadableFileError {}
