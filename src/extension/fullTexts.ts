@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
+import type { SourceGates } from '../core/sources/gates';
 import { pickPassages } from '../core/fulltext/pick';
 import { fullTextAtHand, fullTextProvider, type FullTextOptions } from '../core/fulltext/provider';
 import { passagePlace, type FullTextResult } from '../core/fulltext/types';
@@ -14,17 +15,22 @@ import { secretName } from './references';
  * The cited works' full texts as the settings ask for them (`attest.fullText.*`, the sources' own
  * settings and the CORE key), stored in the extension's storage. The settings and the key are read at
  * each judging run, so a change counts at once; while they stay the same, the runs share one set of
- * HTTP clients, with their rate limits and their memory of failing services.
+ * HTTP clients, with their memory of failing services; each service's requests pass the one gate its
+ * reference lookups pass.
  */
 export class FullTextAccess {
-  private readonly session = new FullTextSession();
+  private readonly session: FullTextSession;
 
+  /** @param gates the session's, which the reference lookups pass too */
   constructor(
     private readonly config: Config,
     private readonly secrets: vscode.SecretStorage,
     private readonly storage: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+    gates: SourceGates,
+  ) {
+    this.session = new FullTextSession(gates);
+  }
 
   async provider(): Promise<FullTextProvider | undefined> {
     const options = await this.options();
