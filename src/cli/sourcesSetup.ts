@@ -36,7 +36,14 @@ export class ConfigFileError extends Error {}
  * The sources as the CLI's flags, `--config` file (the same keys as the editor's settings) and
  * environment (API keys) configure them.
  */
-export async function setUpSources(flags: { config?: string; offline: boolean; cache?: string; showUnchecked: boolean }): Promise<SourcesSetup> {
+export async function setUpSources(flags: {
+  config?: string;
+  offline: boolean;
+  cache?: string;
+  showUnchecked: boolean;
+  /** Told once what of the PDF folder could not be searched. */
+  warn?: (message: string) => void;
+}): Promise<SourcesSetup> {
   const settings = flags.config ? await readConfigFile(flags.config) : {};
   const { config, problems } = sourcesConfigFrom((key) => settings[key]);
   const effective: SourcesConfig = { ...config, offline: flags.offline || config.offline };
@@ -55,7 +62,7 @@ export async function setUpSources(flags: { config?: string; offline: boolean; c
     reportMissingAbstracts: settings['attest.support.reportMissingAbstracts'] === true,
     thresholds: thresholds.thresholds,
     cache,
-    fullText: createFullTextProvider(fullText.config, effective, secrets, path.join(cache.directory, 'fulltexts'), gates),
+    fullText: createFullTextProvider(fullText.config, effective, secrets, path.join(cache.directory, 'fulltexts'), gates, flags.warn),
     warnings: [...problems, ...thresholds.problems, ...fullText.problems],
   };
 }

@@ -130,7 +130,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     const judgements = await judgePapers(claim, papers, { analyze, nli: model, thresholds: config.thresholds, signal });
     return judgements.map((j) => j && { label: j.label, entailment: j.entailment });
   };
-  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence, (claim, paper) => fullTexts.passageAtHand(claim, paper));
+  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence, (claim, papers) => fullTexts.passagesAtHand(claim, papers));
   const suggestions = registerSuggest(context, { checker, config, nli, finder: () => library.finder() });
   return {
     setEvidenceFinder: (finder) => {

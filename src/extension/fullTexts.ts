@@ -4,7 +4,7 @@ import type { BibEntry } from '../core/bibliography/types';
 import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
 import type { SourceGates } from '../core/sources/gates';
 import { pickPassages } from '../core/fulltext/pick';
-import { fullTextAtHand, fullTextProvider, type FullTextOptions } from '../core/fulltext/provider';
+import { fullTextProvider, fullTextsAtHand, type FullTextOptions } from '../core/fulltext/provider';
 import { passagePlace, type FullTextResult } from '../core/fulltext/types';
 import type { Paper } from '../core/papers/paper';
 import type { FullTextProvider, WorkIds } from '../core/verify/claims';
@@ -32,17 +32,27 @@ export class FullTextAccess {
     this.session = new FullTextSession(gates);
   }
 
+  /** The provider for one judging run. */
   async provider(): Promise<FullTextProvider | undefined> {
     const options = await this.options();
-    return options && fullTextProvider(options);
+    return options && fullTextProvider(options, (message) => this.log.warn(message));
   }
 
-  /** For Find Evidence: a found paper's best passage for the claim, when its full text is at hand. */
-  async passageAtHand(claim: string, paper: Paper): Promise<{ place: string; text: string } | undefined> {
+  /**
+   * For Find Evidence: each found paper's best passage for the claim, when its full text is at hand.
+   * The settings are read, and the PDF folder walked, once for the whole search.
+   */
+  async passagesAtHand(claim: string, papers: readonly Paper[]): Promise<({ place: string; text: string } | undefined)[]> {
     const options = await this.options();
-    const fullText = options && (await fullTextAtHand(paper.title, { doi: paper.doi, arxivId: paper.arxivId }, options));
-    const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
-    return best && { place: passagePlace(best), text: best.text };
+    if (!options) return papers.map(() => undefined);
+    const atHand = fullTextsAtHand(options);
+    return Promise.all(
+      papers.map(async (paper) => {
+        const fullText = await atHand(paper.title, { doi: paper.doi, arxivId: paper.arxivId }).catch(() => undefined);
+        const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
+        return best && { place: passagePlace(best), text: best.text };
+      }),
+    );
   }
 
   private async options(): Promise<FullTextOptions | undefined> {

@@ -55,11 +55,19 @@ function isUrl(value: unknown): value is string {
 
 /**
  * The provider the settings ask for, its store under `directory`; undefined when full texts are off.
- * `gates` are the run's, which its reference lookups pass too.
+ * `gates` are the run's, which its reference lookups pass too; `warn` is told once what of the PDF
+ * folder could not be searched.
  */
-export function createFullTextProvider(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string, gates?: SourceGates): FullTextProvider | undefined {
+export function createFullTextProvider(
+  config: FullTextConfig,
+  sources: SourcesConfig,
+  secrets: SourceSecrets,
+  directory: string,
+  gates?: SourceGates,
+  warn?: (message: string) => void,
+): FullTextProvider | undefined {
   const options = fullTextOptions(config, sources, secrets, directory, gates);
-  return options && fullTextProvider(options);
+  return options && fullTextProvider(options, warn);
 }
 
 /** What the provider and the at-hand lookup are made of; undefined when full texts are off. */
