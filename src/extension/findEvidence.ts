@@ -5,6 +5,7 @@ import { ENCODER_NOT_DOWNLOADED_NOTE } from '../core/index/library';
 import { languageOf } from '../core/manuscript/language';
 import { parseLatex } from '../core/manuscript/latex';
 import { parseMarkdown } from '../core/manuscript/markdown';
+import type { PassageAtHand } from '../core/fulltext/provider';
 import type { Paper } from '../core/papers/paper';
 import type { Checker } from './checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
@@ -25,7 +26,7 @@ export interface EvidenceApi {
  * the result's index, through the same handler as the page's messages.
  */
 /** Each found paper's best full-text passage for the claim, when its full text is at hand without asking a service. */
-export type PassagesAtHand = (claim: string, papers: readonly Paper[]) => Promise<({ readonly place: string; readonly text: string } | undefined)[]>;
+export type PassagesAtHand = (claim: string, papers: readonly Paper[]) => Promise<(PassageAtHand | undefined)[]>;
 
 export function registerFindEvidence(
   context: vscode.ExtensionContext,

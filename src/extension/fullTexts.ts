@@ -3,9 +3,8 @@ import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
 import type { SourceGates } from '../core/sources/gates';
-import { pickPassages } from '../core/fulltext/pick';
-import { fullTextProvider, fullTextsAtHand, type FullTextOptions } from '../core/fulltext/provider';
-import { passagePlace, type FullTextResult } from '../core/fulltext/types';
+import { fullTextProvider, passagesAtHand, type FullTextOptions, type PassageAtHand } from '../core/fulltext/provider';
+import type { FullTextResult } from '../core/fulltext/types';
 import type { Paper } from '../core/papers/paper';
 import type { FullTextProvider, WorkIds } from '../core/verify/claims';
 import type { Config } from './config';
@@ -42,17 +41,9 @@ export class FullTextAccess {
    * For Find Evidence: each found paper's best passage for the claim, when its full text is at hand.
    * The settings are read, and the PDF folder walked, once for the whole search.
    */
-  async passagesAtHand(claim: string, papers: readonly Paper[]): Promise<({ place: string; text: string } | undefined)[]> {
+  async passagesAtHand(claim: string, papers: readonly Paper[]): Promise<(PassageAtHand | undefined)[]> {
     const options = await this.options();
-    if (!options) return papers.map(() => undefined);
-    const atHand = fullTextsAtHand(options);
-    return Promise.all(
-      papers.map(async (paper) => {
-        const fullText = await atHand(paper.title, { doi: paper.doi, arxivId: paper.arxivId }).catch(() => undefined);
-        const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
-        return best && { place: passagePlace(best), text: best.text };
-      }),
-    );
+    return options ? passagesAtHand(claim, papers, options) : papers.map(() => undefined);
   }
 
   private async options(): Promise<FullTextOptions | undefined> {

@@ -6,7 +6,8 @@ import type { BibEntry } from '../../src/core/bibliography/types';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { pdfCandidates, PdfFolder } from '../../src/core/fulltext/localPdfs';
 import { FullTextFinder } from '../../src/core/fulltext/find';
-import { fullTextProvider, fullTextsAtHand } from '../../src/core/fulltext/provider';
+import { fullTextProvider, passagesAtHand } from '../../src/core/fulltext/provider';
+import type { Paper } from '../../src/core/papers/paper';
 import { FullTextStore } from '../../src/core/fulltext/store';
 import { makePdf } from './support/pdfs';
 import { ScriptedServer, sendText } from './support/server';
@@ -34,6 +35,11 @@ describe('the PDFs of a .bib file field', () => {
     assert.deepEqual(pdfCandidates(entry), ['/work/paper/papers/smith2020.pdf', '/papers/smith2020.pdf', '/work/paper/Users/me/m.pdf', '/Users/me/m.pdf']);
   });
 });
+
+/** A paper a search found, by its title and ids. */
+function paper(title: string, ids: Pick<Paper, 'doi' | 'arxivId'> = {}): Paper {
+  return { id: title, title, authors: [], ...ids };
+}
 
 describe('finding and reading the writer\'s PDF of a cited work', function () {
   this.timeout(60_000);
@@ -109,7 +115,7 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     assert.deepEqual(await fullTextProvider({ store })(entry, {}), junk);
   });
 
-  it('gives a found paper\'s full text when it is at hand, a PDF of the folder or a stored one, asking no service', async () => {
+  it('gives each found paper\'s best passage when its full text is at hand, a PDF of the folder or a stored one, asking no service', async () => {
     const server = await ScriptedServer.start((_request, response) => sendText(response, 500, 'no'));
     try {
       const store = new FullTextStore(path.join(temp.dir, 'store'), 10_000_000);
@@ -121,11 +127,12 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
       await fs.mkdir(folder);
       await fs.writeFile(path.join(folder, 'Smith - 2020 - Caching at scale in data centres.pdf'), await makePdf(PAPER));
       const options = { finder, store, pdfFolder: folder };
-      const atHand = fullTextsAtHand(options);
-      assert.deepEqual(await atHand('Unknown title here', { doi: '10.1000/stored' }), stored);
-      const fromPdf = await atHand('Caching at Scale in Data Centres', {});
-      assert.equal(fromPdf?.source, 'pdf');
-      assert.equal(await atHand('Unknown title here', { doi: '10.1000/other', arxivId: '2401.00001' }), undefined);
+      const papers = [paper('Unknown title here', { doi: '10.1000/stored' }), paper('Caching at Scale in Data Centres'), paper('Unknown title here', { doi: '10.1000/other', arxivId: '2401.00001' })];
+      assert.deepEqual(await passagesAtHand('The stored passage and the cache throughput', papers, options), [
+        { place: 'Results', text: 'Stored passage.' },
+        { place: 'Results, p. 1', text: 'The cache raised throughput by 40 percent.' },
+        undefined,
+      ]);
       assert.equal(server.urls.length, 0);
     } finally {
       await server.close();
@@ -168,10 +175,7 @@ describe('walking the writer\'s folder of PDFs', () => {
     const run = await readsDuring(() => Promise.all(entries.map((entry) => provide(entry, {}))));
     assert.equal(run.get(folder), 1);
     assert.equal(run.get(path.join(folder, 'Smith')), 1);
-    const atHand = fullTextsAtHand({ pdfFolder: folder });
-    const search = await readsDuring(async () => {
-      for (const entry of entries) await atHand(entry.title, {});
-    });
+    const search = await readsDuring(() => passagesAtHand('A claim', entries.map((entry) => paper(entry.title ?? '')), { pdfFolder: folder }));
     assert.equal(search.get(folder), 1);
   });
 

@@ -4,12 +4,14 @@
  * learns why a citation was judged on its abstract alone.
  */
 import { promises as fs } from 'node:fs';
-import type { FullTextProvider, WorkIds } from '../verify/claims';
+import type { Paper } from '../papers/paper';
+import type { FullTextProvider } from '../verify/claims';
 import type { FullTextFinder } from './find';
 import { firstExisting, pdfCandidates, PdfFolder } from './localPdfs';
 import { DEFAULT_PDF_LIMITS, readPdf, type PdfLimits } from './pdf';
 import type { FullTextStore } from './store';
-import type { FullText, FullTextResult } from './types';
+import { pickPassages } from './pick';
+import { passagePlace, type FullText, type FullTextResult } from './types';
 
 export interface FullTextOptions {
   /** Open full texts from the services; none when the user turned them off. */
@@ -48,19 +50,33 @@ export function fullTextProvider(options: FullTextOptions, warn?: (message: stri
   };
 }
 
+/** Where a passage is and what it says, as Find Evidence shows it under a result. */
+export interface PassageAtHand {
+  readonly place: string;
+  readonly text: string;
+}
+
 /**
- * For one search's results (works found, not cited entries): each one's full text when it is at hand,
- * a PDF of the folder or what an earlier check stored. Asks no service, so showing the results stays
- * quick; the folder is walked once for all of them.
+ * For one search's results (works found, not cited entries): each one's best passage for the claim when
+ * its full text is at hand, a PDF of the folder or what an earlier check stored. Asks no service, so
+ * showing the results stays quick; the folder is walked once for all of them.
  */
-export function fullTextsAtHand(options: FullTextOptions): (title: string | undefined, ids: WorkIds) => Promise<FullText | undefined> {
+export async function passagesAtHand(claim: string, papers: readonly Paper[], options: FullTextOptions): Promise<(PassageAtHand | undefined)[]> {
   const folder = options.pdfFolder ? new PdfFolder(options.pdfFolder) : undefined;
-  return async (title, ids) => {
-    const pdf = await folder?.find(title, ids);
+  const atHand = async (paper: Paper): Promise<FullText | undefined> => {
+    const ids = { doi: paper.doi, arxivId: paper.arxivId };
+    const pdf = await folder?.find(paper.title, ids);
     const read = pdf ? await readStoredPdf(pdf, options) : undefined;
     if (read && 'fullText' in read) return read.fullText;
     return options.finder?.stored(ids);
   };
+  return Promise.all(
+    papers.map(async (paper) => {
+      const fullText = await atHand(paper).catch(() => undefined);
+      const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
+      return best && { place: passagePlace(best), text: best.text };
+    }),
+  );
 }
 
 /** A PDF is read once per version of the file: the store keys it by path, size and modification time. */
