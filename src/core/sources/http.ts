@@ -26,8 +26,9 @@
  *   `timeoutMs` → 'timeout'; `signal` aborted → 'cancelled'; invalid JSON or a body over 20 MB →
  *   'malformed'; offline and not in the cache → 'offline'.
  * 429 and 5xx are retried up to 3 times, waiting `Retry-After` when given or an exponential backoff
- * with jitter; a 429 holds back every request of the client. A source that asks to wait longer than
- * 10 s, or fails three times in a row, is skipped (`SourceHealth`): for the rest of the check when
+ * with jitter; a 429 holds back every request of the client, and of every client passing the same
+ * gate (`gates.ts`: one per source for a run, shared by its lookups and its full texts). A source that
+ * asks to wait longer than 10 s, or fails three times in a row, is skipped (`SourceHealth`): for the rest of the check when
  * the request carries its `CheckRun`, for a few minutes otherwise, so one bad source cannot hold a
  * check up.
  *
