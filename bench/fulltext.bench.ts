@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { readPdf } from '../src/core/fulltext/pdf';
-import { pickPassages } from '../src/core/fulltext/pick';
+import { PassagePicker, pickPassages } from '../src/core/fulltext/pick';
 import type { Passage } from '../src/core/fulltext/types';
 import { PeakMemory } from './stats';
 
@@ -21,16 +21,27 @@ interface Row {
 /**
  * Passage picking on Citation-Integrity dev: each citing sentence's cited passages are mixed with
  * those of other papers into one "full text", and the picker should keep an annotated evidence
- * passage in its top 3 (what is judged) or top 5. Then PDF reading speed and memory on generated
- * two-column papers.
+ * passage in its top 3 (what is judged) or top 5. Then the cost of picking for many claims citing one
+ * long paper, with its index built once or (as before) for each claim. Then PDF reading speed and
+ * memory on generated two-column papers.
  */
 export async function benchFullText(): Promise<void> {
-  await passagePicking();
+  const data = await citationIntegrity();
+  if (data) {
+    await passagePicking(data);
+    oneCitedPaper(data);
+  }
   await pdfSpeed(30);
   await pdfSpeed(300);
 }
 
-async function passagePicking(): Promise<void> {
+interface CitationIntegrity {
+  /** Each document's sentences, by id. */
+  readonly docs: Map<string, string[]>;
+  readonly rows: Row[];
+}
+
+async function citationIntegrity(): Promise<CitationIntegrity | undefined> {
   const dir = path.join(DATA, 'citation-integrity', 'processed');
   let corpusText: string;
   let claimsText: string;
@@ -38,7 +49,7 @@ async function passagePicking(): Promise<void> {
     [corpusText, claimsText] = await Promise.all([fs.readFile(path.join(dir, 'corpus.jsonl'), 'utf8'), fs.readFile(path.join(dir, 'claims_dev.jsonl'), 'utf8')]);
   } catch {
     console.log(`  passage picking: skipped, no Citation-Integrity data in ${dir} (set ATTEST_EVAL_DATA)`);
-    return;
+    return undefined;
   }
   const docs = new Map<string, string[]>();
   for (const line of corpusText.split('\n')) {
@@ -56,6 +67,10 @@ async function passagePicking(): Promise<void> {
       if (docs.has(doc) && evidence.size > 0) rows.push({ claim, doc, evidence });
     }
   }
+  return { docs, rows };
+}
+
+async function passagePicking({ docs, rows }: CitationIntegrity): Promise<void> {
   const ids = [...docs.keys()];
   let seed = 7;
   const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -81,6 +96,36 @@ async function passagePicking(): Promise<void> {
   console.log(
     `  passage picking, Citation-Integrity dev: ${rows.length} (claim, cited paper) pairs, ${Math.round(passages / rows.length)} passages each on average: ` +
       `evidence in top 1 ${pct(hits[1])}, top 3 ${pct(hits[3])}, top 5 ${pct(hits[5])} (chance: top 3 ${pct(chance[3])}, top 5 ${pct(chance[5])}); ${perClaim.toFixed(2)} ms per claim`,
+  );
+}
+
+/** Claims citing one paper in a manuscript: the most of one paper's citations a long review has. */
+const CLAIMS_CITING_ONE_PAPER = 200;
+/** Passages of one long paper: the paragraphs and sentence groups of a 30-page article. */
+const PASSAGES_OF_ONE_PAPER = 600;
+
+/**
+ * A manuscript citing one long paper from many claims: each claim's passages picked from one BM25
+ * index of the paper, as a check does, against an index built afresh for every claim.
+ */
+function oneCitedPaper({ docs, rows }: CitationIntegrity): void {
+  const passages: Passage[] = [];
+  for (const sentences of docs.values()) {
+    for (const text of sentences) if (passages.length < PASSAGES_OF_ONE_PAPER) passages.push({ section: 'Results', text });
+  }
+  const claims = rows.slice(0, CLAIMS_CITING_ONE_PAPER).map((row) => row.claim);
+  const time = (pick: (claim: string) => void): number => {
+    const started = performance.now();
+    for (const claim of claims) pick(claim);
+    return performance.now() - started;
+  };
+  // Warmed up first, so that neither way pays for compiling the code.
+  for (const claim of claims.slice(0, 10)) new PassagePicker(passages).pick(claim);
+  const perClaim = time((claim) => new PassagePicker(passages).pick(claim));
+  const once = time((claim) => pickPassages(claim, passages));
+  console.log(
+    `  passage picking, ${claims.length} claims citing one paper of ${passages.length} passages: index built once ${once.toFixed(0)} ms ` +
+      `(${(once / claims.length).toFixed(2)} ms per claim), built for each claim ${perClaim.toFixed(0)} ms (${(perClaim / claims.length).toFixed(2)} ms per claim), ${(perClaim / once).toFixed(0)}x`,
   );
 }
 

@@ -109,8 +109,9 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
   try {
     const target = await targetOf(path.resolve(positionals[0]));
     for (const bib of values.bib) await assertReadable(path.resolve(bib), '--bib file');
-    const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'] });
-    for (const warning of setup.warnings) io.err(`attest check: ${warning}\n`);
+    const warn = (message: string): void => io.err(`attest check: ${message}\n`);
+    const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'], warn });
+    for (const warning of setup.warnings) warn(warning);
     const run: Run = { workspace: new FsWorkspace(), session: new CheckSession(), setup, verdicts: new VerdictCache(), bibs: values.bib, modelFlag: values['nli-model'], io };
     const files =
       target.kind === 'folder'

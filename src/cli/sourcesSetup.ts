@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LookupCache } from '../core/sources/cache';
 import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
+import { SourceGates } from '../core/sources/gates';
 import { createSources, secretsFromEnvironment } from '../core/sources/registry';
 import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
 import { createFullTextProvider, fullTextConfigFrom } from '../core/fulltext/config';
@@ -35,7 +36,14 @@ export class ConfigFileError extends Error {}
  * The sources as the CLI's flags, `--config` file (the same keys as the editor's settings) and
  * environment (API keys) configure them.
  */
-export async function setUpSources(flags: { config?: string; offline: boolean; cache?: string; showUnchecked: boolean }): Promise<SourcesSetup> {
+export async function setUpSources(flags: {
+  config?: string;
+  offline: boolean;
+  cache?: string;
+  showUnchecked: boolean;
+  /** Told once what of the PDF folder could not be searched. */
+  warn?: (message: string) => void;
+}): Promise<SourcesSetup> {
   const settings = flags.config ? await readConfigFile(flags.config) : {};
   const { config, problems } = sourcesConfigFrom((key) => settings[key]);
   const effective: SourcesConfig = { ...config, offline: flags.offline || config.offline };
@@ -43,16 +51,18 @@ export async function setUpSources(flags: { config?: string; offline: boolean; c
   const thresholds = thresholdsFrom((key) => settings[key]);
   const secrets = secretsFromEnvironment(process.env);
   const fullText = fullTextConfigFrom((key) => settings[key], flags.config ? path.dirname(path.resolve(flags.config)) : process.cwd());
+  // One gate per service for the run: lookups and full texts share each service's allowance.
+  const gates = new SourceGates();
   return {
     config: effective,
-    sources: createSources(effective, secrets, cache),
+    sources: createSources(effective, secrets, cache, gates),
     checkReferences: settings['attest.references.check'] !== false,
     showUnchecked: flags.showUnchecked || settings['attest.references.showUnchecked'] === true,
     checkSupport: settings['attest.support.check'] !== false,
     reportMissingAbstracts: settings['attest.support.reportMissingAbstracts'] === true,
     thresholds: thresholds.thresholds,
     cache,
-    fullText: createFullTextProvider(fullText.config, effective, secrets, path.join(cache.directory, 'fulltexts')),
+    fullText: createFullTextProvider(fullText.config, effective, secrets, path.join(cache.directory, 'fulltexts'), gates, flags.warn),
     warnings: [...problems, ...thresholds.problems, ...fullText.problems],
   };
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { analyze } from '../core/index/analyzer';
+import { SourceGates } from '../core/sources/gates';
 import { judgePapers } from '../core/verify/claims';
 import type { VerdictSubject } from '../core/verify/ignore';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
@@ -29,10 +30,12 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
   const config = new Config();
   const log = vscode.window.createOutputChannel('Attest', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
-  const lookups = new ReferenceLookups(config, context.secrets, context.globalStorageUri, log);
+  // One gate per service for the session: lookups and full texts share each service's allowance.
+  const gates = new SourceGates();
+  const lookups = new ReferenceLookups(config, context.secrets, context.globalStorageUri, log, gates);
   const nli = new LocalModel(NLI_MODEL, context.globalStorageUri, log);
   const abstracts = new AbstractView();
-  const fullTexts = new FullTextAccess(config, context.secrets, context.globalStorageUri, log);
+  const fullTexts = new FullTextAccess(config, context.secrets, context.globalStorageUri, log, gates);
   const checker = new Checker(config, diagnostics, lookups, nli, context.globalStorageUri, log, fullTexts);
   const encoder = new LocalModel(ENCODER_MODEL, context.globalStorageUri, log);
   const library = new EvidenceLibrary(context.globalStorageUri, encoder, lookups, () => checker.allResults(), log);
@@ -127,7 +130,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     const judgements = await judgePapers(claim, papers, { analyze, nli: model, thresholds: config.thresholds, signal });
     return judgements.map((j) => j && { label: j.label, entailment: j.entailment });
   };
-  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence, (claim, paper) => fullTexts.passageAtHand(claim, paper));
+  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence, (claim, papers) => fullTexts.passagesAtHand(claim, papers));
   const suggestions = registerSuggest(context, { checker, config, nli, finder: () => library.finder() });
   return {
     setEvidenceFinder: (finder) => {

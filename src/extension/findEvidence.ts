@@ -5,6 +5,7 @@ import { ENCODER_NOT_DOWNLOADED_NOTE } from '../core/index/library';
 import { languageOf } from '../core/manuscript/language';
 import { parseLatex } from '../core/manuscript/latex';
 import { parseMarkdown } from '../core/manuscript/markdown';
+import type { PassageAtHand } from '../core/fulltext/provider';
 import type { Paper } from '../core/papers/paper';
 import type { Checker } from './checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
@@ -24,15 +25,15 @@ export interface EvidenceApi {
  * The panel's buttons run `attest.evidence.citeHere`, `.addToBibliography` and `.openPaper` with
  * the result's index, through the same handler as the page's messages.
  */
-/** A found paper's best full-text passage for the claim, when its full text is at hand without asking a service. */
-export type PassageAtHand = (claim: string, paper: Paper) => Promise<{ readonly place: string; readonly text: string } | undefined>;
+/** Each found paper's best full-text passage for the claim, when its full text is at hand without asking a service. */
+export type PassagesAtHand = (claim: string, papers: readonly Paper[]) => Promise<(PassageAtHand | undefined)[]>;
 
 export function registerFindEvidence(
   context: vscode.ExtensionContext,
   checker: Checker,
   finder: () => Promise<EvidenceFinder>,
   judge?: EvidenceJudge,
-  passages?: PassageAtHand,
+  passages?: PassagesAtHand,
 ): EvidenceApi {
   const feature = new FindEvidence(context.extensionUri, checker, finder, judge, passages);
   context.subscriptions.push(
@@ -71,7 +72,7 @@ class FindEvidence implements vscode.Disposable {
     private readonly checker: Checker,
     private finder: () => Promise<EvidenceFinder>,
     private readonly judge: EvidenceJudge | undefined,
-    private readonly passages: PassageAtHand | undefined,
+    private readonly passages: PassagesAtHand | undefined,
   ) {
     this.actions = new EvidenceActions(checker);
     this.panel = new PanelHost<PanelMessage>(EVIDENCE_PANEL, extensionUri, (message) => void this.receive(message));
@@ -205,23 +206,23 @@ class FindEvidence implements vscode.Disposable {
 
   /** The search as the page lists it, with each paper's entry if a bibliography of the manuscript has it already. */
   private async view({ claim, results, verdicts }: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
-    const existing = manuscript ? await this.actions.existingEntries(manuscript, results.results.map((r) => r.paper)) : [];
+    const papers = results.results.map((r) => r.paper);
+    const existing = manuscript ? await this.actions.existingEntries(manuscript, papers) : [];
+    const passages = (await this.passages?.(claim, papers).catch(() => undefined)) ?? [];
     return {
       type: 'results',
       claim,
       mode: results.mode,
       notes: results.notes,
       ...(results.notes.includes(ENCODER_NOT_DOWNLOADED_NOTE) && { encoderDownload: true }),
-      items: await Promise.all(
-        results.results.map(async (evidence, i) => {
-          const passage = await this.passages?.(claim, evidence.paper).catch(() => undefined);
-          return {
-            ...itemOf(evidence, claim, existing[i]),
-            ...(verdicts[i] && { verdict: verdicts[i] }),
-            ...(passage && { passage: { place: passage.place, text: highlight(passage.text, claim) } }),
-          };
-        }),
-      ),
+      items: results.results.map((evidence, i) => {
+        const passage = passages[i];
+        return {
+          ...itemOf(evidence, claim, existing[i]),
+          ...(verdicts[i] && { verdict: verdicts[i] }),
+          ...(passage && { passage: { place: passage.place, text: highlight(passage.text, claim) } }),
+        };
+      }),
     };
   }
 

@@ -2,9 +2,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
-import { pickPassages } from '../core/fulltext/pick';
-import { fullTextAtHand, fullTextProvider, type FullTextOptions } from '../core/fulltext/provider';
-import { passagePlace, type FullTextResult } from '../core/fulltext/types';
+import type { SourceGates } from '../core/sources/gates';
+import { fullTextProvider, passagesAtHand, type FullTextOptions, type PassageAtHand } from '../core/fulltext/provider';
+import type { FullTextResult } from '../core/fulltext/types';
 import type { Paper } from '../core/papers/paper';
 import type { FullTextProvider, WorkIds } from '../core/verify/claims';
 import type { Config } from './config';
@@ -14,29 +14,36 @@ import { secretName } from './references';
  * The cited works' full texts as the settings ask for them (`attest.fullText.*`, the sources' own
  * settings and the CORE key), stored in the extension's storage. The settings and the key are read at
  * each judging run, so a change counts at once; while they stay the same, the runs share one set of
- * HTTP clients, with their rate limits and their memory of failing services.
+ * HTTP clients, with their memory of failing services; each service's requests pass the one gate its
+ * reference lookups pass.
  */
 export class FullTextAccess {
-  private readonly session = new FullTextSession();
+  private readonly session: FullTextSession;
 
+  /** @param gates the session's, which the reference lookups pass too */
   constructor(
     private readonly config: Config,
     private readonly secrets: vscode.SecretStorage,
     private readonly storage: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
-
-  async provider(): Promise<FullTextProvider | undefined> {
-    const options = await this.options();
-    return options && fullTextProvider(options);
+    gates: SourceGates,
+  ) {
+    this.session = new FullTextSession(gates);
   }
 
-  /** For Find Evidence: a found paper's best passage for the claim, when its full text is at hand. */
-  async passageAtHand(claim: string, paper: Paper): Promise<{ place: string; text: string } | undefined> {
+  /** The provider for one judging run. */
+  async provider(): Promise<FullTextProvider | undefined> {
     const options = await this.options();
-    const fullText = options && (await fullTextAtHand(paper.title, { doi: paper.doi, arxivId: paper.arxivId }, options));
-    const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
-    return best && { place: passagePlace(best), text: best.text };
+    return options && fullTextProvider(options, (message) => this.log.warn(message));
+  }
+
+  /**
+   * For Find Evidence: each found paper's best passage for the claim, when its full text is at hand.
+   * The settings are read, and the PDF folder walked, once for the whole search.
+   */
+  async passagesAtHand(claim: string, papers: readonly Paper[]): Promise<(PassageAtHand | undefined)[]> {
+    const options = await this.options();
+    return options ? passagesAtHand(claim, papers, options) : papers.map(() => undefined);
   }
 
   private async options(): Promise<FullTextOptions | undefined> {

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { LookupCache } from '../core/sources/cache';
+import type { SourceGates } from '../core/sources/gates';
 import { createSources, publicOrigin, SECRET_SOURCE, type SourceKey, type SourceSecrets } from '../core/sources/registry';
 import { SourceError, type PaperSource } from '../core/sources/types';
 import { VerdictCache, verifyEntries, type Verdicts } from '../core/verify/references';
@@ -48,6 +49,8 @@ export class ReferenceLookups implements vscode.Disposable {
     private readonly secrets: vscode.SecretStorage,
     private readonly storage: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
+    /** The session's, which its full texts pass too. */
+    private readonly gates: SourceGates,
   ) {}
 
   /** Lookups under way, summed over all runs; undefined when none is. */
@@ -137,7 +140,7 @@ export class ReferenceLookups implements vscode.Disposable {
       coreApiKey: await read('coreApiKey'),
       crossrefPlusToken: await read('crossrefPlusToken'),
     };
-    return createSources(config, secrets, new LookupCache(path.join(this.storage.fsPath, 'lookups')));
+    return createSources(config, secrets, new LookupCache(path.join(this.storage.fsPath, 'lookups')), this.gates);
   }
 
   dispose(): void {

@@ -52,4 +52,21 @@ describe('attest check with full texts', function () {
     const report = JSON.parse(run.out) as { support: SupportReport[] };
     assert.deepEqual(report.support.map((s) => [s.evidence?.from, s.fullText]), [['abstract', null], ['abstract', null]]);
   });
+
+  it('warns once that the PDF folder could not be searched, and gives it as the reason for each work it did not find', async () => {
+    const config = path.join(temp.dir, 'attest.json');
+    await fs.writeFile(config, JSON.stringify({ 'attest.fullText.pdfFolder': 'no-such-folder' }));
+    await fs.writeFile(path.join(temp.dir, 'paper.tex'), 'Caches are common \\cite{plain}. Operators size caches \\cite{plain}.\n\\bibliography{refs}\n');
+    const run = await check(path.join(temp.dir, 'paper.tex'), '--format', 'json', '--offline', '--cache', path.join(temp.dir, 'cache'), '--config', config);
+    const report = JSON.parse(run.out) as { support: SupportReport[] };
+    const folder = path.join(temp.dir, 'no-such-folder');
+    assert.deepEqual(
+      run.err.split('\n').filter((line) => line.includes('PDF folder')),
+      [`attest check: The PDF folder ${folder} was not searched in full: it does not exist.`],
+    );
+    assert.equal(report.support.length, 2);
+    for (const support of report.support) {
+      assert.ok(support.fullText && 'reason' in support.fullText && support.fullText.reason.startsWith('not found in the PDF folder, which was not searched in full: it does not exist;'), JSON.stringify(support.fullText));
+    }
+  });
 });

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { DEFAULT_FULL_TEXT, fullTextOptions } from '../../src/core/fulltext/config';
 import { FullTextFinder, type FullTextServices } from '../../src/core/fulltext/find';
 import { FullTextStore } from '../../src/core/fulltext/store';
 import type { FullTextResult } from '../../src/core/fulltext/types';
+import { sourcesConfigFrom } from '../../src/core/sources/config';
+import { SourceGates, type Clock } from '../../src/core/sources/gates';
+import { createSources } from '../../src/core/sources/registry';
 import { ScriptedServer, sendJson, sendText, type Handler } from './support/server';
 import { makeTempDir } from './support/tempDir';
 
@@ -62,6 +66,22 @@ function options(server: ScriptedServer, more: Partial<FullTextServices> = {}): 
 function sections(result: FullTextResult): string[] {
   assert.ok('fullText' in result, 'reason' in result ? result.reason : '');
   return result.fullText.passages.map((p) => p.section);
+}
+
+/** A clock whose sleeps end at once, moving its time on: requests per second are counted in its time, never waited for. */
+class VirtualClock implements Clock {
+  private time = 0;
+
+  now(): number {
+    return this.time;
+  }
+
+  async sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const until = this.time + ms;
+    await new Promise((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    this.time = Math.max(this.time, until);
+  }
 }
 
 describe('finding the open full text of a cited work', () => {
@@ -173,6 +193,41 @@ describe('finding the open full text of a cited work', () => {
     const found = await new FullTextFinder(options(server, { offline: true })).find({ doi: DOI, arxivId: '2401.00001' });
     assert.ok('reason' in found && /offline/i.test(found.reason));
     assert.equal(server.urls.length, 0);
+  });
+
+  it('asks CORE no more often than its configured rate, counting existence lookups and full-text requests together', async () => {
+    const clock = new VirtualClock();
+    const arrivals: { at: number; fullText: boolean }[] = [];
+    server = await ScriptedServer.start((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://x');
+      const doi = /^doi:"(.+)"$/.exec(url.searchParams.get('q') ?? '')?.[1];
+      const fullText = url.searchParams.get('exclude') !== 'fullText';
+      arrivals.push({ at: clock.now(), fullText });
+      sendJson(response, 200, { totalHits: 1, limit: 3, offset: 0, results: [{ id: 7, doi, title: 'A cache', ...(fullText ? { fullText: 'Results\nThe cache doubled throughput.' } : {}) }] });
+    });
+    temp = await makeTempDir();
+    const settings: Record<string, unknown> = {
+      'attest.sources.enabled': ['core'],
+      'attest.sources.core.baseUrl': server.baseUrl,
+      'attest.sources.core.requestsPerSecond': 2,
+    };
+    const sources = sourcesConfigFrom((key) => settings[key]).config;
+    const secrets = { coreApiKey: { value: 'key', origin: server.baseUrl } };
+    const gates = new SourceGates(clock);
+    const [core] = createSources(sources, secrets, undefined, gates);
+    const byDoi = core.byDoi?.bind(core);
+    assert.ok(byDoi);
+    const finder = fullTextOptions(DEFAULT_FULL_TEXT, sources, secrets, temp.dir, gates)?.finder;
+    assert.ok(finder);
+    const dois = Array.from({ length: 6 }, (_, i) => `10.1000/work.${i}`);
+    await Promise.all(dois.flatMap((doi) => [byDoi(doi), finder.find({ doi })]));
+
+    assert.equal(arrivals.filter((a) => a.fullText).length, 6);
+    assert.equal(arrivals.filter((a) => !a.fullText).length, 6);
+    // Two a second: any three requests span at least a second.
+    for (let i = 2; i < arrivals.length; i++) {
+      assert.ok(arrivals[i].at - arrivals[i - 2].at >= 1000, `requests at ${arrivals.slice(i - 2, i + 1).map((a) => a.at).join(', ')} ms`);
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { formatJson } from '../../src/cli/report';
 import { checkManuscript, CheckSession } from '../../src/core/check';
 import type { FullTextResult, Passage } from '../../src/core/fulltext/types';
+import * as analyzer from '../../src/core/index/analyzer';
 import { LookupCache } from '../../src/core/sources/cache';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { parseEuropePmcResult } from '../../src/core/sources/europepmc';
@@ -72,6 +73,34 @@ describe('checking a manuscript with full texts', () => {
     const record = parseEuropePmcResult({ id: '33000009', source: 'MED', pmid: '33000009', pmcid: 'PMC7000002', doi: '10.1000/cytokines', title: 'Cytokines' });
     assert.deepEqual(idsOf(entry, { status: 'found', record, via: 'doi' }), { doi: '10.1000/cytokines', arxivId: undefined, pmid: '33000002', pmcid: 'PMC7000002' });
     assert.deepEqual(idsOf(entry, undefined), { doi: undefined, arxivId: undefined, pmid: '33000002', pmcid: undefined });
+  });
+
+  it('indexes a cited paper\'s passages once however many claims cite it', async () => {
+    const passages: Passage[] = Array.from({ length: 40 }, (_, i) => ({ section: 'Results', text: `Measurement ${i} of the cache shows speed at site ${i}.` }));
+    // As the store does, each run reads the full text afresh.
+    const fromStore: FullTextProvider = async () => ({ fullText: { source: 'pdf', location: '/p/cache.pdf', passages: passages.map((p) => ({ ...p })) } });
+    const claims = Array.from({ length: 12 }, (_, i) => `The cache increases speed at site ${i} \\cite{cache}.`).join(' ');
+    const ws = new MemoryWorkspace({ '/p/m.tex': `${claims}\n\\bibliography{refs}`, '/p/refs.bib': bib });
+    const result = await checkManuscript('/p/m.tex', ws, new CheckSession());
+    assert.ok(result);
+    const analysed = new Map<string, number>();
+    const writable = analyzer as { analyze: typeof analyzer.analyze };
+    const original = writable.analyze;
+    writable.analyze = (text) => {
+      analysed.set(text, (analysed.get(text) ?? 0) + 1);
+      return original(text);
+    };
+    try {
+      const supports = await checkSupport(result, { relevance: overlap, nli: nli() }, undefined, fromStore);
+      assert.equal(supports.length, 12);
+      assert.equal(supports.filter((s) => s.judgement.evidence?.from === 'full text').length, 12);
+    } finally {
+      writable.analyze = original;
+    }
+    assert.deepEqual(
+      passages.map((p) => analysed.get(p.text)),
+      passages.map(() => 1),
+    );
   });
 
   it('names the passage in the finding when the full text contradicts', async () => {

@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import { DEFAULT_SOURCES, type SourcesConfig } from '../sources/config';
+import type { SourceGates } from '../sources/gates';
 import type { SourceSecrets } from '../sources/registry';
 import type { FullTextProvider } from '../verify/claims';
 import { FullTextFinder } from './find';
@@ -52,14 +53,25 @@ function isUrl(value: unknown): value is string {
   return typeof value === 'string' && /^https?:\/\/[^\s]+$/.test(value);
 }
 
-/** The provider the settings ask for, its store under `directory`; undefined when full texts are off. */
-export function createFullTextProvider(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string): FullTextProvider | undefined {
-  const options = fullTextOptions(config, sources, secrets, directory);
-  return options && fullTextProvider(options);
+/**
+ * The provider the settings ask for, its store under `directory`; undefined when full texts are off.
+ * `gates` are the run's, which its reference lookups pass too; `warn` is told once what of the PDF
+ * folder could not be searched.
+ */
+export function createFullTextProvider(
+  config: FullTextConfig,
+  sources: SourcesConfig,
+  secrets: SourceSecrets,
+  directory: string,
+  gates?: SourceGates,
+  warn?: (message: string) => void,
+): FullTextProvider | undefined {
+  const options = fullTextOptions(config, sources, secrets, directory, gates);
+  return options && fullTextProvider(options, warn);
 }
 
 /** What the provider and the at-hand lookup are made of; undefined when full texts are off. */
-export function fullTextOptions(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string): FullTextOptions | undefined {
+export function fullTextOptions(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string, gates?: SourceGates): FullTextOptions | undefined {
   if (!config.enabled) return undefined;
   const store = new FullTextStore(directory, config.cacheBytes);
   const finder = new FullTextFinder({
@@ -71,6 +83,8 @@ export function fullTextOptions(config: FullTextConfig, sources: SourcesConfig, 
     coreApiKey: secrets.coreApiKey?.origin === new URL(sources.sources.core.baseUrl).origin ? secrets.coreApiKey.value : undefined,
     email: sources.email,
     offline: sources.offline,
+    requestsPerSecond: { europepmc: sources.sources.europepmc.requestsPerSecond, arxiv: sources.sources.arxiv.requestsPerSecond, core: sources.sources.core.requestsPerSecond },
+    gates,
     store,
   });
   return { finder, store, pdfFolder: config.pdfFolder };
@@ -85,10 +99,13 @@ export function fullTextOptions(config: FullTextConfig, sources: SourcesConfig, 
 export class FullTextSession {
   private made?: { readonly inputs: string; readonly options: FullTextOptions | undefined };
 
+  /** @param gates the session's, which its reference lookups pass too */
+  constructor(private readonly gates?: SourceGates) {}
+
   options(config: FullTextConfig, sources: SourcesConfig, secrets: SourceSecrets, directory: string): FullTextOptions | undefined {
     // Compared in memory only; the key is never written anywhere.
     const inputs = JSON.stringify([config, sources, secrets.coreApiKey ?? null, directory]);
-    if (this.made?.inputs !== inputs) this.made = { inputs, options: fullTextOptions(config, sources, secrets, directory) };
+    if (this.made?.inputs !== inputs) this.made = { inputs, options: fullTextOptions(config, sources, secrets, directory, this.gates) };
     return this.made.options;
   }
 }

@@ -1,16 +1,20 @@
 /**
  * Finds a cited work's full text where it is open, through the same HTTP client (rate limits,
- * retries, timeouts, offline mode) as the reference lookups:
+ * retries, timeouts, offline mode) as the reference lookups, and through the same gate of each service
+ * when given the run's `SourceGates`: a service's allowance is one, however many kinds of work ask it.
  *
  * - Europe PMC: the work's PMCID by DOI, PMCID or PubMed id (`/europepmc/webservices/rest/search?query=
  *   DOI:"…" OR PMCID:PMC… OR (EXT_ID:… AND SRC:MED)`), then its JATS (`/europepmc/webservices/rest/PMC…/fullTextXML`)
  *   when it is in the open-access subset;
- * - arXiv: the LaTeXML rendering at `/html/ID`, for papers with an arXiv id;
+ * - arXiv: the LaTeXML rendering at `/html/ID`, for papers with an arXiv id (on arxiv.org, not the API's
+ *   host, but under the API's one request every 3 seconds all the same);
  * - CORE: a work's `fullText` (`/v3/search/works/?q=doi:"…"`), with the user's API key.
  *
  * Each answer, full text or the reason there is none, is kept in the `FullTextStore`; a service that
  * could not be reached gives a reason for this check only.
  */
+import { DEFAULT_SOURCES, MAX_CONCURRENT } from '../sources/config';
+import type { SourceGates } from '../sources/gates';
 import { HttpClient } from '../sources/http';
 import { SourceError, type SourceId } from '../sources/types';
 import type { WorkIds } from '../verify/claims';
@@ -30,12 +34,18 @@ export interface FullTextServices {
   readonly coreApiKey?: string;
   readonly email?: string;
   readonly offline: boolean;
+  /** The rates the user set for these services (`attest.sources.*.requestsPerSecond`); their documented ones otherwise. */
+  readonly requestsPerSecond?: Partial<Readonly<Record<FullTextService, number>>>;
+  /** The run's gates, which the reference lookups pass too. */
+  readonly gates?: SourceGates;
   readonly store?: FullTextStore;
   /** Per attempt; the HTTP client's default when unset. */
   readonly timeoutMs?: number;
   /** The first retry's wait; the HTTP client's default when unset. */
   readonly backoffMs?: number;
 }
+
+type FullTextService = keyof typeof MAX_CONCURRENT;
 
 /** One service's answer: the full text, or why it has none. */
 type Attempt = { readonly fullText: FullText } | { readonly reason: string };
@@ -51,12 +61,23 @@ export class FullTextFinder {
   private readonly services: Service[] = [];
 
   constructor(private readonly options: FullTextServices) {
-    const client = (source: SourceId, baseUrl: string, requestsPerSecond: number, privateHeaders: Record<string, string> = {}): HttpClient =>
-      new HttpClient({ source, baseUrl, email: options.email, requestsPerSecond, maxConcurrent: 1, offline: options.offline, privateHeaders, timeoutMs: options.timeoutMs, backoffMs: options.backoffMs });
-    if (options.enabled.includes('europepmc')) this.services.push(europePmc(client('europepmc', options.europepmcBaseUrl, 10)));
-    if (options.enabled.includes('arxiv')) this.services.push(arxivHtml(client('arxiv', options.arxivHtmlBaseUrl, 1)));
+    const client = (source: FullTextService, baseUrl: string, privateHeaders: Record<string, string> = {}): HttpClient =>
+      new HttpClient({
+        source,
+        baseUrl,
+        email: options.email,
+        requestsPerSecond: options.requestsPerSecond?.[source] ?? DEFAULT_SOURCES[source].requestsPerSecond,
+        maxConcurrent: MAX_CONCURRENT[source],
+        gates: options.gates,
+        offline: options.offline,
+        privateHeaders,
+        timeoutMs: options.timeoutMs,
+        backoffMs: options.backoffMs,
+      });
+    if (options.enabled.includes('europepmc')) this.services.push(europePmc(client('europepmc', options.europepmcBaseUrl)));
+    if (options.enabled.includes('arxiv')) this.services.push(arxivHtml(client('arxiv', options.arxivHtmlBaseUrl)));
     if (options.enabled.includes('core')) {
-      this.services.push(options.coreApiKey ? core(client('core', options.coreBaseUrl, 0.4, { Authorization: `Bearer ${options.coreApiKey}` })) : unavailable('core', 'CORE needs an API key'));
+      this.services.push(options.coreApiKey ? core(client('core', options.coreBaseUrl, { Authorization: `Bearer ${options.coreApiKey}` })) : unavailable('core', 'CORE needs an API key'));
     }
   }
 

@@ -20,11 +20,36 @@ export interface PickedPassage extends Passage {
   readonly score: number;
 }
 
-/** The `limit` passages that best match the claim, best first; none when no passage shares a term with it. */
+/** A paper's passages indexed by BM25, once, for every claim that cites it. */
+export class PassagePicker {
+  private readonly index = new Bm25Index({ k1: 1.2, b: 0.75, fieldWeights: [1] });
+
+  constructor(private readonly passages: readonly Passage[]) {
+    passages.forEach((passage, i) => this.index.add(String(i), [analyze(passage.text)]));
+  }
+
+  /** The `limit` passages that best match the claim, best first; none when no passage shares a term with it. */
+  pick(claim: string, limit = PASSAGES_TO_JUDGE): PickedPassage[] {
+    const query = termFrequencies(analyze(claim));
+    if (query.size === 0) return [];
+    return this.index.search(query, limit).map(({ id, score }) => ({ ...this.passages[Number(id)], score }));
+  }
+}
+
+/**
+ * A paper's picker, kept as long as its passages are: a check reads each cited paper's full text once,
+ * so the paper is indexed once however many of its claims cite it, and the next check, reading the
+ * full texts again, indexes afresh.
+ */
+const pickers = new WeakMap<readonly Passage[], PassagePicker>();
+
+/** The `limit` passages of a full text that best match the claim, best first; none when no passage shares a term with it. */
 export function pickPassages(claim: string, passages: readonly Passage[], limit = PASSAGES_TO_JUDGE): PickedPassage[] {
-  const query = termFrequencies(analyze(claim));
-  if (query.size === 0 || passages.length === 0) return [];
-  const index = new Bm25Index({ k1: 1.2, b: 0.75, fieldWeights: [1] });
-  passages.forEach((passage, i) => index.add(String(i), [analyze(passage.text)]));
-  return index.search(query, limit).map(({ id, score }) => ({ ...passages[Number(id)], score }));
+  if (passages.length === 0) return [];
+  let picker = pickers.get(passages);
+  if (!picker) {
+    picker = new PassagePicker(passages);
+    pickers.set(passages, picker);
+  }
+  return picker.pick(claim, limit);
 }

@@ -4,13 +4,14 @@
  * learns why a citation was judged on its abstract alone.
  */
 import { promises as fs } from 'node:fs';
-import type { BibEntry } from '../bibliography/types';
-import type { FullTextProvider, WorkIds } from '../verify/claims';
+import type { Paper } from '../papers/paper';
+import type { FullTextProvider } from '../verify/claims';
 import type { FullTextFinder } from './find';
-import { firstExisting, pdfCandidates, pdfInFolder } from './localPdfs';
+import { firstExisting, pdfCandidates, PdfFolder } from './localPdfs';
 import { DEFAULT_PDF_LIMITS, readPdf, type PdfLimits } from './pdf';
 import type { FullTextStore } from './store';
-import type { FullText, FullTextResult } from './types';
+import { pickPassages } from './pick';
+import { passagePlace, type FullText, type FullTextResult } from './types';
 
 export interface FullTextOptions {
   /** Open full texts from the services; none when the user turned them off. */
@@ -21,16 +22,24 @@ export interface FullTextOptions {
   readonly pdfLimits?: PdfLimits;
 }
 
-export function fullTextProvider(options: FullTextOptions): FullTextProvider {
+/**
+ * The provider for one run (a check, a CLI invocation): the PDF folder is walked once for all its
+ * entries, and what of it could not be searched is told once through `warn`.
+ */
+export function fullTextProvider(options: FullTextOptions, warn?: (message: string) => void): FullTextProvider {
+  const folder = options.pdfFolder ? new PdfFolder(options.pdfFolder, warn) : undefined;
   return async (entry, ids, signal) => {
     const reasons: string[] = [];
-    const pdf = await localPdf(entry, ids, options);
+    const pdf = (await firstExisting(pdfCandidates(entry))) ?? (await folder?.find(entry.title, ids));
     if (pdf) {
       const read = await readStoredPdf(pdf, options);
       if ('fullText' in read) return read;
       reasons.push(read.reason);
-    } else if (entry.pdfs?.length) {
-      reasons.push(`the PDF of the file field was not found (${entry.pdfs[0]})`);
+    } else {
+      if (entry.pdfs?.length) reasons.push(`the PDF of the file field was not found (${entry.pdfs[0]})`);
+      // Not found in a folder searched in part is not "no PDF": it may be in what was skipped.
+      const unsearched = await folder?.unsearched();
+      if (unsearched) reasons.push(`not found in the PDF folder, which was not searched in full: ${unsearched}`);
     }
     if (options.finder) {
       const found = await options.finder.find(ids, signal);
@@ -41,19 +50,33 @@ export function fullTextProvider(options: FullTextOptions): FullTextProvider {
   };
 }
 
-/**
- * The full text of a work found by a search (not a cited entry) when it is at hand: a PDF of the
- * folder, or what an earlier check stored. Asks no service, so showing search results stays quick.
- */
-export async function fullTextAtHand(title: string | undefined, ids: WorkIds, options: FullTextOptions): Promise<FullText | undefined> {
-  const pdf = options.pdfFolder ? await pdfInFolder(options.pdfFolder, title, ids) : undefined;
-  const read = pdf ? await readStoredPdf(pdf, options) : undefined;
-  if (read && 'fullText' in read) return read.fullText;
-  return options.finder?.stored(ids);
+/** Where a passage is and what it says, as Find Evidence shows it under a result. */
+export interface PassageAtHand {
+  readonly place: string;
+  readonly text: string;
 }
 
-async function localPdf(entry: BibEntry, ids: WorkIds, options: FullTextOptions): Promise<string | undefined> {
-  return (await firstExisting(pdfCandidates(entry))) ?? (options.pdfFolder ? await pdfInFolder(options.pdfFolder, entry.title, ids) : undefined);
+/**
+ * For one search's results (works found, not cited entries): each one's best passage for the claim when
+ * its full text is at hand, a PDF of the folder or what an earlier check stored. Asks no service, so
+ * showing the results stays quick; the folder is walked once for all of them.
+ */
+export async function passagesAtHand(claim: string, papers: readonly Paper[], options: FullTextOptions): Promise<(PassageAtHand | undefined)[]> {
+  const folder = options.pdfFolder ? new PdfFolder(options.pdfFolder) : undefined;
+  const atHand = async (paper: Paper): Promise<FullText | undefined> => {
+    const ids = { doi: paper.doi, arxivId: paper.arxivId };
+    const pdf = await folder?.find(paper.title, ids);
+    const read = pdf ? await readStoredPdf(pdf, options) : undefined;
+    if (read && 'fullText' in read) return read.fullText;
+    return options.finder?.stored(ids);
+  };
+  return Promise.all(
+    papers.map(async (paper) => {
+      const fullText = await atHand(paper).catch(() => undefined);
+      const [best] = fullText ? pickPassages(claim, fullText.passages, 1) : [];
+      return best && { place: passagePlace(best), text: best.text };
+    }),
+  );
 }
 
 /** A PDF is read once per version of the file: the store keys it by path, size and modification time. */

@@ -6,7 +6,8 @@
 import type { XMLParser } from 'fast-xml-parser';
 import type { Author } from '../bibliography/types';
 import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES } from './config';
+import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
+import type { SourceGates } from './gates';
 import { HttpClient } from './http';
 import { normalizeArxivId, normalizeDoi, splitPersonName } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
@@ -20,6 +21,8 @@ export interface ArxivOptions {
   readonly email?: string;
   readonly cache?: LookupCache;
   readonly offline?: boolean;
+  /** The run's gates, shared with the full texts read from the service. */
+  readonly gates?: SourceGates;
 }
 
 const DEFAULT_LIMIT = 5;
@@ -36,10 +39,10 @@ export class ArxivSource implements PaperSource {
       baseUrl: options.baseUrl ?? DEFAULT_SOURCES.arxiv.baseUrl,
       email: options.email,
       requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.arxiv.requestsPerSecond,
-      // arXiv asks for a single connection at a time.
-      maxConcurrent: 1,
+      maxConcurrent: MAX_CONCURRENT.arxiv,
       cache: options.cache,
       offline: options.offline,
+      gates: options.gates,
     });
   }
 

@@ -44,6 +44,12 @@ export const DEFAULT_SOURCES: Readonly<Record<SourceId, SourceSettings>> = {
   core: { baseUrl: 'https://api.core.ac.uk', requestsPerSecond: 0.4 },
 };
 
+/**
+ * How many requests at once the services Attest also reads full texts from take, lookups and full
+ * texts together: arXiv and CORE one, as they ask.
+ */
+export const MAX_CONCURRENT = { arxiv: 1, europepmc: 2, core: 1 } as const satisfies Partial<Record<SourceId, number>>;
+
 /** CORE answers only with an API key, so it is asked only when the user enables it. */
 export const DEFAULT_ENABLED: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc'];
 

@@ -5,7 +5,8 @@
  */
 import type { Author } from '../bibliography/types';
 import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES } from './config';
+import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
+import type { SourceGates } from './gates';
 import { HttpClient } from './http';
 import { normalizeArxivId, normalizeDoi, splitPersonName, stripMarkup } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
@@ -20,6 +21,8 @@ export interface CoreOptions {
   readonly email?: string;
   readonly cache?: LookupCache;
   readonly offline?: boolean;
+  /** The run's gates, shared with the full texts read from the service. */
+  readonly gates?: SourceGates;
 }
 
 const CREDENTIALS_SETTING = 'the CORE key of "Attest: Set Source API Key" (ATTEST_CORE_API_KEY for the CLI)';
@@ -44,9 +47,10 @@ export class CoreSource implements PaperSource {
       privateHeaders: options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {},
       credentialsSetting: CREDENTIALS_SETTING,
       requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.core.requestsPerSecond,
-      maxConcurrent: 1,
+      maxConcurrent: MAX_CONCURRENT.core,
       cache: options.cache,
       offline: options.offline,
+      gates: options.gates,
     });
   }
 

@@ -6,7 +6,8 @@
  */
 import type { Author } from '../bibliography/types';
 import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES } from './config';
+import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
+import type { SourceGates } from './gates';
 import { HttpClient } from './http';
 import { normalizeDoi, splitPersonName, stripMarkup } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
@@ -19,6 +20,8 @@ export interface EuropePmcOptions {
   readonly email?: string;
   readonly cache?: LookupCache;
   readonly offline?: boolean;
+  /** The run's gates, shared with the full texts read from the service. */
+  readonly gates?: SourceGates;
 }
 
 const SEARCH_PATH = '/europepmc/webservices/rest/search';
@@ -38,9 +41,10 @@ export class EuropePmcSource implements PaperSource {
       baseUrl: options.baseUrl ?? DEFAULT_SOURCES.europepmc.baseUrl,
       email: options.email,
       requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.europepmc.requestsPerSecond,
-      maxConcurrent: 2,
+      maxConcurrent: MAX_CONCURRENT.europepmc,
       cache: options.cache,
       offline: options.offline,
+      gates: options.gates,
     });
   }
 

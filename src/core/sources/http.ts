@@ -26,8 +26,9 @@
  *   `timeoutMs` → 'timeout'; `signal` aborted → 'cancelled'; invalid JSON or a body over 20 MB →
  *   'malformed'; offline and not in the cache → 'offline'.
  * 429 and 5xx are retried up to 3 times, waiting `Retry-After` when given or an exponential backoff
- * with jitter; a 429 holds back every request of the client. A source that asks to wait longer than
- * 10 s, or fails three times in a row, is skipped (`SourceHealth`): for the rest of the check when
+ * with jitter; a 429 holds back every request of the client, and of every client passing the same
+ * gate (`gates.ts`: one per source for a run, shared by its lookups and its full texts). A source that
+ * asks to wait longer than 10 s, or fails three times in a row, is skipped (`SourceHealth`): for the rest of the check when
  * the request carries its `CheckRun`, for a few minutes otherwise, so one bad source cannot hold a
  * check up.
  *
@@ -37,6 +38,7 @@
 import { version } from '../../../package.json';
 import { refusedRedirect } from '../webLink';
 import type { LookupCache } from './cache';
+import { SourceGates, sleep, type RequestGate } from './gates';
 import { SourceHealth } from './health';
 import type { RequestOptions, SourceId } from './types';
 import { SourceError } from './types';
@@ -66,15 +68,11 @@ export interface HttpClientOptions {
   readonly offline?: boolean;
   /** Shared by the clients of one source (Crossref has two); each client has its own otherwise. */
   readonly health?: SourceHealth;
+  /** The run's gates, whose one gate per source every client of the source passes; the client has a gate of its own otherwise. */
+  readonly gates?: SourceGates;
 }
 
 const RETRIES = 3;
-/**
- * Requests start this much further apart than the limit allows: they reach the service a few
- * milliseconds early or late, and one counted in the same second as the last is refused with a 429
- * whose pause costs far more than the margin (a quarter of Semantic Scholar's requests, measured).
- */
-const START_SPACING = 1.05;
 /** Longer waits would hold a check up; the source is skipped instead. */
 const MAX_RETRY_WAIT_MS = 10_000;
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -98,7 +96,7 @@ export class HttpClient {
   private unreachableUntil = 0;
 
   constructor(private readonly options: HttpClientOptions) {
-    this.gate = new RequestGate((1000 / options.requestsPerSecond) * START_SPACING, options.maxConcurrent);
+    this.gate = (options.gates ?? new SourceGates()).gate(options.source, options.requestsPerSecond, options.maxConcurrent);
     this.host = new URL(options.baseUrl).host;
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.backoffMs = options.backoffMs ?? 1000;
@@ -388,103 +386,6 @@ export class HttpClient {
   private error(kind: SourceError['kind'], message: string): SourceError {
     return new SourceError(kind, message, this.options.source);
   }
-}
-
-/**
- * Admits requests one source can take: at most `maxConcurrent` at once, starts at least `intervalMs`
- * apart, none while paused after a 429.
- */
-class RequestGate {
-  private active = 0;
-  private readonly queue: Array<() => void> = [];
-  private nextStart = 0;
-  private pausedUntil = 0;
-
-  constructor(
-    private readonly intervalMs: number,
-    private readonly maxConcurrent: number,
-  ) {}
-
-  /** Resolves to the function that lets the next request in. */
-  async enter(signal: AbortSignal | undefined): Promise<() => void> {
-    await this.takeSlot(signal);
-    try {
-      await this.awaitTurn(signal);
-    } catch (error) {
-      this.releaseSlot();
-      throw error;
-    }
-    let left = false;
-    return () => {
-      if (!left) this.releaseSlot();
-      left = true;
-    };
-  }
-
-  pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
-    this.nextStart = Math.max(this.nextStart, this.pausedUntil);
-  }
-
-  private async takeSlot(signal: AbortSignal | undefined): Promise<void> {
-    signal?.throwIfAborted();
-    if (this.active < this.maxConcurrent) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.queue.splice(this.queue.indexOf(admit), 1);
-        reject(signal?.reason);
-      };
-      const admit = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.queue.push(admit);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /** The slot passes straight to the next in the queue, so a newcomer cannot overtake it. */
-  private releaseSlot(): void {
-    const next = this.queue.shift();
-    if (next) next();
-    else this.active--;
-  }
-
-  /**
-   * Waits until a request may start, then takes that start. Nothing is reserved while waiting, so a
-   * request cancelled in the meantime (its reference already decided by another source) costs the
-   * source none of its allowance; a 429 that arrives meanwhile moves the waiters behind the pause.
-   */
-  private async awaitTurn(signal: AbortSignal | undefined): Promise<void> {
-    for (;;) {
-      const now = Date.now();
-      const start = Math.max(now, this.nextStart, this.pausedUntil);
-      if (start <= now) {
-        this.nextStart = now + this.intervalMs;
-        return;
-      }
-      await sleep(start - now, signal);
-    }
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (ms <= 0) return signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve();
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** `Retry-After` is either seconds or an HTTP date. */

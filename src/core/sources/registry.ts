@@ -3,6 +3,7 @@ import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, type SourcesConfig } from './config';
 import { CoreSource } from './core';
 import { CrossrefSource } from './crossref';
+import type { SourceGates } from './gates';
 import { EuropePmcSource } from './europepmc';
 import { OpenAlexSource } from './openalex';
 import { SemanticScholarSource } from './semanticscholar';
@@ -63,13 +64,13 @@ export function secretsFromEnvironment(env: NodeJS.ProcessEnv): SourceSecrets {
   };
 }
 
-/** The enabled sources, in the configured order, sharing one lookup cache. */
-export function createSources(config: SourcesConfig, secrets: SourceSecrets, cache?: LookupCache): PaperSource[] {
-  return config.enabled.map((id) => createSource(id, config, secrets, cache));
+/** The enabled sources, in the configured order, sharing one lookup cache and the run's gates, which the full texts pass too. */
+export function createSources(config: SourcesConfig, secrets: SourceSecrets, cache?: LookupCache, gates?: SourceGates): PaperSource[] {
+  return config.enabled.map((id) => createSource(id, config, secrets, cache, gates));
 }
 
-function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecrets, cache: LookupCache | undefined): PaperSource {
-  const common = { ...config.sources[id], email: config.email, cache, offline: config.offline };
+function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecrets, cache: LookupCache | undefined, gates: SourceGates | undefined): PaperSource {
+  const common = { ...config.sources[id], email: config.email, cache, offline: config.offline, gates };
   const origin = new URL(common.baseUrl).origin;
   const key = (secret: SourceKey | undefined): string | undefined => (secret?.origin === origin ? secret.value : undefined);
   switch (id) {
