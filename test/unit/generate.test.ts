@@ -1,9 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { appendEntry, textToAppend } from '../../src/core/bibliography/append';
+import { textToAppend } from '../../src/core/bibliography/append';
 import { bibtexFor, citationKeyFor, findExisting } from '../../src/core/bibliography/generate';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import type { BibEntry } from '../../src/core/bibliography/types';
@@ -231,99 +227,5 @@ describe('appending an entry', () => {
 
   it("writes the entry in the file's CRLF line endings", () => {
     assert.equal(textToAppend('@misc{a}\r\n', ENTRY), `\r\n${ENTRY.replace(/\n/g, '\r\n')}\r\n`);
-  });
-
-  let dir: string;
-  beforeEach(async () => {
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-append-'));
-  });
-  afterEach(async () => {
-    await fs.rm(dir, { recursive: true, force: true });
-  });
-
-  it('keeps every existing byte, Latin-1 and CRLF included, and the new entry reads back', async () => {
-    const file = path.join(dir, 'refs.bib');
-    const original = Buffer.from('@article{old,\r\n  author = {M\xfcller, J.},\r\n  title = {Old}\r\n}', 'latin1');
-    await fs.writeFile(file, original);
-    await appendEntry(file, bibtexFor(LECUN, 'lecun2015deep'));
-    const written = await fs.readFile(file);
-    assert.deepEqual(written.subarray(0, original.length), original);
-    const text = written.toString('latin1');
-    assert.doesNotMatch(text, /[^\r]\n/);
-    const bib = parseBibliography(text, file);
-    assert.deepEqual(bib.problems, []);
-    assert.deepEqual(bib.entries.map((e) => e.key), ['old', 'lecun2015deep']);
-    assert.equal(bib.entries[1].doi, '10.1038/nature14539');
-  });
-
-  it('appends to a UTF-16 bibliography in UTF-16, so it still reads back', async () => {
-    const file = path.join(dir, 'refs.bib');
-    await fs.writeFile(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('@misc{old, author={Müller}}\n', 'utf16le')]));
-    await appendEntry(file, ENTRY);
-    const written = await fs.readFile(file);
-    assert.equal(written.subarray(2).toString('utf16le'), `@misc{old, author={Müller}}\n\n${ENTRY}\n`);
-  });
-
-  it('refuses to append to a named pipe instead of blocking on it', async () => {
-    const fifo = path.join(dir, 'refs.bib');
-    execFileSync('mkfifo', [fifo]);
-    await assert.rejects(appendEntry(fifo, ENTRY), /named pipe \(FIFO\), not a regular file/);
-  });
-
-  it('creates a bibliography that does not exist yet', async () => {
-    const file = path.join(dir, 'new.bib');
-    await appendEntry(file, ENTRY);
-    assert.equal(await fs.readFile(file, 'utf8'), `${ENTRY}\n`);
-  });
-
-  it('writes through a symbolic link, which stays a link, and keeps the file mode', async () => {
-    const real = path.join(dir, 'library.bib');
-    const link = path.join(dir, 'refs.bib');
-    await fs.writeFile(real, '@misc{a}\n', { mode: 0o640 });
-    await fs.chmod(real, 0o640);
-    await fs.symlink(real, link);
-    await appendEntry(link, ENTRY);
-    assert.ok((await fs.lstat(link)).isSymbolicLink());
-    assert.equal(await fs.readFile(real, 'utf8'), `@misc{a}\n\n${ENTRY}\n`);
-    if (process.platform !== 'win32') assert.equal((await fs.stat(real)).mode & 0o777, 0o640);
-  });
-
-  describe('when the disk fails', () => {
-    const realRename = fs.rename;
-    const realOpen = fs.open;
-    afterEach(() => {
-      fs.rename = realRename;
-      fs.open = realOpen;
-    });
-
-    async function assertUntouched(file: string, before: string): Promise<void> {
-      assert.equal(await fs.readFile(file, 'utf8'), before);
-      assert.deepEqual(await fs.readdir(dir), [path.basename(file)]);
-    }
-
-    it('leaves the file as it was and no temporary file behind when the rename fails', async () => {
-      const file = path.join(dir, 'refs.bib');
-      await fs.writeFile(file, '@misc{a}\n');
-      fs.rename = async () => {
-        throw Object.assign(new Error('EXDEV: simulated'), { code: 'EXDEV' });
-      };
-      await assert.rejects(appendEntry(file, ENTRY), /simulated/);
-      await assertUntouched(file, '@misc{a}\n');
-    });
-
-    it('leaves the file as it was when the disk fills up halfway through writing', async () => {
-      const file = path.join(dir, 'refs.bib');
-      await fs.writeFile(file, '@misc{a}\n');
-      fs.open = (async (...args: Parameters<typeof realOpen>) => {
-        const handle = await realOpen(...args);
-        handle.writeFile = async (data) => {
-          await handle.write(String(data).slice(0, 5));
-          throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-        };
-        return handle;
-      }) as typeof realOpen;
-      await assert.rejects(appendEntry(file, ENTRY), /simulated/);
-      await assertUntouched(file, '@misc{a}\n');
-    });
   });
 });

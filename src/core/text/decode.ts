@@ -49,13 +49,6 @@ export function decodeTextWithEncoding(bytes: Uint8Array, file: string): Decoded
   return { text, encoding: 'utf-8', bomLength };
 }
 
-/** Text in a file's own encoding, for appending to it. */
-export function encodeText(text: string, encoding: TextEncoding): Buffer {
-  if (encoding === 'utf-16le') return Buffer.from(text, 'utf16le');
-  if (encoding === 'utf-16be') return Buffer.from(text, 'utf16le').swap16();
-  return Buffer.from(text, 'utf8');
-}
-
 function count(text: string, char: string): number {
   let n = 0;
   for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
