@@ -27,8 +27,10 @@ const UNCHECKED_KEPT_MS = 5 * 60_000;
 
 /**
  * Verdicts by what an entry says, not by its key: editing an entry's fields looks it up again.
- * Unchecked verdicts are kept a few minutes only, so a source that was down is asked again soon,
- * but not after every keystroke.
+ * Unchecked and provisional verdicts (reached while a source that could have changed them failed)
+ * are kept a few minutes only, so a source that was down is asked again soon, but not after every
+ * keystroke. A lookup cut short by the time limit, or whose abstract no source could be asked for, is
+ * not kept: the next check asks again.
  */
 export class VerdictCache {
   private readonly lookups = new Map<string, Omit<Lookup, 'entry'> & { readonly storedAt: number }>();
@@ -36,7 +38,7 @@ export class VerdictCache {
   get(entry: BibEntry): Lookup | undefined {
     const key = fingerprint(entry);
     const known = this.lookups.get(key);
-    if (known?.verdict.status === 'unchecked' && Date.now() - known.storedAt > UNCHECKED_KEPT_MS) {
+    if (known && (known.verdict.status === 'unchecked' || known.verdict.provisional) && Date.now() - known.storedAt > UNCHECKED_KEPT_MS) {
       this.lookups.delete(key);
       return undefined;
     }
@@ -44,7 +46,7 @@ export class VerdictCache {
   }
 
   set(lookup: Lookup): void {
-    if (lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) return;
+    if ((lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) || lookup.abstractUnanswered) return;
     this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract, storedAt: Date.now() });
   }
 
@@ -63,6 +65,11 @@ export interface Lookup {
   readonly entry: BibEntry;
   readonly verdict: ExistenceVerdict;
   readonly abstract?: Abstract;
+  /**
+   * Without an abstract, a source that might hold it did not answer, or the time limit or a cancel
+   * came first: no abstract here is no answer, and the next check asks again.
+   */
+  readonly abstractUnanswered?: true;
 }
 
 /** One lookup per distinct key: the first definition, as BibTeX uses it. */
@@ -130,10 +137,11 @@ async function lookUp(entry: BibEntry, sources: readonly PaperSource[], request:
   const verdict = await resolveEntry(entry, sources, request);
   if (verdict.status !== 'found' && verdict.status !== 'metadata-mismatch') return { entry, verdict };
   try {
-    return { entry, verdict, abstract: await abstractOf(entry, verdict.record, sources, request) };
+    const { abstract, incomplete } = await abstractOf(entry, verdict.record, sources, request);
+    return { entry, verdict, abstract, ...(incomplete && { abstractUnanswered: true }) };
   } catch (error) {
     // Out of time or cancelled while fetching the abstract: the verdict itself stands.
-    if (error instanceof SourceError && error.kind === 'cancelled') return { entry, verdict };
+    if (error instanceof SourceError && error.kind === 'cancelled') return { entry, verdict, abstractUnanswered: true };
     throw error;
   }
 }
