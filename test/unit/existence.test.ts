@@ -426,6 +426,54 @@ describe('verdicts a failure shaped', () => {
   });
 });
 
+describe('checks at once', () => {
+  /** Crossref answering by DOI after `delayMs`, unless its question is cancelled first. */
+  class DelayedCrossref implements PaperSource {
+    readonly id = 'crossref';
+    readonly name = 'Crossref';
+    asked = 0;
+
+    constructor(private readonly delayMs: number) {}
+
+    byDoi(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined> {
+      this.asked++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(doi.toLowerCase() === RESNET.doi ? RESNET : undefined), this.delayMs);
+        options?.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new SourceError('cancelled', 'cancelled', this.id));
+        });
+      });
+    }
+
+    async search(): Promise<SourceRecord[]> {
+      return [];
+    }
+  }
+
+  const resnet = [resnetEntry('year={2016}, doi={10.1109/CVPR.2016.90}')];
+
+  it('look an entry up once when two checks ask for it at the same time', async () => {
+    const crossref = new DelayedCrossref(50);
+    const cache = new VerdictCache();
+    const [first, second] = await Promise.all([verifyEntries(resnet, [crossref], { cache }), verifyEntries(resnet, [crossref], { cache })]);
+    assert.deepEqual([first.get('he2016')?.verdict.status, second.get('he2016')?.verdict.status], ['found', 'found']);
+    assert.equal(crossref.asked, 1);
+  });
+
+  it('look the entry up again when the check whose lookup they waited for is cancelled', async () => {
+    const crossref = new DelayedCrossref(200);
+    const cache = new VerdictCache();
+    const controller = new AbortController();
+    const cancelled = verifyEntries(resnet, [crossref], { cache, signal: controller.signal });
+    const waiting = verifyEntries(resnet, [crossref], { cache });
+    setTimeout(() => controller.abort(), 50);
+    await assert.rejects(cancelled, /cancelled/);
+    assert.equal((await waiting).get('he2016')?.verdict.status, 'found');
+    assert.equal(crossref.asked, 2);
+  });
+});
+
 describe('abstracts of found references', () => {
   /** The Literature Graph paper as Crossref has it: no abstract. */
   const crossref = (): FakeSource => new FakeSource('crossref', [{ ...LITERATURE_GRAPH }]);

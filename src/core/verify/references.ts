@@ -30,10 +30,12 @@ const UNCHECKED_KEPT_MS = 5 * 60_000;
  * Unchecked and provisional verdicts (reached while a source that could have changed them failed)
  * are kept a few minutes only, so a source that was down is asked again soon, but not after every
  * keystroke. A lookup cut short by the time limit, or whose abstract no source could be asked for, is
- * not kept: the next check asks again.
+ * not kept: the next check asks again. Lookups under way are shared, so checks at once (two
+ * manuscripts with one bibliography, a .bib checked while its manuscript is) look an entry up once.
  */
 export class VerdictCache {
   private readonly lookups = new Map<string, Omit<Lookup, 'entry'> & { readonly storedAt: number }>();
+  private readonly underWay = new Map<string, Promise<Lookup>>();
 
   get(entry: BibEntry): Lookup | undefined {
     const key = fingerprint(entry);
@@ -46,12 +48,52 @@ export class VerdictCache {
   }
 
   set(lookup: Lookup): void {
-    if ((lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) || lookup.abstractUnanswered) return;
+    if (!worthKeeping(lookup)) return;
     this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract, storedAt: Date.now() });
+  }
+
+  /**
+   * The entry's lookup by another check, when one is under way and ends with a lookup worth keeping;
+   * else `lookUp`'s, which later checks then share. Throws `SourceError('cancelled')` when `signal`
+   * aborts while the other check's lookup is awaited.
+   */
+  async shared(entry: BibEntry, signal: AbortSignal | undefined, lookUp: () => Promise<Lookup>): Promise<Lookup> {
+    const key = fingerprint(entry);
+    const other = this.underWay.get(key);
+    const theirs = other && (await unlessAborted(other.then((l) => (worthKeeping(l) ? l : undefined), () => undefined), signal));
+    if (theirs) return { ...theirs, entry };
+    const mine = lookUp();
+    this.underWay.set(key, mine);
+    const done = (): void => {
+      if (this.underWay.get(key) === mine) this.underWay.delete(key);
+    };
+    mine.then(done, done);
+    return mine;
   }
 
   clear(): void {
     this.lookups.clear();
+  }
+}
+
+/** A lookup cut short (the time limit, a cancel, an abstract no source could be asked for) is asked again by the next check. */
+function worthKeeping(lookup: Lookup): boolean {
+  return !(lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) && !lookup.abstractUnanswered;
+}
+
+/** What `promise` gives, unless `signal` aborts first: then `SourceError('cancelled')`. */
+async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  let stop = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    stop = () => reject(new SourceError('cancelled', 'The reference check was cancelled.'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
 }
 
@@ -95,7 +137,8 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
       let lookup = options.cache?.get(entry);
       try {
-        lookup ??= deadline?.aborted ? timedOut(entry) : await lookUp(entry, sources, request);
+        const fresh = (): Promise<Lookup> => lookUp(entry, sources, request);
+        lookup ??= deadline?.aborted ? timedOut(entry) : await (options.cache?.shared(entry, signal, fresh) ?? fresh());
       } catch (error) {
         if (!(error instanceof SourceError && error.kind === 'cancelled' && deadline?.aborted && !options.signal?.aborted)) throw error;
         lookup = timedOut(entry);
