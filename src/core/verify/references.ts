@@ -73,6 +73,7 @@ export class VerdictCache {
 
   clear(): void {
     this.lookups.clear();
+    this.underWay.clear();
   }
 }
 
