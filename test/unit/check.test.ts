@@ -5,6 +5,7 @@ import { FsWorkspace } from '../../src/core/fsWorkspace';
 import type { FindingCode } from '../../src/core/findings';
 import { mergeFindings } from '../../src/core/mergeFindings';
 import { manuscriptRootOf } from '../../src/core/manuscript/project';
+import { IN_THREAD, type Parsers } from '../../src/core/parsing/parsers';
 import { ParserThread } from '../../src/core/parsing/thread';
 import { FIXTURES, MemoryWorkspace } from './helpers';
 
@@ -16,6 +17,33 @@ async function checkReal(relative: string): Promise<CheckResult> {
 
 function count(result: CheckResult, code: FindingCode): number {
   return result.findings.filter((f) => f.code === code).length;
+}
+
+/** Parses as the CLI does, a turn of the event loop later, as the parser thread answers; counts each file it is asked to parse. */
+class CountingParsers implements Parsers {
+  readonly asked: string[] = [];
+  /** Files whose next parse fails once. */
+  readonly failNext = new Set<string>();
+
+  async source(file: string, text: string, macros?: ReadonlyMap<string, string>): ReturnType<Parsers['source']> {
+    await this.turn(file);
+    return IN_THREAD.source(file, text, macros);
+  }
+
+  async bibliography(file: string, text: string): ReturnType<Parsers['bibliography']> {
+    await this.turn(file);
+    return IN_THREAD.bibliography(file, text);
+  }
+
+  times(file: string): number {
+    return this.asked.filter((f) => f === file).length;
+  }
+
+  private async turn(file: string): Promise<void> {
+    this.asked.push(file);
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.failNext.delete(file)) throw new Error(`The parser thread stopped while reading ${file}.`);
+  }
 }
 
 function distinctKeys(result: CheckResult): number {
@@ -152,6 +180,62 @@ describe('checking a project', () => {
     assert.equal(await manuscriptRootOf('/p/chapters/two.tex', ws, cache, candidates), '/p/main.tex');
     assert.equal(await manuscriptRootOf('/p/other.tex', ws, cache, candidates), '/p/other.tex');
     assert.equal(await manuscriptRootOf('/p/notes.tex', ws, cache, candidates), '/p/notes.tex');
+  });
+
+  describe('a chapter in a folder of its own', () => {
+    const files = {
+      '/p/main.tex': '\\documentclass{article}\\begin{document}\\include{chapters/one}\\end{document}',
+      '/p/chapters/one.tex': 'One \\cite{known}.\n\\input{chapters/two}\n\\input{chapters/absent}\n\\bibliography{refs}',
+      '/p/chapters/two.tex': 'Two \\cite{spare}.',
+      '/p/refs.bib': bib,
+    };
+    const candidates = async (): Promise<string[]> => Object.keys(files);
+
+    it('is parsed once while its root is looked for and the root is checked, its names resolved in the root\'s folder', async () => {
+      const parsers = new CountingParsers();
+      const session = new CheckSession(parsers);
+      const ws = new MemoryWorkspace(files);
+      assert.equal(await manuscriptRootOf('/p/chapters/one.tex', ws, session.manuscripts, candidates), '/p/main.tex');
+      const result = await checkManuscript('/p/main.tex', ws, session);
+      assert.deepEqual(result?.citations.map((c) => [c.key, c.file, c.range.start]), [
+        ['known', '/p/chapters/one.tex', { line: 0, character: 10 }],
+        ['spare', '/p/chapters/two.tex', { line: 0, character: 10 }],
+      ]);
+      assert.deepEqual(result?.bibliographyFiles, ['/p/refs.bib']);
+      assert.deepEqual(result?.findings.map((f) => [f.code, f.file, f.range.start.line, f.message]), [
+        ['missing-file', '/p/chapters/one.tex', 2, "File 'chapters/absent' not found (looked for /p/chapters/absent.tex)."],
+      ]);
+      assert.deepEqual([parsers.times('/p/main.tex'), parsers.times('/p/chapters/one.tex'), parsers.times('/p/chapters/two.tex')], [1, 1, 1]);
+    });
+
+    it('read as its own root resolves its names in its own folder', async () => {
+      const result = await checkManuscript('/p/chapters/one.tex', new MemoryWorkspace(files), new CheckSession());
+      assert.deepEqual(result?.manuscript.missingIncludes.map((m) => m.reference.path), ['/p/chapters/chapters/two.tex', '/p/chapters/chapters/absent.tex']);
+      assert.deepEqual(result?.bibliographyFiles, ['/p/chapters/refs.bib']);
+    });
+  });
+
+  it('parses each file once for checks that ask at the same time', async () => {
+    const parsers = new CountingParsers();
+    const session = new CheckSession(parsers);
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\input{sec/intro}\\cite{known}\\bibliography{refs}', '/p/sec/intro.tex': 'Intro \\cite{spare}.', '/p/refs.bib': bib });
+    const [first, second] = await Promise.all([checkManuscript('/p/main.tex', ws, session), checkManuscript('/p/main.tex', ws, session)]);
+    assert.deepEqual(first?.findings, []);
+    assert.deepEqual(second?.findings, []);
+    assert.deepEqual(parsers.asked.sort(), ['/p/main.tex', '/p/refs.bib', '/p/sec/intro.tex']);
+  });
+
+  it('parses a file again after its parse failed, rather than keeping the failure', async () => {
+    const parsers = new CountingParsers();
+    const session = new CheckSession(parsers);
+    const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{known,spare}\\bibliography{refs}', '/p/refs.bib': bib });
+    parsers.failNext.add('/p/main.tex');
+    parsers.failNext.add('/p/refs.bib');
+    await assert.rejects(checkManuscript('/p/main.tex', ws, session), /stopped while reading \/p\/main.tex/);
+    await assert.rejects(checkManuscript('/p/main.tex', ws, session), /stopped while reading \/p\/refs.bib/);
+    const result = await checkManuscript('/p/main.tex', ws, session);
+    assert.deepEqual(result?.findings, []);
+    assert.deepEqual([parsers.times('/p/main.tex'), parsers.times('/p/refs.bib')], [2, 2]);
   });
 
   it('reports a named bibliography that does not exist, and every key as unresolvable', async () => {

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import type { BibEntry } from '../../src/core/bibliography/types';
 import { SourceError, type BibliographicQuery, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../../src/core/sources/types';
+import { SemanticScholarSource } from '../../src/core/sources/semanticscholar';
 import { resolveEntry } from '../../src/core/verify/existence';
 import { describeUnchecked, referenceFindings, VerdictCache, verifyEntries } from '../../src/core/verify/references';
+import { sourceFixture } from './support/fixtures';
+import { ScriptedServer, sendJson } from './support/server';
 
 const RESNET: SourceRecord = {
   source: 'crossref',
@@ -394,5 +397,146 @@ describe('reference existence', () => {
     assert.deepEqual(findings[0].evidence?.asked, ['Crossref', 'OpenAlex']);
     assert.deepEqual(referenceFindings(unchecked, [], false), []);
     assert.deepEqual(referenceFindings(unchecked, [], true).map((f) => [f.code, f.severity]), [['unchecked', 'hint']]);
+  });
+});
+
+/** Minutes from now, as `VerdictCache` reads the clock. */
+async function later<T>(minutes: number, run: () => Promise<T>): Promise<T> {
+  const now = Date.now;
+  const then = now() + minutes * 60_000;
+  Date.now = () => then;
+  try {
+    return await run();
+  } finally {
+    Date.now = now;
+  }
+}
+
+describe('verdicts a failure shaped', () => {
+  const entries = parseBibliography('@article{a, title={Some study of things}, author={Doe, Q.}, year={2020}}', '/p/refs.bib').entries;
+
+  it('looks a "not found" up again a few minutes on when a source could not answer, and keeps one all the sources gave', async () => {
+    const cache = new VerdictCache();
+    const failed = await verifyEntries(entries, [down('crossref'), new FakeSource('openalex', []), new FakeSource('semanticscholar', [])], { cache });
+    assert.equal(failed.get('a')?.verdict.status, 'not-found');
+    assert.equal(await later(6, async () => cache.get(entries[0])), undefined, 'Crossref, down then, may have the work');
+    const answered = await verifyEntries(entries, [new FakeSource('crossref', []), new FakeSource('openalex', [])], { cache });
+    assert.equal(answered.get('a')?.verdict.status, 'not-found');
+    assert.equal((await later(60, async () => cache.get(entries[0])))?.verdict.status, 'not-found');
+  });
+});
+
+describe('checks at once', () => {
+  /** Crossref answering by DOI after `delayMs`, unless its question is cancelled first. */
+  class DelayedCrossref implements PaperSource {
+    readonly id = 'crossref';
+    readonly name = 'Crossref';
+    asked = 0;
+
+    constructor(private readonly delayMs: number) {}
+
+    byDoi(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined> {
+      this.asked++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(doi.toLowerCase() === RESNET.doi ? RESNET : undefined), this.delayMs);
+        options?.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(new SourceError('cancelled', 'cancelled', this.id));
+        });
+      });
+    }
+
+    async search(): Promise<SourceRecord[]> {
+      return [];
+    }
+  }
+
+  const resnet = [resnetEntry('year={2016}, doi={10.1109/CVPR.2016.90}')];
+
+  it('look an entry up once when two checks ask for it at the same time', async () => {
+    const crossref = new DelayedCrossref(50);
+    const cache = new VerdictCache();
+    const [first, second] = await Promise.all([verifyEntries(resnet, [crossref], { cache }), verifyEntries(resnet, [crossref], { cache })]);
+    assert.deepEqual([first.get('he2016')?.verdict.status, second.get('he2016')?.verdict.status], ['found', 'found']);
+    assert.equal(crossref.asked, 1);
+  });
+
+  it('look the entry up again when the check whose lookup they waited for is cancelled', async () => {
+    const crossref = new DelayedCrossref(200);
+    const cache = new VerdictCache();
+    const controller = new AbortController();
+    const cancelled = verifyEntries(resnet, [crossref], { cache, signal: controller.signal });
+    const waiting = verifyEntries(resnet, [crossref], { cache });
+    setTimeout(() => controller.abort(), 50);
+    await assert.rejects(cancelled, /cancelled/);
+    assert.equal((await waiting).get('he2016')?.verdict.status, 'found');
+    assert.equal(crossref.asked, 2);
+  });
+});
+
+describe('abstracts of found references', () => {
+  /** The Literature Graph paper as Crossref has it: no abstract. */
+  const crossref = (): FakeSource => new FakeSource('crossref', [{ ...LITERATURE_GRAPH }]);
+  const LITERATURE_GRAPH: SourceRecord = {
+    source: 'crossref',
+    id: '10.18653/v1/n18-3011',
+    title: 'Construction of the Literature Graph in Semantic Scholar',
+    authors: [{ family: 'Ammar', given: 'Waleed' }, { family: 'Groeneveld', given: 'Dirk' }, { family: 'Bhagavatula', given: 'Chandra' }, { family: 'Beltagy', given: 'Iz' }],
+    year: 2018,
+    doi: '10.18653/v1/n18-3011',
+  };
+  const cited = parseBibliography(
+    '@inproceedings{ammar2018, title={Construction of the Literature Graph in Semantic Scholar}, author={Ammar, Waleed and Groeneveld, Dirk and Bhagavatula, Chandra and Beltagy, Iz}, year={2018}, doi={10.18653/v1/n18-3011}}',
+    '/p/refs.bib',
+  ).entries;
+  const PAPER = sourceFixture('semanticscholar/paper-doi.json') as Record<string, unknown>;
+  let server: ScriptedServer | undefined;
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('asks again at the next check for an abstract whose fetch the time limit cut short', async () => {
+    // Semantic Scholar stalls past the check's time limit, then answers.
+    server = await ScriptedServer.start((_request, response, index) => {
+      if (index > 0) sendJson(response, 200, PAPER);
+    });
+    const semanticScholar = new SemanticScholarSource({ baseUrl: server.baseUrl, requestsPerSecond: 100 });
+    const cache = new VerdictCache();
+    const first = (await verifyEntries(cited, [crossref(), semanticScholar], { cache, timeLimitMs: 300 })).get('ammar2018');
+    assert.equal(first?.verdict.status, 'found');
+    assert.equal(first?.abstract, undefined);
+    const second = (await verifyEntries(cited, [crossref(), semanticScholar], { cache, timeLimitMs: 5000 })).get('ammar2018');
+    assert.equal(second?.abstract?.from, 'semanticscholar');
+    assert.match(second?.abstract?.text ?? '', /^We describe a deployed scalable system/);
+    assert.equal(server.requests.length, 2);
+    await verifyEntries(cited, [crossref(), semanticScholar], { cache });
+    assert.equal(server.requests.length, 2, 'the abstract found is kept');
+  });
+
+  it('asks again for an abstract when the source that has it failed, and keeps "no abstract" when every source answered', async () => {
+    let failures = 1;
+    const flaky: PaperSource = {
+      id: 'semanticscholar',
+      name: 'Semantic Scholar',
+      search: async () => [],
+      byDoi: async () => {
+        if (failures-- > 0) throw new SourceError('unavailable', 'api.semanticscholar.org answered HTTP 503; gave up after 4 attempts.', 'semanticscholar');
+        return { ...LITERATURE_GRAPH, source: 'semanticscholar', abstract: 'We describe a deployed scalable system. It organises published literature into a graph.' };
+      },
+    };
+    const cache = new VerdictCache();
+    assert.equal((await verifyEntries(cited, [crossref(), flaky], { cache })).get('ammar2018')?.abstract, undefined);
+    assert.equal((await verifyEntries(cited, [crossref(), flaky], { cache })).get('ammar2018')?.abstract?.from, 'semanticscholar');
+
+    server = await ScriptedServer.start((_request, response) => sendJson(response, 200, { ...PAPER, abstract: null }));
+    const none = new SemanticScholarSource({ baseUrl: server.baseUrl, requestsPerSecond: 100 });
+    const kept = new VerdictCache();
+    await verifyEntries(cited, [crossref(), none], { cache: kept });
+    const again = await verifyEntries(cited, [crossref(), none], { cache: kept });
+    assert.equal(again.get('ammar2018')?.verdict.status, 'found');
+    assert.equal(again.get('ammar2018')?.abstract, undefined);
+    assert.equal(server.requests.length, 1, 'a record without an abstract is an answer');
   });
 });

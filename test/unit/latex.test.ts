@@ -80,14 +80,22 @@ describe('LaTeX citations', () => {
     assert.deepEqual(keys('}}} \\cite{c}'), ['c']);
   });
 
-  it('finds included files and bibliographies, resolved against the root directory', () => {
+  it('finds included files and bibliographies, resolved as if the file were the root, with the names the root resolves', () => {
     const parsed = parseLatex(
-      '\\input{sections/intro}\\include{appendix.tex}\\subfile{part}\n\\bibliography{refs, more/other}\\addbibresource[label=x]{lib.bib}',
+      '\\input{sections/intro}\\include{appendix.tex}\\subfile{part}\\import{figs/}{plot}\n\\bibliography{refs, more/other}\\addbibresource[label=x]{lib.bib}',
       '/project/chapters/main.tex',
-      '/project',
     );
-    assert.deepEqual(parsed.includes.map((i) => i.path), ['/project/sections/intro.tex', '/project/appendix.tex', '/project/chapters/part.tex']);
-    assert.deepEqual(parsed.bibliographies.map((b) => b.path), ['/project/refs.bib', '/project/more/other.bib', '/project/lib.bib']);
+    assert.deepEqual(parsed.includes.map((i) => [i.path, i.fromRoot]), [
+      ['/project/chapters/sections/intro.tex', 'sections/intro.tex'],
+      ['/project/chapters/appendix.tex', 'appendix.tex'],
+      ['/project/chapters/part.tex', undefined],
+      ['/project/chapters/figs/plot.tex', 'figs/plot.tex'],
+    ]);
+    assert.deepEqual(parsed.bibliographies.map((b) => [b.path, b.fromRoot]), [
+      ['/project/chapters/refs.bib', 'refs.bib'],
+      ['/project/chapters/more/other.bib', 'more/other.bib'],
+      ['/project/chapters/lib.bib', 'lib.bib'],
+    ]);
     assert.deepEqual(parsed.bibliographies.map((b) => b.name), ['refs', 'more/other', 'lib.bib']);
   });
 

@@ -1,21 +1,21 @@
+import { ParsedFiles } from '../parsing/parsedFiles';
 import { IN_THREAD, type Parsers } from '../parsing/parsers';
 import type { Bibliography } from './types';
 
-/** Remembers parsed .bib files by content: a large bibliography is parsed once, not on every keystroke. */
+/**
+ * Remembers parsed .bib files by content: a large bibliography is parsed once, not on every keystroke,
+ * nor once more for each caller that asks while it is being parsed.
+ */
 export class BibliographyCache {
-  private readonly entries = new Map<string, { text: string; bibliography: Bibliography }>();
+  private readonly parsed = new ParsedFiles<Bibliography>();
 
   constructor(private readonly parsers: Parsers = IN_THREAD) {}
 
-  async parse(file: string, text: string): Promise<Bibliography> {
-    const cached = this.entries.get(file);
-    if (cached && cached.text === text) return cached.bibliography;
-    const bibliography = await this.parsers.bibliography(file, text);
-    this.entries.set(file, { text, bibliography });
-    return bibliography;
+  parse(file: string, text: string): Promise<Bibliography> {
+    return this.parsed.get(file, text, '', () => this.parsers.bibliography(file, text));
   }
 
   forget(file: string): void {
-    this.entries.delete(file);
+    this.parsed.forget(file);
   }
 }

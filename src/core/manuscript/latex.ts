@@ -89,19 +89,21 @@ const MAGIC_ROOT = /^%\s*!\s*T[eE]X\s+root\s*=/;
 
 /**
  * Parses one LaTeX source file: citations with exact ranges, the sentences they stand in, file references.
- * `rootDir` is the directory LaTeX runs in (the root file's), against which `\input` and `\bibliography`
- * names resolve; it defaults to the file's own directory.
+ * `\input` and `\bibliography` names resolve in the folder LaTeX runs in, the root file's, which one
+ * file cannot know: they resolve here as if the file were the root, and keep the name relative to the
+ * root (`FileReference.fromRoot`) for `project.ts` to resolve in the manuscript's root. So a file's
+ * parse is the same whichever manuscript reads it.
  */
-export function parseLatex(text: string, file: string, rootDir = path.dirname(file), macros: ReadonlyMap<string, string> = new Map()): ParsedSource {
-  return unpackSource(packLatex(text, file, rootDir, macros));
+export function parseLatex(text: string, file: string, macros: ReadonlyMap<string, string> = new Map()): ParsedSource {
+  return unpackSource(packLatex(text, file, macros));
 }
 
 /**
  * `parseLatex`, packed to be sent to another thread. `macros` are argument-free macros defined in
  * other files of the manuscript (a preamble's `macros.tex`), which print here as they do in LaTeX.
  */
-export function packLatex(text: string, file: string, rootDir = path.dirname(file), macros: ReadonlyMap<string, string> = new Map()): PackedSource {
-  return new LatexScanner(text, file, rootDir, macros).scan();
+export function packLatex(text: string, file: string, macros: ReadonlyMap<string, string> = new Map()): PackedSource {
+  return new LatexScanner(text, file, macros).scan();
 }
 
 class LatexScanner {
@@ -130,7 +132,6 @@ class LatexScanner {
   constructor(
     private readonly text: string,
     private readonly file: string,
-    private readonly rootDir: string,
     macros: ReadonlyMap<string, string>,
   ) {
     this.macros = new Map(macros);
@@ -566,12 +567,13 @@ class LatexScanner {
     const name = this.text.slice(arg.start, arg.end).trim();
     if (name.length === 0) return;
     const dir = dirArg ? this.text.slice(dirArg.start, dirArg.end).trim() : '';
-    // `\subfile` and `\subimport` are relative to the including file; the others to where LaTeX runs.
-    const base = command === 'subfile' || command === 'subimport' ? this.fileDir : this.rootDir;
+    const relative = withDefaultExtension(path.isAbsolute(name) ? name : path.join(dir, name), '.tex');
     this.includes.push({
       name: path.join(dir, name),
-      path: withDefaultExtension(path.resolve(base, dir, name), '.tex'),
+      path: path.resolve(this.fileDir, relative),
       range: this.lines.rangeOf(arg.start, arg.end),
+      // `\subfile` and `\subimport` are relative to the including file; the others to where LaTeX runs.
+      ...(command !== 'subfile' && command !== 'subimport' && { fromRoot: relative }),
     });
     this.out.breakSentence();
   }
@@ -587,11 +589,8 @@ class LatexScanner {
       const at = offset + raw.indexOf(name);
       offset += raw.length + 1;
       if (name.length === 0) continue;
-      this.bibliographies.push({
-        name,
-        path: command === 'bibliography' ? withDefaultExtension(path.resolve(this.rootDir, name), '.bib') : path.resolve(this.rootDir, name),
-        range: this.lines.rangeOf(at, at + name.length),
-      });
+      const relative = command === 'bibliography' ? withDefaultExtension(name, '.bib') : name;
+      this.bibliographies.push({ name, path: path.resolve(this.fileDir, relative), range: this.lines.rangeOf(at, at + name.length), fromRoot: relative });
     }
   }
 

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { languageOf } from './language';
 import type { Citation, FileReference, ManuscriptLanguage, ParsedSource } from './types';
+import { ParsedFiles } from '../parsing/parsedFiles';
 import { IN_THREAD, type Parsers } from '../parsing/parsers';
 import { readIfText, type Workspace } from '../workspace';
 
@@ -26,28 +27,36 @@ export interface MissingInclude {
 
 /**
  * Remembers parsed files by content, so an unchanged file is not parsed again: each file as read alone,
- * and as read with the macros other files of its manuscript define.
+ * and as read with the macros other files of its manuscript define. A parse does not depend on the
+ * manuscript that reads the file (`resolvedIn` places its names afterwards), so a chapter parsed while
+ * its root is looked for serves the manuscript too.
  */
 export class ParseCache {
-  private readonly entries = new Map<string, { text: string; rootDir: string; macros: string; parsed: ParsedSource }>();
-  private readonly withMacros = new Map<string, { text: string; rootDir: string; macros: string; parsed: ParsedSource }>();
+  private readonly alone = new ParsedFiles<ParsedSource>();
+  private readonly withMacros = new ParsedFiles<ParsedSource>();
 
   constructor(private readonly parsers: Parsers = IN_THREAD) {}
 
-  async parse(file: string, text: string, rootDir: string, macros: ReadonlyMap<string, string> = new Map()): Promise<ParsedSource> {
-    const entries = macros.size === 0 ? this.entries : this.withMacros;
-    const key = macros.size === 0 ? '' : JSON.stringify([...macros]);
-    const cached = entries.get(file);
-    if (cached && cached.text === text && cached.rootDir === rootDir && cached.macros === key) return cached.parsed;
-    const parsed = await this.parsers.source(file, text, rootDir, macros.size === 0 ? undefined : macros);
-    entries.set(file, { text, rootDir, macros: key, parsed });
-    return parsed;
+  parse(file: string, text: string, macros: ReadonlyMap<string, string> = new Map()): Promise<ParsedSource> {
+    if (macros.size === 0) return this.alone.get(file, text, '', () => this.parsers.source(file, text));
+    return this.withMacros.get(file, text, JSON.stringify([...macros]), () => this.parsers.source(file, text, macros));
   }
 
   forget(file: string): void {
-    this.entries.delete(file);
-    this.withMacros.delete(file);
+    this.alone.forget(file);
+    this.withMacros.forget(file);
   }
+}
+
+/**
+ * The file as a manuscript rooted in `rootDir` reads it: the names LaTeX resolves where it runs
+ * (`FileReference.fromRoot`) resolved in the root's folder rather than the file's own.
+ */
+function resolvedIn(rootDir: string, source: ParsedSource): ParsedSource {
+  if (path.dirname(source.file) === rootDir) return source;
+  const resolve = (references: readonly FileReference[]): readonly FileReference[] =>
+    references.map((r) => (r.fromRoot === undefined ? r : { ...r, path: path.resolve(rootDir, r.fromRoot) }));
+  return { ...source, includes: resolve(source.includes), bibliographies: resolve(source.bibliographies) };
 }
 
 /** LaTeX runs can nest `\input` deeply, but a cycle or a runaway include chain must stop somewhere. */
@@ -68,7 +77,7 @@ export async function manuscriptRootOf(
   if (languageOf(file) !== 'latex') return file;
   const text = await workspace.readText(file);
   if (text === undefined) return file;
-  const parsed = await cache.parse(file, text, path.dirname(file));
+  const parsed = await cache.parse(file, text);
   if (parsed.texRoot !== undefined) return parsed.texRoot;
   if (/\\documentclass\b/.test(text)) return file;
   const inclusions = await inclusionsIn((await findCandidates()).filter((c) => c !== file && languageOf(c) === 'latex'), workspace, cache);
@@ -92,7 +101,7 @@ async function inclusionsIn(candidates: readonly string[], workspace: Workspace,
   for (const candidate of candidates) {
     const read = await readIfText(workspace, candidate);
     if (read.text === undefined) continue;
-    for (const reference of (await cache.parse(candidate, read.text, path.dirname(candidate))).includes) inclusions.push({ includer: candidate, reference });
+    for (const reference of (await cache.parse(candidate, read.text)).includes) inclusions.push({ includer: candidate, reference });
   }
   return inclusions;
 }
@@ -118,6 +127,7 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
   const texts = new Map<string, string>([[root, rootText]]);
   const missingIncludes: MissingInclude[] = [];
   const visited = new Set<string>([root]);
+  const parse = async (file: string, text: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource> => resolvedIn(rootDir, await cache.parse(file, text, macros));
 
   const visit = async (source: ParsedSource, depth: number): Promise<void> => {
     sources.push(source);
@@ -131,11 +141,11 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
         continue;
       }
       texts.set(reference.path, read.text);
-      await visit(await cache.parse(reference.path, read.text, rootDir), depth + 1);
+      await visit(await parse(reference.path, read.text), depth + 1);
     }
   };
-  await visit(await cache.parse(root, rootText, rootDir), 0);
-  const expanded = await withManuscriptMacros(sources, texts, rootDir, cache);
+  await visit(await parse(root, rootText), 0);
+  const expanded = await withManuscriptMacros(sources, texts, parse);
 
   return {
     root,
@@ -152,7 +162,11 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
  * defines (a preamble's `\input{macros}`), so those print in their claims as they do in LaTeX. Where two
  * files define one name, the first read wins. Files that use none are not read again.
  */
-async function withManuscriptMacros(sources: readonly ParsedSource[], texts: ReadonlyMap<string, string>, rootDir: string, cache: ParseCache): Promise<readonly ParsedSource[]> {
+async function withManuscriptMacros(
+  sources: readonly ParsedSource[],
+  texts: ReadonlyMap<string, string>,
+  parse: (file: string, text: string, macros: ReadonlyMap<string, string>) => Promise<ParsedSource>,
+): Promise<readonly ParsedSource[]> {
   const defined = new Map<string, string>();
   for (const source of sources) for (const [name, expansion] of source.macros) if (!defined.has(name)) defined.set(name, expansion);
   if (defined.size === 0) return sources;
@@ -164,7 +178,7 @@ async function withManuscriptMacros(sources: readonly ParsedSource[], texts: Rea
         if (expansion !== undefined) used.set(name, expansion);
       }
       const text = texts.get(source.file);
-      return used.size === 0 || text === undefined ? source : cache.parse(source.file, text, rootDir, used);
+      return used.size === 0 || text === undefined ? source : parse(source.file, text, used);
     }),
   );
 }

@@ -34,6 +34,13 @@ export interface FileReference {
   /** Absolute path the name resolves to (with the default extension added). */
   readonly path: string;
   readonly range: Range;
+  /**
+   * For a name LaTeX resolves in the folder it runs in, the root file's (`\input`, `\include`,
+   * `\import`, `\bibliography`, `\addbibresource`): the name with its default extension. A parse does
+   * not know the root, so `path` is where the name resolves when this file is the root; a manuscript
+   * (`project.ts`) resolves it in its own root's folder.
+   */
+  readonly fromRoot?: string;
 }
 
 /** What one source file of a manuscript contains. */

@@ -7,7 +7,7 @@ import type { ParseReply, ParseRequest } from './protocol';
 
 function answer(request: ParseRequest): ParseReply {
   try {
-    if (request.type === 'source') return { id: request.id, type: 'source', parsed: packSource(request.file, request.text, request.rootDir, request.macros) };
+    if (request.type === 'source') return { id: request.id, type: 'source', parsed: packSource(request.file, request.text, request.macros) };
     return { id: request.id, type: 'bibliography', parsed: parseBibliography(request.text, request.file) };
   } catch (error) {
     return { id: request.id, type: 'failed', message: error instanceof Error ? error.message : String(error) };

@@ -12,21 +12,21 @@ import type { ParsedSource } from '../manuscript/types';
  */
 export interface Parsers {
   /** `macros`: argument-free LaTeX macros that other files of the manuscript define. */
-  source(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource>;
+  source(file: string, text: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource>;
   bibliography(file: string, text: string): Promise<Bibliography>;
 }
 
 /** A manuscript file parsed into the packed form a thread sends; `unpackSource` reads it. */
-export function packSource(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): PackedSource {
-  return languageOf(file) === 'markdown' ? packMarkdown(text, file) : packLatex(text, file, rootDir, macros);
+export function packSource(file: string, text: string, macros?: ReadonlyMap<string, string>): PackedSource {
+  return languageOf(file) === 'markdown' ? packMarkdown(text, file) : packLatex(text, file, macros);
 }
 
-export function parseSource(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): ParsedSource {
-  return unpackSource(packSource(file, text, rootDir, macros));
+export function parseSource(file: string, text: string, macros?: ReadonlyMap<string, string>): ParsedSource {
+  return unpackSource(packSource(file, text, macros));
 }
 
 /** Parsing in the caller's thread. */
 export const IN_THREAD: Parsers = {
-  source: async (file, text, rootDir, macros) => parseSource(file, text, rootDir, macros),
+  source: async (file, text, macros) => parseSource(file, text, macros),
   bibliography: async (file, text) => parseBibliography(text, file),
 };

@@ -18,8 +18,8 @@ export class ParserThread implements Parsers {
   );
   private nextId = 1;
 
-  async source(file: string, text: string, rootDir: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource> {
-    const reply = await this.send({ id: this.nextId++, type: 'source', file, text, rootDir, macros });
+  async source(file: string, text: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource> {
+    const reply = await this.send({ id: this.nextId++, type: 'source', file, text, macros });
     if (reply.type !== 'source') throw new Error(`Parsing ${file} failed: ${reply.type === 'failed' ? reply.message : 'unexpected reply'}`);
     return unpackSource(reply.parsed);
   }

@@ -22,24 +22,36 @@ export function isAbstract(text: string | undefined): text is string {
   return trimmed.length >= MIN_ABSTRACT_LENGTH && abstractSentences(trimmed).length >= 2;
 }
 
+/** What the sources said of a found work's abstract. */
+export interface AbstractAnswer {
+  readonly abstract?: Abstract;
+  /**
+   * A source that might have held the abstract could not answer (down, too slow): without an abstract,
+   * that is no answer, not the work's lack of one.
+   */
+  readonly incomplete: boolean;
+}
+
 /**
  * The abstract of a reference that was found: the .bib's own, else the matched record's, else the
  * first other source that has the same work by DOI or arXiv id with an abstract (OpenAlex and Crossref
  * often lack one that Semantic Scholar or Europe PMC hold). Lookups go through the sources' disk cache.
  */
-export async function abstractOf(entry: BibEntry, record: SourceRecord, sources: readonly PaperSource[], options: RequestOptions = {}): Promise<Abstract | undefined> {
-  if (isAbstract(entry.abstract)) return { text: entry.abstract.trim(), from: 'bib' };
-  if (record.abstract?.trim()) return { text: record.abstract.trim(), from: record.source };
+export async function abstractOf(entry: BibEntry, record: SourceRecord, sources: readonly PaperSource[], options: RequestOptions = {}): Promise<AbstractAnswer> {
+  if (isAbstract(entry.abstract)) return { abstract: { text: entry.abstract.trim(), from: 'bib' }, incomplete: false };
+  if (record.abstract?.trim()) return { abstract: { text: record.abstract.trim(), from: record.source }, incomplete: false };
   const doi = record.doi ?? entry.doi;
   const arxivId = record.arxivId ?? entry.arxivId;
+  let incomplete = false;
   for (const source of sources) {
     if (source.id === record.source) continue;
     try {
       const other = (doi ? await source.byDoi?.(doi, options) : undefined) ?? (arxivId ? await source.byArxivId?.(arxivId, options) : undefined);
-      if (other?.abstract?.trim()) return { text: other.abstract.trim(), from: source.id };
+      if (other?.abstract?.trim()) return { abstract: { text: other.abstract.trim(), from: source.id }, incomplete: false };
     } catch (error) {
       if (!(error instanceof SourceError) || error.kind === 'cancelled') throw error;
+      incomplete = true;
     }
   }
-  return undefined;
+  return { incomplete };
 }

@@ -10,7 +10,16 @@ import { venueUnknownTo } from './venues';
 export type LookupRoute = 'doi' | 'arxiv' | 'title';
 
 /** What the open sources say about one bibliography entry. */
-export type ExistenceVerdict =
+export type ExistenceVerdict = Verdict & {
+  /**
+   * Reached while a source that could have changed it did not answer (it might have held the work, or
+   * its published version): kept no longer than an unchecked verdict, so that it is reached again once
+   * the source is back. A failure is never evidence, not even for as long as a session lasts.
+   */
+  readonly provisional?: true;
+};
+
+type Verdict =
   | {
       readonly status: 'found';
       readonly record: SourceRecord;
@@ -72,16 +81,28 @@ interface Attempts {
  * matches ends the search. A source that cannot answer never counts against the entry.
  */
 export async function resolveEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions = {}): Promise<ExistenceVerdict> {
-  const verdict = await findEntry(entry, sources, request);
+  const failures: Attempts['failures'] = new Map();
+  const verdict = await resolveWith(failures, entry, sources, request);
+  return failures.size > 0 && verdict.status !== 'unchecked' && !isSettled(verdict) ? { ...verdict, provisional: true } : verdict;
+}
+
+async function resolveWith(failures: Attempts['failures'], entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
+  const verdict = await findEntry(entry, sources, request, failures);
   if (verdict.status !== 'found' || verdict.venueUnconfirmed === undefined) return verdict;
-  return (await publishedVersion(entry, verdict.record, sources, request)) ?? withVenueChecked(verdict, verdict.venueUnconfirmed, sources, request);
+  return (await publishedVersion(entry, verdict.record, sources, request, failures)) ?? withVenueChecked(verdict, verdict.venueUnconfirmed, sources, request);
 }
 
 /** The published version a preprint's record links to (Crossref's `is-preprint-of`), compared with the entry. */
-async function publishedVersion(entry: BibEntry, preprint: SourceRecord, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict | undefined> {
+async function publishedVersion(
+  entry: BibEntry,
+  preprint: SourceRecord,
+  sources: readonly PaperSource[],
+  request: RequestOptions,
+  failures: Attempts['failures'],
+): Promise<ExistenceVerdict | undefined> {
   const doi = preprint.publishedDoi;
   if (!doi) return undefined;
-  const attempts: Attempts = { answered: new Set(), failures: new Map() };
+  const attempts: Attempts = { answered: new Set(), failures };
   return askAll(sources, attempts, request, (s, options) => s.byDoi?.(doi, options), (record) => {
     const comparison = record && compareEntryToRecord(entry, record);
     return comparison && comparison.decision !== 'different-work' ? verdictFor(entry, record, 'doi', comparison.differences) : undefined;
@@ -100,9 +121,9 @@ async function withVenueChecked(verdict: ExistenceVerdict & { status: 'found' },
   return { status: 'metadata-mismatch', record: verdict.record, via: verdict.via, differences: [difference] };
 }
 
-async function findEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
+async function findEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions, failures: Attempts['failures']): Promise<ExistenceVerdict> {
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
-  const attempts: Attempts = { answered: new Set(), failures: new Map() };
+  const attempts: Attempts = { answered: new Set(), failures };
   let doiNamesOther: SourceRecord | undefined;
   /** Sources that answered that they know no work with the entry's DOI. */
   const doiUnknownTo: SourceId[] = [];

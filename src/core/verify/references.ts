@@ -27,16 +27,20 @@ const UNCHECKED_KEPT_MS = 5 * 60_000;
 
 /**
  * Verdicts by what an entry says, not by its key: editing an entry's fields looks it up again.
- * Unchecked verdicts are kept a few minutes only, so a source that was down is asked again soon,
- * but not after every keystroke.
+ * Unchecked and provisional verdicts (reached while a source that could have changed them failed)
+ * are kept a few minutes only, so a source that was down is asked again soon, but not after every
+ * keystroke. A lookup cut short by the time limit, or whose abstract no source could be asked for, is
+ * not kept: the next check asks again. Lookups under way are shared, so checks at once (two
+ * manuscripts with one bibliography, a .bib checked while its manuscript is) look an entry up once.
  */
 export class VerdictCache {
   private readonly lookups = new Map<string, Omit<Lookup, 'entry'> & { readonly storedAt: number }>();
+  private readonly underWay = new Map<string, Promise<Lookup>>();
 
   get(entry: BibEntry): Lookup | undefined {
     const key = fingerprint(entry);
     const known = this.lookups.get(key);
-    if (known?.verdict.status === 'unchecked' && Date.now() - known.storedAt > UNCHECKED_KEPT_MS) {
+    if (known && (known.verdict.status === 'unchecked' || known.verdict.provisional) && Date.now() - known.storedAt > UNCHECKED_KEPT_MS) {
       this.lookups.delete(key);
       return undefined;
     }
@@ -44,12 +48,53 @@ export class VerdictCache {
   }
 
   set(lookup: Lookup): void {
-    if (lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) return;
+    if (!worthKeeping(lookup)) return;
     this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract, storedAt: Date.now() });
+  }
+
+  /**
+   * The entry's lookup by another check, when one is under way and ends with a lookup worth keeping;
+   * else `lookUp`'s, which later checks then share. Throws `SourceError('cancelled')` when `signal`
+   * aborts while the other check's lookup is awaited.
+   */
+  async shared(entry: BibEntry, signal: AbortSignal | undefined, lookUp: () => Promise<Lookup>): Promise<Lookup> {
+    const key = fingerprint(entry);
+    const other = this.underWay.get(key);
+    const theirs = other && (await unlessAborted(other.then((l) => (worthKeeping(l) ? l : undefined), () => undefined), signal));
+    if (theirs) return { ...theirs, entry };
+    const mine = lookUp();
+    this.underWay.set(key, mine);
+    const done = (): void => {
+      if (this.underWay.get(key) === mine) this.underWay.delete(key);
+    };
+    mine.then(done, done);
+    return mine;
   }
 
   clear(): void {
     this.lookups.clear();
+    this.underWay.clear();
+  }
+}
+
+/** A lookup cut short (the time limit, a cancel, an abstract no source could be asked for) is asked again by the next check. */
+function worthKeeping(lookup: Lookup): boolean {
+  return !(lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) && !lookup.abstractUnanswered;
+}
+
+/** What `promise` gives, unless `signal` aborts first: then `SourceError('cancelled')`. */
+async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  let stop = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    stop = () => reject(new SourceError('cancelled', 'The reference check was cancelled.'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
 }
 
@@ -63,6 +108,11 @@ export interface Lookup {
   readonly entry: BibEntry;
   readonly verdict: ExistenceVerdict;
   readonly abstract?: Abstract;
+  /**
+   * Without an abstract, a source that might hold it did not answer, or the time limit or a cancel
+   * came first: no abstract here is no answer, and the next check asks again.
+   */
+  readonly abstractUnanswered?: true;
 }
 
 /** One lookup per distinct key: the first definition, as BibTeX uses it. */
@@ -88,7 +138,8 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
       let lookup = options.cache?.get(entry);
       try {
-        lookup ??= deadline?.aborted ? timedOut(entry) : await lookUp(entry, sources, request);
+        const fresh = (): Promise<Lookup> => lookUp(entry, sources, request);
+        lookup ??= deadline?.aborted ? timedOut(entry) : await (options.cache?.shared(entry, signal, fresh) ?? fresh());
       } catch (error) {
         if (!(error instanceof SourceError && error.kind === 'cancelled' && deadline?.aborted && !options.signal?.aborted)) throw error;
         lookup = timedOut(entry);
@@ -130,10 +181,11 @@ async function lookUp(entry: BibEntry, sources: readonly PaperSource[], request:
   const verdict = await resolveEntry(entry, sources, request);
   if (verdict.status !== 'found' && verdict.status !== 'metadata-mismatch') return { entry, verdict };
   try {
-    return { entry, verdict, abstract: await abstractOf(entry, verdict.record, sources, request) };
+    const { abstract, incomplete } = await abstractOf(entry, verdict.record, sources, request);
+    return { entry, verdict, abstract, ...(incomplete && { abstractUnanswered: true }) };
   } catch (error) {
     // Out of time or cancelled while fetching the abstract: the verdict itself stands.
-    if (error instanceof SourceError && error.kind === 'cancelled') return { entry, verdict };
+    if (error instanceof SourceError && error.kind === 'cancelled') return { entry, verdict, abstractUnanswered: true };
     throw error;
   }
 }
