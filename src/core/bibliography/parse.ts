@@ -650,7 +650,7 @@ function readProperties(raw: RawEntry, problems: SpanProblem[]): Properties {
       properties[name] = field.value.trim();
     } else if (name === 'author' || TEXT_FIELDS.has(name)) {
       const conversion = convert(name, field.value);
-      if (conversion.failed) problems.push(latexProblem(name, field, raw.key));
+      if (conversion.failed) problems.push(conversion.reason ? { message: `Field '${name}' of entry '${raw.key}' ${conversion.reason}`, span: field.span } : latexProblem(name, field, raw.key));
       properties[name] = conversion.value;
     }
   }
@@ -659,8 +659,10 @@ function readProperties(raw: RawEntry, problems: SpanProblem[]): Properties {
 
 interface Conversion {
   readonly value: FieldValue;
-  /** citation-js could not read the LaTeX; `value` is a best-effort plain text. */
+  /** citation-js could not read the LaTeX, or was not given it; `value` is a best-effort plain text. */
   readonly failed: boolean;
+  /** Why, when it is not the LaTeX. */
+  readonly reason?: string;
 }
 
 /**
@@ -699,17 +701,27 @@ function convertText(name: string, value: string): Conversion {
   }
 }
 
+/**
+ * citation-js reads one name in time that grows with the square of its words (a 125 KB name took
+ * 7.5 s); the longest real names, collaborations spelled out, are a few hundred characters.
+ */
+const LONGEST_NAME = 1000;
+
 function convertAuthors(value: string): Conversion {
+  const written = splitNames(value);
+  if (written.some((name) => name.length > LONGEST_NAME)) {
+    return { value: { authors: written.map(plainAuthor), truncated: false }, failed: true, reason: `has a name over ${LONGEST_NAME} characters, which is not a name; it was read as plain text` };
+  }
   let names: unknown;
   try {
     names = parseNamesOneByOne(value) ?? citationJs().value.parse(value, 'author');
   } catch {
-    return { value: { authors: splitNames(value).map(plainAuthor), truncated: false }, failed: true };
+    return { value: { authors: written.map(plainAuthor), truncated: false }, failed: true };
   }
   if (!Array.isArray(names)) return { value: { authors: [], truncated: false }, failed: false };
   const list: readonly unknown[] = names;
   // Without braces no name is one brace group, and the names as written are not needed.
-  const parts = value.includes('{') ? splitNames(value) : [];
+  const parts = value.includes('{') ? written : [];
   const authors: Author[] = [];
   let truncated = false;
   list.forEach((name, i) => {
@@ -842,7 +854,8 @@ function splitNames(value: string): string[] {
     const c = value.charCodeAt(i);
     if (c === Ch.LeftBrace) depth++;
     else if (c === Ch.RightBrace) depth--;
-    else if (depth === 0 && isSpace(c)) {
+    // Only at the start of a run of spaces: a separator found later in the run is found from its start too, and trying each space of a long run would cost its square.
+    else if (depth === 0 && isSpace(c) && !(i > 0 && isSpace(value.charCodeAt(i - 1)))) {
       NAME_SEPARATOR.lastIndex = i;
       const m = NAME_SEPARATOR.exec(value);
       if (m && i > start) {
