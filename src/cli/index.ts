@@ -45,7 +45,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     }
     const result = importPapers(text, format, path.resolve(file));
     reportImport(file, result, io);
-    papers.push(...result.papers);
+    for (const paper of result.papers) papers.push(paper);
   }
 
   let encoder: Encoder | undefined;
