@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -175,6 +176,19 @@ describe('attest check', () => {
       },
     );
     assert.equal((JSON.parse(stdout) as JsonReport).file, EXAMPLE);
+  });
+
+  it('ends quietly when its reader closes the pipe early (attest check … | head)', async () => {
+    const bib = path.join(dir, 'same.bib');
+    // 5,000 duplicate-key warnings: far more text than a pipe holds, all warnings, so the check itself exits 0.
+    await fs.writeFile(bib, Array.from({ length: 5000 }, () => '@misc{same, title={A title}, year={2020}}\n').join(''));
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', bib, '--offline', '--cache', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(err, '');
+    assert.equal(code, 0);
   });
 });
 
