@@ -21,6 +21,13 @@ export function atLeast(least: Severity): (finding: Finding) => boolean {
 }
 
 /**
+ * The longest `sentence` a citation of the JSON report carries, in UTF-16 units; a longer one is cut and
+ * ends with "…". A "sentence" can run for pages (a line with no full stop), and each of its citations
+ * carrying it whole made the report grow with the square of the input.
+ */
+export const SENTENCE_CHARACTERS = 1000;
+
+/**
  * The JSON report, a public interface: fields are added, never renamed or removed.
  * Lines and columns are 1-based; columns count UTF-16 code units, as editors do.
  */
@@ -45,7 +52,7 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
       column: c.range.start.character + 1,
       endLine: c.range.end.line + 1,
       endColumn: c.range.end.character + 1,
-      sentence: c.claim?.text ?? null,
+      sentence: c.claim ? capped(c.claim.text) : null,
     })),
     findings: result.findings.map((f) => ({
       code: f.code,
@@ -82,6 +89,14 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return report;
+}
+
+function capped(sentence: string): string {
+  if (sentence.length <= SENTENCE_CHARACTERS) return sentence;
+  const cut = SENTENCE_CHARACTERS - 1;
+  // Never between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(sentence[cut - 1]) ? cut - 1 : cut;
+  return `${sentence.slice(0, end)}…`;
 }
 
 /** Where the sentence a support verdict rests on is: `from` abstract or full text, with its section and page. */

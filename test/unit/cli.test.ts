@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { BibliographicServer } from '../../bench/support/bibliographicServer';
 import { REPO_ROOT } from './helpers';
+import { SENTENCE_CHARACTERS } from '../../src/cli/report';
 import { attest, type Run } from './support/cli';
 
 interface JsonReport {
@@ -53,6 +54,24 @@ describe('attest check', () => {
     const errors = JSON.parse((await attest('check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir, '--min-severity', 'error')).out) as JsonReport;
     assert.deepEqual(errors.findings, all.findings.filter((f) => f.severity === 'error'));
     assert.deepEqual(errors.citations, all.citations);
+  });
+
+  it('keeps the JSON report linear in the manuscript: a long sentence is cut, not repeated whole per citation', async () => {
+    const sizes: number[] = [];
+    for (const citations of [400, 800]) {
+      const tex = path.join(dir, `line${citations}.tex`);
+      // One "sentence" with no full stop, as a file of one long line gives.
+      await fs.writeFile(tex, Array.from({ length: citations }, (_, i) => `word \\cite{k${i}} `).join(''));
+      const run = await attest('check', tex, '--format', 'json', '--offline', '--cache', dir);
+      const report = JSON.parse(run.out) as JsonReport;
+      assert.equal(report.citations.length, citations);
+      for (const c of report.citations) {
+        assert.ok((c.sentence ?? '').length <= SENTENCE_CHARACTERS);
+        assert.match(c.sentence ?? '', /^word word .*…$/s);
+      }
+      sizes.push(run.out.length);
+    }
+    assert.ok(sizes[1] < 2.2 * sizes[0], `the report grew from ${sizes[0]} to ${sizes[1]} characters for twice the citations`);
   });
 
   it('writes the documented JSON report with 1-based positions', async () => {
@@ -176,6 +195,19 @@ describe('attest check', () => {
       },
     );
     assert.equal((JSON.parse(stdout) as JsonReport).file, EXAMPLE);
+  });
+
+  it('ends quietly when its reader closes the pipe early (attest check … | head)', async () => {
+    const bib = path.join(dir, 'same.bib');
+    // 5,000 duplicate-key warnings: far more text than a pipe holds, all warnings, so the check itself exits 0.
+    await fs.writeFile(bib, Array.from({ length: 5000 }, () => '@misc{same, title={A title}, year={2020}}\n').join(''));
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', bib, '--offline', '--cache', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(err, '');
+    assert.equal(code, 0);
   });
 
   it('ends quietly when its reader closes the pipe early (attest check … | head)', async () => {
