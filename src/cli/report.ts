@@ -8,6 +8,7 @@ import { missingAbstracts } from '../core/verify/claims';
 import { describeUnchecked, type Verdicts } from '../core/verify/references';
 import type { SupportJudgement } from '../core/verify/support';
 import { passagePlace } from '../core/fulltext/types';
+import { forTerminal } from './terminal';
 
 /** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */
 export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports'>;
@@ -114,7 +115,7 @@ function evidenceReport(judgement: SupportJudgement): Record<string, unknown> | 
  */
 export function formatText(result: CheckReport, cwd: string, least: Severity = 'hint'): string {
   const shown = result.findings.filter(atLeast(least));
-  const lines = shown.map((f) => `${location(f, cwd)}: ${f.severity}: ${f.message} [${f.code}]`);
+  const lines = shown.map((f) => `${location(f, cwd)}: ${f.severity}: ${messageLines(f.message)} [${f.code}]`);
   const keys = new Set(result.citations.map((c) => c.key)).size;
   const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
   const counts = countBySeverity(result.findings);
@@ -123,13 +124,25 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
     : `${counted(result.citations.length, 'citation', 'citations')} of ${counted(keys, 'key', 'keys')}, ${counted(entries, 'bibliography entry', 'bibliography entries')}`;
   const hidden = result.findings.length - shown.length;
   const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
-  lines.push(`${path.relative(cwd, result.root) || result.root}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
-  if (result.verdicts) lines.push(referenceSummary(result.verdicts));
+  lines.push(`${forTerminal(path.relative(cwd, result.root) || result.root)}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
+  if (result.verdicts) lines.push(forTerminal(referenceSummary(result.verdicts), '\n'));
   if (result.supports) {
     const { cited, withoutAbstract } = missingAbstracts(result.supports);
     if (withoutAbstract > 0) lines.push(`support: ${withoutAbstract} of ${cited} cited works have no abstract to check against.`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A finding's message for a terminal: its own line breaks (an unchecked reference's reason per source)
+ * go on indented lines, which never read as a `file:line:column:` finding, and every control character
+ * of the outside text it quotes is escaped.
+ */
+function messageLines(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => forTerminal(line))
+    .join('\n    ');
 }
 
 function counted(n: number, one: string, many: string): string {
@@ -141,7 +154,7 @@ function isBibliographyCheck(result: CheckReport): boolean {
 }
 
 function location(finding: Finding, cwd: string): string {
-  const file = path.relative(cwd, finding.file) || finding.file;
+  const file = forTerminal(path.relative(cwd, finding.file) || finding.file);
   return `${file}:${finding.range.start.line + 1}:${finding.range.start.character + 1}`;
 }
 
