@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkManuscript, CheckSession } from '../src/core/check';
 import { FsWorkspace } from '../src/core/fsWorkspace';
 import { manuscriptRootOf } from '../src/core/manuscript/project';
 import { IN_THREAD, type Parsers } from '../src/core/parsing/parsers';
+import { IgnoreList } from '../src/core/verify/ignore';
 import type { Workspace } from '../src/core/workspace';
 import { median, ms, PeakMemory, time } from './stats';
 
@@ -96,4 +100,24 @@ async function benchOpeningChapter(manuscript: string, bibliography: string): Pr
     parses = parsers.count;
   }
   console.log(`  opening a chapter (root found, then checked; median of ${RUNS})  ${ms(median(runs))}, ${parses} parses of 3 files`);
+}
+
+/** The ignore list at the size its reader allows (16 MB, 70,000 verdicts): reading it, then one lookup per citation. */
+export async function benchIgnoreList(): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-ignore-'));
+  try {
+    const file = path.join(dir, 'ignore.json');
+    const sentence = (i: number): string => `Sentence ${i} of a manuscript whose verdicts were ignored one by one, ${'words '.repeat(5)}.`;
+    // Written at once, as IgnoreList.add would over 70,000 ignores, which would take the bench hours.
+    const ignored = Array.from({ length: 70_000 }, (_, i) => ({ key: `k${i}`, claim: createHash('sha256').update(sentence(i)).digest('hex'), text: sentence(i) }));
+    await fs.writeFile(file, JSON.stringify({ version: 1, ignored }, null, 2));
+    const loaded = await time(() => IgnoreList.load(file));
+    const citations = Array.from({ length: 3000 }, (_, i) => ({ key: `k${i * 20}`, claim: { text: sentence(i * 20 + (i % 2)) } }));
+    const looked = await time(async () => citations.filter((c) => loaded.value.has(c)).length);
+    console.log(`ignore list: ${ignored.length} verdicts, ${((await fs.stat(file)).size / 2 ** 20).toFixed(1)} MB`);
+    console.log(`  read                            ${ms(loaded.ms)}`);
+    console.log(`  3,000 citations looked up        ${ms(looked.ms)} (${looked.value} ignored)`);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }

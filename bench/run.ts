@@ -1,4 +1,4 @@
-import { benchCheck } from './check.bench';
+import { benchCheck, benchIgnoreList } from './check.bench';
 import { benchCompletion } from './completion.bench';
 import { benchDraftParse } from './draftParse.bench';
 import { benchFullText } from './fulltext.bench';
@@ -14,6 +14,7 @@ import { benchSupport } from './support.bench';
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
 async function main(): Promise<void> {
   await benchCheck();
+  await benchIgnoreList();
   console.log('');
   benchManuscriptParse();
   benchHostile();

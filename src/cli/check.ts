@@ -18,6 +18,7 @@ import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 import { atLeast, formatJson, formatJsonOfFolder, formatText, SEVERITIES, type CheckReport } from './report';
 import { formatSarif } from './sarif';
 import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
+import { showProgress } from './terminal';
 import { attestVersion } from './version';
 
 export const CHECK_USAGE = `Usage: attest check FILE|DIR [--bib FILE]... [--format text|json|sarif] [--min-severity LEVEL]
@@ -187,7 +188,7 @@ async function checkBibliography(file: string, run: Run): Promise<CheckReport> {
 /** Progress on standard error while references are looked up, when a person is watching. */
 function progressReporter(io: Console): ((done: number, total: number) => void) | undefined {
   if (!process.stderr.isTTY || io !== processConsole) return undefined;
-  return (done, total) => io.err(`\rLooking up references: ${done}/${total}${done === total ? '\n' : ''}`);
+  return (done, total) => showProgress('Looking up references', done, total);
 }
 
 /** Whether each cited abstract supports its sentence: with the NLI model when one is given, else by relevance. */

@@ -8,6 +8,7 @@ import type { Paper } from '../core/papers/paper';
 import { parseCommandLine } from './args';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import type { Console } from './main';
+import { forTerminal, showProgress } from './terminal';
 
 export const INDEX_USAGE = `Usage: attest index add FILE... --store DIR [--embed-model DIR]
 
@@ -45,7 +46,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     }
     const result = importPapers(text, format, path.resolve(file));
     reportImport(file, result, io);
-    papers.push(...result.papers);
+    for (const paper of result.papers) papers.push(paper);
   }
 
   let encoder: Encoder | undefined;
@@ -53,12 +54,12 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));
     const { library, messages } = await PaperLibrary.open(store, { encoder });
     for (const message of messages) io.err(`attest index: ${message}\n`);
-    await library.add(papers, { onProgress: progress(io, 'Embedding', encoder) });
-    const embedded = await library.embedMissing({ onProgress: progress(io, 'Embedding earlier papers', encoder) });
+    await library.add(papers, { onProgress: progress('Embedding', encoder) });
+    const embedded = await library.embedMissing({ onProgress: progress('Embedding earlier papers', encoder) });
     const vectors = library.store.encoder;
     const also = embedded > 0 ? `, embedded ${embedded} added earlier` : '';
     const size = `the library in ${store} holds ${library.store.size} papers${vectors ? ` (vectors: ${vectors.model}, ${vectors.dimension} dimensions)` : ''}`;
-    io.out(`Added ${papers.length} papers${also}; ${size}.\n`);
+    io.out(`Added ${papers.length} papers${also}; ${forTerminal(size)}.\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ModelError) && !(error instanceof StoreError) && !isFileSystemError(error)) throw error;
@@ -93,9 +94,9 @@ function reportImport(file: string, result: ImportResult, io: Console): void {
 }
 
 /** Progress on standard error while papers are embedded, when a person is watching. */
-function progress(io: Console, what: string, encoder: Encoder | undefined): ((done: number, total: number) => void) | undefined {
+function progress(what: string, encoder: Encoder | undefined): ((done: number, total: number) => void) | undefined {
   if (!encoder || !process.stderr.isTTY) return undefined;
-  return (done, total) => io.err(`\r${what}: ${done}/${total}${done === total ? '\n' : ''}`);
+  return (done, total) => showProgress(what, done, total);
 }
 
 function usage(io: Console, problem: string): number {

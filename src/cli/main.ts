@@ -3,6 +3,7 @@ import { indexCommand, INDEX_USAGE } from './index';
 import { searchCommand, SEARCH_USAGE } from './search';
 import { suggestCommand, SUGGEST_USAGE } from './suggest';
 import { verify, VERIFY_USAGE } from './verify';
+import { forTerminal } from './terminal';
 import { attestVersion } from './version';
 
 export const EXIT_OK = 0;
@@ -23,9 +24,14 @@ export interface Console {
   err(text: string): void;
 }
 
+/**
+ * Standard error carries only lines of text, many quoting outside text (file names, parse problems, a
+ * model's notes): its control characters are escaped here, once, for every command. Standard output is
+ * escaped by each text format (`formatText`), since JSON and SARIF escape for themselves.
+ */
 export const processConsole: Console = {
   out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  err: (text) => process.stderr.write(forTerminal(text, '\n')),
 };
 
 export async function main(argv: readonly string[], io: Console = processConsole): Promise<number> {

@@ -8,6 +8,7 @@ import { missingAbstracts } from '../core/verify/claims';
 import { describeUnchecked, type Verdicts } from '../core/verify/references';
 import type { SupportJudgement } from '../core/verify/support';
 import { passagePlace } from '../core/fulltext/types';
+import { forTerminal } from './terminal';
 
 /** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */
 export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports'>;
@@ -19,6 +20,13 @@ export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information
 export function atLeast(least: Severity): (finding: Finding) => boolean {
   return (finding) => SEVERITIES.indexOf(finding.severity) <= SEVERITIES.indexOf(least);
 }
+
+/**
+ * The longest `sentence` a citation of the JSON report carries, in UTF-16 units; a longer one is cut and
+ * ends with "…". A "sentence" can run for pages (a line with no full stop), and each of its citations
+ * carrying it whole made the report grow with the square of the input.
+ */
+export const SENTENCE_CHARACTERS = 1000;
 
 /**
  * The JSON report, a public interface: fields are added, never renamed or removed.
@@ -45,7 +53,7 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
       column: c.range.start.character + 1,
       endLine: c.range.end.line + 1,
       endColumn: c.range.end.character + 1,
-      sentence: c.claim?.text ?? null,
+      sentence: c.claim ? capped(c.claim.text) : null,
     })),
     findings: result.findings.map((f) => ({
       code: f.code,
@@ -84,6 +92,14 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
   return report;
 }
 
+function capped(sentence: string): string {
+  if (sentence.length <= SENTENCE_CHARACTERS) return sentence;
+  const cut = SENTENCE_CHARACTERS - 1;
+  // Never between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(sentence[cut - 1]) ? cut - 1 : cut;
+  return `${sentence.slice(0, end)}…`;
+}
+
 /** Where the sentence a support verdict rests on is: `from` abstract or full text, with its section and page. */
 function evidenceReport(judgement: SupportJudgement): Record<string, unknown> | null {
   if (judgement.sentence === undefined) return null;
@@ -99,7 +115,7 @@ function evidenceReport(judgement: SupportJudgement): Record<string, unknown> | 
  */
 export function formatText(result: CheckReport, cwd: string, least: Severity = 'hint'): string {
   const shown = result.findings.filter(atLeast(least));
-  const lines = shown.map((f) => `${location(f, cwd)}: ${f.severity}: ${f.message} [${f.code}]`);
+  const lines = shown.map((f) => `${location(f, cwd)}: ${f.severity}: ${messageLines(f.message)} [${f.code}]`);
   const keys = new Set(result.citations.map((c) => c.key)).size;
   const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
   const counts = countBySeverity(result.findings);
@@ -108,13 +124,25 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
     : `${counted(result.citations.length, 'citation', 'citations')} of ${counted(keys, 'key', 'keys')}, ${counted(entries, 'bibliography entry', 'bibliography entries')}`;
   const hidden = result.findings.length - shown.length;
   const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
-  lines.push(`${path.relative(cwd, result.root) || result.root}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
-  if (result.verdicts) lines.push(referenceSummary(result.verdicts));
+  lines.push(`${forTerminal(path.relative(cwd, result.root) || result.root)}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
+  if (result.verdicts) lines.push(forTerminal(referenceSummary(result.verdicts), '\n'));
   if (result.supports) {
     const { cited, withoutAbstract } = missingAbstracts(result.supports);
     if (withoutAbstract > 0) lines.push(`support: ${withoutAbstract} of ${cited} cited works have no abstract to check against.`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A finding's message for a terminal: its own line breaks (an unchecked reference's reason per source)
+ * go on indented lines, which never read as a `file:line:column:` finding, and every control character
+ * of the outside text it quotes is escaped.
+ */
+function messageLines(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => forTerminal(line))
+    .join('\n    ');
 }
 
 function counted(n: number, one: string, many: string): string {
@@ -126,7 +154,7 @@ function isBibliographyCheck(result: CheckReport): boolean {
 }
 
 function location(finding: Finding, cwd: string): string {
-  const file = path.relative(cwd, finding.file) || finding.file;
+  const file = forTerminal(path.relative(cwd, finding.file) || finding.file);
   return `${file}:${finding.range.start.line + 1}:${finding.range.start.character + 1}`;
 }
 

@@ -193,7 +193,7 @@ async function readBibliographies(files: readonly string[]): Promise<BibEntry[]>
     } catch (error) {
       throw new Error(`cannot read bibliography ${file}: ${(error as Error).message}`);
     }
-    entries.push(...parseBibliography(text, path.resolve(file)).entries);
+    for (const entry of parseBibliography(text, path.resolve(file)).entries) entries.push(entry);
   }
   return entries;
 }

@@ -110,12 +110,12 @@ export async function checkManuscript(
   }
 
   const entries = bibliographies.flatMap((b) => b.entries);
-  findings.push(...duplicateKeys(entries, manuscript.language));
+  for (const f of duplicateKeys(entries, manuscript.language)) findings.push(f);
   // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
-  if (manuscript.language === 'latex' || wanted.length > 0) findings.push(...missingKeys(manuscript, bibliographies, entries));
-  if (options.reportUnused ?? true) findings.push(...unusedEntries(manuscript, entries));
+  if (manuscript.language === 'latex' || wanted.length > 0) for (const f of missingKeys(manuscript, bibliographies, entries)) findings.push(f);
+  if (options.reportUnused ?? true) for (const f of unusedEntries(manuscript, entries)) findings.push(f);
   const cited = new Set(manuscript.citations.map((c) => c.key));
-  findings.push(...suspiciousMetadata(manuscript.citesAll ? entries : entries.filter((e) => cited.has(e.key)), options.now));
+  for (const f of suspiciousMetadata(manuscript.citesAll ? entries : entries.filter((e) => cited.has(e.key)), options.now)) findings.push(f);
 
   return {
     root,

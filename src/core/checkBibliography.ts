@@ -14,8 +14,8 @@ export async function checkBibliographyFile(file: string, workspace: Workspace, 
   const text = await workspace.readText(file);
   if (text === undefined) return undefined;
   const bibliography = await session.bibliographies.parse(file, text);
-  const findings: Finding[] = bibliography.problems.map((problem) => ({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range }));
+  const problems: Finding[] = bibliography.problems.map((problem) => ({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range }));
   // A .bib checked on its own is read as BibTeX and biber read it.
-  findings.push(...duplicateKeys(bibliography.entries, 'latex'), ...suspiciousMetadata(bibliography.entries, now));
+  const findings = problems.concat(duplicateKeys(bibliography.entries, 'latex'), suspiciousMetadata(bibliography.entries, now));
   return { root: file, bibliographies: [bibliography], citations: [], findings: sortFindings(findings) };
 }

@@ -6,6 +6,7 @@ import type { SourceRecord } from '../core/sources/types';
 import { passagePlace, type FullTextSource } from '../core/fulltext/types';
 import type { CitationSupport } from '../core/verify/claims';
 import type { ExistenceVerdict } from '../core/verify/existence';
+import { doiUrl, linkTarget, markdownCode, markdownLink, markdownText } from '../core/markdownText';
 import type { Checker } from './checker';
 
 /** Shows the bibliography entry behind the citation key under the cursor. */
@@ -45,11 +46,11 @@ function describeSupport({ judgement, supportedTogether, fullText }: CitationSup
     fullText && 'source' in fullText
       ? vscode.l10n.t('Abstract and full text ({0}): {1}', FULL_TEXT_NAMES[fullText.source], label)
       : vscode.l10n.t('Abstract only: {0}', label);
-  md.appendMarkdown(`$(${icon}) ${escape(read)}${judgement.reason ? ` (${escape(judgement.reason)})` : ''}\n\n`);
-  if (fullText && 'reason' in fullText) md.appendMarkdown(`*${escape(vscode.l10n.t('No full text: {0}', fullText.reason))}*\n\n`);
+  md.appendMarkdown(`$(${icon}) ${markdownText(read)}${judgement.reason ? ` (${markdownText(judgement.reason)})` : ''}\n\n`);
+  if (fullText && 'reason' in fullText) md.appendMarkdown(`*${markdownText(vscode.l10n.t('No full text: {0}', fullText.reason))}*\n\n`);
   if (judgement.sentence) {
     const where = judgement.evidence?.from === 'full text' ? `${passagePlace(judgement.evidence)}: ` : '';
-    md.appendMarkdown(`> ${escape(where + judgement.sentence)}\n\n`);
+    md.appendMarkdown(`> ${markdownText(where + judgement.sentence)}\n\n`);
   }
   // Without an abstract nothing was measured: a "relevance 0.00" there would read as a finding.
   if (judgement.label === 'unverifiable' && judgement.reason === 'no abstract') return md;
@@ -59,7 +60,7 @@ function describeSupport({ judgement, supportedTogether, fullText }: CitationSup
     `relevance ${judgement.relevance.toFixed(2)}`,
     judgement.model,
   ].filter((x) => x !== undefined);
-  md.appendMarkdown(`*${escape(scores.join(' · '))}*`);
+  md.appendMarkdown(`*${markdownText(scores.join(' · '))}*`);
   return md;
 }
 
@@ -68,32 +69,29 @@ const FULL_TEXT_NAMES: Readonly<Record<FullTextSource, string>> = { europepmc: '
 /** What the open sources said, with a link to the record the verdict rests on. */
 function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
-  const link = (record: SourceRecord): string => {
-    const title = escape(record.title || record.id);
-    return record.url ? `[${title}](${encodeURI(record.url)})` : title;
-  };
+  const link = (record: SourceRecord): string => markdownLink(record.title || record.id, record.url);
   switch (verdict.status) {
     case 'found':
-      md.appendMarkdown(`$(pass) ${escape(vscode.l10n.t('Found in {0}:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`);
+      md.appendMarkdown(`$(pass) ${markdownText(vscode.l10n.t('Found in {0}:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`);
       if (verdict.venueUnconfirmed) {
-        md.appendMarkdown(`\n\n$(info) ${escape(vscode.l10n.t('Known only as a preprint; no source confirms it appeared in {0}.', verdict.venueUnconfirmed))}`);
+        md.appendMarkdown(`\n\n$(info) ${markdownText(vscode.l10n.t('Known only as a preprint; no source confirms it appeared in {0}.', verdict.venueUnconfirmed))}`);
       }
       break;
     case 'metadata-mismatch':
-      md.appendMarkdown(`$(warning) ${escape(vscode.l10n.t('Matches a record in {0} whose metadata differs:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}\n\n`);
+      md.appendMarkdown(`$(warning) ${markdownText(vscode.l10n.t('Matches a record in {0} whose metadata differs:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}\n\n`);
       for (const d of verdict.differences) {
-        md.appendMarkdown(`- ${escape(d.field)}: ${escape(d.expected || '—')} → ${escape(d.found || '—')}\n`);
+        md.appendMarkdown(`- ${markdownText(d.field)}: ${markdownText(d.expected || '—')} → ${markdownText(d.found || '—')}\n`);
       }
       break;
     case 'not-found':
-      md.appendMarkdown(`$(error) ${escape(vscode.l10n.t('No record in {0}; possibly fabricated.', verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ')))}`);
-      if (verdict.doiNamesOther) md.appendMarkdown(`\n\n${escape(vscode.l10n.t('Its DOI belongs to:'))} ${link(verdict.doiNamesOther)}`);
+      md.appendMarkdown(`$(error) ${markdownText(vscode.l10n.t('No record in {0}; possibly fabricated.', verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ')))}`);
+      if (verdict.doiNamesOther) md.appendMarkdown(`\n\n${markdownText(vscode.l10n.t('Its DOI belongs to:'))} ${link(verdict.doiNamesOther)}`);
       break;
     case 'unchecked': {
       // The reason's first line says what happened; each further line says why one source could not answer.
       const [summary, ...perSource] = verdict.reason.split('\n');
-      md.appendMarkdown(`$(question) ${escape(vscode.l10n.t('Not checked: {0}', summary))}`);
-      if (perSource.length > 0) md.appendMarkdown(`\n\n${perSource.map((line) => `- ${escape(line)}`).join('\n')}`);
+      md.appendMarkdown(`$(question) ${markdownText(vscode.l10n.t('Not checked: {0}', summary))}`);
+      if (perSource.length > 0) md.appendMarkdown(`\n\n${perSource.map((line) => `- ${markdownText(line)}`).join('\n')}`);
       break;
     }
   }
@@ -102,22 +100,17 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
 
 function describeEntry(entry: BibEntry): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
-  md.appendMarkdown(`**${escape(entry.title ?? vscode.l10n.t('(no title)'))}**\n\n`);
+  md.appendMarkdown(`**${markdownText(entry.title ?? vscode.l10n.t('(no title)'))}**\n\n`);
   const byline = [listAuthors(entry.authors), entry.year?.toString()].filter((s) => s && s.length > 0).join(', ');
-  if (byline) md.appendMarkdown(`${escape(byline)}\n\n`);
-  if (entry.venue) md.appendMarkdown(`*${escape(entry.venue)}*\n\n`);
-  if (entry.doi) md.appendMarkdown(`[doi:${escape(entry.doi)}](https://doi.org/${encodeURI(entry.doi)})\n\n`);
-  else if (entry.url) md.appendMarkdown(`[${escape(entry.url)}](${encodeURI(entry.url)})\n\n`);
+  if (byline) md.appendMarkdown(`${markdownText(byline)}\n\n`);
+  if (entry.venue) md.appendMarkdown(`*${markdownText(entry.venue)}*\n\n`);
+  if (entry.doi) md.appendMarkdown(`${markdownLink(`doi:${entry.doi}`, doiUrl(entry.doi))}\n\n`);
+  else if (entry.url) md.appendMarkdown(`${markdownLink(entry.url, entry.url)}\n\n`);
   const file = vscode.Uri.file(entry.file).with({ fragment: `L${entry.range.start.line + 1}` });
-  md.appendMarkdown(`[${escape(vscode.workspace.asRelativePath(entry.file))}:${entry.range.start.line + 1}](${file.toString()}) · \`${escape(entry.key)}\``);
+  md.appendMarkdown(`[${markdownText(`${vscode.workspace.asRelativePath(entry.file)}:${entry.range.start.line + 1}`)}](${linkTarget(file.toString())}) · ${markdownCode(entry.key)}`);
   return md;
 }
 
 function describeMissing(key: string): vscode.MarkdownString {
-  return new vscode.MarkdownString(vscode.l10n.t('`{0}` is not in any bibliography of this manuscript.', key));
-}
-
-/** Markdown-escapes text taken from a user's .bib file so it is shown, not interpreted. */
-function escape(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+  return new vscode.MarkdownString(vscode.l10n.t('{0} is not in any bibliography of this manuscript.', markdownCode(key)));
 }

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { BibliographicServer } from '../../bench/support/bibliographicServer';
 import { REPO_ROOT } from './helpers';
+import { SENTENCE_CHARACTERS } from '../../src/cli/report';
 import { attest, type Run } from './support/cli';
 
 interface JsonReport {
@@ -52,6 +54,24 @@ describe('attest check', () => {
     const errors = JSON.parse((await attest('check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir, '--min-severity', 'error')).out) as JsonReport;
     assert.deepEqual(errors.findings, all.findings.filter((f) => f.severity === 'error'));
     assert.deepEqual(errors.citations, all.citations);
+  });
+
+  it('keeps the JSON report linear in the manuscript: a long sentence is cut, not repeated whole per citation', async () => {
+    const sizes: number[] = [];
+    for (const citations of [400, 800]) {
+      const tex = path.join(dir, `line${citations}.tex`);
+      // One "sentence" with no full stop, as a file of one long line gives.
+      await fs.writeFile(tex, Array.from({ length: citations }, (_, i) => `word \\cite{k${i}} `).join(''));
+      const run = await attest('check', tex, '--format', 'json', '--offline', '--cache', dir);
+      const report = JSON.parse(run.out) as JsonReport;
+      assert.equal(report.citations.length, citations);
+      for (const c of report.citations) {
+        assert.ok((c.sentence ?? '').length <= SENTENCE_CHARACTERS);
+        assert.match(c.sentence ?? '', /^word word .*…$/s);
+      }
+      sizes.push(run.out.length);
+    }
+    assert.ok(sizes[1] < 2.2 * sizes[0], `the report grew from ${sizes[0]} to ${sizes[1]} characters for twice the citations`);
   });
 
   it('writes the documented JSON report with 1-based positions', async () => {
@@ -175,6 +195,67 @@ describe('attest check', () => {
       },
     );
     assert.equal((JSON.parse(stdout) as JsonReport).file, EXAMPLE);
+  });
+
+  describe('outside text on a terminal', () => {
+    // The tester's inputs: clear screen, colours, window title (OSC 0), clipboard write (OSC 52), BEL, RTL override.
+    const ESC = '\x1b';
+    const bib = [
+      `@article{good, title={T ${ESC}[2J${ESC}[31mRED}, author={Doe${ESC}]0;PWNED-TITLE${ESC}\\, Jane${ESC}]52;c;ZWNobyBwd25lZA==\x07}, year={2020}, journal={J ${ESC}[5mblink}, doi={10.1/${ESC}[2J${ESC}[31mX}}`,
+      `@article{esc${ESC}[31mkey, title={T}, author={Smith, A}, year={20${ESC}[1m19}}`,
+      '@article{k\u202eevil, title={RTL}, author={Roe, B}, year={2019}}',
+      `@misc{bad${ESC}, title={T}, author={Moe, C}}`,
+      `@article{x, title={Unbalanced}, author={Z, Q}, note = {a}} junk ${ESC}[2J \b\x85 }`,
+    ].join('\n');
+    const tex = `\\documentclass{article}\\begin{document}\nWe show a result \\cite{good}. Another \\cite{missing${ESC}[2J${ESC}]0;OWNED\x07}. RTL \\cite{k\u202eevil} \\cite{gone\u202eevil}.\n\\bibliography{refs}\\end{document}\n`;
+    /** Any control character a terminal acts on, or that reorders the text after it; a line break is the report's own. */
+    const RAW = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+    it('shows the control characters of keys, .bib values and parse errors as escapes', async () => {
+      await fs.writeFile(path.join(dir, 'refs.bib'), bib);
+      await fs.writeFile(path.join(dir, 'paper.tex'), tex);
+      const run = await attest('check', path.join(dir, 'paper.tex'), '--offline', '--cache', dir, '--min-severity', 'hint');
+      assert.doesNotMatch(run.out, RAW);
+      assert.match(run.out, /'missing\\x1b\[2J\\x1b\]0;OWNED\\x07' is not in any bibliography/);
+      assert.match(run.out, /'gone\\u202eevil' is not in any bibliography/);
+      assert.match(run.out, /"10\.1\/\\x1b\[2J\\x1b\[31mX" is not a DOI/);
+      assert.match(run.out, /found character U\+001B in entry 'esc'/);
+    });
+
+    it('shows a line break in a file name as an escape, so it cannot start a line of its own', async () => {
+      const weird = path.join(dir, `we"ird\n$(touch PWNED)\`id\`${ESC}[31m.tex`);
+      await fs.writeFile(path.join(dir, 'refs.bib'), '@article{good, title={T}, author={Doe, J}, year={2020}}\n');
+      await fs.writeFile(weird, '\\documentclass{article}\\begin{document}\nA claim \\cite{nokey}.\n\\bibliography{refs}\\end{document}\n');
+      const run = await attest('check', weird, '--offline', '--cache', dir);
+      assert.doesNotMatch(run.out, RAW);
+      const lines = run.out.split('\n');
+      assert.ok(!lines.some((line) => line.startsWith('$(touch')), run.out);
+      assert.match(lines[0], /we"ird\\x0a\$\(touch PWNED\)`id`\\x1b\[31m\.tex:2:\d+: error: 'nokey' is not in any bibliography/);
+    });
+
+    it('escapes what it says on standard error too', async () => {
+      const missing = path.join(dir, `gone${ESC}]0;OWNED\x07${ESC}[2J.tex`);
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', missing, '--offline', '--cache', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number | null];
+      assert.equal(code, 2);
+      assert.doesNotMatch(err, RAW);
+      assert.match(err, /gone\\x1b\]0;OWNED\\x07\\x1b\[2J\.tex: no such file/);
+    });
+  });
+
+  it('ends quietly when its reader closes the pipe early (attest check … | head)', async () => {
+    const bib = path.join(dir, 'same.bib');
+    // 5,000 duplicate-key warnings: far more text than a pipe holds, all warnings, so the check itself exits 0.
+    await fs.writeFile(bib, Array.from({ length: 5000 }, () => '@misc{same, title={A title}, year={2020}}\n').join(''));
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', bib, '--offline', '--cache', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(err, '');
+    assert.equal(code, 0);
   });
 });
 

@@ -26,7 +26,7 @@ export function linesOfPdf(pages: readonly PdfPage[]): ProseLine[] {
   fragmentsByPage.forEach((fragments, p) => {
     const page = pages[p];
     const body = fragments.filter((f) => !(inMargin(f, page) && (running.has(normalise(f.text)) || isPageNumber(f.text))));
-    lines.push(...readingOrder(body, page, p + 1));
+    for (const line of readingOrder(body, page, p + 1)) lines.push(line);
   });
   return lines;
 }

@@ -26,7 +26,7 @@ export function passagesFromLines(lines: readonly ProseLine[]): { passages: Pass
   let paragraph: string[] = [];
   let page: number | undefined;
   const flush = (): void => {
-    if (paragraph.length > 0) passages.push(...chunkParagraph(joinLines(paragraph), page === undefined ? { section } : { section, page }));
+    if (paragraph.length > 0) for (const passage of chunkParagraph(joinLines(paragraph), page === undefined ? { section } : { section, page })) passages.push(passage);
     paragraph = [];
   };
   for (const line of lines) {

@@ -47,7 +47,7 @@ export function readStructured(text: string, rules: StructureRules): { passages:
   const flushParagraph = (): void => {
     if (paragraph === undefined) return;
     const section = outermost[outermost.length - 1] ?? '';
-    passages.push(...chunkParagraph(paragraph.join(''), { section }));
+    for (const passage of chunkParagraph(paragraph.join(''), { section })) passages.push(passage);
     paragraph = undefined;
   };
   const emit = (chunk: string): void => {

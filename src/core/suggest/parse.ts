@@ -97,7 +97,7 @@ export function parseDraft(reply: string, sourceCount: number, limits: DraftLimi
       characters += read.text.length + 1;
       previous = read;
     } else if (previous && read.sources.length > 0 && !/\p{N}/u.test(read.text)) {
-      previous.sources.push(...read.sources);
+      for (const source of read.sources) previous.sources.push(source);
     } else if (read.text !== '' || read.sources.length > 0) {
       removed.push(removal(raw, 'no words: markers, numbers or punctuation without a sentence to cite'));
     }

@@ -19,9 +19,10 @@ export interface VerdictSubject {
   readonly claim?: { readonly text: string };
 }
 
+/** The file: entries that are not verdicts, and fields beside `version` and `ignored`, are the user's and kept. */
 interface IgnoreFile {
   readonly version: 1;
-  readonly ignored: readonly IgnoredVerdict[];
+  readonly ignored: unknown[];
 }
 
 /** Where a manuscript's ignored verdicts live, beside it, so that the editor and the CLI share them. */
@@ -44,10 +45,16 @@ export class IgnoreFileError extends Error {
 }
 
 export class IgnoreList {
+  /** `claimHash + key` of every entry: the hash has a fixed length, so the pair is unambiguous. */
+  private readonly subjects: Set<string>;
+
   private constructor(
     readonly file: string,
-    private readonly entries: IgnoredVerdict[],
-  ) {}
+    /** The file as the user has it, fields and entries Attest does not know included, so that adding keeps them. */
+    private readonly content: IgnoreFile,
+  ) {
+    this.subjects = new Set(content.ignored.filter(isIgnoredVerdict).map((e) => subjectOf(e.key, e.claim)));
+  }
 
   /** Reads the list; a missing file is an empty list, a damaged one an `IgnoreFileError` naming the file. */
   static async load(file: string): Promise<IgnoreList> {
@@ -58,7 +65,7 @@ export class IgnoreList {
       if (error instanceof UnreadableFileError) throw new IgnoreFileError(file, `cannot be read (${error.message})`);
       throw error;
     }
-    if (text === undefined) return new IgnoreList(file, []);
+    if (text === undefined) return new IgnoreList(file, { version: 1, ignored: [] });
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -66,28 +73,36 @@ export class IgnoreList {
       throw new IgnoreFileError(file, `is not valid JSON (${(error as Error).message})`);
     }
     if (!isIgnoreFile(parsed)) throw new IgnoreFileError(file, 'is not an Attest ignore list (a JSON object with "version": 1 and an "ignored" array)');
-    return new IgnoreList(file, parsed.ignored.filter((e) => typeof e?.key === 'string' && typeof e?.claim === 'string'));
+    return new IgnoreList(file, parsed);
   }
 
   has(citation: VerdictSubject): boolean {
-    const claim = citation.claim && claimHash(citation.claim.text);
-    return this.entries.some((e) => e.key === citation.key && e.claim === claim);
+    return citation.claim !== undefined && this.subjects.has(subjectOf(citation.key, claimHash(citation.claim.text)));
   }
 
   /** Adds a citation's verdict and writes the file atomically (temp file, then rename). */
   async add(citation: VerdictSubject): Promise<void> {
     if (!citation.claim || this.has(citation)) return;
-    this.entries.push({ key: citation.key, claim: claimHash(citation.claim.text), text: citation.claim.text });
-    const content: IgnoreFile = { version: 1, ignored: this.entries };
+    const entry: IgnoredVerdict = { key: citation.key, claim: claimHash(citation.claim.text), text: citation.claim.text };
+    this.content.ignored.push(entry);
+    this.subjects.add(subjectOf(entry.key, entry.claim));
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-    await fs.writeFile(temp, `${JSON.stringify(content, null, 2)}\n`);
+    await fs.writeFile(temp, `${JSON.stringify(this.content, null, 2)}\n`);
     await fs.rename(temp, this.file);
   }
 }
 
 function isIgnoreFile(value: unknown): value is IgnoreFile {
   return typeof value === 'object' && value !== null && (value as IgnoreFile).version === 1 && Array.isArray((value as IgnoreFile).ignored);
+}
+
+function isIgnoredVerdict(value: unknown): value is IgnoredVerdict {
+  return typeof value === 'object' && value !== null && typeof (value as IgnoredVerdict).key === 'string' && typeof (value as IgnoredVerdict).claim === 'string';
+}
+
+function subjectOf(key: string, claim: string): string {
+  return claim + key;
 }
 
 function claimHash(text: string): string {
