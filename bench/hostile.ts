@@ -70,6 +70,7 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: 'nested inline footnotes', parser: 'markdown', make: (n) => nested('^[', '@k', ']', n) },
   { name: 'nested footnote references', parser: 'markdown', make: (n) => nested('[^', 'x', ']', n) },
   { name: 'footnote definitions', parser: 'markdown', make: (n) => fill('[^1]: a^[b]\n', n) },
+  { name: 'front matter nested deep behind quoted brackets', parser: 'markdown', make: (n) => `---\nx: ${fill("[']',", Math.min(n / 2, 60_000))}\n---\n${fill('Text [@k]. ', n / 2)}` },
 
   { name: 'at-signs', parser: 'bibtex', make: (n) => fill('@', n) },
   { name: 'unclosed entries', parser: 'bibtex', make: (n) => fill('@a{', n) },
