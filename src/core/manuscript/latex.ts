@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { withLoneCrAsLf } from '../text/lineBreaks';
 import { LineIndex } from '../text/positions';
 import { REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
@@ -102,7 +103,7 @@ export function parseLatex(text: string, file: string, rootDir = path.dirname(fi
  * other files of the manuscript (a preamble's `macros.tex`), which print here as they do in LaTeX.
  */
 export function packLatex(text: string, file: string, rootDir = path.dirname(file), macros: ReadonlyMap<string, string> = new Map()): PackedSource {
-  return new LatexScanner(text, file, rootDir, macros).scan();
+  return new LatexScanner(withLoneCrAsLf(text), file, rootDir, macros).scan();
 }
 
 class LatexScanner {

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { withLoneCrAsLf } from '../text/lineBreaks';
 import { LineIndex } from '../text/positions';
 import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
@@ -31,7 +32,7 @@ export function parseMarkdown(text: string, file: string): ParsedSource {
 
 /** `parseMarkdown`, packed to be sent to another thread. */
 export function packMarkdown(text: string, file: string): PackedSource {
-  return new MarkdownScanner(text, file).scan();
+  return new MarkdownScanner(withLoneCrAsLf(text), file).scan();
 }
 
 class MarkdownScanner {
