@@ -42,6 +42,8 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: 'abbreviations without end', parser: 'latex', make: (n) => fill('e.g. ', n) },
   { name: 'one sentence with no full stop', parser: 'latex', make: (n) => fill('word \\cite{k} ', n) },
   { name: 'blank lines of spaces', parser: 'latex', make: (n) => fill('\n          ', n) },
+  { name: 'doubling \\newcommand definitions', parser: 'latex', make: (n) => doublingMacros(Math.floor(n / 30)) },
+  { name: 'a long macro used again and again', parser: 'latex', make: (n) => `\\newcommand{\\m}{${fill('word ', 9000)}}\n${fill('\\m ', n)}` },
 
   { name: 'nested brackets without @', parser: 'markdown', make: (n) => nested('[', 'x', ']', n) },
   { name: 'nested brackets around one @key', parser: 'markdown', make: (n) => nested('[', '@key', ']', n) },
@@ -68,6 +70,7 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: 'nested inline footnotes', parser: 'markdown', make: (n) => nested('^[', '@k', ']', n) },
   { name: 'nested footnote references', parser: 'markdown', make: (n) => nested('[^', 'x', ']', n) },
   { name: 'footnote definitions', parser: 'markdown', make: (n) => fill('[^1]: a^[b]\n', n) },
+  { name: 'front matter nested deep behind quoted brackets', parser: 'markdown', make: (n) => `---\nx: ${fill("[']',", Math.min(n / 2, 60_000))}\n---\n${fill('Text [@k]. ', n / 2)}` },
 
   { name: 'at-signs', parser: 'bibtex', make: (n) => fill('@', n) },
   { name: 'unclosed entries', parser: 'bibtex', make: (n) => fill('@a{', n) },
@@ -100,4 +103,16 @@ function crossrefChain(entries: number): string {
   const lines = ['@proceedings{e0, title = {Root}}'];
   for (let i = 1; i < entries; i++) lines.push(`@inproceedings{e${i}, crossref = {e${i - 1}}}`);
   return lines.join('\n');
+}
+
+/** Each macro prints the one before it twice: 2^levels copies of the first, unbounded. */
+function doublingMacros(levels: number): string {
+  let text = '\\newcommand{\\ma}{lol}\n';
+  let previous = 'ma';
+  for (let i = 1; i <= levels; i++) {
+    const name = `m${i.toString(26).replace(/./g, (digit) => String.fromCharCode(0x61 + parseInt(digit, 26)))}z`;
+    text += `\\newcommand{\\${name}}{\\${previous}\\${previous}}\n`;
+    previous = name;
+  }
+  return `${text}It is known \\${previous} that X holds \\cite{k}.\n`;
 }

@@ -18,6 +18,7 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
   'unused-entry': 'A bibliography entry the manuscript never cites.',
   'bib-parse-error': 'BibTeX text that does not parse; the entries around it may be lost.',
   'front-matter-unread': 'YAML front matter too large, too deeply nested or not valid YAML; the bibliographies it names may be missed.',
+  'macro-not-expanded': 'A LaTeX macro without arguments would print too much text to expand (a definition that doubles another, repeated); the claims that use it are checked without it.',
   'not-found': 'No open source (Crossref, OpenAlex, Semantic Scholar, arXiv, Europe PMC, CORE) has a record of the reference: possibly fabricated.',
   'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ, or claims a venue no source knows for a work known only as a preprint.',
   'venue-unconfirmed': 'The only record found is a preprint while the entry names a venue; the venue could not be confirmed.',

@@ -83,6 +83,12 @@ export async function checkManuscript(
     });
   }
 
+  for (const source of manuscript.sources) {
+    for (const { name, reason, range } of source.macroProblems ?? []) {
+      findings.push({ code: 'macro-not-expanded', severity: 'warning', message: `\\${name} ${reason}, so the claims that use it are read without its text.`, file: source.file, range });
+    }
+  }
+
   const bibliographies: Bibliography[] = [];
   const wanted = bibliographyFiles(manuscript, options);
   for (const { file, reference } of wanted) {

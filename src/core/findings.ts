@@ -10,6 +10,7 @@ export type FindingCode =
   | 'unused-entry'
   | 'bib-parse-error'
   | 'front-matter-unread'
+  | 'macro-not-expanded'
   | 'not-found'
   | 'metadata-mismatch'
   | 'unchecked'

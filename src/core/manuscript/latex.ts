@@ -1,7 +1,9 @@
 import * as path from 'node:path';
+import { withLoneCrAsLf } from '../text/lineBreaks';
 import { LineIndex } from '../text/positions';
 import { REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
+import { MacroTable } from './macroTable';
 import { renderMath } from './math';
 import { PlainTextBuilder } from './plainText';
 import { isSpaceCode } from './characters';
@@ -103,7 +105,7 @@ export function parseLatex(text: string, file: string, macros: ReadonlyMap<strin
  * other files of the manuscript (a preamble's `macros.tex`), which print here as they do in LaTeX.
  */
 export function packLatex(text: string, file: string, macros: ReadonlyMap<string, string> = new Map()): PackedSource {
-  return new LatexScanner(text, file, macros).scan();
+  return new LatexScanner(withLoneCrAsLf(text), file, macros).scan();
 }
 
 class LatexScanner {
@@ -116,12 +118,10 @@ class LatexScanner {
   private readonly bibliographies: FileReference[] = [];
   private readonly bibitems: string[] = [];
   /** The argument-free macros (`\newcommand{\tool}{dynoNet}`) known here, by name, as the text they print. */
-  private readonly macros: Map<string, string>;
-  /** Those this file defines. */
-  private readonly defined = new Map<string, string>();
+  private readonly macros: MacroTable;
   private readonly undefinedCommands = new Set<string>();
   private readonly noteUndefined = (name: string): void => {
-    this.undefinedCommands.add(name);
+    if (!this.macros.knows(name)) this.undefinedCommands.add(name);
   };
   /** For each open `{`, whether closing it ends a sentence context. */
   private readonly groups: boolean[] = [];
@@ -134,7 +134,7 @@ class LatexScanner {
     private readonly file: string,
     macros: ReadonlyMap<string, string>,
   ) {
-    this.macros = new Map(macros);
+    this.macros = new MacroTable(macros, text.length);
     this.out = new PlainTextBuilder(text.length);
     this.lines = new LineIndex(text);
     this.delimiters = new DelimiterIndex(text, { latexComments: true });
@@ -189,10 +189,17 @@ class LatexScanner {
       bibitems: this.bibitems,
       citesAll: this.citesAll,
       texRoot: this.texRoot,
-      macros: this.defined,
+      macros: this.macros.defined,
       undefinedCommands: [...this.undefinedCommands],
+      ...this.macroProblems(),
     };
     return packSource(facts, this.out.build(), this.citations, this.lines);
+  }
+
+  private macroProblems(): Pick<ParsedSource, 'macroProblems'> {
+    const unexpanded = this.macros.unexpanded();
+    if (unexpanded.length === 0) return {};
+    return { macroProblems: unexpanded.map(({ name, reason, start, end }) => ({ name, reason, range: this.lines.rangeOf(start, end) })) };
   }
 
   /** TeX's ligatures: `--` prints an en dash, `---` an em dash, as the reader sees them. */
@@ -264,7 +271,7 @@ class LatexScanner {
 
   /** Inline math as a reader reads it, so a claim like "scales as $\\mathcal{O}(N^3)$" keeps its formula. */
   private appendMathText(from: number, to: number): void {
-    for (const piece of renderMath(this.text, from, to, this.macros, this.noteUndefined)) this.out.appendReplacement(piece.text, piece.offset);
+    for (const piece of renderMath(this.text, from, to, this.macros.lookupAt(from, to), this.noteUndefined)) this.out.appendReplacement(piece.text, piece.offset);
   }
 
   private command(): void {
@@ -377,14 +384,14 @@ class LatexScanner {
       this.skipOptionalArguments();
       return;
     }
-    const expansion = this.macros.get(name);
+    const expansion = this.macros.expand(name, start, this.i);
     if (expansion !== undefined) {
       // TeX would eat the space after it, but a macro for a word is written with \xspace or `\ ` for that space.
       this.out.appendReplacement(expansion, start);
       return;
     }
     // Any other command prints nothing of its own; its braced arguments are read as prose by the main loop.
-    this.undefinedCommands.add(name);
+    this.noteUndefined(name);
     this.skipSpacesAfterControlWord();
   }
 
@@ -396,6 +403,7 @@ class LatexScanner {
     const { text } = this;
     const named = /^\s*(?:\{\s*\\([a-zA-Z@]+)\s*\}|\\([a-zA-Z@]+))/.exec(text.slice(this.i, this.i + 200));
     if (!named) return;
+    const nameStart = this.i + named[0].lastIndexOf('\\');
     this.i += named[0].length;
     const name = named[1] ?? named[2];
     // `\def\name#1{…}` takes parameters; the main loop reads on as before.
@@ -407,10 +415,9 @@ class LatexScanner {
     }
     const body = this.readBracedArgument();
     if (!body) return;
-    const printed = renderMath(text, body.start, body.end, this.macros, this.noteUndefined).map((p) => p.text).join('');
-    const expansion = printed.replace(/\s+/g, ' ').trim();
-    this.macros.set(name, expansion);
-    this.defined.set(name, expansion);
+    this.macros.define(name, nameStart, nameStart + 1 + name.length, (lookup) =>
+      renderMath(text, body.start, body.end, lookup, this.noteUndefined).map((p) => p.text).join(''),
+    );
   }
 
   /** TeX ignores spaces after a control word; a line break there still counts as a space between words. */

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { withLoneCrAsLf } from '../text/lineBreaks';
 import { LineIndex } from '../text/positions';
 import { isCrossReference, REFERENCE_PLACEHOLDER } from './crossReference';
 import { DelimiterIndex } from './delimiters';
@@ -31,7 +32,7 @@ export function parseMarkdown(text: string, file: string): ParsedSource {
 
 /** `parseMarkdown`, packed to be sent to another thread. */
 export function packMarkdown(text: string, file: string): PackedSource {
-  return new MarkdownScanner(text, file).scan();
+  return new MarkdownScanner(withLoneCrAsLf(text), file).scan();
 }
 
 class MarkdownScanner {
@@ -95,9 +96,18 @@ class MarkdownScanner {
     const doc = parseDocument(match[1], { uniqueKeys: false });
     const [error] = doc.errors;
     if (error) this.frontMatterProblem = { reason: `is not valid YAML (${error.message.split('\n')[0]}), which pandoc refuses`, range: this.lines.rangeOf(0, 3) };
+    // `bibliography: *refs` names what the anchor `&refs` stands for, as pandoc reads it; its range is the anchor's.
+    let targets: Map<unknown, unknown> | undefined;
+    const resolved = (node: unknown): unknown => {
+      if (!yaml().isAlias(node)) return node;
+      targets ??= aliasTargets(doc);
+      const target = targets.get(node);
+      if (target === undefined) this.frontMatterProblem ??= { reason: `is not valid YAML (the alias *${node.source} names no anchor), which pandoc refuses`, range: this.lines.rangeOf(0, 3) };
+      return target;
+    };
     if (isMap(doc.contents)) {
-      this.yamlBibliography(doc.contents.get('bibliography', true), yamlStart);
-      const nocite = doc.contents.get('nocite', true);
+      this.yamlBibliography(doc.contents.get('bibliography', true), yamlStart, resolved);
+      const nocite = resolved(doc.contents.get('nocite', true));
       if (isScalar(nocite) && typeof nocite.value === 'string' && nocite.range) {
         this.nocite(nocite.value, nocite.range[0] + yamlStart);
       }
@@ -105,9 +115,10 @@ class MarkdownScanner {
     return match[0].length;
   }
 
-  private yamlBibliography(node: unknown, offset: number): void {
+  private yamlBibliography(value: unknown, offset: number, resolved: (node: unknown) => unknown): void {
     const { isScalar, isSeq } = yaml();
-    const items: unknown[] = isSeq(node) ? node.items : [node];
+    const node = resolved(value);
+    const items: unknown[] = isSeq(node) ? node.items.map(resolved) : [node];
     for (const item of items) {
       if (!isScalar(item) || typeof item.value !== 'string' || !item.range) continue;
       const name = item.value.trim();
@@ -467,29 +478,56 @@ class MarkdownScanner {
 /**
  * The YAML library nests by recursion: about a thousand nested collections (`- - - … x`, `[[[…]]]`,
  * 2 KB of text) exhaust the stack, and V8 then aborts the whole process (the extension host, or the
- * CLI) instead of throwing. A manuscript's front matter is a few settings nested a few levels deep;
- * one this large or deep is not read.
+ * CLI) instead of throwing. It has no limit of its own on depth (`maxAliasCount` bounds only the
+ * conversion to JavaScript, which is not used here). A manuscript's front matter is a few settings
+ * nested a few levels deep; one this large or deep is not read.
  */
 const MAX_FRONT_MATTER_CHARS = 64 * 1024;
 const MAX_NESTING = 128;
-/** A block or compact collection starts at an indicator followed by a space: `- `, `? `, `: `. */
-const BLOCK_INDICATOR = /(?:^|[ \t])[-?:](?=[ \t]|$)/g;
+/** Tokens that open a block or compact collection: `- `, `? `, `: `. */
+const BLOCK_INDICATORS = new Set(['seq-item-ind', 'explicit-key-ind', 'map-value-ind']);
 
-/** Why front matter is not handed to the YAML library, or undefined when it can be. */
-function whyYamlUnreadable(yaml: string): string | undefined {
-  if (yaml.length > MAX_FRONT_MATTER_CHARS) return `is larger than ${MAX_FRONT_MATTER_CHARS / 1024} KB`;
-  const tooDeep = `is nested more than ${MAX_NESTING} levels deep`;
+/**
+ * Why front matter is not handed to the YAML library, or undefined when it can be. The depth is
+ * counted on the library's own lexer, which is a loop, not a recursion: a `[` or `- ` inside a quoted
+ * scalar or a comment is text, so it neither hides a real bracket nor counts as one.
+ */
+function whyYamlUnreadable(source: string): string | undefined {
+  if (source.length > MAX_FRONT_MATTER_CHARS) return `is larger than ${MAX_FRONT_MATTER_CHARS / 1024} KB`;
+  const { CST, Lexer } = yaml();
+  // A flow collection that a less indented line ends, an error, stays counted: only a closer takes it off.
   let flow = 0;
-  for (const line of yaml.split('\n')) {
-    for (const c of line) {
-      if ((c === '[' || c === '{') && ++flow > MAX_NESTING) return tooDeep;
-      if ((c === ']' || c === '}') && flow > 0) flow--;
-    }
-    const indent = line.length - line.trimStart().length;
-    const indicators = line.match(BLOCK_INDICATOR)?.length ?? 0;
-    if (indent + indicators > MAX_NESTING) return tooDeep;
+  let block = 0;
+  let lineStart = true;
+  for (const token of new Lexer().lex(source)) {
+    const type = CST.tokenType(token);
+    if (type === 'flow-seq-start' || type === 'flow-map-start') flow++;
+    else if ((type === 'flow-seq-end' || type === 'flow-map-end') && flow > 0) flow--;
+    else if (type === 'newline') block = 0;
+    else if (type === 'space' && lineStart) block = token.length;
+    else if (type !== null && BLOCK_INDICATORS.has(type)) block++;
+    lineStart = type === 'newline';
+    if (flow > MAX_NESTING || block > MAX_NESTING) return `is nested more than ${MAX_NESTING} levels deep`;
   }
   return undefined;
+}
+
+/**
+ * What each alias of a document stands for: the node of the last anchor of its name before it. The
+ * library's `Alias.resolve` walks the document for each alias, so a list of thousands of aliases took
+ * quadratic time; this is one walk.
+ */
+function aliasTargets(doc: import('yaml').Document): Map<unknown, unknown> {
+  const { isAlias, visit } = yaml();
+  const latest = new Map<string, unknown>();
+  const targets = new Map<unknown, unknown>();
+  visit(doc, {
+    Node: (_key, node) => {
+      if (isAlias(node)) targets.set(node, latest.get(node.source));
+      else if (node.anchor) latest.set(node.anchor, node);
+    },
+  });
+  return targets;
 }
 
 interface BracketKey {

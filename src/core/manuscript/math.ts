@@ -27,6 +27,9 @@ const SYMBOLS: Readonly<Record<string, string>> = {
   '&': '&', '#': '#', $: '$', _: '_',
 };
 
+/** The text each of the document's argument-free macros prints, already rendered; undefined for others. */
+export type MacroLookup = Pick<ReadonlyMap<string, string>, 'get'>;
+
 /** Operator names that print as words: `\log N` is "log N". */
 const OPERATORS = new Set([
   'log', 'ln', 'exp', 'sin', 'cos', 'tan', 'sinh', 'cosh', 'tanh', 'arcsin', 'arccos', 'arctan', 'max', 'min',
@@ -47,7 +50,7 @@ export function renderMath(
   source: string,
   from: number,
   to: number,
-  macros: ReadonlyMap<string, string> = new Map(),
+  macros: MacroLookup = new Map(),
   onUndefined: (name: string) => void = () => undefined,
 ): MathPiece[] {
   const closers = matchBraces(source, from, to);
@@ -97,7 +100,7 @@ function command(
   source: string,
   at: number,
   to: number,
-  macros: ReadonlyMap<string, string>,
+  macros: MacroLookup,
   push: (text: string, offset: number) => void,
   onUndefined: (name: string) => void,
 ): number {
@@ -113,7 +116,8 @@ function command(
   const name = source.slice(at + 1, end);
   const next = source[end];
   const spaceAfter = next !== undefined && /[\p{L}\p{N}\\]/u.test(next) ? ' ' : '';
-  if (macros.has(name)) push(macros.get(name) + spaceAfter, at);
+  const expansion = macros.get(name);
+  if (expansion !== undefined) push(expansion + spaceAfter, at);
   else if (SYMBOLS[name] !== undefined) push(SYMBOLS[name], at);
   else if (OPERATORS.has(name)) push(name + spaceAfter, at);
   else if (SPACES.has(name)) push(' ', at);

@@ -132,6 +132,7 @@ export function unpackSource(packed: PackedSource): ParsedSource {
     citesAll: packed.citesAll,
     texRoot: packed.texRoot,
     ...(packed.frontMatterProblem && { frontMatterProblem: packed.frontMatterProblem }),
+    ...(packed.macroProblems && { macroProblems: packed.macroProblems }),
     macros: packed.macros,
     undefinedCommands: packed.undefinedCommands,
   };

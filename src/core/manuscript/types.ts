@@ -63,6 +63,17 @@ export interface ParsedSource {
   readonly macros: ReadonlyMap<string, string>;
   /** Commands the file uses that print nothing in it: another file of the manuscript may define them. */
   readonly undefinedCommands: readonly string[];
+  /** Argument-free macros left unexpanded in the claims because what they print is too long. */
+  readonly macroProblems?: readonly MacroProblem[];
+}
+
+export interface MacroProblem {
+  /** The macro's name, without its backslash. */
+  readonly name: string;
+  /** Why it is not expanded, as the rest of a sentence starting with its name. */
+  readonly reason: string;
+  /** Its definition, or its first use when another file defines it. */
+  readonly range: Range;
 }
 
 export interface FrontMatterProblem {
