@@ -59,6 +59,28 @@ export async function benchCheck(): Promise<void> {
   console.log(`  re-check, nothing changed        ${ms(unchanged.ms)}`);
   console.log(`  peak memory (RSS)               ${memory.stop()}`);
   await benchOpeningChapter(text, (await workspace.readText(path.join(path.dirname(root), 'celerite.bib'))) ?? '');
+  await benchLinkedIncludes();
+}
+
+/**
+ * Includes read from the disk, each by its real path: 2000 chapters named through folders linked to
+ * themselves (`l -> .`, `m -> .`), every chapter naming the first twice again, which without real paths
+ * gives an exponential number of names.
+ */
+async function benchLinkedIncludes(): Promise<void> {
+  const files = 2000;
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-links-'));
+  try {
+    await fs.symlink('.', path.join(dir, 'l'));
+    await fs.symlink('.', path.join(dir, 'm'));
+    const chapters = Array.from({ length: files }, (_, i) => `\\subfile{l/c${i}}\\subfile{m/c${i}}`);
+    await fs.writeFile(path.join(dir, 'a.tex'), `\\documentclass{article}\n${chapters.join('\n')}\n`);
+    for (let i = 0; i < files; i++) await fs.writeFile(path.join(dir, `c${i}.tex`), `Chapter ${i} \\cite{k${i}}.\n\\subfile{l/c0}\\subfile{m/c0}\n`);
+    const checked = await time(() => checkManuscript(path.join(dir, 'a.tex'), new FsWorkspace(), new CheckSession()));
+    console.log(`  ${checked.value?.manuscript.sources.length} files named through linked folders, read once each  ${ms(checked.ms)}`);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Parses as the CLI does, counting the files it is asked to parse. */

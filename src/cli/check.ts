@@ -6,7 +6,7 @@ import type { Severity } from '../core/findings';
 import { FsWorkspace } from '../core/fsWorkspace';
 import { analyze } from '../core/index/analyzer';
 import { findRootManuscripts } from '../core/manuscript/discover';
-import { manuscriptRootOf } from '../core/manuscript/project';
+import { manuscriptRootOf, missingTexRoot } from '../core/manuscript/project';
 import { ModelError } from '../core/models/errors';
 import { UnreadableFileError } from '../core/text/decode';
 import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
@@ -117,7 +117,7 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     const files =
       target.kind === 'folder'
         ? await findRootManuscripts(target.dir, run.workspace, run.session.manuscripts)
-        : [target.kind === 'manuscript' ? await manuscriptRootOf(target.file, run.workspace, run.session.manuscripts, () => nearbyTexFiles(target.file)) : target.file];
+        : [target.kind === 'manuscript' ? await rootOf(target.file, run) : target.file];
     if (files.length === 0) throw new InputError(`no manuscript under ${positionals[0]}: neither a .tex file with \\documentclass nor a Markdown file naming a bibliography`);
     const reports: CheckReport[] = [];
     for (const file of files) reports.push(target.kind === 'bibliography' ? await checkBibliography(file, run) : await checkManuscriptOf(file, run));
@@ -135,6 +135,14 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     }
     throw error;
   }
+}
+
+/** The root to check for `file`; a `% !TEX root` that names no file is named in the error, since the error would name only the file it names. */
+async function rootOf(file: string, run: Run): Promise<string> {
+  const root = await manuscriptRootOf(file, run.workspace, run.session.manuscripts, () => nearbyTexFiles(file));
+  const stale = root === file ? undefined : await missingTexRoot(file, run.workspace, run.session.manuscripts);
+  if (stale) throw new InputError(`${file}:${stale.range.start.line + 1}: ${stale.message} Correct or remove the comment.`);
+  return root;
 }
 
 async function targetOf(file: string): Promise<Target> {

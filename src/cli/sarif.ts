@@ -14,6 +14,8 @@ const SOURCE_ROOT = '%SRCROOT%';
 export const RULES: Readonly<Record<FindingCode, string>> = {
   'missing-key': 'A cited key is defined in no bibliography of the manuscript.',
   'missing-file': 'A bibliography or included file the manuscript names does not exist or cannot be read.',
+  'include-not-followed': 'An included file was not read: it is nested too deep, or the manuscript includes too many files; its citations are not checked.',
+  'tex-root-missing': "The '% !TEX root' comment names a file that does not exist; the file is checked as its own root.",
   'duplicate-key': 'A key is defined twice; BibTeX uses the first definition.',
   'unused-entry': 'A bibliography entry the manuscript never cites.',
   'bib-parse-error': 'BibTeX text that does not parse; the entries around it may be lost.',

@@ -4,6 +4,7 @@ import { BibliographyCache } from './bibliography/cache';
 import type { BibEntry, Bibliography } from './bibliography/types';
 import type { Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
+import { RealPaths } from './manuscript/realPaths';
 import type { Citation } from './manuscript/types';
 import { IN_THREAD, type Parsers } from './parsing/parsers';
 import type { Range } from './text/positions';
@@ -72,6 +73,8 @@ export async function checkManuscript(
     });
   }
 
+  for (const { code, message, file, range } of manuscript.notices) findings.push({ code, severity: 'warning', message, file, range });
+
   for (const source of manuscript.sources) {
     if (!source.frontMatterProblem) continue;
     findings.push({
@@ -90,7 +93,7 @@ export async function checkManuscript(
   }
 
   const bibliographies: Bibliography[] = [];
-  const wanted = bibliographyFiles(manuscript, options);
+  const wanted = await bibliographyFiles(manuscript, options);
   for (const { file, reference } of wanted) {
     const read = await readIfText(workspace, file);
     const at = reference ?? { file: root, range: START_OF_FILE };
@@ -139,18 +142,18 @@ interface BibliographyFile {
   readonly reference?: { readonly file: string; readonly name: string; readonly range: Range };
 }
 
-/** The manuscript's own bibliographies, then the extra ones, each once. */
-function bibliographyFiles(manuscript: Manuscript, options: CheckOptions): BibliographyFile[] {
+/** The manuscript's own bibliographies, then the extra ones, each once however many names (symbolic links) reach it. */
+async function bibliographyFiles(manuscript: Manuscript, options: CheckOptions): Promise<BibliographyFile[]> {
   const files = new Map<string, BibliographyFile>();
+  const realPaths = new RealPaths();
+  const add = async (file: string, reference?: BibliographyFile['reference']): Promise<void> => {
+    const real = await realPaths.of(file);
+    if (!files.has(real)) files.set(real, { file, reference });
+  };
   for (const source of manuscript.sources) {
-    for (const b of source.bibliographies) {
-      if (!files.has(b.path)) files.set(b.path, { file: b.path, reference: { file: source.file, name: b.name, range: b.range } });
-    }
+    for (const b of source.bibliographies) await add(b.path, { file: source.file, name: b.name, range: b.range });
   }
-  for (const extra of options.extraBibliographies ?? []) {
-    const file = path.resolve(extra);
-    if (!files.has(file)) files.set(file, { file });
-  }
+  for (const extra of options.extraBibliographies ?? []) await add(path.resolve(extra));
   return [...files.values()];
 }
 

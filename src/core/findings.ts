@@ -6,6 +6,8 @@ export type Severity = 'error' | 'warning' | 'information' | 'hint';
 export type FindingCode =
   | 'missing-key'
   | 'missing-file'
+  | 'include-not-followed'
+  | 'tex-root-missing'
   | 'duplicate-key'
   | 'unused-entry'
   | 'bib-parse-error'

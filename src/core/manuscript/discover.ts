@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { Workspace } from '../workspace';
 import { languageOf } from './language';
 import { loadManuscript, type ParseCache } from './project';
+import { RealPaths } from './realPaths';
 
 /** Folders no manuscript lives in: tools' and version control's. */
 const SKIPPED_FOLDERS = new Set(['node_modules']);
@@ -30,12 +31,16 @@ export async function findRootManuscripts(dir: string, workspace: Workspace, cac
     if (text === undefined) continue;
     if (language === 'latex' ? DOCUMENT_CLASS.test(text) : await namesBibliography(file, workspace, cache)) candidates.push(file);
   }
+  // By real path: a chapter may be included through a linked folder under a name the walk never lists.
+  const realPaths = new RealPaths();
   const included = new Set<string>();
   for (const root of candidates) {
     const manuscript = await loadManuscript(root, workspace, cache);
-    for (const source of manuscript?.sources.slice(1) ?? []) included.add(source.file);
+    for (const source of manuscript?.sources.slice(1) ?? []) included.add(await realPaths.of(source.file));
   }
-  return candidates.filter((file) => !included.has(file)).sort();
+  const roots: string[] = [];
+  for (const file of candidates) if (!included.has(await realPaths.of(file))) roots.push(file);
+  return roots.sort();
 }
 
 async function namesBibliography(file: string, workspace: Workspace, cache: ParseCache): Promise<boolean> {

@@ -3,7 +3,10 @@ import { languageOf } from './language';
 import type { Citation, FileReference, ManuscriptLanguage, ParsedSource } from './types';
 import { ParsedFiles } from '../parsing/parsedFiles';
 import { IN_THREAD, type Parsers } from '../parsing/parsers';
+import type { Range } from '../text/positions';
+import { LineIndex } from '../text/positions';
 import { readIfText, type Workspace } from '../workspace';
+import { RealPaths } from './realPaths';
 
 /** A manuscript: its root file and every file it includes, read as one document. */
 export interface Manuscript {
@@ -14,7 +17,16 @@ export interface Manuscript {
   readonly citations: readonly Citation[];
   /** Included files that do not exist or cannot be read, with the file that names them. */
   readonly missingIncludes: readonly MissingInclude[];
+  /** What the manuscript names but Attest did not read, each said where it is named. */
+  readonly notices: readonly ManuscriptNotice[];
   readonly citesAll: boolean;
+}
+
+export interface ManuscriptNotice {
+  readonly code: 'include-not-followed' | 'tex-root-missing';
+  readonly message: string;
+  readonly file: string;
+  readonly range: Range;
 }
 
 export interface MissingInclude {
@@ -60,7 +72,10 @@ function resolvedIn(rootDir: string, source: ParsedSource): ParsedSource {
 }
 
 /** LaTeX runs can nest `\input` deeply, but a cycle or a runaway include chain must stop somewhere. */
-const MAX_INCLUDE_DEPTH = 32;
+export const MAX_INCLUDE_DEPTH = 32;
+
+/** Far more files than a thesis has; a generated or hostile tree of includes must stop somewhere. */
+export const MAX_INCLUDED_FILES = 5000;
 
 /**
  * The file to check when the user works on `file`: the root named by a `% !TEX root` magic comment;
@@ -78,8 +93,8 @@ export async function manuscriptRootOf(
   const text = await workspace.readText(file);
   if (text === undefined) return file;
   const parsed = await cache.parse(file, text);
-  if (parsed.texRoot !== undefined) return parsed.texRoot;
-  if (/\\documentclass\b/.test(text)) return file;
+  if (parsed.texRoot !== undefined && !(isDocument(text) && (await missingTexRoot(file, workspace, cache)))) return parsed.texRoot;
+  if (isDocument(text)) return file;
   const inclusions = await inclusionsIn((await findCandidates()).filter((c) => c !== file && languageOf(c) === 'latex'), workspace, cache);
   let root = file;
   const seen = new Set([file]);
@@ -88,6 +103,35 @@ export async function manuscriptRootOf(
     root = parent;
   }
   return root;
+}
+
+function isDocument(text: string): boolean {
+  return /\\documentclass\b/.test(text);
+}
+
+/** First in the line, as TeXShop and LaTeX Workshop read it; the parser takes the first such comment. */
+const MAGIC_ROOT = /%\s*!\s*T[eE]X\s+root\s*=[^\n]*/;
+
+/**
+ * The `% !TEX root` comment of `file` when the root it names does not exist: said where the comment
+ * is, since the root may be a file renamed or deleted long after the comment was written.
+ */
+export async function missingTexRoot(file: string, workspace: Workspace, cache: ParseCache): Promise<ManuscriptNotice | undefined> {
+  const read = await readIfText(workspace, file);
+  if (read.text === undefined) return undefined;
+  const { texRoot } = await cache.parse(file, read.text);
+  if (texRoot === undefined) return undefined;
+  const target = await readIfText(workspace, texRoot);
+  if (target.text !== undefined || target.error !== undefined) return undefined;
+  const comment = MAGIC_ROOT.exec(read.text);
+  const start = comment?.index ?? 0;
+  const range = new LineIndex(read.text).rangeOf(start, start + (comment?.[0].trimEnd().length ?? 0));
+  return {
+    code: 'tex-root-missing',
+    message: `The '% !TEX root' comment on line ${range.start.line + 1} names ${texRoot}, which does not exist.`,
+    file,
+    range,
+  };
 }
 
 interface Inclusion {
@@ -117,7 +161,11 @@ function includerOf(file: string, inclusions: readonly Inclusion[]): string | un
   return inclusions.find((i) => i.includer !== file && file.endsWith(tail(i.reference.name)))?.includer;
 }
 
-/** Reads the root file and, for LaTeX, follows `\input`, `\include` and `\subfile` from it. */
+/**
+ * Reads the root file and, for LaTeX, follows `\input`, `\include` and `\subfile` from it. Each file is
+ * read once by its real path, so symbolic links (a folder linked to itself, a file's alias) neither
+ * read a file twice nor multiply the names one file is reached by.
+ */
 export async function loadManuscript(root: string, workspace: Workspace, cache: ParseCache): Promise<Manuscript | undefined> {
   const language = languageOf(root) ?? 'latex';
   const rootText = await workspace.readText(root);
@@ -126,15 +174,30 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
   const sources: ParsedSource[] = [];
   const texts = new Map<string, string>([[root, rootText]]);
   const missingIncludes: MissingInclude[] = [];
-  const visited = new Set<string>([root]);
+  const notices: ManuscriptNotice[] = [];
+  const realPaths = new RealPaths();
+  const visited = new Set<string>([await realPaths.of(root)]);
   const parse = async (file: string, text: string, macros?: ReadonlyMap<string, string>): Promise<ParsedSource> => resolvedIn(rootDir, await cache.parse(file, text, macros));
+  const notFollowed = (reference: FileReference, from: string, why: string): void => {
+    notices.push({ code: 'include-not-followed', message: `'${reference.name}' is not read: ${why}. Its citations are not checked.`, file: from, range: reference.range });
+  };
 
+  let tooMany = false;
   const visit = async (source: ParsedSource, depth: number): Promise<void> => {
     sources.push(source);
-    if (depth >= MAX_INCLUDE_DEPTH) return;
     for (const reference of source.includes) {
-      if (visited.has(reference.path)) continue;
-      visited.add(reference.path);
+      const real = await realPaths.of(reference.path);
+      if (visited.has(real)) continue;
+      if (depth >= MAX_INCLUDE_DEPTH) {
+        notFollowed(reference, source.file, `it is nested more than ${MAX_INCLUDE_DEPTH} includes deep`);
+        return;
+      }
+      if (visited.size >= MAX_INCLUDED_FILES) {
+        if (!tooMany) notFollowed(reference, source.file, `the manuscript includes more than ${MAX_INCLUDED_FILES} files, and the files after the first ${MAX_INCLUDED_FILES} are not read`);
+        tooMany = true;
+        return;
+      }
+      visited.add(real);
       const read = await readIfText(workspace, reference.path);
       if (read.text === undefined) {
         missingIncludes.push({ reference, from: source.file, reason: read.error });
@@ -144,7 +207,12 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
       await visit(await parse(reference.path, read.text), depth + 1);
     }
   };
-  await visit(await parse(root, rootText), 0);
+  const parsedRoot = await parse(root, rootText);
+  if (parsedRoot.texRoot !== undefined && parsedRoot.texRoot !== root) {
+    const stale = await missingTexRoot(root, workspace, cache);
+    if (stale) notices.push({ ...stale, message: `${stale.message} This file is checked as its own root.` });
+  }
+  await visit(parsedRoot, 0);
   const expanded = await withManuscriptMacros(sources, texts, parse);
 
   return {
@@ -153,6 +221,7 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
     sources: expanded,
     citations: expanded.flatMap((s) => s.citations),
     missingIncludes,
+    notices,
     citesAll: sources.some((s) => s.citesAll),
   };
 }
