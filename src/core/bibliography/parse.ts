@@ -1,4 +1,6 @@
+import { Ch } from './charCodes';
 import { pdfPathsOf } from './fileField';
+import { LatexTextReader } from './latexText';
 import { LineIndex } from '../text/positions';
 import type { Author, BibEntry, BibProblem, Bibliography } from './types';
 import type * as ValueModule from '@citation-js/plugin-bibtex/lib/input/value.js';
@@ -47,6 +49,8 @@ interface CitationJs {
   readonly value: typeof ValueModule;
   readonly constants: typeof ConstantsModule;
   readonly crossref: typeof CrossrefModule;
+  /** citation-js's reading of the common LaTeX of text fields, without its grammar's cost. */
+  readonly latexText: LatexTextReader;
 }
 
 let loaded: CitationJs | undefined;
@@ -54,8 +58,9 @@ let loaded: CitationJs | undefined;
 function citationJs(): CitationJs {
   if (!loaded) {
     const library = require('./citationJs') as typeof CitationJsModule;
-    loaded = { value: library.bibtexValue, constants: library.bibtexConstants, crossref: library.bibtexCrossref };
-    addMissingLatexCommands(loaded.constants.commands);
+    const constants = library.bibtexConstants;
+    addMissingLatexCommands(constants.commands);
+    loaded = { value: library.bibtexValue, constants, crossref: library.bibtexCrossref, latexText: new LatexTextReader(constants) };
   }
   return loaded;
 }
@@ -106,24 +111,6 @@ class BibSyntaxError {
   ) {}
 }
 
-const enum Ch {
-  Tab = 9,
-  LineFeed = 10,
-  CarriageReturn = 13,
-  Space = 32,
-  Quote = 34,
-  Hash = 35,
-  Percent = 37,
-  Apostrophe = 39,
-  LeftParen = 40,
-  RightParen = 41,
-  Comma = 44,
-  Zero = 48,
-  Nine = 57,
-  Equals = 61,
-  LeftBrace = 123,
-  RightBrace = 125,
-}
 
 /** `@type` and its opening delimiter; everything after `@` is optional so it always matches. */
 const ENTRY_HEADER = /@\s*([^\s"#%'(),={}@]*)\s*([{(]?)/y;
@@ -691,13 +678,31 @@ function convert(name: string, value: string): Conversion {
 const LATEX_MARKUP = /[\\{}$~]|--|``|''/;
 
 function convertText(name: string, value: string): Conversion {
+  const library = citationJs();
+  const read = readsAsOneString(name, value, library.constants.fieldTypes) ? library.latexText.read(value) : undefined;
+  if (read !== undefined) return { value: cleanText(read), failed: false };
   try {
-    const text = citationJs().value.parse(value, name);
+    const text = library.value.parse(value, name);
     return { value: typeof text === 'string' ? cleanText(text) : stripLatex(value), failed: false };
   } catch {
     return { value: stripLatex(value), failed: true };
   }
 }
+
+/**
+ * Whether citation-js reads the field with its `String` rule, which LatexTextReader follows: a
+ * literal or title `field` (sentence casing being off), one it has no type for, or a literal `list`
+ * such as `publisher` with no ` and ` to split it at, which reads the same.
+ */
+function readsAsOneString(name: string, value: string, fieldTypes: typeof ConstantsModule.fieldTypes): boolean {
+  const type = Object.hasOwn(fieldTypes, name) ? fieldTypes[name] : undefined;
+  if (type === undefined) return true;
+  if (type[1] !== 'literal' && type[1] !== 'title') return false;
+  return type[0] === 'field' || (type[0] === 'list' && !LIST_SEPARATOR.test(value));
+}
+
+/** citation-js's `and` token of list fields. */
+const LIST_SEPARATOR = /\sand\s/;
 
 function convertAuthors(value: string): Conversion {
   let names: unknown;
@@ -902,12 +907,17 @@ function cleanText(text: string): string {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** Names and titles are checked one by one, so skipping the common no-op pays. */
+/**
+ * Names and titles are checked one by one, so skipping the common no-op pays, and so does only
+ * trimming text whose one untidy space is at an end: the replacement visits every space.
+ */
 function collapseSpace(text: string): string {
-  return UNTIDY_SPACE.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
+  if (!UNTIDY_SPACE.test(text)) return text;
+  return (UNTIDY_INNER_SPACE.test(text) ? text.replace(/\s+/g, ' ') : text).trim();
 }
 
 const UNTIDY_SPACE = /^\s|\s$|[^\S ]|  /;
+const UNTIDY_INNER_SPACE = /[^\S ]|  /;
 
 // ---------------------------------------------------------------------------------------
 // Crossref
