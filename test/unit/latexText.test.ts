@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import * as path from 'node:path';
-import { parse as parseBibtexFile } from '@citation-js/plugin-bibtex/lib/input/file.js';
 import { parse as parseValue } from '@citation-js/plugin-bibtex/lib/input/value.js';
 import * as constants from '@citation-js/plugin-bibtex/lib/input/constants.js';
 import { LatexTextReader } from '../../src/core/bibliography/latexText';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { random } from '../../bench/bibliography.bench';
-
-const ROOT = path.resolve(__dirname, '../../..');
+import { realFields } from './realBibFields';
 
 /** Loads citation-js's tables as parse.ts leaves them (it adds `\aa` and `\AA`). */
 parseBibliography('@misc{k, title = {x}}', '/load.bib');
@@ -31,30 +27,6 @@ function assertSameAsCitationJs(text: string): boolean {
   if (ours !== undefined) assert.equal(ours, theirs, `reading ${JSON.stringify(text)}`);
   if (theirs === undefined) assert.equal(ours, undefined, `refusing ${JSON.stringify(text)}`);
   return ours !== undefined;
-}
-
-function bibFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((name) => {
-    const file = path.join(folder, name);
-    if (statSync(file).isDirectory()) return bibFiles(file);
-    return name.endsWith('.bib') ? [file] : [];
-  });
-}
-
-/** Every string field of the repository's real bibliographies (fixtures and example). */
-function realFields(): string[] {
-  const files = [...bibFiles(path.join(ROOT, 'test/fixtures')), ...bibFiles(path.join(ROOT, 'examples'))];
-  return files.flatMap((file) => {
-    const text = readFileSync(file, 'utf8');
-    // citation-js's file grammar stops at a file's first syntax error; its entries are read one by one.
-    return text.split(/^(?=@)/m).flatMap((chunk) => {
-      try {
-        return parseBibtexFile(chunk).flatMap((entry) => Object.values(entry.properties).filter((v): v is string => typeof v === 'string'));
-      } catch {
-        return [];
-      }
-    });
-  });
 }
 
 /** The constructs the reader is for; each must be read, not left to citation-js. */

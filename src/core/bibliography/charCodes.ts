@@ -24,3 +24,8 @@ export const enum Ch {
   RightBrace = 125,
   Tilde = 126,
 }
+
+/** An ASCII letter: what a LaTeX command's name is made of. */
+export function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}

@@ -1,5 +1,5 @@
 import type * as ConstantsModule from '@citation-js/plugin-bibtex/lib/input/constants.js';
-import { Ch } from './charCodes';
+import { Ch, isLetter } from './charCodes';
 
 /*
  * citation-js's reading of a BibTeX text field, for the LaTeX nearly every field is made of: text,
@@ -337,9 +337,6 @@ export class LatexTextReader {
   }
 }
 
-function isLetter(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-}
 
 /** What a regular expression's `.` does not match. */
 function isLineTerminator(c: number): boolean {

@@ -1,6 +1,7 @@
 import { Ch } from './charCodes';
 import { pdfPathsOf } from './fileField';
 import { LatexTextReader } from './latexText';
+import { nameChunks } from './nameList';
 import { LineIndex, type Position } from '../text/positions';
 import type { Author, BibEntry, BibProblem, Bibliography } from './types';
 import type * as ValueModule from '@citation-js/plugin-bibtex/lib/input/value.js';
@@ -728,36 +729,20 @@ function convertAuthors(value: string): Conversion {
 }
 
 /**
- * A plain list of names, each parsed alone and remembered: a long author list repeats its
- * names, and so do the entries of a bibliography. Only for text with no braces, math,
- * commands, `~`, `=` or whitespace other than spaces, where citation-js's lexer splits the
- * list at every maximal ` and ` run that starts a run of spaces and nothing in one name
- * depends on another; anything else, or a name that does not come back as exactly one,
- * is left to citation-js whole (undefined).
+ * The names of a list each parsed alone and remembered (see nameChunks), or undefined for a list
+ * left to citation-js whole: one it cannot be cut, or one with a piece that is not one name.
  */
 function parseNamesOneByOne(value: string): unknown[] | undefined {
-  if (NOT_PLAIN_NAMES.test(value)) return undefined;
+  const chunks = nameChunks(value);
+  if (chunks === undefined) return undefined;
   const names: unknown[] = [];
-  let start = 0;
-  for (let i = value.indexOf(' '); i >= 0; i = value.indexOf(' ', i + 1)) {
-    if (i > 0 && value.charCodeAt(i - 1) === Ch.Space) continue;
-    PLAIN_AND.lastIndex = i;
-    if (!PLAIN_AND.test(value)) continue;
-    const name = parsePlainName(value.slice(start, i));
+  for (const chunk of chunks) {
+    const name = parsePlainName(chunk);
     if (name === undefined) return undefined;
     names.push(name);
-    start = PLAIN_AND.lastIndex;
-    i = start - 1;
   }
-  const last = parsePlainName(value.slice(start));
-  if (last === undefined) return undefined;
-  names.push(last);
   return names;
 }
-
-const NOT_PLAIN_NAMES = /[{}$\\~=]|[^\S ]/;
-/** citation-js's `and` token (`/\s+[aA][nN][dD]\s+/`) where the only whitespace is spaces. */
-const PLAIN_AND = / +[aA][nN][dD] +/y;
 
 /** citation-js's reading of one name, which it never changes once made. */
 const plainNames = new Map<string, unknown>();
