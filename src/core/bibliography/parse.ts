@@ -1046,13 +1046,15 @@ class ForwardPositions {
 }
 
 function describedAs(text: (field: string) => string | undefined): string | undefined {
-  const said = DESCRIBING_FIELDS.flatMap((field) => {
+  let said = '';
+  for (const field of DESCRIBED_BY) {
     const value = text(field);
-    return value === undefined ? [] : [`${field}: ${value}`];
-  });
-  if (text('urldate') !== undefined) said.push(`urldate: ${text('urldate')}`);
-  return said.length > 0 ? said.join('; ') : undefined;
+    if (value !== undefined) said += `${said === '' ? '' : '; '}${field}: ${value}`;
+  }
+  return said === '' ? undefined : said;
 }
+
+const DESCRIBED_BY = [...DESCRIBING_FIELDS, 'urldate'];
 
 function setIfDefined<K extends keyof BibEntry>(entry: Mutable<BibEntry>, key: K, value: BibEntry[K] | undefined): void {
   if (value !== undefined) entry[key] = value;
