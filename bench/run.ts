@@ -1,3 +1,4 @@
+import { benchBibliography } from './bibliography.bench';
 import { benchCheck, benchIgnoreList } from './check.bench';
 import { benchCompletion } from './completion.bench';
 import { benchDraftParse } from './draftParse.bench';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   console.log('');
   benchManuscriptParse();
   benchHostile();
+  benchBibliography();
   await benchEndlessFile();
   console.log('\nresponsiveness: the longest time the thread that asked is held');
   await benchParsingOffThread();

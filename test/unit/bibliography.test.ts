@@ -289,6 +289,13 @@ describe('BibTeX bibliographies', () => {
   });
 
   describe('identifiers', () => {
+    it('says what a software or web entry is by its describing fields, in a fixed order', () => {
+      const [software, plain] = parse(`@misc{a, urldate = {2024-05-01}, note = {Version 2}, howpublished = {\\url{https://x.org}}, title = {T}}
+@misc{b, title = {T}}`).entries;
+      assert.equal(software.describedAs, 'howpublished: https://x.org; note: Version 2; urldate: 2024-05-01');
+      assert.equal(plain.describedAs, undefined);
+    });
+
     it('normalises DOIs written as URLs or with a doi: prefix', () => {
       const dois = parse(`@misc{a, doi = {https://doi.org/10.1000/ABC}}
 @misc{b, doi = {doi:10.1000/x\\_y}}

@@ -24,6 +24,27 @@ declare module '@citation-js/plugin-bibtex/lib/input/constants.js' {
   export const defaultStrings: Readonly<Record<string, string>>;
   /** Argument-less LaTeX commands and their Unicode text; shared, mutable module state. */
   export const commands: Record<string, string>;
+  /** Math-mode commands (Greek letters) and their Unicode text. */
+  export const mathCommands: Readonly<Record<string, string>>;
+  /** Accent commands (`'`, `"`, `c`, …) and the combining character each puts on the next letter. */
+  export const diacritics: Readonly<Record<string, string>>;
+  /** Commands taking arguments (`url`, `href`, `ElsevierGlyph`) and what they make of them. */
+  export const argumentCommands: Readonly<Record<string, (...args: string[]) => string>>;
+  /** Switches (`\em`, `\bf`) and the format each applies to the rest of its group. */
+  export const formattingEnvs: Readonly<Record<string, string | undefined>>;
+  /** Commands (`\emph{…}`, `\textbf{…}`) and the format each applies to its argument. */
+  export const formattingCommands: Readonly<Record<string, string | undefined>>;
+  /** Each format's opening and closing markup, e.g. `['<i>', '</i>']`. */
+  export const formatting: Readonly<Record<string, readonly [string, string]>>;
+  /** `--`, `---`, ``` `` ```, `''` and `~` in text, and what each becomes. */
+  export const ligaturePattern: RegExp;
+  export const ligatures: Readonly<Record<string, string>>;
+  /** Characters with a Unicode sub- or superscript, by `_` and `^`. */
+  export const mathScripts: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Math commands (`^`, `_`, `\sp`, `\sb`, `\mathrm`) and the format each applies to its argument. */
+  export const mathScriptFormatting: Readonly<Record<string, string | undefined>>;
+  /** Each field's type: `['field' | 'list' | 'separated' | …, 'literal' | 'title' | 'name' | …]`. */
+  export const fieldTypes: Readonly<Record<string, readonly [string, string] | undefined>>;
 }
 
 declare module '@citation-js/plugin-bibtex/lib/mapping/crossref.js' {

@@ -1,5 +1,8 @@
+import { Ch } from './charCodes';
 import { pdfPathsOf } from './fileField';
-import { LineIndex } from '../text/positions';
+import { LatexTextReader } from './latexText';
+import { nameChunks } from './nameList';
+import { LineIndex, type Position } from '../text/positions';
 import type { Author, BibEntry, BibProblem, Bibliography } from './types';
 import type * as ValueModule from '@citation-js/plugin-bibtex/lib/input/value.js';
 import type * as ConstantsModule from '@citation-js/plugin-bibtex/lib/input/constants.js';
@@ -18,7 +21,9 @@ import type * as CitationJsModule from './citationJs';
  * The values are then handed to citation-js, which knows LaTeX: accents and special
  * letters become Unicode, names are split into given/family/particle, and `crossref`
  * inheritance follows biblatex's rules (a proceedings' title becomes the booktitle of
- * its papers).
+ * its papers). Its value grammar costs about 300 ns a token, so the LaTeX nearly every text
+ * field is made of is read as it reads it by latexText.ts, from its own tables, and author
+ * lists go to it a name at a time, each distinct name once (nameList.ts).
  */
 
 export function parseBibliography(text: string, file: string): Bibliography {
@@ -47,6 +52,8 @@ interface CitationJs {
   readonly value: typeof ValueModule;
   readonly constants: typeof ConstantsModule;
   readonly crossref: typeof CrossrefModule;
+  /** citation-js's reading of the common LaTeX of text fields, without its grammar's cost. */
+  readonly latexText: LatexTextReader;
 }
 
 let loaded: CitationJs | undefined;
@@ -54,8 +61,9 @@ let loaded: CitationJs | undefined;
 function citationJs(): CitationJs {
   if (!loaded) {
     const library = require('./citationJs') as typeof CitationJsModule;
-    loaded = { value: library.bibtexValue, constants: library.bibtexConstants, crossref: library.bibtexCrossref };
-    addMissingLatexCommands(loaded.constants.commands);
+    const constants = library.bibtexConstants;
+    addMissingLatexCommands(constants.commands);
+    loaded = { value: library.bibtexValue, constants, crossref: library.bibtexCrossref, latexText: new LatexTextReader(constants) };
   }
   return loaded;
 }
@@ -106,24 +114,6 @@ class BibSyntaxError {
   ) {}
 }
 
-const enum Ch {
-  Tab = 9,
-  LineFeed = 10,
-  CarriageReturn = 13,
-  Space = 32,
-  Quote = 34,
-  Hash = 35,
-  Percent = 37,
-  Apostrophe = 39,
-  LeftParen = 40,
-  RightParen = 41,
-  Comma = 44,
-  Zero = 48,
-  Nine = 57,
-  Equals = 61,
-  LeftBrace = 123,
-  RightBrace = 125,
-}
 
 /** `@type` and its opening delimiter; everything after `@` is optional so it always matches. */
 const ENTRY_HEADER = /@\s*([^\s"#%'(),={}@]*)\s*([{(]?)/y;
@@ -640,7 +630,8 @@ const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprin
 function buildEntries(raws: readonly RawEntry[], file: string, lines: LineIndex, problems: SpanProblem[]): BibEntry[] {
   const properties = raws.map((raw) => readProperties(raw, problems));
   const resolved = resolveCrossrefs(raws, properties, problems);
-  return raws.map((raw, i) => toBibEntry(raw, resolved[i], file, lines));
+  const positions = new ForwardPositions(lines);
+  return raws.map((raw, i) => toBibEntry(raw, resolved[i], file, positions));
 }
 
 function readProperties(raw: RawEntry, problems: SpanProblem[]): Properties {
@@ -693,13 +684,31 @@ function convert(name: string, value: string): Conversion {
 const LATEX_MARKUP = /[\\{}$~]|--|``|''/;
 
 function convertText(name: string, value: string): Conversion {
+  const library = citationJs();
+  const read = readsAsOneString(name, value, library.constants.fieldTypes) ? library.latexText.read(value) : undefined;
+  if (read !== undefined) return { value: cleanText(read), failed: false };
   try {
-    const text = citationJs().value.parse(value, name);
+    const text = library.value.parse(value, name);
     return { value: typeof text === 'string' ? cleanText(text) : stripLatex(value), failed: false };
   } catch {
     return { value: stripLatex(value), failed: true };
   }
 }
+
+/**
+ * Whether citation-js reads the field with its `String` rule, which LatexTextReader follows: a
+ * literal or title `field` (sentence casing being off), one it has no type for, or a literal `list`
+ * such as `publisher` with no ` and ` to split it at, which reads the same.
+ */
+function readsAsOneString(name: string, value: string, fieldTypes: typeof ConstantsModule.fieldTypes): boolean {
+  const type = Object.hasOwn(fieldTypes, name) ? fieldTypes[name] : undefined;
+  if (type === undefined) return true;
+  if (type[1] !== 'literal' && type[1] !== 'title') return false;
+  return type[0] === 'field' || (type[0] === 'list' && !LIST_SEPARATOR.test(value));
+}
+
+/** citation-js's `and` token of list fields. */
+const LIST_SEPARATOR = /\sand\s/;
 
 /**
  * citation-js reads one name in time that grows with the square of its words (a 125 KB name took
@@ -734,36 +743,20 @@ function convertAuthors(value: string): Conversion {
 }
 
 /**
- * A plain list of names, each parsed alone and remembered: a long author list repeats its
- * names, and so do the entries of a bibliography. Only for text with no braces, math,
- * commands, `~`, `=` or whitespace other than spaces, where citation-js's lexer splits the
- * list at every maximal ` and ` run that starts a run of spaces and nothing in one name
- * depends on another; anything else, or a name that does not come back as exactly one,
- * is left to citation-js whole (undefined).
+ * The names of a list each parsed alone and remembered (see nameChunks), or undefined for a list
+ * left to citation-js whole: one it cannot be cut, or one with a piece that is not one name.
  */
 function parseNamesOneByOne(value: string): unknown[] | undefined {
-  if (NOT_PLAIN_NAMES.test(value)) return undefined;
+  const chunks = nameChunks(value);
+  if (chunks === undefined) return undefined;
   const names: unknown[] = [];
-  let start = 0;
-  for (let i = value.indexOf(' '); i >= 0; i = value.indexOf(' ', i + 1)) {
-    if (i > 0 && value.charCodeAt(i - 1) === Ch.Space) continue;
-    PLAIN_AND.lastIndex = i;
-    if (!PLAIN_AND.test(value)) continue;
-    const name = parsePlainName(value.slice(start, i));
+  for (const chunk of chunks) {
+    const name = parsePlainName(chunk);
     if (name === undefined) return undefined;
     names.push(name);
-    start = PLAIN_AND.lastIndex;
-    i = start - 1;
   }
-  const last = parsePlainName(value.slice(start));
-  if (last === undefined) return undefined;
-  names.push(last);
   return names;
 }
-
-const NOT_PLAIN_NAMES = /[{}$\\~=]|[^\S ]/;
-/** citation-js's `and` token (`/\s+[aA][nN][dD]\s+/`) where the only whitespace is spaces. */
-const PLAIN_AND = / +[aA][nN][dD] +/y;
 
 /** citation-js's reading of one name, which it never changes once made. */
 const plainNames = new Map<string, unknown>();
@@ -915,12 +908,17 @@ function cleanText(text: string): string {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** Names and titles are checked one by one, so skipping the common no-op pays. */
+/**
+ * Names and titles are checked one by one, so skipping the common no-op pays, and so does only
+ * trimming text whose one untidy space is at an end: the replacement visits every space.
+ */
 function collapseSpace(text: string): string {
-  return UNTIDY_SPACE.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
+  if (!UNTIDY_SPACE.test(text)) return text;
+  return (UNTIDY_INNER_SPACE.test(text) ? text.replace(/\s+/g, ' ') : text).trim();
 }
 
 const UNTIDY_SPACE = /^\s|\s$|[^\S ]|  /;
+const UNTIDY_INNER_SPACE = /[^\S ]|  /;
 
 // ---------------------------------------------------------------------------------------
 // Crossref
@@ -929,53 +927,57 @@ const UNTIDY_SPACE = /^\s|\s$|[^\S ]|  /;
  * Applies crossref inheritance, each entry once, parents before children. citation-js
  * recurses without a guard (two entries naming each other overflow the stack) and
  * re-resolves shared parents for every child, so the order and cycle check are ours.
+ * Each entry is resolved once and its parent already is, so citation-js only ever merges
+ * one level: a chain of any length costs what as many separate entries do, and needs no cap.
  */
-function resolveCrossrefs(raws: readonly RawEntry[], properties: readonly Properties[], problems: SpanProblem[]): Properties[] {
+function resolveCrossrefs(raws: readonly RawEntry[], properties: readonly Properties[], problems: SpanProblem[]): readonly Properties[] {
+  if (!properties.some((p) => p.crossref !== undefined)) return properties;
   const byKey = new Map<string, number>();
   raws.forEach((raw, i) => {
     if (!byKey.has(raw.key)) byKey.set(raw.key, i);
   });
-  const parentOf = (i: number): number | undefined => {
-    const key = properties[i].crossref;
-    return typeof key === 'string' ? byKey.get(key) : undefined;
-  };
-  const resolved: Properties[] = [];
+  const parents = properties.map((p) => (typeof p.crossref === 'string' ? (byKey.get(p.crossref) ?? -1) : -1));
+  const resolved = new Array<Properties | undefined>(raws.length).fill(undefined);
+  const registry: Record<string, CrossrefModule.CrossrefParent<Properties>> = {};
+  // Which walk last passed each entry: meeting it again in the same walk is a cycle.
+  const walkOf = new Int32Array(raws.length);
+  const chain: number[] = [];
   for (let i = 0; i < raws.length; i++) {
     if (resolved[i]) continue;
-    const chain = collectChain(i, parentOf, resolved);
+    chain.length = 0;
+    for (let j = i; j >= 0 && !resolved[j] && walkOf[j] !== i + 1; j = parents[j]) {
+      chain.push(j);
+      walkOf[j] = i + 1;
+    }
     for (let k = chain.length - 1; k >= 0; k--) {
       const child = chain[k];
-      const parent = parentOf(child);
-      const parentProperties = parent === undefined ? undefined : resolved[parent];
-      if (parent !== undefined && !parentProperties) problems.push(crossrefCycle(raws[child]));
-      resolved[child] = inherit(raws[child].type, properties[child], parent === undefined ? undefined : raws[parent], parentProperties);
+      const parent = parents[child];
+      const parentProperties = parent < 0 ? undefined : resolved[parent];
+      if (parent >= 0 && !parentProperties) problems.push(crossrefCycle(raws[child]));
+      const own = properties[child];
+      if (own.crossref === undefined) {
+        resolved[child] = own;
+      } else if (parent < 0 || !parentProperties) {
+        resolved[child] = withoutCrossref({ ...own });
+      } else {
+        // Under one name for every parent, since making each key a property name cost more than
+        // the inheritance. `own` is this read's own object, and citation-js returns a new one.
+        own.crossref = PARENT;
+        registry[PARENT] = { type: raws[parent].type, properties: parentProperties };
+        resolved[child] = withoutCrossref(citationJs().crossref.crossref(raws[child].type, own, registry));
+      }
     }
   }
-  return resolved;
+  return resolved as Properties[];
 }
 
-/** Entry `i` and its unresolved ancestors, stopping before a resolved one or a repeat. */
-function collectChain(i: number, parentOf: (i: number) => number | undefined, resolved: readonly Properties[]): number[] {
-  const chain: number[] = [];
-  const seen = new Set<number>();
-  for (let j: number | undefined = i; j !== undefined && !resolved[j] && !seen.has(j); j = parentOf(j)) {
-    chain.push(j);
-    seen.add(j);
-  }
-  return chain;
-}
+/** The name citation-js finds the parent under; no key, so nothing on Object's prototype either. */
+const PARENT = '\u0000parent';
 
-function inherit(type: string, own: Properties, parent: RawEntry | undefined, parentProperties: Properties | undefined): Properties {
-  let merged: Properties = { ...own };
-  if (parent && parentProperties) {
-    // No prototype: a crossref to 'constructor' must not find Object's.
-    const registry = Object.create(null) as Record<string, CrossrefModule.CrossrefParent<Properties>>;
-    registry[parent.key] = { type: parent.type, properties: parentProperties };
-    merged = citationJs().crossref.crossref(type, merged, registry);
-  }
-  // A resolved entry must not send citation-js looking for its parent again.
-  delete merged.crossref;
-  return merged;
+/** A resolved entry must not send citation-js looking for its parent again. */
+function withoutCrossref(properties: Properties): Properties {
+  delete properties.crossref;
+  return properties;
 }
 
 function crossrefCycle(raw: RawEntry): SpanProblem {
@@ -987,14 +989,17 @@ function crossrefCycle(raw: RawEntry): SpanProblem {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function toBibEntry(raw: RawEntry, properties: Properties, file: string, lines: LineIndex): BibEntry {
+function toBibEntry(raw: RawEntry, properties: Properties, file: string, positions: ForwardPositions): BibEntry {
   const authors = properties.author;
+  // In the order they come in the file, which ForwardPositions walks fastest.
+  const start = positions.positionAt(raw.span.start);
+  const keyRange = { start: positions.positionAt(raw.keySpan.start), end: positions.positionAt(raw.keySpan.end) };
   const entry: Mutable<BibEntry> = {
     key: raw.key,
     type: raw.type,
     file,
-    range: lines.rangeOf(raw.span.start, raw.span.end),
-    keyRange: lines.rangeOf(raw.keySpan.start, raw.keySpan.end),
+    range: { start, end: positions.positionAt(raw.span.end) },
+    keyRange,
     authors: typeof authors === 'object' ? authors.authors : [],
   };
   if (typeof authors === 'object' && authors.truncated) entry.authorsTruncated = true;
@@ -1017,14 +1022,54 @@ function toBibEntry(raw: RawEntry, properties: Properties, file: string, lines: 
   return entry;
 }
 
-function describedAs(text: (field: string) => string | undefined): string | undefined {
-  const said = DESCRIBING_FIELDS.flatMap((field) => {
-    const value = text(field);
-    return value === undefined ? [] : [`${field}: ${value}`];
-  });
-  if (text('urldate') !== undefined) said.push(`urldate: ${text('urldate')}`);
-  return said.length > 0 ? said.join('; ') : undefined;
+/**
+ * Line and column of offsets that mostly come in order, as an entry's start, key and end do: the
+ * line is walked to from the last one, not searched for among all of them, which cost a 25,000-entry
+ * file more than its crossref inheritance did.
+ */
+class ForwardPositions {
+  private line = 0;
+  private lineStart = 0;
+  private nextLineStart = 0;
+  private readonly length: number;
+
+  constructor(private readonly lines: LineIndex) {
+    this.length = lines.offsetAt({ line: lines.lineCount, character: 0 });
+    this.nextLineStart = this.startOf(1);
+  }
+
+  positionAt(offset: number): Position {
+    const clamped = Math.max(0, Math.min(offset, this.length));
+    if (clamped < this.lineStart) {
+      const position = this.lines.positionAt(clamped);
+      this.line = position.line;
+      this.lineStart = clamped - position.character;
+      this.nextLineStart = this.startOf(this.line + 1);
+      return position;
+    }
+    while (clamped >= this.nextLineStart) {
+      this.line++;
+      this.lineStart = this.nextLineStart;
+      this.nextLineStart = this.startOf(this.line + 1);
+    }
+    return { line: this.line, character: clamped - this.lineStart };
+  }
+
+  private startOf(line: number): number {
+    return line < this.lines.lineCount ? this.lines.offsetAt({ line, character: 0 }) : Infinity;
+  }
 }
+
+function describedAs(text: (field: string) => string | undefined): string | undefined {
+  let said = '';
+  for (const field of DESCRIBED_BY) {
+    const value = text(field);
+    if (value !== undefined) said += `${said === '' ? '' : '; '}${field}: ${value}`;
+  }
+  return said === '' ? undefined : said;
+}
+
+const DESCRIBED_BY = [...DESCRIBING_FIELDS, 'urldate'];
 
 function setIfDefined<K extends keyof BibEntry>(entry: Mutable<BibEntry>, key: K, value: BibEntry[K] | undefined): void {
   if (value !== undefined) entry[key] = value;
