@@ -121,22 +121,16 @@ export class PaperKeyIndex {
 
   private async readOn(source: () => Iterable<Paper>): Promise<void> {
     for (;;) {
-      const slice: Paper[] = [];
       const started = performance.now();
       let at = 0;
-      let more = false;
       // Read afresh after each pause: the library may have been reloaded meanwhile.
       for (const paper of source()) {
         if (at++ < this.read) continue;
-        if (performance.now() - started > INDEX_SLICE_MS) {
-          more = true;
-          break;
-        }
+        if (performance.now() - started > INDEX_SLICE_MS) break;
         this.add([paper]);
-        slice.push(paper);
+        this.read++;
       }
-      this.read += slice.length;
-      if (!more) return;
+      if (at <= this.read) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
