@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { Bibliography } from '../core/bibliography/types';
 import type { CheckResult } from '../core/check';
-import { KeyCompleter, keyContext, type Completion } from '../core/completion/citationKeys';
+import { COMPLETIONS, KeyCompleter, keyContext, type Completion, type KeyCandidate } from '../core/completion/citationKeys';
+import type { PaperMatch } from '../core/completion/libraryKeys';
 import { languageOf } from '../core/manuscript/language';
 import type { Paper } from '../core/papers/paper';
 import type { Checker } from './checker';
@@ -15,19 +16,19 @@ const IDLE_MS = 300;
 /** The command a library paper's completion item runs: it writes the key and the paper's entry in one edit. */
 export const CITE_LIBRARY_PAPER = 'attest.completion.citeLibraryPaper';
 
-/** The paper library as completion reads it (Find Evidence's library, Import Papers' papers). */
+/** The paper library as completion asks it (Find Evidence's library, Import Papers' papers). */
 export interface LibraryPapers {
-  /** The papers from the `from`-th on, in the order they were added. */
-  papers(from: number): Promise<readonly Paper[]>;
-  /** Papers were added. */
-  readonly onDidChange: vscode.Event<void>;
+  /** The papers that match `typed`, best first, at most `limit`, each with the key it would be cited by. */
+  complete(typed: string, limit: number, signal: AbortSignal): Promise<readonly PaperMatch[]>;
 }
 
 /**
  * Citation keys inside `\cite{…}` and its relatives, and after `@` in pandoc Markdown: the keys of the
- * manuscript's bibliographies and the papers of the library, ranked together for what is typed, each
- * with its title, authors and year. The index is built ahead, once a check has parsed the
- * bibliographies and the writer pauses, so that the first completion does not wait for it.
+ * manuscript's bibliographies, then the papers of the library, each ranked for what is typed (by
+ * indexes of their own, so their scores do not compare), each with its title, authors and year. The
+ * bibliographies' index is built ahead, once a check has parsed them and the writer pauses, so that
+ * the first completion does not wait for it. The library's papers are matched in the library's
+ * thread: 100,000 of them indexed or searched here would freeze the editor as the writer types.
  */
 export class CitationCompletionProvider implements vscode.CompletionItemProvider, vscode.Disposable {
   static readonly triggerCharacters = ['{', ',', '@'];
@@ -35,10 +36,8 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
   /** The bibliographies the index holds, as parsed objects: while they are the same, an edit of the manuscript changes nothing. */
   private indexed: readonly Bibliography[] = [];
   private library?: LibraryPapers;
-  private libraryRead?: Promise<void>;
-  /** How many of the library's papers have been read. */
-  private libraryCount = 0;
-  private libraryListener?: vscode.Disposable;
+  /** The library's answer being waited for: a newer keystroke cancels it. */
+  private asking?: AbortController;
   private timer?: NodeJS.Timeout;
   private readonly subscriptions: vscode.Disposable[];
 
@@ -50,20 +49,12 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
     if (library) this.setLibrary(library);
   }
 
-  /** Library papers are read from `library` from now on. */
+  /** Library papers are asked of `library` from now on. */
   setLibrary(library: LibraryPapers): void {
-    this.libraryListener?.dispose();
     this.library = library;
-    this.libraryRead = undefined;
-    this.libraryCount = 0;
-    // Papers added after the library was first read (an import, a search) join the index; before, there is nothing to update.
-    // Only those are read: every search fires this, and copying 100,000 papers again each time held the host.
-    this.libraryListener = library.onDidChange(() => {
-      if (this.libraryRead) this.libraryRead = this.libraryRead.then(() => this.readNewPapers(library));
-    });
   }
 
-  provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): vscode.CompletionList | undefined {
+  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.CompletionList | undefined> {
     const language = languageOf(document.uri.fsPath) ?? (document.languageId === 'latex' ? 'latex' : 'markdown');
     const line = document.lineAt(position.line).text.slice(0, position.character);
     const from = Math.max(0, line.length - LOOK_BACK);
@@ -71,19 +62,44 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
     const result = this.checker.resultFor(document.uri.fsPath);
     if (!context || !result) return undefined;
     this.prepare(result);
-    this.readLibrary();
     const range = new vscode.Range(position.line, from + context.start, position.line, position.character);
-    const items = this.completer.complete(context.typed).map((completion, rank) => {
-      const item = completion.paper ? libraryItem(completion, completion.paper, document.uri, range, context.typed) : new vscode.CompletionItem({ label: completion.key, description: completion.title }, vscode.CompletionItemKind.Reference);
+    const keys = this.completer.complete(context.typed);
+    // Ask for as many more as the bibliographies matched: the library's copies of their works are left out.
+    const papers = this.completer.fromLibrary(await this.fromLibrary(context.typed, COMPLETIONS + keys.length, token));
+    if (token.isCancellationRequested) return undefined;
+    const completions: readonly Completion[] = [...keys, ...papers];
+    const items = completions.map((completion, rank) => {
+      const item = completion.paper ? libraryItem(completion, completion.paper, document.uri, range, context.typed) : keyItem(completion);
       item.range = range;
       item.detail = [completion.authors, completion.year?.toString(), completion.venue].filter((s) => s).join(', ');
       item.documentation ??= completion.title;
-      // Ranked by the search, not by VS Code's own filter, which would drop "vaswani attent".
+      // Ranked by the searches, not by VS Code's own filter, which would drop "vaswani attent".
       item.filterText = context.typed;
       item.sortText = rank.toString().padStart(4, '0');
       return item;
     });
     return new vscode.CompletionList(items, true);
+  }
+
+  /**
+   * The library's papers that match `typed`; none when nothing is typed, when the library cannot be
+   * read (Find Evidence says why), or when a newer keystroke asked meanwhile (its request is cancelled).
+   */
+  private async fromLibrary(typed: string, limit: number, token: vscode.CancellationToken): Promise<readonly PaperMatch[]> {
+    const library = this.library;
+    if (!library || typed.trim() === '') return [];
+    this.asking?.abort();
+    const asking = new AbortController();
+    this.asking = asking;
+    const cancelled = token.onCancellationRequested(() => asking.abort());
+    try {
+      return await library.complete(typed, limit, asking.signal);
+    } catch {
+      return [];
+    } finally {
+      cancelled.dispose();
+      if (this.asking === asking) this.asking = undefined;
+    }
   }
 
   /** Brings the index up to date for the active manuscript once the writer pauses. */
@@ -104,32 +120,15 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
     void this.completer.setEntries(bibliographies.flatMap((b) => b.entries)).then(() => this.completer.complete('warm searches'));
   }
 
-  /**
-   * Indexes the library's papers it has not yet, in chunks. Asked by the first completion, not at
-   * start-up: opening a large library is work a writer who never completes a citation should not pay.
-   */
-  private readLibrary(): void {
-    const library = this.library;
-    if (!library || this.libraryRead) return;
-    this.libraryRead = this.readNewPapers(library);
-  }
-
-  private async readNewPapers(library: LibraryPapers): Promise<void> {
-    try {
-      const papers = await library.papers(this.libraryCount);
-      if (library !== this.library) return;
-      this.libraryCount += papers.length;
-      await this.completer.addPapers(papers);
-    } catch {
-      // The library reports its own problems (Find Evidence says them); completion offers the bibliographies' keys, and reads again when papers are added.
-    }
-  }
-
   dispose(): void {
     clearTimeout(this.timer);
-    this.libraryListener?.dispose();
+    this.asking?.abort();
     for (const subscription of this.subscriptions) subscription.dispose();
   }
+}
+
+function keyItem(candidate: KeyCandidate): vscode.CompletionItem {
+  return new vscode.CompletionItem({ label: candidate.key, description: candidate.title }, vscode.CompletionItemKind.Reference);
 }
 
 /**

@@ -1,11 +1,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckResult } from '../core/check';
+import type { PaperMatch } from '../core/completion/libraryKeys';
 import type { EvidenceFinder } from '../core/evidence';
 import { LibraryThread } from '../core/index/libraryThread';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, papersFromBibliography } from '../core/papers/import';
-import type { Paper } from '../core/papers/paper';
 import type { LocalModel } from './models';
 import type { ReferenceLookups } from './references';
 
@@ -21,11 +21,10 @@ export class EvidenceLibrary implements vscode.Disposable {
    */
   private readonly thread = new LibraryThread();
   private opening?: Promise<LibraryThread>;
+  /** The setup for completion alone, before any search. */
+  private bare?: Promise<readonly string[]>;
   /** Embedding in the background with the encoder of the last setup, stopped when the settings change. */
   private embedding?: AbortController;
-  private readonly changed = new vscode.EventEmitter<void>();
-  /** Papers were added: imported, or found by a search. */
-  readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -44,24 +43,27 @@ export class EvidenceLibrary implements vscode.Disposable {
     const papers = this.checked().flatMap((result) => result.bibliographies.flatMap((b) => papersFromBibliography(b).papers));
     if (papers.length > 0) await library.add(papers, { onlyNew: true });
     return {
-      find: async (query) => {
-        try {
-          return await library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) });
-        } finally {
-          // A live search adds what the sources found.
-          this.changed.fire();
-        }
-      },
+      find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) }),
     };
   }
 
   /**
-   * The library's papers, for citation completion. Before any search, the library's thread opens the
-   * store without the encoder or the sources a search needs, and without offering to download the encoder.
+   * Citation completion's matches for `typed`, found in the library's thread. Before any search, the
+   * thread opens the store without the encoder or the sources a search needs, and without offering to
+   * download the encoder; once.
    */
-  async papers(from: number): Promise<readonly Paper[]> {
-    if (!this.opening) await this.thread.setUp({ dir: this.dir, liveSources: [] });
-    return this.thread.papers(from);
+  async complete(typed: string, limit: number, signal: AbortSignal): Promise<readonly PaperMatch[]> {
+    if (!this.opening) await (this.bare ??= this.setUpBare());
+    return this.thread.complete(typed, limit, signal);
+  }
+
+  private setUpBare(): Promise<readonly string[]> {
+    const setup = this.thread.setUp({ dir: this.dir, liveSources: [] });
+    // Unreadable now is not unreadable for good: the next completion tries again.
+    setup.catch(() => {
+      if (this.bare === setup) this.bare = undefined;
+    });
+    return setup;
   }
 
   /** "Attest: Import Papers": JSONL, BibTeX or RIS files (`given`, or chosen in a dialog), read and indexed in the library's thread, with progress and cancel. */
@@ -93,7 +95,6 @@ export class EvidenceLibrary implements vscode.Disposable {
             continue;
           }
           for (const problem of summary.problems) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
-          this.changed.fire();
           void vscode.window.showInformationMessage(
             vscode.l10n.t('Imported {0} papers from {1}; {2} records could not be read (see the Attest output).', summary.added, path.basename(file.fsPath), summary.problemCount),
           );
@@ -152,7 +153,6 @@ export class EvidenceLibrary implements vscode.Disposable {
 
   dispose(): void {
     this.reset();
-    this.changed.dispose();
     void this.thread.dispose();
   }
 }

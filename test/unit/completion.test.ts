@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { KeyCompleter, keyContext, type KeyCandidate } from '../../src/core/completion/citationKeys';
+import { PaperKeyIndex } from '../../src/core/completion/libraryKeys';
 import type { Paper } from '../../src/core/papers/paper';
 
 const CANDIDATES: KeyCandidate[] = [
@@ -8,6 +9,15 @@ const CANDIDATES: KeyCandidate[] = [
   { key: 'vaswani2017attention', title: 'Attention Is All You Need', authors: 'Ashish Vaswani, Noam Shazeer, Niki Parmar', year: 2017, venue: 'NeurIPS' },
   { key: 'bahdanau2015', title: 'Neural Machine Translation by Jointly Learning to Align and Translate', authors: 'Dzmitry Bahdanau, Kyunghyun Cho, Yoshua Bengio', year: 2015 },
   { key: 'vaswani2021scaling', title: 'Scaling Local Self-Attention for Parameter Efficient Visual Backbones', authors: 'Ashish Vaswani, Prajit Ramachandran', year: 2021 },
+];
+
+const paper = (id: string, title: string, family: string, year: number, doi?: string): Paper => ({ id, title, authors: [{ given: 'A.', family }], year, ...(doi && { doi }) });
+const LIBRARY = [
+  paper('doi:10.1/deep', 'Deep residual learning for image recognition', 'He', 2016, '10.1/deep'),
+  paper('doi:10.1/lstm', 'Long short-term memory', 'Hochreiter', 1997, '10.1/lstm'),
+  paper('arxiv:2001.1', 'Vision transformers at scale', 'Smith', 2020),
+  paper('doi:10.1/vitd', 'Vitamin D and bone density', 'Doe', 2019),
+  paper('doi:10.1/vitdiet', 'Vitamin deficiency and diet', 'Roe', 2018),
 ];
 
 describe('citation key completion', () => {
@@ -41,13 +51,9 @@ describe('citation key completion', () => {
     assert.deepEqual(edited.complete('').map((c) => c.key), ['lee2020', 'kim2021']);
   });
 
-  it('offers the papers of the library beside the keys, by the key Add to bibliography would give them, unless a bibliography has them', async () => {
-    const paper = (id: string, title: string, family: string, year: number, doi?: string): Paper => ({ id, title, authors: [{ given: 'A.', family }], year, ...(doi && { doi }) });
-    const library = [
-      paper('doi:10.1/deep', 'Deep residual learning for image recognition', 'He', 2016, '10.1/deep'),
-      paper('doi:10.1/lstm', 'Long short-term memory', 'Hochreiter', 1997, '10.1/lstm'),
-      paper('arxiv:2001.1', 'Vision transformers at scale', 'Smith', 2020),
-    ];
+  it('offers the library\'s papers by the key Add to bibliography would give them, unless a bibliography has them', async () => {
+    const index = new PaperKeyIndex();
+    index.add(LIBRARY);
     const mixed = new KeyCompleter();
     await mixed.setEntries(
       parseBibliography(
@@ -55,18 +61,57 @@ describe('citation key completion', () => {
         'refs.bib',
       ).entries,
     );
-    await mixed.addPapers(library);
-    const [residual] = mixed.complete('residual learn');
+    const fromLibrary = (typed: string) => mixed.fromLibrary(index.complete(typed, 100));
+    const [residual] = fromLibrary('residual learn');
     assert.deepEqual([residual.key, residual.title, residual.authors, residual.year, residual.paper?.id], ['he2016deep', 'Deep residual learning for image recognition', 'A. He', 2016, 'doi:10.1/deep']);
     // The bibliography has the LSTM paper (same DOI): only its entry is offered.
-    assert.deepEqual(mixed.complete('long short memory').map((c) => [c.key, c.paper === undefined]), [['hochreiter1997lstm', true]]);
-    // Ranked with the keys, and given a free key when its own is taken.
-    assert.deepEqual(mixed.complete('vision').map((c) => c.key).sort(), ['smith2020vision', 'smith2020visionb']);
-    assert.deepEqual(mixed.complete('h').map((c) => c.key), ['hochreiter1997lstm', 'he2016deep']);
-    // Nothing typed lists the bibliography, not a library of thousands.
-    assert.deepEqual(mixed.complete('').map((c) => c.key), ['hochreiter1997lstm', 'smith2020vision']);
-    await mixed.addPapers(library);
-    assert.equal(mixed.complete('residual').length, 1, 'a paper added twice is indexed once');
+    assert.deepEqual(index.complete('long short memory', 100).map((m) => m.key), ['hochreiter1997long']);
+    assert.deepEqual(fromLibrary('long short memory'), []);
+    assert.deepEqual(mixed.complete('long short memory').map((c) => c.key), ['hochreiter1997lstm']);
+    // Given a free key when its own is taken.
+    assert.deepEqual(fromLibrary('vision').map((c) => c.key), ['smith2020visionb']);
+    assert.deepEqual(fromLibrary('h').map((c) => c.key), ['he2016deep']);
+  });
+
+  it('finds library papers by prefixes of every typed word, a typo forgiven, a lone letter after words taken as a word', () => {
+    const index = new PaperKeyIndex();
+    index.add(LIBRARY);
+    const keys = (typed: string): string[] => index.complete(typed, 100).map((m) => m.key);
+    assert.deepEqual(keys('resid lear'), ['he2016deep']);
+    assert.deepEqual(keys('he2016'), ['he2016deep'], 'the start of its key');
+    assert.deepEqual(keys('residaul'), ['he2016deep'], 'one typo in a longer word');
+    assert.deepEqual(keys('residual vision'), [], 'every word required');
+    assert.deepEqual(keys('vitamin d'), ['doe2019vitamin'], '"d" is the word D, not every word starting with d');
+    assert.deepEqual(keys('s'), ['smith2020vision'], 'one letter: the keys that start with it');
+    assert.deepEqual(keys(''), []);
+    index.add(LIBRARY);
+    assert.equal(index.size, LIBRARY.length, 'a paper added twice is indexed once');
+  });
+
+  it('ranks by the rarer words when a typed word completes to many, still requiring every word', () => {
+    // "co" starts 300 words here: too many to rank by, so it only filters what "heart" finds.
+    const many: Paper[] = Array.from({ length: 300 }, (_, i) => ({ id: `p${i}`, title: `Cohort${i} study of ${i % 3 === 0 ? 'heart' : 'lung'} disease`, authors: [], year: 2000 }));
+    const index = new PaperKeyIndex();
+    index.add(many);
+    const titles = (typed: string): string[] => index.complete(typed, 1_000).map((m) => m.paper.title);
+    const heart = titles('co heart');
+    assert.equal(heart.length, 100);
+    assert.ok(heart.every((title) => /^Cohort\d+ study of heart/.test(title)), heart.join('\n'));
+    const alone = titles('co');
+    assert.ok(alone.length > 0 && alone.every((title) => title.startsWith('Cohort')), 'alone, papers with the words it starts that rank first');
+    assert.deepEqual(titles('co kidney'), []);
+  });
+
+  it('indexes the papers of a growing library by difference, a slice at a time', async () => {
+    const library: Paper[] = [...LIBRARY];
+    const index = new PaperKeyIndex();
+    await index.catchUp(() => library);
+    assert.equal(index.size, LIBRARY.length);
+    library.push({ id: 'doi:10.1/later', title: 'Protein folding predicted', authors: [{ family: 'Jumper' }], year: 2021 });
+    assert.deepEqual(index.complete('protein fold', 10), [], 'not indexed yet');
+    await index.catchUp(() => library);
+    assert.deepEqual(index.complete('protein fold', 10).map((m) => m.key), ['jumper2021protein']);
+    assert.equal(index.size, LIBRARY.length + 1);
   });
 
   it('knows when the cursor is in a LaTeX key list and what is typed of the key', () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { asRecord } from '../../src/core/bibliography/citing';
+import { citationKeyFor } from '../../src/core/bibliography/generate';
 import { PaperLibrary } from '../../src/core/index/library';
 import { LibraryThread } from '../../src/core/index/libraryThread';
 import { PaperStore } from '../../src/core/index/store';
@@ -21,6 +23,16 @@ class LetterEmbedder implements Embedder {
     });
   }
   async dispose(): Promise<void> {}
+}
+
+/** What `ask` answers once it is not empty: the worker indexes for completion in the background. */
+async function until<T>(ask: () => Promise<readonly T[]>): Promise<readonly T[]> {
+  for (let tries = 0; ; tries++) {
+    const answer = await ask();
+    if (answer.length > 0) return answer;
+    if (tries === 200) throw new Error('Nothing after 200 tries.');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 describe('the paper library in a worker thread', () => {
@@ -62,34 +74,33 @@ describe('the paper library in a worker thread', () => {
     assert.equal(library.store.size, papers.length);
   });
 
-  it('hands every paper of the store to citation completion, with what a citation of it needs', async () => {
+  it('completes citations from the store\'s papers in its thread, each with its key, and finds papers added later', async () => {
     const papers = await corpus();
     await thread.setUp({ dir });
     await thread.add(papers);
     await thread.dispose();
     thread = new LibraryThread();
     await thread.setUp({ dir });
-    const listed = await thread.papers();
-    assert.deepEqual(
-      listed.map((paper) => paper.id).sort(),
-      papers.map((paper) => paper.id).sort(),
-    );
     const first = papers[0];
-    assert.deepEqual(listed.find((paper) => paper.id === first.id), first);
+    const typed = first.title.split(' ').slice(0, 2).join(' ');
+    // The first completion starts indexing and answers from what is indexed: soon, every paper.
+    const [match] = await until(async () => (await thread.complete(typed, 10)).filter((m) => m.paper.id === first.id));
+    assert.deepEqual(match.paper, first);
+    assert.equal(match.key, citationKeyFor(asRecord(first), new Set()));
+    await thread.add([{ id: 'doi:10.1/later', title: 'Zebrafish fin regeneration', authors: [{ family: 'Jumper' }], year: 2021 }]);
+    const [later] = await until(() => thread.complete('zebraf regen', 10));
+    assert.equal(later.key, 'jumper2021zebrafish');
   });
 
-  it('hands over a library larger than one message holds, each paper once', async () => {
-    const many: Paper[] = Array.from({ length: 2_345 }, (_, i) => ({ id: `doi:10.1000/${i}`, title: `Study number ${i} of things`, authors: [], year: 2000 + (i % 20) }));
+  it('drops a completion whose signal is aborted, with its reason, and answers the next one', async () => {
     await thread.setUp({ dir });
-    await thread.add(many);
-    const ids = (await thread.papers()).map((paper) => paper.id);
-    assert.equal(ids.length, many.length);
-    assert.equal(new Set(ids).size, many.length);
-    assert.deepEqual(
-      (await thread.papers(2_000)).map((paper) => paper.id),
-      many.slice(2_000).map((paper) => paper.id),
-      'the papers added after the first 2,000, for a reader that has those',
-    );
+    await thread.add(await corpus());
+    const controller = new AbortController();
+    const asked = thread.complete('aspirin', 10, controller.signal);
+    controller.abort(new Error('A newer keystroke.'));
+    await assert.rejects(asked, /A newer keystroke/);
+    await assert.rejects(thread.complete('aspirin', 10, controller.signal), /A newer keystroke/, 'aborted before it is asked');
+    assert.ok((await until(() => thread.complete('aspirin', 10))).length > 0);
   });
 
   it('searches the host’s live sources, adding what they find and noting a failure', async () => {

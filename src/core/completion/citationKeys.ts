@@ -4,6 +4,7 @@ import { listAuthors } from '../bibliography/describe';
 import { citationKeyFor, findExisting } from '../bibliography/generate';
 import type { BibEntry } from '../bibliography/types';
 import type { Paper } from '../papers/paper';
+import type { PaperMatch } from './libraryKeys';
 import { arxivIdOf, normalizeDoi, normalizeText } from '../verify/normalize';
 
 /** A key the writer may cite, with what the completion item shows of its work. */
@@ -25,14 +26,17 @@ function candidateOf(entry: BibEntry): KeyCandidate {
 type Indexed = KeyCandidate & { readonly id: string };
 
 const NO_KEYS: ReadonlySet<string> = new Set();
+/** How many keys of the bibliographies, and how many papers of the library, completion offers at most. */
+export const COMPLETIONS = 100;
 
 /**
- * Ranks citation keys for what the writer typed: prefix and fuzzy search over key, title, authors,
- * year and venue, every word required, so "vaswani attent" finds `vaswani2017attention`. The keys of
- * the bibliographies and the papers of the library are ranked together; a library paper the
- * bibliographies already have (same DOI, arXiv id or title, as Add to bibliography decides) is left
- * out, since its entry is offered. The index is kept up to date by difference, so that an edit of the
+ * Ranks the bibliographies' citation keys for what the writer typed: prefix and fuzzy search over key,
+ * title, authors, year and venue, every word required, so "vaswani attent" finds
+ * `vaswani2017attention`. The index is kept up to date by difference, so that an edit of the
  * bibliography re-indexes only the entries it changed. MiniSearch does the matching and ranking.
+ * The library's papers are matched in the library's thread (`PaperKeyIndex`); `fromLibrary` leaves
+ * out those the bibliographies already have (same DOI, arXiv id or title, as Add to bibliography
+ * decides), since their entries are offered.
  */
 export class KeyCompleter {
   private readonly search = new MiniSearch<Indexed>({
@@ -45,7 +49,6 @@ export class KeyCompleter {
   });
   /** The bibliographies' keys in their order, each with its candidate and what it was indexed from. */
   private entries = new Map<string, { readonly candidate: KeyCandidate; readonly indexed: string }>();
-  private readonly papers = new Map<string, { readonly candidate: KeyCandidate; readonly paper: Paper }>();
   /** The bibliographies' entries by DOI, arXiv id and title, to tell which library papers they have. */
   private owners = new Map<string, BibEntry[]>();
   private lowerKeys: ReadonlySet<string> = NO_KEYS;
@@ -85,30 +88,26 @@ export class KeyCompleter {
     this.owners = owners;
   }
 
-  /** Adds the library papers not indexed yet. */
-  async addPapers(papers: Iterable<Paper>): Promise<void> {
-    await inChunks([...papers], (chunk) => {
-      const added: Indexed[] = [];
-      for (const paper of chunk) {
-        if (this.papers.has(paper.id) || paper.title.trim() === '') continue;
-        const candidate = { key: citationKeyFor(asRecord(paper), NO_KEYS), title: paper.title, authors: listAuthors(paper.authors, 3), year: paper.year, venue: paper.venue };
-        this.papers.set(paper.id, { candidate, paper });
-        added.push({ ...candidate, id: `p${paper.id}` });
-      }
-      this.search.addAll(added);
-    });
-  }
-
-  /** The best completions for `typed`, best first; every key of the bibliographies, in order, when nothing is typed. */
-  complete(typed: string, limit = 100): Completion[] {
+  /** The best keys for `typed`, best first; every key of the bibliographies, in order, when nothing is typed. */
+  complete(typed: string, limit = COMPLETIONS): KeyCandidate[] {
     const words = typed.trim();
     if (words === '') return [...this.entries.values()].slice(0, limit).map((e) => e.candidate);
     if (words.length === 1) return this.startingWith(words, limit);
+    return this.search
+      .search(words)
+      .slice(0, limit)
+      .flatMap((hit) => this.entries.get(String(hit.id).slice(1))?.candidate ?? []);
+  }
+
+  /**
+   * The library's `matches` as completions, in their order: those a bibliography has are left out, and
+   * one whose key a bibliography uses for another work gets the key Add to bibliography would give it.
+   */
+  fromLibrary(matches: readonly PaperMatch[], limit = COMPLETIONS): Completion[] {
     const found: Completion[] = [];
-    for (const hit of this.search.search(words)) {
+    for (const { key, paper } of matches) {
       if (found.length === limit) break;
-      const id = String(hit.id);
-      const completion = id.startsWith('k') ? this.entries.get(id.slice(1))?.candidate : this.paperCompletion(id.slice(1));
+      const completion = this.paperCompletion(key, paper);
       if (completion) found.push(completion);
     }
     return found;
@@ -116,20 +115,15 @@ export class KeyCompleter {
 
   /**
    * One letter says how a key starts, not which of the title words with that letter is meant: the
-   * keys that start with it, the bibliographies' in their order, then the library's. Not a prefix
-   * search of the index, which would walk every word of every field that starts with the letter.
+   * keys that start with it, in their order. Not a prefix search of the index, which would walk every
+   * word of every field that starts with the letter.
    */
-  private startingWith(letter: string, limit: number): Completion[] {
+  private startingWith(letter: string, limit: number): KeyCandidate[] {
     const lower = letter.toLowerCase();
-    const found: Completion[] = [];
+    const found: KeyCandidate[] = [];
     for (const { candidate } of this.entries.values()) {
       if (found.length === limit) return found;
       if (candidate.key.toLowerCase().startsWith(lower)) found.push(candidate);
-    }
-    for (const [id, { candidate }] of this.papers) {
-      if (found.length === limit) return found;
-      const completion = candidate.key.startsWith(lower) ? this.paperCompletion(id) : undefined;
-      if (completion) found.push(completion);
     }
     return found;
   }
@@ -150,19 +144,22 @@ export class KeyCompleter {
   }
 
   /** A library paper as it would be cited, unless a bibliography has it already. */
-  private paperCompletion(id: string): Completion | undefined {
-    const known = this.papers.get(id);
-    if (!known) return undefined;
-    const { candidate, paper } = known;
+  private paperCompletion(key: string, paper: Paper): Completion | undefined {
     const record = asRecord(paper);
     const owners = identities(paper.doi, paper.arxivId, paper.title).flatMap((i) => this.owners.get(i) ?? []);
     if (owners.length > 0 && findExisting(record, owners)) return undefined;
-    const key = this.lowerKeys.has(candidate.key) ? citationKeyFor(record, new Set(this.entries.keys())) : candidate.key;
-    return { ...candidate, key, paper };
+    return {
+      key: this.lowerKeys.has(key) ? citationKeyFor(record, new Set(this.entries.keys())) : key,
+      title: paper.title,
+      authors: listAuthors(paper.authors, 3),
+      year: paper.year,
+      venue: paper.venue,
+      paper,
+    };
   }
 }
 
-/** How many entries or papers are indexed before the thread is let go: a few milliseconds of work. */
+/** How many entries are indexed before the thread is let go: a few milliseconds of work. */
 const INDEX_CHUNK = 100;
 
 /** Does `work` on `items` a chunk at a time, letting the thread go between chunks, so that indexing thousands never holds it long. */

@@ -1,3 +1,4 @@
+import type { PaperMatch } from '../completion/libraryKeys';
 import type { EvidenceResults, SearchMode } from '../evidence';
 import type { TextKind } from '../models/embedder';
 import type { ImportProblem, PaperFormat } from '../papers/import';
@@ -31,8 +32,8 @@ export type LibraryTask =
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
   | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat }
   | { readonly type: 'embedMissing' }
-  /** Papers `from` to `from + count` of the store, for citation completion. */
-  | { readonly type: 'papers'; readonly from: number; readonly count: number };
+  /** Citation completion: the papers that match `typed`, best first, each with the key it would be cited by. */
+  | { readonly type: 'complete'; readonly typed: string; readonly limit: number };
 
 export type ImportSummary =
   | {
@@ -50,7 +51,7 @@ export interface LibraryAnswers {
   readonly add: number;
   readonly import: ImportSummary;
   readonly embedMissing: number;
-  readonly papers: readonly Paper[];
+  readonly complete: readonly PaperMatch[];
 }
 
 export type HostToWorker =

@@ -7,9 +7,11 @@
  *   const thread = new LibraryThread();
  *   const messages = await thread.setUp({ dir, encoder: { model, embedder }, liveSources });
  *   await thread.find({ text: claim, limit: 10, signal });      // as PaperLibrary.find
+ *   await thread.complete('residual lear', 100, signal);       // [{ key: 'he2016deep', paper }]
  */
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import type { PaperMatch } from '../completion/libraryKeys';
 import type { EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMode } from '../evidence';
 import { OnDemandWorker } from '../onDemandWorker';
 import type { PaperFormat } from '../papers/import';
@@ -17,9 +19,6 @@ import type { Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
 import type { AddOptions, Encoder } from './library';
 import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, WorkerToHost } from './libraryProtocol';
-
-/** Papers per message when the papers are copied out: unpacking one page takes the receiver milliseconds. */
-const PAPERS_PAGE = 1_000;
 
 export interface ThreadSetup {
   readonly dir: string;
@@ -79,17 +78,13 @@ export class LibraryThread implements EvidenceFinder {
   }
 
   /**
-   * The store's papers from the `from`-th on, in the order they were added, copied to this thread a
-   * page at a time: 100,000 papers in one message held the receiving thread (the extension host) for
-   * 1–2 s while it unpacked them.
+   * Citation completion: the library's papers that match `typed`, best first, at most `limit`, each
+   * with the key it would be cited by. Matched in the worker, which indexes its papers for this at the
+   * first call and those added since at each later one, meanwhile answering from what it has indexed:
+   * the extension host never holds the library's papers nor searches them.
    */
-  async papers(from = 0): Promise<readonly Paper[]> {
-    const papers: Paper[] = [];
-    for (;;) {
-      const page = await this.task({ type: 'papers', from: from + papers.length, count: PAPERS_PAGE }, {});
-      papers.push(...page);
-      if (page.length < PAPERS_PAGE) return papers;
-    }
+  complete(typed: string, limit: number, signal?: AbortSignal): Promise<readonly PaperMatch[]> {
+    return this.task({ type: 'complete', typed, limit }, { signal });
   }
 
   private task<T extends LibraryTask>(task: T, options: AddOptions): Promise<LibraryAnswers[T['type']]> {

@@ -4,6 +4,7 @@
  * sentence encoder, the live sources) is asked of it by message.
  */
 import { parentPort } from 'node:worker_threads';
+import { PaperKeyIndex, type PaperMatch } from '../completion/libraryKeys';
 import type { Embedder, TextKind } from '../models/embedder';
 import { importPapers } from '../papers/import';
 import type { PaperSource, SourceRecord } from '../sources/types';
@@ -110,20 +111,26 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
       return importFile(ready, task.file, task.format, signal, onProgress);
     case 'embedMissing':
       return ready.embedMissing({ signal, onProgress });
-    case 'papers':
-      return pageOf(ready.store.papers(), task.from, task.count);
+    case 'complete':
+      return complete(ready.store, task.typed, task.limit, signal);
   }
 }
 
-function pageOf<T>(items: Iterable<T>, from: number, count: number): T[] {
-  const page: T[] = [];
-  let at = 0;
-  for (const item of items) {
-    if (at++ < from) continue;
-    if (page.length === count) break;
-    page.push(item);
+/** Citation completion's index of each store's papers: made at the first completion, not at load, which it would slow. */
+const keyIndexes = new WeakMap<PaperStore, PaperKeyIndex>();
+
+async function complete(store: PaperStore, typed: string, limit: number, signal: AbortSignal): Promise<readonly PaperMatch[]> {
+  let index = keyIndexes.get(store);
+  if (!index) {
+    index = new PaperKeyIndex();
+    keyIndexes.set(store, index);
   }
-  return page;
+  // Papers added since the last completion are indexed in the background, a slice at a time; this one answers from what is indexed.
+  void index.catchUp(() => store.papers());
+  // Let a newer keystroke's cancellation of this one arrive first: a writer typing on has moved past it.
+  await new Promise((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
+  return index.complete(typed, limit);
 }
 
 async function importFile(

@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import * as vscode from 'vscode';
 import { parseBibliography } from '../../../src/core/bibliography/parse';
+import { PaperKeyIndex } from '../../../src/core/completion/libraryKeys';
 import type { Paper } from '../../../src/core/papers/paper';
 import type { AttestApi } from '../../../src/extension/extension';
 import { fixtureUri, uniqueRange, waitFor } from './harness';
@@ -61,7 +62,9 @@ suite('citation completion from the library', () => {
   suiteSetup(async () => {
     const extension = vscode.extensions.getExtension<AttestApi>('attest.attest');
     assert.ok(extension);
-    (await extension.activate()).setCitationLibrary({ papers: async () => [LIBRARY_PAPER], onDidChange: new vscode.EventEmitter<void>().event });
+    const library = new PaperKeyIndex();
+    library.add([LIBRARY_PAPER]);
+    (await extension.activate()).setCitationLibrary({ complete: async (typed, limit) => library.complete(typed, limit) });
   });
 
   /** Types `typed` at the end of the line holding `needle`, and accepts the completion `key` as the suggest widget does: its text, then its command. */

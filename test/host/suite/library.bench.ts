@@ -85,8 +85,8 @@ async function idle(m: Manuscript): Promise<Latencies> {
 
 /**
  * Runs `work` while the extension host's stalls are watched and, every 100 ms, a completion and a hover
- * are asked as a writer would; carries on after `work` until completion offers the library's papers,
- * which is when the papers have reached the editor.
+ * are asked as a writer would; carries on after `work` until completion offers the library's papers:
+ * the library's thread answers from those it has indexed so far.
  */
 async function whileWorking(m: Manuscript, work: () => Thenable<unknown>): Promise<Record<string, unknown>> {
   const latencies: Latencies = { completionMs: [], hoverMs: [] };
@@ -163,7 +163,7 @@ suite('host bench', function () {
   test('load: a fresh host loads the 100,000 papers an earlier one stored, at the first completion', async () => {
     const hoverIdle: number[] = [];
     for (let i = 0; i < IDLE_SAMPLES; i++) hoverIdle.push(await hover(manuscript));
-    // The first completion opens the library: the store is read and indexed in its thread, its papers copied here.
+    // The first completion opens the library: the store is read in its thread, and its papers indexed there for completion.
     const loading = await whileWorking(manuscript, async () => undefined);
     recordFigure({ phase: 'load', idle: { completionMs: [], hoverMs: hoverIdle }, during: loading, idleAfter: await idle(manuscript), search: await findEvidence(manuscript) });
   });
