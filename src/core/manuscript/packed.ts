@@ -1,7 +1,7 @@
 import type { LineIndex, Range } from '../text/positions';
 import { doubled } from '../text/doubled';
 import type { PlainText } from './plainText';
-import { sentenceIndexAt, splitSentences, type Span } from './sentences';
+import { sentenceIndexAt, sentenceSpans } from './sentences';
 import type { Citation, Claim, ParsedSource } from './types';
 
 /** What a scanner found in a file besides its citations and sentences. */
@@ -69,7 +69,7 @@ export class ScannedCitations {
   }
 
   /** Gives each citation its range and its claim, and packs them. */
-  pack(lines: LineIndex, spans: readonly Span[]): Pick<PackedSource, 'keys' | 'keyIndexes' | 'commands' | 'commandIndexes' | 'citationRanges' | 'citationClaims'> {
+  pack(lines: LineIndex, spans: Uint32Array): Pick<PackedSource, 'keys' | 'keyIndexes' | 'commands' | 'commandIndexes' | 'citationRanges' | 'citationClaims'> {
     const citationRanges = new Uint32Array(this.size * 4);
     const citationClaims = new Uint32Array(this.size);
     for (let i = 0; i < this.size; i++) {
@@ -91,21 +91,18 @@ export class ScannedCitations {
 
 /** Splits the plain text into claims, gives each scanned citation its range and its claim, and packs it all. */
 export function packSource(facts: SourceFacts, plain: PlainText, scanned: ScannedCitations, lines: LineIndex): PackedSource {
-  const spans = splitSentences(plain);
-  const claimSpans = new Uint32Array(spans.length * 2);
-  const claimRanges = new Uint32Array(spans.length * 4);
-  spans.forEach(({ start, end }, i) => {
-    claimSpans[2 * i] = start;
-    claimSpans[2 * i + 1] = end;
-    putRange(claimRanges, i, lines, plain.offsets[start], plain.offsets[end - 1] + 1);
-  });
+  const claimSpans = sentenceSpans(plain);
+  const claimRanges = new Uint32Array(claimSpans.length * 2);
+  for (let i = 0; i < claimSpans.length / 2; i++) {
+    putRange(claimRanges, i, lines, plain.offsets[claimSpans[2 * i]], plain.offsets[claimSpans[2 * i + 1] - 1] + 1);
+  }
   return {
     ...facts,
     plainText: plain.text,
     offsets: plain.offsets,
     claimSpans,
     claimRanges,
-    ...scanned.pack(lines, spans),
+    ...scanned.pack(lines, claimSpans),
   };
 }
 
