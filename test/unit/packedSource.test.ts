@@ -45,6 +45,13 @@ describe('a parsed manuscript sent from the parser thread', () => {
     assert.equal(c.claim, undefined);
   });
 
+  it('gives the same citation and claim objects each time they are read, and keeps them when copied', () => {
+    const parsed = unpackSource(packLatex('Known \\citep{a,b}. Also \\cite{c}.', '/p/m.tex'));
+    assert.equal(parsed.citations, parsed.citations);
+    assert.equal(parsed.citations[1].claim, parsed.claims[0]);
+    assert.deepEqual({ ...parsed }.citations.map((c) => c.key), ['a', 'b', 'c']);
+  });
+
   it('writes its claims and citations to JSON with their ranges', () => {
     const parsed = unpackSource(packLatex('Known \\citep{a}.', '/p/m.tex'));
     const range = { start: { line: 0, character: 13 }, end: { line: 0, character: 14 } };

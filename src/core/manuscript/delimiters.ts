@@ -1,4 +1,4 @@
-import { doubled } from './doubled';
+import { doubled } from '../text/doubled';
 
 /**
  * Where each `{`, `[` and `(` of a text closes, found in one pass so that a parser asking about many

@@ -341,7 +341,8 @@ class LatexScanner {
       }
       this.i++;
     }
-    this.out.appendReplacement(((base ?? '') + ACCENTS[symbol]).normalize('NFC'), start);
+    // A mark alone is already composed: only a base gives NFC something to compose it with.
+    this.out.appendReplacement(base === undefined ? ACCENTS[symbol] : (base + ACCENTS[symbol]).normalize('NFC'), start);
   }
 
   private dispatch(name: string, start: number): void {
@@ -486,16 +487,20 @@ class LatexScanner {
   }
 
   private nextNonSpace(): string | undefined {
-    let j = this.i;
-    while (j < this.text.length && /\s/.test(this.text[j])) j++;
-    return this.text[j];
+    return this.text[this.spacesSkipped(this.i)];
+  }
+
+  /** The first offset from `from` on that holds no space. */
+  private spacesSkipped(from: number): number {
+    let j = from;
+    while (j < this.text.length && isSpaceCode(this.text.charCodeAt(j))) j++;
+    return j;
   }
 
   /** Reads `{…}` after optional spaces; returns the inner span and moves past it. Undefined if absent or unclosed. */
   private readBracedArgument(): { start: number; end: number } | undefined {
     const { text } = this;
-    let j = this.i;
-    while (j < text.length && /\s/.test(text[j])) j++;
+    const j = this.spacesSkipped(this.i);
     if (text[j] !== '{') return undefined;
     const close = this.matchingBrace(j);
     if (close < 0) return undefined;
@@ -522,10 +527,8 @@ class LatexScanner {
   }
 
   private skipBalanced(open: string): boolean {
-    const { text } = this;
-    let j = this.i;
-    while (j < text.length && /\s/.test(text[j])) j++;
-    if (text[j] !== open) return false;
+    const j = this.spacesSkipped(this.i);
+    if (this.text[j] !== open) return false;
     const close = this.delimiters.closeOf(j);
     if (close < 0) return false;
     this.i = close + 1;
@@ -612,10 +615,8 @@ class LatexScanner {
   private separateContext(): void {
     this.out.breakSentence();
     this.skipOptionalArguments();
-    const { text } = this;
-    let j = this.i;
-    while (j < text.length && /\s/.test(text[j])) j++;
-    if (text[j] === '{') {
+    const j = this.spacesSkipped(this.i);
+    if (this.text[j] === '{') {
       this.i = j + 1;
       this.groups.push(true);
     }

@@ -168,18 +168,22 @@ class MarkdownScanner {
         continue;
       }
       let contentStart = lineStart;
-      const prefix = HEADING.exec(line) ?? LIST_ITEM.exec(line) ?? BLOCK_QUOTE.exec(line) ?? FOOTNOTE_DEFINITION.exec(line);
+      // Each prefix starts with a character of its own, so a line has one at most: each is tried once.
+      const heading = HEADING.exec(line);
+      const quote = heading ? null : BLOCK_QUOTE.exec(line);
+      const item = heading || quote ? null : (LIST_ITEM.exec(line) ?? FOOTNOTE_DEFINITION.exec(line));
+      const prefix = heading ?? quote ?? item;
       if (prefix) {
         this.endParagraph();
         contentStart += prefix[0].length;
         // A footnote's indented paragraphs, like a list item's, continue it rather than being code.
-        if (LIST_ITEM.test(line) || FOOTNOTE_DEFINITION.test(line)) inList = true;
-        else if (HEADING.test(line)) inList = false;
+        if (item) inList = true;
+        else if (heading) inList = false;
       } else if (previousBlank && !/^\s/.test(line)) {
         inList = false;
       }
       const continued = this.inline(contentStart, lineEnd);
-      if (HEADING.test(line)) this.out.breakSentence();
+      if (heading) this.out.breakSentence();
       else this.out.appendSpace(lineEnd);
       previousBlank = false;
       lineStart = continued > next ? continued : next;

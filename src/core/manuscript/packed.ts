@@ -1,7 +1,7 @@
 import type { LineIndex, Range } from '../text/positions';
-import { doubled } from './doubled';
+import { doubled } from '../text/doubled';
 import type { PlainText } from './plainText';
-import { sentenceIndexAt, splitSentences, type Span } from './sentences';
+import { sentenceIndexAt, sentenceSpans } from './sentences';
 import type { Citation, Claim, ParsedSource } from './types';
 
 /** What a scanner found in a file besides its citations and sentences. */
@@ -69,11 +69,11 @@ export class ScannedCitations {
   }
 
   /** Gives each citation its range and its claim, and packs them. */
-  pack(lines: LineIndex, spans: readonly Span[]): Pick<PackedSource, 'keys' | 'keyIndexes' | 'commands' | 'commandIndexes' | 'citationRanges' | 'citationClaims'> {
+  pack(lines: LineIndex, spans: Uint32Array): Pick<PackedSource, 'keys' | 'keyIndexes' | 'commands' | 'commandIndexes' | 'citationRanges' | 'citationClaims'> {
     const citationRanges = new Uint32Array(this.size * 4);
     const citationClaims = new Uint32Array(this.size);
     for (let i = 0; i < this.size; i++) {
-      putRange(citationRanges, i, lines.rangeOf(this.spans[3 * i], this.spans[3 * i + 1]));
+      putRange(citationRanges, i, lines, this.spans[3 * i], this.spans[3 * i + 1]);
       const anchor = this.spans[3 * i + 2];
       const claim = anchor === 0 ? undefined : sentenceIndexAt(spans, anchor - 1);
       citationClaims[i] = claim === undefined ? 0 : claim + 1;
@@ -91,21 +91,18 @@ export class ScannedCitations {
 
 /** Splits the plain text into claims, gives each scanned citation its range and its claim, and packs it all. */
 export function packSource(facts: SourceFacts, plain: PlainText, scanned: ScannedCitations, lines: LineIndex): PackedSource {
-  const spans = splitSentences(plain);
-  const claimSpans = new Uint32Array(spans.length * 2);
-  const claimRanges = new Uint32Array(spans.length * 4);
-  spans.forEach(({ start, end }, i) => {
-    claimSpans[2 * i] = start;
-    claimSpans[2 * i + 1] = end;
-    putRange(claimRanges, i, lines.rangeOf(plain.offsets[start], plain.offsets[end - 1] + 1));
-  });
+  const claimSpans = sentenceSpans(plain);
+  const claimRanges = new Uint32Array(claimSpans.length * 2);
+  for (let i = 0; i < claimSpans.length / 2; i++) {
+    putRange(claimRanges, i, lines, plain.offsets[claimSpans[2 * i]], plain.offsets[claimSpans[2 * i + 1] - 1] + 1);
+  }
   return {
     ...facts,
     plainText: plain.text,
     offsets: plain.offsets,
     claimSpans,
     claimRanges,
-    ...scanned.pack(lines, spans),
+    ...scanned.pack(lines, claimSpans),
   };
 }
 
@@ -114,18 +111,23 @@ export function transferablesOf(packed: PackedSource): ArrayBuffer[] {
   return [packed.offsets, packed.claimSpans, packed.claimRanges, packed.keyIndexes, packed.commandIndexes, packed.citationRanges, packed.citationClaims].map((a) => a.buffer as ArrayBuffer);
 }
 
-/** The parsed file, its claims and citations reading the packed arrays. */
+/**
+ * The parsed file. Its claims and citations, an object each, are made from the packed arrays when
+ * first read: finding a manuscript's root and files reads only the includes and bibliographies of
+ * files whose citations nobody asks for, and a file of a megabyte can hold half a million citations,
+ * whose objects cost more to make (the collector copying them) than parsing the file did.
+ */
 export function unpackSource(packed: PackedSource): ParsedSource {
-  const claims: PackedClaim[] = new Array(packed.claimSpans.length / 2);
-  for (let i = 0; i < claims.length; i++) claims[i] = new PackedClaim(packed, i);
-  const citations: PackedCitation[] = new Array(packed.keyIndexes.length);
-  const unpacked: UnpackedSource = { packed, claims };
-  for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(unpacked, i);
+  const parts = new UnpackedParts(packed);
   return {
     file: packed.file,
     language: packed.language,
-    citations,
-    claims,
+    get citations() {
+      return parts.citations;
+    },
+    get claims() {
+      return parts.claims;
+    },
     includes: packed.includes,
     bibliographies: packed.bibliographies,
     bibitems: packed.bibitems,
@@ -136,6 +138,32 @@ export function unpackSource(packed: PackedSource): ParsedSource {
     macros: packed.macros,
     undefinedCommands: packed.undefinedCommands,
   };
+}
+
+/** A packed file's claims and citations, each list made when first asked for; every citation reads its claim here. */
+class UnpackedParts {
+  #claims?: readonly Claim[];
+  #citations?: readonly Citation[];
+
+  constructor(readonly packed: PackedSource) {}
+
+  get claims(): readonly Claim[] {
+    if (this.#claims === undefined) {
+      const claims: PackedClaim[] = new Array(this.packed.claimSpans.length / 2);
+      for (let i = 0; i < claims.length; i++) claims[i] = new PackedClaim(this.packed, i);
+      this.#claims = claims;
+    }
+    return this.#claims;
+  }
+
+  get citations(): readonly Citation[] {
+    if (this.#citations === undefined) {
+      const citations: PackedCitation[] = new Array(this.packed.keyIndexes.length);
+      for (let i = 0; i < citations.length; i++) citations[i] = new PackedCitation(this, i);
+      this.#citations = citations;
+    }
+    return this.#citations;
+  }
 }
 
 /** Strings that repeat, each kept once, and for each item the index of its own. */
@@ -169,11 +197,10 @@ class DistinctValues {
   }
 }
 
-function putRange(into: Uint32Array, index: number, range: Range): void {
-  into[4 * index] = range.start.line;
-  into[4 * index + 1] = range.start.character;
-  into[4 * index + 2] = range.end.line;
-  into[4 * index + 3] = range.end.character;
+/** Writes the range from source offset `start` to `end` as the `index`th four numbers of `into`. */
+function putRange(into: Uint32Array, index: number, lines: LineIndex, start: number, end: number): void {
+  lines.writePosition(start, into, 4 * index);
+  lines.writePosition(end, into, 4 * index + 2);
 }
 
 function rangeAt(from: Uint32Array, index: number): Range {
@@ -208,29 +235,31 @@ class PackedClaim implements Claim {
 }
 
 /**
- * A packed file and its claims, which every citation of it reads: one field of each citation, where a
- * file of a megabyte has half a million citations to allocate and collect.
+ * A citation that reads all it has from the packed file when asked. Two fields, not one per value: a
+ * file of a megabyte has half a million citations, and what their objects hold is what the collector
+ * copies while they are made.
  */
-interface UnpackedSource {
-  readonly packed: PackedSource;
-  readonly claims: readonly Claim[];
-}
-
-/** A citation whose key, command and file are its own, and whose range and claim are read when asked. */
 class PackedCitation implements Citation {
-  readonly key: string;
-  readonly command: string;
-  readonly file: string;
-  readonly #source: UnpackedSource;
+  readonly #source: UnpackedParts;
   readonly #index: number;
 
-  constructor(source: UnpackedSource, index: number) {
-    const { packed } = source;
-    this.key = packed.keys[packed.keyIndexes[index]];
-    this.command = packed.commands[packed.commandIndexes[index]];
-    this.file = packed.file;
+  constructor(source: UnpackedParts, index: number) {
     this.#source = source;
     this.#index = index;
+  }
+
+  get key(): string {
+    const { packed } = this.#source;
+    return packed.keys[packed.keyIndexes[this.#index]];
+  }
+
+  get command(): string {
+    const { packed } = this.#source;
+    return packed.commands[packed.commandIndexes[this.#index]];
+  }
+
+  get file(): string {
+    return this.#source.packed.file;
   }
 
   get range(): Range {
@@ -242,7 +271,7 @@ class PackedCitation implements Citation {
     return claim === 0 ? undefined : this.#source.claims[claim - 1];
   }
 
-  /** What `JSON.stringify` writes: the values a reader of the citation sees, which are not all its own properties. */
+  /** What `JSON.stringify` writes: the values a reader of the citation sees, which are not its own properties. */
   toJSON(): Citation {
     return { key: this.key, command: this.command, file: this.file, range: this.range, claim: this.claim };
   }

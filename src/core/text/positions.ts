@@ -1,3 +1,5 @@
+import { doubled } from './doubled';
+
 /** Zero-based line and UTF-16 column, as VS Code and LSP count them. */
 export interface Position {
   readonly line: number;
@@ -11,20 +13,25 @@ export interface Range {
 
 /** Converts between string offsets and line/column positions of one text. */
 export class LineIndex {
-  private readonly lineStarts: number[];
+  /**
+   * The offset each line starts at, typed and grown by doubling: a megabyte of short lines has a
+   * quarter of a million, and pushing them onto an array cost more than the scan that found them.
+   */
+  private readonly lineStarts: Uint32Array;
+  /** The line of the last offset looked up: parsers ask in source order, mostly about that line or the next. */
+  private recentLine = 0;
 
   constructor(private readonly text: string) {
-    const starts = [0];
+    let starts: Uint32Array = new Uint32Array(64);
+    let count = 1;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (c === 10) {
-        starts.push(i + 1);
-      } else if (c === 13) {
-        if (text.charCodeAt(i + 1) === 10) i++;
-        starts.push(i + 1);
-      }
+      if (c !== 10 && c !== 13) continue;
+      if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
+      if (count === starts.length) starts = doubled(starts);
+      starts[count++] = i + 1;
     }
-    this.lineStarts = starts;
+    this.lineStarts = starts.subarray(0, count);
   }
 
   get lineCount(): number {
@@ -32,15 +39,20 @@ export class LineIndex {
   }
 
   positionAt(offset: number): Position {
-    const clamped = Math.max(0, Math.min(offset, this.text.length));
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid] <= clamped) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo, character: clamped - this.lineStarts[lo] };
+    const clamped = this.clamp(offset);
+    const line = this.lineOf(clamped);
+    return { line, character: clamped - this.lineStarts[line] };
+  }
+
+  /**
+   * Writes the line and character of `offset` to `into[at]` and `into[at + 1]`: a position made
+   * without an object, for the packed ranges of a parsed file, which has half a million of them at worst.
+   */
+  writePosition(offset: number, into: Uint32Array, at: number): void {
+    const clamped = this.clamp(offset);
+    const line = this.lineOf(clamped);
+    into[at] = line;
+    into[at + 1] = clamped - this.lineStarts[line];
   }
 
   offsetAt(position: Position): number {
@@ -51,5 +63,25 @@ export class LineIndex {
 
   rangeOf(start: number, end: number): Range {
     return { start: this.positionAt(start), end: this.positionAt(end) };
+  }
+
+  private clamp(offset: number): number {
+    return Math.max(0, Math.min(offset, this.text.length));
+  }
+
+  /** The line holding `offset`, which is within the text. */
+  private lineOf(offset: number): number {
+    const starts = this.lineStarts;
+    const recent = this.recentLine;
+    if (starts[recent] <= offset && (recent + 1 === starts.length || offset < starts[recent + 1])) return recent;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    this.recentLine = lo;
+    return lo;
   }
 }
