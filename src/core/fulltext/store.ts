@@ -12,13 +12,15 @@
  * Several processes share the folder (VS Code windows, CLI runs). Writers take a lock on it
  * (proper-lockfile, as the paper library does), so that one's eviction never races another's write;
  * each entry is written to a temporary file and renamed, so a reader sees a whole entry or none, and
- * an entry that does not read back is a miss. Readers never write or delete: what a process read is
+ * an entry that does not read back is a miss, as is one that is not a regular file (a FIFO or a link to
+ * /dev/zero would hold the read forever) or is larger than the whole store may be. Readers never write or delete: what a process read is
  * remembered in memory and marked as used on disk by its next write, for the least-recently-used order.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
+import { readFileBounded } from '../text/readFile';
 import type { FullTextResult } from './types';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -54,7 +56,9 @@ export class FullTextStore {
     const file = this.fileFor(key);
     let stored: StoredFullText;
     try {
-      stored = JSON.parse(await fs.readFile(file, 'utf8')) as StoredFullText;
+      const bytes = await readFileBounded(file, this.maxBytes);
+      if (!bytes) return undefined;
+      stored = JSON.parse(bytes.toString('utf8')) as StoredFullText;
     } catch {
       return undefined;
     }
