@@ -6,8 +6,8 @@
  *   await store.get('europepmc:PMC7000001')   // FullTextResult | undefined (miss, expired, damaged)
  *   await store.set('europepmc:PMC7000001', { fullText })
  *
- * An answer that there is no full text (a reason) is kept for a week, since a paper may open up;
- * failures to reach a service, and reasons that may pass (`transient`), are never stored.
+ * An answer that there is no full text (a reason) is kept for a week, since a paper may open up, or
+ * until its `retryAt` if that comes sooner; failures to reach a service, and reasons that may pass (`transient`), are never stored.
  *
  * Several processes share the folder (VS Code windows, CLI runs). Writers take a lock on it
  * (proper-lockfile, as the paper library does), so that one's eviction never races another's write;
@@ -65,6 +65,7 @@ export class FullTextStore {
     if (stored?.key !== key || !isResult(stored.result) || isTransient(stored.result)) return undefined;
     const lifetime = 'fullText' in stored.result ? FOUND_MS : NONE_MS;
     if (Date.now() - stored.storedAt > lifetime) return undefined;
+    if ('reason' in stored.result && typeof stored.result.retryAt === 'number' && Date.now() >= stored.result.retryAt) return undefined;
     this.used.set(file, new Date());
     return stored.result;
   }
