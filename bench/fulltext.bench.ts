@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { readPdf } from '../src/core/fulltext/pdf';
+import { DEFAULT_PDF_LIMITS, readPdf } from '../src/core/fulltext/pdf';
 import { PassagePicker, pickPassages } from '../src/core/fulltext/pick';
 import type { Passage } from '../src/core/fulltext/types';
 import { PeakMemory } from './stats';
@@ -172,7 +172,7 @@ async function pdfSpeed(pages: number): Promise<void> {
     const memory = new PeakMemory();
     const before = process.memoryUsage().rss;
     const started = performance.now();
-    const result = await readPdf(file, { maxBytes: 100 * 1024 * 1024, maxPages: 600, timeoutMs: 600_000 });
+    const result = await readPdf(file, { ...DEFAULT_PDF_LIMITS, timeoutMs: 600_000 });
     const seconds = (performance.now() - started) / 1000;
     const peak = memory.stop();
     const passages = 'fullText' in result ? result.fullText.passages.length : 0;

@@ -8,8 +8,9 @@ import { pdfCandidates, PdfFolder } from '../../src/core/fulltext/localPdfs';
 import { FullTextFinder } from '../../src/core/fulltext/find';
 import { fullTextProvider, passagesAtHand } from '../../src/core/fulltext/provider';
 import type { Paper } from '../../src/core/papers/paper';
+import { DEFAULT_PDF_LIMITS } from '../../src/core/fulltext/pdf';
 import { FullTextStore } from '../../src/core/fulltext/store';
-import { makePdf } from './support/pdfs';
+import { makeFlateBomb, makePdf } from './support/pdfs';
 import { ScriptedServer, sendText } from './support/server';
 import { makeTempDir } from './support/tempDir';
 import { asUnprivilegedUser, skipUnlessModesApply } from './unprivileged';
@@ -98,12 +99,26 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
       await fs.utimes(file, 1_700_000_000, 1_700_000_000);
     };
 
-    // Reading ran out of time: the next check reads the same version of the file again, and succeeds.
+    // The reader gave up (out of time): that version is left alone, until it changes or its day is over.
     await setVersion(pdf);
-    const slow = await fullTextProvider({ store, pdfLimits: { maxBytes: 10_000_000, maxPages: 10, timeoutMs: 1 } })(entry, {});
-    assert.deepEqual(slow, { reason: 'smith.pdf: reading it took longer than 0 s' });
+    const slow = await fullTextProvider({ store, pdfLimits: { ...DEFAULT_PDF_LIMITS, timeoutMs: 1 } })(entry, {});
+    assert.match(
+      slow && 'reason' in slow ? slow.reason : JSON.stringify(slow),
+      /^smith\.pdf: not read: the PDF reader gave up on it \(timeout: reading it took longer than 0 s\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC; it is tried again after the file changes or in 24 hours$/,
+    );
+    assert.deepEqual(await fullTextProvider({ store })(entry, {}), slow, 'the version the reader gave up on was read again');
+    const [stored] = (await fs.readdir(path.join(temp.dir, 'store'))).filter((name) => name.endsWith('.json'));
+    const storedFile = path.join(temp.dir, 'store', stored);
+    const entryText = await fs.readFile(storedFile, 'utf8');
+    await fs.writeFile(storedFile, entryText.replace(/"retryAt":\d+/, `"retryAt":${Date.now() - 1}`));
+    const dayLater = await fullTextProvider({ store })(entry, {});
+    assert.ok(dayLater && 'fullText' in dayLater, `not read again once its day was over: ${JSON.stringify(dayLater)}`);
+    await setVersion(pdf);
+    await fs.utimes(file, 1_700_000_050, 1_700_000_050);
+    await fullTextProvider({ store, pdfLimits: { ...DEFAULT_PDF_LIMITS, timeoutMs: 1 } })(entry, {});
+    await fs.utimes(file, 1_700_000_060, 1_700_000_060);
     const found = await fullTextProvider({ store })(entry, {});
-    assert.ok(found && 'fullText' in found, JSON.stringify(found));
+    assert.ok(found && 'fullText' in found, `not read again once the file changed: ${JSON.stringify(found)}`);
 
     // Not a PDF: that version is not read again, even if its bytes change behind the same size and time.
     await setVersion(Buffer.alloc(pdf.length, 0x20));
@@ -113,6 +128,23 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     await fs.writeFile(file, pdf);
     await fs.utimes(file, 1_700_000_100, 1_700_000_100);
     assert.deepEqual(await fullTextProvider({ store })(entry, {}), junk);
+  });
+
+  it('leaves a PDF bomb the reader gave up on alone until the file changes, saying when it gave up; a crash of the reader too', async () => {
+    const store = new FullTextStore(path.join(temp.dir, 'store'), 10_000_000);
+    const entry = parseBibliography('@article{a, file={:bomb.pdf:PDF}}', path.join(temp.dir, 'refs.bib')).entries[0];
+    const file = path.join(temp.dir, 'bomb.pdf');
+    await fs.writeFile(file, await makeFlateBomb(256 * 1024 * 1024));
+    const bombLimits = { ...DEFAULT_PDF_LIMITS, timeoutMs: 1_500 };
+    const first = await fullTextProvider({ store, pdfLimits: bombLimits })(entry, {});
+    const gaveUp = /^bomb\.pdf: not read: the PDF reader gave up on it \((timeout|crash): .*\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC; it is tried again after the file changes or in 24 hours$/;
+    assert.match(first && 'reason' in first ? first.reason : JSON.stringify(first), gaveUp);
+    assert.deepEqual(await fullTextProvider({ store, pdfLimits: bombLimits })(entry, {}), first, 'the bomb was read again');
+
+    await fs.writeFile(file, await makePdf(PAPER));
+    const crashed = await fullTextProvider({ store, pdfLimits: { ...DEFAULT_PDF_LIMITS, memoryMb: 1 } })(entry, {});
+    assert.match(crashed && 'reason' in crashed ? crashed.reason : JSON.stringify(crashed), /gave up on it \(crash: /);
+    assert.deepEqual(await fullTextProvider({ store })(entry, {}), crashed, 'the version the reader crashed on was read again');
   });
 
   it('gives each found paper\'s best passage when its full text is at hand, a PDF of the folder or a stored one, asking no service', async () => {

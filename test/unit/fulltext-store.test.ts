@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -106,6 +106,26 @@ describe('the full-text store shared by several processes', function () {
     assert.equal(await reader.get('never stored'), undefined);
     assert.deepEqual(await snapshot(dir), before);
     assert.deepEqual(await times(), timesBefore);
+  });
+
+  it('takes an entry that is a FIFO, a link to /dev/zero or larger than the store as a miss at once, and replaces it', async () => {
+    const store = new FullTextStore(dir, 10_000);
+    await store.set('k', fullText('k'));
+    const [name] = (await fs.readdir(dir)).filter((entry) => entry.endsWith('.json'));
+    const file = path.join(dir, name);
+    const damages: Array<[string, () => unknown]> = [
+      ['a FIFO', () => execFileSync('mkfifo', [file])],
+      ['a link to /dev/zero', () => fs.symlink('/dev/zero', file)],
+      ['larger than the store', () => fs.writeFile(file, Buffer.alloc(10_001, 0x20))],
+    ];
+    for (const [what, damage] of damages) {
+      await fs.rm(file);
+      await damage();
+      assert.equal(await new FullTextStore(dir, 10_000).get('k'), undefined, what);
+      await store.set('k', fullText('k'));
+      assert.ok((await fs.lstat(file)).isFile(), `${what} was not replaced`);
+      assert.deepEqual(await new FullTextStore(dir, 10_000).get('k'), fullText('k'), what);
+    }
   });
 
   it('does not keep a reason that may pass', async () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { LookupCache } from '../../src/core/sources/cache';
+import { LookupCache, MAX_ENTRY_BYTES } from '../../src/core/sources/cache';
 import type { HttpClientOptions } from '../../src/core/sources/http';
 import { CheckRun } from '../../src/core/sources/health';
 import { HttpClient } from '../../src/core/sources/http';
@@ -531,6 +532,29 @@ describe('the HTTP client of the sources', () => {
       assert.equal(server.requests.length, 5);
       assert.deepEqual(await client(server, { cache: new LookupCache(dir) }).getJson('/works/W1'), { id: 'W1' });
       assert.equal(server.requests.length, 5, 'the replaced entry is read again');
+    });
+
+    it('takes an entry that is a FIFO, a link to /dev/zero or too large for an entry as a miss at once, and replaces it', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, { id: 'W1' }));
+      const { dir, cache } = await tempCache();
+      await client(server, { cache }).getJson('/works/W1');
+      const [name] = await listFiles(dir);
+      const file = path.join(dir, name);
+      const damages: Array<[string, () => Promise<void>]> = [
+        ['a FIFO', async () => void execFileSync('mkfifo', [file])],
+        ['a link to /dev/zero', () => fs.symlink('/dev/zero', file)],
+        ['too large', () => fs.writeFile(file, Buffer.alloc(MAX_ENTRY_BYTES + 1, 0x20))],
+      ];
+      for (const [what, damage] of damages) {
+        await fs.rm(file);
+        await damage();
+        const asked = server.requests.length;
+        assert.deepEqual(await client(server, { cache: new LookupCache(dir) }).getJson('/works/W1'), { id: 'W1' }, what);
+        assert.equal(server.requests.length, asked + 1, `${what} was not a miss`);
+        assert.ok((await fs.lstat(file)).isFile(), `${what} was not replaced by an entry`);
+        assert.deepEqual(await client(server, { cache: new LookupCache(dir) }).getJson('/works/W1'), { id: 'W1' });
+        assert.equal(server.requests.length, asked + 1, `the entry that replaced ${what} is read`);
+      }
     });
 
     it('keeps private params and headers out of cache file names and contents', async () => {

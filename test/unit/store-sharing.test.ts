@@ -157,6 +157,8 @@ describe('a paper store shared by several writers', function () {
       assert.match(messages.join('\n'), /could not be read \(.*named pipe.*\); rebuilt its index from 30 papers/);
       assert.equal(store.size, 30);
       assert.deepEqual(await listing(dir), before);
+      await store.add(papers('c', 1));
+      assert.deepEqual(await listing(path.join(dir, 'damaged')), [`${path.basename(papersFiles[1])} (fifo)`], 'the pipe was not kept in damaged/');
     });
 
     it('rebuilds from the papers, in bounded memory, when the lexical index links to /dev/zero', async () => {

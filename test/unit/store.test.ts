@@ -174,7 +174,7 @@ describe('the paper store', () => {
       const { store, messages } = await PaperStore.open(dir);
       assert.equal(messages.length, 1, messages.join('\n'));
       assert.match(messages[0], pattern);
-      assert.match(messages[0], /The files are repaired when papers are next added\.$/);
+      assert.match(messages[0], /The files are repaired when papers are next added\./);
       assert.equal(store.size, size);
       assert.equal(store.encoder, undefined);
       assert.deepEqual(await snapshot(dir), before);
@@ -224,6 +224,25 @@ describe('the paper store', () => {
       const text = await fs.readFile(file, 'utf8');
       await fs.writeFile(file, text.slice(0, text.length - 20));
       await rebuilt(/line 3 is not a paper\); rebuilt its index from 2 papers, skipping 1 unreadable line\./, 2);
+    });
+
+    it('keeps a papers file with a damaged line, byte for byte, in damaged/ when the rebuilt store is written, and says so', async () => {
+      const name = (await manifest()).papers[0].file;
+      const file = path.join(dir, name);
+      const text = await fs.readFile(file, 'utf8');
+      const damaged = text.slice(0, text.length - 20);
+      await fs.writeFile(file, damaged);
+      const { store, messages } = await PaperStore.open(dir);
+      const said = `${name} could not be read in full: it is then kept as it was in ${path.join(dir, 'damaged')}.`;
+      assert.ok(messages[0].endsWith(said), messages[0]);
+      await assert.rejects(fs.stat(path.join(dir, 'damaged')), 'opening moved nothing');
+      await store.add([paper('late', 'Added after the damage')]);
+      assert.equal(await fs.readFile(path.join(dir, 'damaged', name), 'utf8'), damaged);
+      assert.ok(!(await fs.readdir(dir)).includes(name), 'the damaged file is still among the data files');
+      const again = await reopen();
+      assert.equal(again.size, 3);
+      await again.add([paper('later', 'Added once repaired')]);
+      assert.equal(await fs.readFile(path.join(dir, 'damaged', name), 'utf8'), damaged, 'a later save touched the kept file');
     });
 
     it('rebuilds when the lexical index is gone', async () => {

@@ -6,19 +6,21 @@
  *   await store.get('europepmc:PMC7000001')   // FullTextResult | undefined (miss, expired, damaged)
  *   await store.set('europepmc:PMC7000001', { fullText })
  *
- * An answer that there is no full text (a reason) is kept for a week, since a paper may open up;
- * failures to reach a service, and reasons that may pass (`transient`), are never stored.
+ * An answer that there is no full text (a reason) is kept for a week, since a paper may open up, or
+ * until its `retryAt` if that comes sooner; failures to reach a service, and reasons that may pass (`transient`), are never stored.
  *
  * Several processes share the folder (VS Code windows, CLI runs). Writers take a lock on it
  * (proper-lockfile, as the paper library does), so that one's eviction never races another's write;
  * each entry is written to a temporary file and renamed, so a reader sees a whole entry or none, and
- * an entry that does not read back is a miss. Readers never write or delete: what a process read is
+ * an entry that does not read back is a miss, as is one that is not a regular file (a FIFO or a link to
+ * /dev/zero would hold the read forever) or is larger than the whole store may be. Readers never write or delete: what a process read is
  * remembered in memory and marked as used on disk by its next write, for the least-recently-used order.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
+import { readFileBounded } from '../text/readFile';
 import type { FullTextResult } from './types';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -54,13 +56,16 @@ export class FullTextStore {
     const file = this.fileFor(key);
     let stored: StoredFullText;
     try {
-      stored = JSON.parse(await fs.readFile(file, 'utf8')) as StoredFullText;
+      const bytes = await readFileBounded(file, this.maxBytes);
+      if (!bytes) return undefined;
+      stored = JSON.parse(bytes.toString('utf8')) as StoredFullText;
     } catch {
       return undefined;
     }
     if (stored?.key !== key || !isResult(stored.result) || isTransient(stored.result)) return undefined;
     const lifetime = 'fullText' in stored.result ? FOUND_MS : NONE_MS;
     if (Date.now() - stored.storedAt > lifetime) return undefined;
+    if ('reason' in stored.result && typeof stored.result.retryAt === 'number' && Date.now() >= stored.result.retryAt) return undefined;
     this.used.set(file, new Date());
     return stored.result;
   }

@@ -19,10 +19,11 @@ export interface FullText {
 
 /**
  * A full text, or why there is none: the check then judges against the abstract alone. A `transient`
- * reason may pass (the file was busy, the reader crashed or ran out of time): it is given for this
- * check only, and the next check tries again.
+ * reason may pass (the file was busy or not readable for now): it is given for this check only, and
+ * the next check tries again. One with `retryAt` (epoch ms; the PDF reader gave up on the file) holds
+ * until then, so that a file that costs the reader's whole time limit does not cost it on every check.
  */
-export type FullTextResult = { readonly fullText: FullText } | { readonly reason: string; readonly transient?: boolean };
+export type FullTextResult = { readonly fullText: FullText } | { readonly reason: string; readonly transient?: boolean; readonly retryAt?: number };
 
 /** Where a passage is, as a reader looks for it: "Results, p. 6". */
 export function passagePlace(passage: Pick<Passage, 'section' | 'page'>): string {

@@ -30,7 +30,9 @@
  * windows sharing the extension's storage and CLI runs), and build on the manifest they find on disk:
  * papers another process saved meanwhile are loaded first, never overwritten. Opening never writes or
  * deletes. A store whose files are provably damaged (not JSON, counts that disagree, a named file gone)
- * is rebuilt in memory from what can be read, and written back by the next writer; an error that may
+ * is rebuilt in memory from what can be read, and written back by the next writer, which first keeps
+ * the papers files it could not read in full (a damaged line, not a file at all) in `damaged/`, named
+ * as they were, for a person to mend: the save's clean-up would delete them. An error that may
  * pass (permission denied, too many open files, I/O) is reported as a `StoreReadError`, files untouched.
  * Something other than a regular file where the store keeps one (a FIFO, a link to a device) is
  * damage, never opened for reading. A save that fails (a full disk, a folder that may not be written,
@@ -50,6 +52,8 @@ import { LexicalIndex, type LexicalIndexData } from './lexical';
 export const STORE_VERSION = 1;
 const FORMAT = 'attest-paper-store';
 const MANIFEST = 'manifest.json';
+/** Where a save keeps the papers files the rebuild it writes could not read in full. */
+const DAMAGED_FOLDER = 'damaged';
 /** A manifest names a few dozen files: anything near this is not one. */
 const MANIFEST_BYTES = 1024 * 1024;
 
@@ -184,6 +188,8 @@ export class PaperStore {
   private unsaved: Change[] = [];
   /** Changes whose papers are all in memory: only those can be counted as saved by a save of memory. */
   private readonly applied = new WeakSet<Change>();
+  /** Papers files the rebuild in memory could not read in full: the save that writes it keeps them. */
+  private damaged: readonly string[] = [];
   private applying: Promise<void> = Promise.resolve();
   private writing: Promise<void> = Promise.resolve();
 
@@ -201,14 +207,16 @@ export class PaperStore {
     const what = `The paper library in ${dir} could not be read (${problem.reason})`;
     const lines = problem.skipped > 0 ? `, skipping ${problem.skipped} unreadable ${problem.skipped === 1 ? 'line' : 'lines'}` : '';
     const done = problem.readable === 0 ? 'started empty' : `rebuilt its index from ${store.size} papers${lines}`;
-    return { store, messages: [`${what}; ${done}. The files are repaired when papers are next added.`] };
+    const one = problem.damaged.length === 1;
+    const kept = problem.damaged.length > 0 ? ` ${problem.damaged.join(', ')} could not be read in full: ${one ? 'it is' : 'they are'} then kept as ${one ? 'it was' : 'they were'} in ${path.join(dir, DAMAGED_FOLDER)}.` : '';
+    return { store, messages: [`${what}; ${done}. The files are repaired when papers are next added.${kept}`] };
   }
 
   /**
    * Replaces what is in memory with what is on disk. Returns what was damaged when the store had to be
    * rebuilt from its papers files; throws `StoreReadError` for errors that may pass.
    */
-  private async loadFromDisk(): Promise<{ reason: string; readable: number; skipped: number } | undefined> {
+  private async loadFromDisk(): Promise<{ reason: string; readable: number; skipped: number; damaged: readonly string[] } | undefined> {
     let damage = '';
     for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
       this.clear();
@@ -233,7 +241,7 @@ export class PaperStore {
       }
     }
     this.clear();
-    return { reason: damage, ...(await this.rebuild()) };
+    return { reason: damage, ...(await this.rebuild()), damaged: this.damaged };
   }
 
   private clear(): void {
@@ -242,6 +250,7 @@ export class PaperStore {
     this.denseIndex = undefined;
     this.vectorModel = undefined;
     this.manifest = undefined;
+    this.damaged = [];
   }
 
   /**
@@ -255,19 +264,23 @@ export class PaperStore {
     const files = manifest.kind === 'valid' ? manifest.manifest.papers.map((s) => s.file) : await papersFilesIn(this.dir);
     let readable = 0;
     let skipped = 0;
+    const damaged: string[] = [];
     for (const file of files) {
       let read: { papers: Paper[]; skipped: number };
       try {
         read = await readPapers(path.join(this.dir, file), 'lenient');
       } catch (error) {
+        if (error instanceof NotRegularFileError) damaged.push(file);
         if (isMissingFile(error) || error instanceof NotRegularFileError) continue;
         throw new StoreReadError(this.dir, error);
       }
       for (const paper of read.papers) this.byId.set(paper.id, paper);
+      if (read.skipped > 0) damaged.push(file);
       skipped += read.skipped;
       readable++;
     }
     for (const paper of this.byId.values()) this.lexicalIndex.add(paper);
+    this.damaged = damaged;
     this.dirty = true;
     return { readable, skipped };
   }
@@ -386,6 +399,7 @@ export class PaperStore {
     this.denseIndex = fresh.denseIndex;
     this.vectorModel = fresh.vectorModel;
     this.manifest = fresh.manifest;
+    this.damaged = fresh.damaged;
     this.dirty ||= fresh.dirty;
     for (const change of this.unsaved) this.apply(change);
   }
@@ -459,11 +473,13 @@ export class PaperStore {
     const compact = previous === undefined || this.dirty || this.needsCompaction(previous);
     const saved = this.unsaved.filter((c) => this.applied.has(c));
     try {
+      await keepDamaged(this.dir, this.damaged);
       const next = compact ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, saved, write);
       const lost = compromised();
       if (lost) throw new Error(`another process took over the paper library's lock while this one was saving (${lost.message}); nothing was saved`);
       await replaceFile(path.join(this.dir, MANIFEST), JSON.stringify(next, null, 1));
       this.manifest = next;
+      this.damaged = [];
       this.dirty = false;
     } catch (error) {
       this.dirty = true;
@@ -634,6 +650,27 @@ async function collectGarbage(dir: string, manifests: readonly (Manifest | undef
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const doomed = names.filter((name) => (DATA_FILE.test(name) && !keep.has(name)) || TEMP_FILE.test(name));
   await Promise.all(doomed.map((name) => fs.rm(path.join(dir, name), { force: true }).catch(() => undefined)));
+}
+
+/**
+ * Keeps papers files a rebuild could not read in full in `damaged/`, as they were named, before the
+ * save that leaves them out, whose clean-up would delete them. By a hard link, so that they also stay
+ * where they are for readers of the current manifest and should this save fail; moved where the
+ * file system has no links. A name already kept is this file, kept by a save that then failed.
+ */
+async function keepDamaged(dir: string, files: readonly string[]): Promise<void> {
+  if (files.length === 0) return;
+  const folder = path.join(dir, DAMAGED_FOLDER);
+  await fs.mkdir(folder, { recursive: true });
+  for (const file of files) {
+    try {
+      await fs.link(path.join(dir, file), path.join(folder, file));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || code === 'ENOENT') continue;
+      await fs.rename(path.join(dir, file), path.join(folder, file));
+    }
+  }
 }
 
 function filesOf(manifest: Manifest): string[] {

@@ -8,11 +8,14 @@
  *   await cache.set(key, { status: 200, body })          // or { status: 404, body: '' }
  *
  * Keys are request URLs without secrets (`HttpClient` builds them). One file per entry, in a
- * directory sharded by the key's hash; a file that cannot be read as an entry is a miss.
+ * directory sharded by the key's hash; a file that cannot be read as an entry is a miss, and so is
+ * one that is not a regular file (a FIFO would block the read, a link to /dev/zero never end it) or is
+ * larger than any entry this cache writes: the next answer replaces it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { readFileBounded } from '../text/readFile';
 
 /** A source's answer worth remembering: the work (200) or its absence (404). */
 export interface CachedAnswer {
@@ -30,6 +33,12 @@ export interface CacheLifetimes {
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_LIFETIMES: CacheLifetimes = { foundMs: 30 * DAY_MS, notFoundMs: 7 * DAY_MS };
 
+/**
+ * The largest entry written or read. `HttpClient` reads no body over 20 MB, and JSON escaping of a
+ * real answer adds far less than the rest; an answer whose entry would be larger is not kept.
+ */
+export const MAX_ENTRY_BYTES = 32 * 1024 * 1024;
+
 interface StoredEntry extends CachedAnswer {
   /** Kept so two keys whose hashes collide are never confused, and so a person can read the file. */
   readonly key: string;
@@ -45,7 +54,9 @@ export class LookupCache {
   async get(key: string, options: { includeExpired?: boolean } = {}): Promise<CachedAnswer | undefined> {
     let entry: unknown;
     try {
-      entry = JSON.parse(await fs.readFile(this.fileFor(key), 'utf8'));
+      const bytes = await readFileBounded(this.fileFor(key), MAX_ENTRY_BYTES);
+      if (!bytes) return undefined;
+      entry = JSON.parse(bytes.toString('utf8'));
     } catch {
       return undefined;
     }
@@ -57,12 +68,13 @@ export class LookupCache {
 
   async set(key: string, answer: CachedAnswer): Promise<void> {
     const file = this.fileFor(key);
-    const entry: StoredEntry = { key, status: answer.status, body: answer.body, storedAt: Date.now() };
+    const entry = JSON.stringify({ key, status: answer.status, body: answer.body, storedAt: Date.now() } satisfies StoredEntry);
+    if (Buffer.byteLength(entry) > MAX_ENTRY_BYTES) return;
     // Written aside and renamed, so a reader (or a crash) never sees half an entry.
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       await fs.mkdir(path.dirname(file), { recursive: true });
-      await fs.writeFile(temp, JSON.stringify(entry));
+      await fs.writeFile(temp, entry);
       await fs.rename(temp, file);
     } catch {
       // A cache that cannot be written only costs a repeated lookup; the answer in hand is still good.
