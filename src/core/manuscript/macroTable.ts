@@ -12,7 +12,8 @@ import type { MacroLookup } from './math';
 /** Longer than any word, name or sentence a macro stands for in prose. */
 export const MAX_MACRO_TEXT = 10_000;
 const MACRO_TEXT_ALLOWANCE = 100_000;
-const MACRO_TEXT_PER_CHAR = 4;
+// Macros print words and names, a small part of a paper's text: past this the file is built to blow up, and printing it would cost more than the parse.
+const MACRO_TEXT_PER_CHAR = 0.5;
 
 /** A macro left unexpanded, located at its definition in the file, or its first use when another file defines it. */
 export interface UnexpandedMacro {
@@ -36,7 +37,7 @@ export class MacroTable {
 
   constructor(inherited: ReadonlyMap<string, string>, fileLength: number) {
     this.expansions = new Map(inherited);
-    this.textAllowed = MACRO_TEXT_ALLOWANCE + MACRO_TEXT_PER_CHAR * fileLength;
+    this.textAllowed = MACRO_TEXT_ALLOWANCE + Math.floor(MACRO_TEXT_PER_CHAR * fileLength);
     this.textLeft = this.textAllowed;
   }
 
@@ -97,6 +98,8 @@ export class MacroTable {
       this.textLeft -= length;
       return true;
     }
+    // Once per macro: a file may use it a hundred thousand times past the bound.
+    if (this.problems.has(name)) return false;
     const at = this.definedAt.get(name) ?? { start, end };
     this.note({ name, reason: `is not expanded in every use: the macros of this file would print more than ${this.textAllowed.toLocaleString('en')} characters in all`, ...at });
     return false;
