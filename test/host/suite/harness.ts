@@ -94,7 +94,8 @@ export function hoverText(hovers: readonly vscode.Hover[]): string {
       parts.push(typeof c === 'string' ? c : c.value);
     }
   }
-  return parts.join('\n').replace(/\\([\\`*_{}[\]()#+\-.!~|<>])/g, '$1');
+  // Any ASCII punctuation may be escaped: outside text is, so that none of it is read as Markdown.
+  return parts.join('\n').replace(/\\([!-/:-@[-`{-~])/g, '$1');
 }
 
 /**
