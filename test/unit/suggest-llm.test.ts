@@ -133,8 +133,19 @@ describe('the language model client (openai against a local chat-completions ser
   it('times out when a streamed reply goes quiet', async () => {
     const llm = await llmFor([{ text: LONG, breaks: 'stall' }], { timeoutMs: 200 });
     const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'timeout');
-    assert.match(error.message, /cut off.*sent nothing for 0\.2 s/);
+    assert.match(error.message, /cut off.*sent no text for 0\.2 s/);
   });
+
+  for (const [name, delta] of [
+    ['empty pieces', {}],
+    ['tool calls', { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'rm', arguments: '{"path":"/"}' } }] }],
+  ] as const) {
+    it(`times out when a streamed reply sends ${name} but no text`, async () => {
+      const llm = await llmFor([{ repeat: delta, everyMs: 20 }], { timeoutMs: 200 });
+      const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'timeout');
+      assert.match(error.message, /^The reply was cut off: the endpoint sent no text for 0\.2 s in the middle of it\.$/);
+    });
+  }
 
   it('ends a streamed reply still arriving, piece by piece in time, after five timeouts', async () => {
     const llm = await llmFor([{ repeat: { content: 'a' }, everyMs: 20 }], { timeoutMs: 100 });

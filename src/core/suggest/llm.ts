@@ -37,8 +37,8 @@ export interface LlmSettings {
   readonly temperature: number;
   readonly maxTokens: number;
   /**
-   * How long a whole reply may take, and a streamed one to start and then between its pieces; a
-   * streamed reply ends after STREAMED_REPLY_TIMEOUTS of these in all.
+   * How long a whole reply may take, and a streamed one to start and then between pieces of its text;
+   * a streamed reply ends after STREAMED_REPLY_TIMEOUTS of these in all.
    */
   readonly timeoutMs: number;
   /** Retries of a request that was rate-limited, failed with a 5xx, timed out or could not connect; 2 when absent. */
@@ -140,7 +140,6 @@ export class OpenAiLlm implements Llm {
     let finish: string | null | undefined;
     control.heard();
     for await (const chunk of stream) {
-      control.heard();
       // Servers may end with a chunk that carries usage and no choices.
       const choice = chunk.choices?.[0];
       const piece = choice?.delta?.content;
@@ -149,11 +148,13 @@ export class OpenAiLlm implements Llm {
         onToken(piece);
       }
       if (choice?.finish_reason) finish = choice.finish_reason;
+      // Only progress counts: a server that sends empty pieces or tool calls forever has gone quiet.
+      if (piece || reasoning(choice?.delta) || choice?.finish_reason) control.heard();
     }
     // The client ends the stream quietly when it is aborted, so why it ended has to be looked up here.
     control.user?.throwIfAborted();
     if (!finish && control.quiet) {
-      throw new LlmError('timeout', `The reply was cut off: the endpoint sent nothing for ${seconds(this.settings.timeoutMs)} in the middle of it.`);
+      throw new LlmError('timeout', `The reply was cut off: the endpoint sent no text for ${seconds(this.settings.timeoutMs)} in the middle of it.`);
     }
     if (!finish) throw new LlmError('cut-off', 'The reply was cut off: the endpoint closed the stream before the reply was finished.');
     this.checkFinish(finish);
@@ -166,6 +167,13 @@ export class OpenAiLlm implements Llm {
     }
     if (reason === 'content_filter') throw new LlmError('rejected', 'The endpoint withheld the reply (its content filter).');
   }
+}
+
+/** A thinking model's reasoning, which some servers stream apart from the reply (`reasoning_content`, `reasoning`). */
+function reasoning(delta: object | undefined): boolean {
+  if (!delta) return false;
+  const fields = delta as { reasoning_content?: unknown; reasoning?: unknown };
+  return (typeof fields.reasoning_content === 'string' && fields.reasoning_content !== '') || (typeof fields.reasoning === 'string' && fields.reasoning !== '');
 }
 
 interface Choice {
@@ -181,7 +189,7 @@ function firstChoice(completion: unknown): Choice | undefined {
 }
 
 /**
- * One signal for the client that aborts when the user cancels or when a streamed reply goes quiet
+ * One signal for the client that aborts when the user cancels or when a streamed reply sends no text
  * for too long: the client's own timeout stops counting once the response headers have arrived.
  */
 class RequestControl {
@@ -200,7 +208,7 @@ class RequestControl {
     return this.controller.signal;
   }
 
-  /** Something arrived: the quiet period starts again. */
+  /** Text arrived: the quiet period starts again. */
   heard(): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
