@@ -135,6 +135,29 @@ describe('downloading a model from the hub', () => {
     assert.equal(cdn.requests.at(-2)?.headers.range, `bytes=${kept}-`);
   });
 
+  it('gives up on a transfer that stops sending, after the retries, keeping what arrived for the next download to resume', async () => {
+    cdnHandler = (_, response, content) => {
+      response.writeHead(200, { 'content-length': String(content.length) });
+      response.write(content.subarray(0, 10)); // and then nothing more
+    };
+    const error = await failure(download({ idleTimeoutMs: 100 }), 'interrupted');
+    assert.equal(error.message, 'The download of tokenizer.json from org/tiny-nli broke off 3 times (nothing arrived for 0.1 s). Try again later: it resumes where it stopped.');
+    assert.deepEqual((await listFiles(destination)).sort(), ['config.json', 'tokenizer.json.partial']);
+    assert.equal((await fs.stat(path.join(destination, 'tokenizer.json.partial'))).size, 10);
+    assert.equal(cdn.requests.length, 3);
+  });
+
+  it('gives up on a hub that never answers, saying how to download the model by hand', async () => {
+    const silent = await ScriptedServer.start(() => undefined);
+    try {
+      const error = await failure(download({ baseUrl: silent.baseUrl, idleTimeoutMs: 100 }), 'offline');
+      assert.match(error.message, /^Could not reach 127\.0\.0\.1:\d+ \(no answer within 0\.1 s\)\. Download config\.json, .* by hand/);
+      assert.deepEqual(await listFiles(destination), []);
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('discards a large file whose sha256 is not the one the hub announced, leaving nothing in its place', async () => {
     files = hubFiles({ 'tokenizer.json': { announcedHash: sha256(Buffer.from('another file')) } });
     const error = await failure(download(), 'checksum');

@@ -30,6 +30,8 @@ export interface ModelDownload {
   readonly onProgress?: (progress: DownloadProgress) => void;
   /** Aborting stops the transfer and keeps what arrived, for the next call to resume; the call rejects with `signal.reason`. */
   readonly signal?: AbortSignal;
+  /** How long the hub may send nothing (no answer, or no more of a file) before the transfer counts as broken off; default 30 s. */
+  readonly idleTimeoutMs?: number;
 }
 
 export interface DownloadProgress {
@@ -56,6 +58,7 @@ const DEFAULT_BASE_URL = 'https://huggingface.co';
 const MAX_REDIRECTS = 5;
 /** Transfers of one file, the first included, before a dropped connection is reported. */
 const ATTEMPTS = 3;
+const IDLE_TIMEOUT_MS = 30_000;
 
 /** Fetches every file not already at its final path; resolves when all are there. */
 export async function downloadModel(download: ModelDownload): Promise<void> {
@@ -103,7 +106,16 @@ class Interrupted extends Error {}
 async function transfer(download: ModelDownload, file: string, partial: string): Promise<Expected | undefined> {
   const url = `${repoPage(download)}/resolve/${encodeURIComponent(download.revision ?? 'main')}/${file.split('/').map(encodeURIComponent).join('/')}`;
   const offset = await sizeOf(partial);
-  const { response, expected } = await request(url, offset, download);
+  const idle = new IdleTimer(download.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+  try {
+    return await receive(download, file, partial, url, offset, idle);
+  } finally {
+    idle.dispose();
+  }
+}
+
+async function receive(download: ModelDownload, file: string, partial: string, url: string, offset: number, idle: IdleTimer): Promise<Expected | undefined> {
+  const { response, expected } = await request(url, offset, download, idle);
   const total = totalSize(response, offset);
   if (response.status === 416 && offset > 0) {
     // What is on disk is not a prefix of this file (or is all of it): start over.
@@ -130,8 +142,9 @@ async function transfer(download: ModelDownload, file: string, partial: string):
     download.onProgress?.({ file, receivedBytes: received, totalBytes: total });
     const reader = response.body?.getReader();
     for (;;) {
-      const chunk = await readChunk(reader, download.signal);
+      const chunk = await readChunk(reader, download.signal, idle);
       if (!chunk) break;
+      idle.restart();
       await handle.write(chunk);
       received += chunk.byteLength;
       download.onProgress?.({ file, receivedBytes: received, totalBytes: total });
@@ -148,19 +161,53 @@ function repoPage(download: ModelDownload): string {
 }
 
 /** The next piece of the body, or undefined at its end. */
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, signal: AbortSignal | undefined, idle: IdleTimer): Promise<Uint8Array | undefined> {
   if (!reader) return undefined;
   try {
     const { done, value } = await reader.read();
     return done ? undefined : value;
   } catch (error) {
     signal?.throwIfAborted();
-    throw new Interrupted((error as Error).message);
+    throw new Interrupted(idle.expired ? `nothing arrived for ${seconds(idle.ms)}` : (error as Error).message);
   }
 }
 
+/**
+ * Aborts its signal once `ms` pass without a restart: a hub that answers and then sends nothing
+ * more (or never answers) would otherwise hold the download until the user cancels it.
+ */
+class IdleTimer {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly ms: number) {
+    this.restart();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get expired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  restart(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(), this.ms);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
 /** Follows redirects by hand, so the hub's own headers (the hash) are seen before the CDN's. */
-async function request(url: string, offset: number, download: ModelDownload): Promise<{ response: Response; expected: Expected | undefined }> {
+async function request(url: string, offset: number, download: ModelDownload, idle: IdleTimer): Promise<{ response: Response; expected: Expected | undefined }> {
   const hubOrigin = new URL(url).origin;
   let expected: Expected | undefined;
   let current = url;
@@ -170,12 +217,13 @@ async function request(url: string, offset: number, download: ModelDownload): Pr
       response = await fetch(current, {
         redirect: 'manual',
         headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
-        signal: download.signal,
+        signal: download.signal ? AbortSignal.any([download.signal, idle.signal]) : idle.signal,
       });
     } catch (error) {
       download.signal?.throwIfAborted();
-      throw unreachable(current, error, download);
+      throw unreachable(current, idle.expired ? `no answer within ${seconds(idle.ms)}` : error, download);
     }
+    idle.restart();
     const location = response.headers.get('location');
     const redirect = response.status >= 300 && response.status < 400 && location !== null;
     if (!expected) expected = announcedHash(response, !redirect && new URL(current).origin === hubOrigin);
@@ -189,9 +237,10 @@ async function request(url: string, offset: number, download: ModelDownload): Pr
   }
 }
 
+/** `error` is what fetch threw, or the reason itself. */
 function unreachable(url: string, error: unknown, download: ModelDownload): ModelDownloadError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+  const reason = typeof error === 'string' ? error : (cause?.code ?? cause?.message ?? (error as Error).message);
   return new ModelDownloadError(
     'offline',
     `Could not reach ${new URL(url).host} (${reason}). Download ${download.files.join(', ')} from ${repoPage(download)} by hand into one folder ` +
