@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { promises as fs, readFileSync } from 'node:fs';
 import type * as http from 'node:http';
 import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { DownloadErrorKind, DownloadProgress, ModelDownload } from '../../src/core/models/download';
 import { downloadModel, ModelDownloadError } from '../../src/core/models/download';
 import { OnnxNliModel } from '../../src/core/models/nli';
@@ -156,6 +157,53 @@ describe('downloading a model from the hub', () => {
     } finally {
       await silent.close();
     }
+  });
+
+  /** Runs `test` with a hub that answers every request as `handler` does. */
+  async function withHub(handler: (response: http.ServerResponse) => void, test: (hub: ScriptedServer) => Promise<void>): Promise<void> {
+    const other = await ScriptedServer.start((_, response) => handler(response));
+    try {
+      await test(other);
+    } finally {
+      await other.close();
+    }
+  }
+
+  it('asks for files as they are, and refuses one sent compressed, which would be unpacked into something else, writing nothing', async () => {
+    const handler = (response: http.ServerResponse) => {
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' });
+      response.end(gzipSync(Buffer.alloc(4 << 20)));
+    };
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl }), 'refused');
+      assert.match(error.message, /\/config\.json sent config\.json compressed \(Content-Encoding: gzip\) though Attest asked for it as it is; a model file is not unpacked\. .*attest\.nli\.model/);
+      assert.equal(other.requests[0].headers['accept-encoding'], 'identity');
+    });
+    assert.deepEqual(await listFiles(destination), []);
+  });
+
+  it('refuses a file announced larger than its kind can be, before any of it is written', async () => {
+    const handler = (response: http.ServerResponse) => {
+      response.writeHead(200, { 'content-length': String(100 * 1024 * 1024) });
+      response.write('{');
+    };
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl }), 'refused');
+      assert.match(error.message, /\/config\.json announced 104857600 bytes for config\.json, which is at most 64 MB; nothing of it was kept\./);
+    });
+    assert.deepEqual(await listFiles(destination), []);
+  });
+
+  it('stops a file that grows past the size the hub announced, and keeps nothing of it', async () => {
+    cdnHandler = (_, response, content) => {
+      // No Content-Length: only the hub's X-Linked-Size says how long the file is.
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      response.write(content);
+      response.end(Buffer.alloc(64 * 1024));
+    };
+    const error = await failure(download(), 'refused');
+    assert.match(error.message, new RegExp(`sent more than the ${TOKENIZER.length} bytes announced for tokenizer\\.json, which is at most 64 MB; nothing of it was kept\\.`));
+    assert.deepEqual(await listFiles(destination), ['config.json']);
   });
 
   it('discards a large file whose sha256 is not the one the hub announced, leaving nothing in its place', async () => {

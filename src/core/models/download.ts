@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { SMALL_FILE_BYTES } from '../text/readFile';
 import { refusedRedirect } from '../webLink';
 
 export interface ModelDownload {
@@ -59,6 +60,8 @@ const MAX_REDIRECTS = 5;
 /** Transfers of one file, the first included, before a dropped connection is reported. */
 const ATTEMPTS = 3;
 const IDLE_TIMEOUT_MS = 30_000;
+/** ONNX graphs are protocol buffers, which cannot be larger; bigger models keep their weights in other files. */
+const MAX_GRAPH_BYTES = 2 ** 31 - 1;
 
 /** Fetches every file not already at its final path; resolves when all are there. */
 export async function downloadModel(download: ModelDownload): Promise<void> {
@@ -115,8 +118,8 @@ async function transfer(download: ModelDownload, file: string, partial: string):
 }
 
 async function receive(download: ModelDownload, file: string, partial: string, url: string, offset: number, idle: IdleTimer): Promise<Expected | undefined> {
-  const { response, expected } = await request(url, offset, download, idle);
-  const total = totalSize(response, offset);
+  const { response, expected, announcedSize } = await request(url, offset, download, idle);
+  const total = totalSize(response, offset) ?? announcedSize;
   if (response.status === 416 && offset > 0) {
     // What is on disk is not a prefix of this file (or is all of it): start over.
     await fs.rm(partial, { force: true });
@@ -131,12 +134,28 @@ async function receive(download: ModelDownload, file: string, partial: string, u
   if (response.status !== 200 && response.status !== 206) {
     throw new ModelDownloadError('offline', `${url} answered ${response.status}. Try again later, or download the model folder by hand and set ${download.folderSetting} to its path.`);
   }
+  const encoding = response.headers.get('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    await response.body?.cancel();
+    throw new ModelDownloadError(
+      'refused',
+      `${url} sent ${file} compressed (Content-Encoding: ${encoding}) though Attest asked for it as it is; a model file is not unpacked. ` +
+        `Download the model folder by hand and set ${download.folderSetting} to its path.`,
+    );
+  }
+  const largest = Math.min(total ?? Infinity, maxBytes(file));
+  if (total !== undefined && total > maxBytes(file)) {
+    await response.body?.cancel();
+    await fs.rm(partial, { force: true });
+    throw tooLarge(download, file, `${url} announced ${total} bytes`);
+  }
   const resumed = response.status === 206;
   if (resumed && contentRangeStart(response) !== offset) {
     await fs.rm(partial, { force: true });
     throw new Interrupted('the server resumed from another byte than asked');
   }
   let received = resumed ? offset : 0;
+  let overflowed = false;
   const handle = await fs.open(partial, resumed ? 'a' : 'w');
   try {
     download.onProgress?.({ file, receivedBytes: received, totalBytes: total });
@@ -145,15 +164,37 @@ async function receive(download: ModelDownload, file: string, partial: string, u
       const chunk = await readChunk(reader, download.signal, idle);
       if (!chunk) break;
       idle.restart();
-      await handle.write(chunk);
       received += chunk.byteLength;
+      if (received > largest) {
+        await reader?.cancel();
+        overflowed = true;
+        break;
+      }
+      await handle.write(chunk);
       download.onProgress?.({ file, receivedBytes: received, totalBytes: total });
     }
   } finally {
     await handle.close();
   }
+  if (overflowed) {
+    await fs.rm(partial, { force: true });
+    throw tooLarge(download, file, total === undefined ? `${url} sent more` : `${url} sent more than the ${total} bytes announced`);
+  }
   if (total !== undefined && received !== total) throw new Interrupted(`${received} of ${total} bytes arrived`);
   return expected;
+}
+
+/** The most a file of this kind can hold: what is larger is not the file Attest asked for. */
+function maxBytes(file: string): number {
+  return file.endsWith('.onnx') ? MAX_GRAPH_BYTES : SMALL_FILE_BYTES;
+}
+
+function tooLarge(download: ModelDownload, file: string, what: string): ModelDownloadError {
+  return new ModelDownloadError(
+    'refused',
+    `${what} for ${file}, which is at most ${Math.round(maxBytes(file) / 1024 / 1024)} MB; nothing of it was kept. ` +
+      `Download the model folder by hand and set ${download.folderSetting} to its path.`,
+  );
 }
 
 function repoPage(download: ModelDownload): string {
@@ -207,16 +248,25 @@ function seconds(ms: number): string {
 }
 
 /** Follows redirects by hand, so the hub's own headers (the hash) are seen before the CDN's. */
-async function request(url: string, offset: number, download: ModelDownload, idle: IdleTimer): Promise<{ response: Response; expected: Expected | undefined }> {
+interface Answer {
+  readonly response: Response;
+  readonly expected: Expected | undefined;
+  /** An LFS file's size, as the hub announces it with the redirect (`X-Linked-Size`). */
+  readonly announcedSize: number | undefined;
+}
+
+async function request(url: string, offset: number, download: ModelDownload, idle: IdleTimer): Promise<Answer> {
   const hubOrigin = new URL(url).origin;
   let expected: Expected | undefined;
+  let announcedSize: number | undefined;
   let current = url;
   for (let redirects = 0; ; redirects++) {
     let response: Response;
     try {
       response = await fetch(current, {
         redirect: 'manual',
-        headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
+        // fetch would unpack a compressed answer: a small one could fill the disk.
+        headers: { 'accept-encoding': 'identity', ...(offset > 0 && { range: `bytes=${offset}-` }) },
         signal: download.signal ? AbortSignal.any([download.signal, idle.signal]) : idle.signal,
       });
     } catch (error) {
@@ -227,7 +277,8 @@ async function request(url: string, offset: number, download: ModelDownload, idl
     const location = response.headers.get('location');
     const redirect = response.status >= 300 && response.status < 400 && location !== null;
     if (!expected) expected = announcedHash(response, !redirect && new URL(current).origin === hubOrigin);
-    if (!redirect) return { response, expected };
+    announcedSize ??= byteCount(response.headers.get('x-linked-size'));
+    if (!redirect) return { response, expected, announcedSize };
     await response.body?.cancel();
     if (redirects === MAX_REDIRECTS) throw new ModelDownloadError('offline', `${url} redirected more than ${MAX_REDIRECTS} times.`);
     const next = new URL(location, current);
@@ -270,9 +321,13 @@ function totalSize(response: Response, offset: number): number | undefined {
     const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
     if (total) return Number(total[1]);
   }
-  const length = response.headers.get('content-length');
-  if (length === null) return undefined;
-  return response.status === 206 ? offset + Number(length) : Number(length);
+  const length = byteCount(response.headers.get('content-length'));
+  if (length === undefined) return undefined;
+  return response.status === 206 ? offset + length : length;
+}
+
+function byteCount(header: string | null): number | undefined {
+  return header !== null && /^\s*\d+\s*$/.test(header) ? Number(header) : undefined;
 }
 
 function contentRangeStart(response: Response): number | undefined {
