@@ -233,6 +233,24 @@ describe('downloading a model from the hub', () => {
     }
   });
 
+  it('refuses a redirect to a link-local address such as a cloud’s metadata service, naming it, and writes nothing', async () => {
+    const handler = (response: http.ServerResponse) => void response.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data/' }).end();
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl, idleTimeoutMs: 2000 }), 'refused');
+      assert.match(error.message, /Attest refused a redirect to https:\/\/169\.254\.169\.254\/latest\/meta-data\/: a link-local address, which the hub \(127\.0\.0\.1:\d+\) is not\. Download the model folder by hand/);
+    });
+    assert.deepEqual(await listFiles(destination), []);
+  });
+
+  it('refuses a plain-http redirect to another host than the hub’s, without asking it anything', async () => {
+    const handler = (response: http.ServerResponse) => void response.writeHead(302, { location: `http://localhost:${new URL(cdn.baseUrl).port}/cdn/file` }).end();
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl }), 'refused');
+      assert.match(error.message, /refused a redirect to http:\/\/localhost:\d+\/cdn\/file: it follows redirects to https only, or to the hub's own host\./);
+    });
+    assert.equal(cdn.requests.length, 0);
+  });
+
   it('writes nothing outside the model folder, whatever a file is called', async () => {
     const error = await failure(download({ files: ['../escaped.json'] }), 'refused');
     assert.match(error.message, /would be written outside the model folder/);

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { SMALL_FILE_BYTES } from '../text/readFile';
-import { refusedRedirect } from '../webLink';
+import { refusedHubRedirect } from './hubRedirect';
 
 export interface ModelDownload {
   /** The hub repository, e.g. `Xenova/nli-deberta-v3-xsmall`. */
@@ -118,7 +118,7 @@ async function transfer(download: ModelDownload, file: string, partial: string):
 }
 
 async function receive(download: ModelDownload, file: string, partial: string, url: string, offset: number, idle: IdleTimer): Promise<Expected | undefined> {
-  const { response, expected, announcedSize } = await request(url, offset, download, idle);
+  const { response, expected, announcedSize, answeredBy } = await request(url, offset, download, idle);
   const total = totalSize(response, offset) ?? announcedSize;
   if (response.status === 416 && offset > 0) {
     // What is on disk is not a prefix of this file (or is all of it): start over.
@@ -129,7 +129,8 @@ async function receive(download: ModelDownload, file: string, partial: string, u
     throw new ModelDownloadError('not-found', `${download.repo} has no ${file} at revision ${download.revision ?? 'main'} (${url} answered 404). Check the repository's name.`);
   }
   if (response.status === 401 || response.status === 403) {
-    throw new ModelDownloadError('refused', `${url} answered ${response.status}: the repository is private or gated. Download the model folder by hand and set ${download.folderSetting} to its path.`);
+    const where = answeredBy === url ? url : `${answeredBy} (where ${url} redirected)`;
+    throw new ModelDownloadError('refused', `${where} answered ${response.status}: the repository is private or gated. Download the model folder by hand and set ${download.folderSetting} to its path.`);
   }
   if (response.status !== 200 && response.status !== 206) {
     throw new ModelDownloadError('offline', `${url} answered ${response.status}. Try again later, or download the model folder by hand and set ${download.folderSetting} to its path.`);
@@ -253,6 +254,8 @@ interface Answer {
   readonly expected: Expected | undefined;
   /** An LFS file's size, as the hub announces it with the redirect (`X-Linked-Size`). */
   readonly announcedSize: number | undefined;
+  /** The URL the response came from, after the redirects. */
+  readonly answeredBy: string;
 }
 
 async function request(url: string, offset: number, download: ModelDownload, idle: IdleTimer): Promise<Answer> {
@@ -278,12 +281,12 @@ async function request(url: string, offset: number, download: ModelDownload, idl
     const redirect = response.status >= 300 && response.status < 400 && location !== null;
     if (!expected) expected = announcedHash(response, !redirect && new URL(current).origin === hubOrigin);
     announcedSize ??= byteCount(response.headers.get('x-linked-size'));
-    if (!redirect) return { response, expected, announcedSize };
+    if (!redirect) return { response, expected, announcedSize, answeredBy: current };
     await response.body?.cancel();
     if (redirects === MAX_REDIRECTS) throw new ModelDownloadError('offline', `${url} redirected more than ${MAX_REDIRECTS} times.`);
     const next = new URL(location, current);
-    const refused = refusedRedirect(current, next);
-    if (refused) throw new ModelDownloadError('refused', refused);
+    const refused = await refusedHubRedirect(new URL(url), current, next);
+    if (refused) throw new ModelDownloadError('refused', `${refused} Download the model folder by hand and set ${download.folderSetting} to its path.`);
     current = next.href;
   }
 }
