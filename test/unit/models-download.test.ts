@@ -142,10 +142,22 @@ describe('downloading a model from the hub', () => {
       response.write(content.subarray(0, 10)); // and then nothing more
     };
     const error = await failure(download({ idleTimeoutMs: 100 }), 'interrupted');
-    assert.equal(error.message, 'The download of tokenizer.json from org/tiny-nli broke off 3 times (nothing arrived for 0.1 s). Try again later: it resumes where it stopped.');
+    assert.equal(error.message, 'The download of tokenizer.json from org/tiny-nli broke off 3 times (less than 64 KB arrived in 0.1 s). Try again later: it resumes where it stopped.');
     assert.deepEqual((await listFiles(destination)).sort(), ['config.json', 'tokenizer.json.partial']);
     assert.equal((await fs.stat(path.join(destination, 'tokenizer.json.partial'))).size, 10);
     assert.equal(cdn.requests.length, 3);
+  });
+
+  it('gives up on a transfer that sends next to nothing, a byte at a time', async () => {
+    cdnHandler = (_, response, content) => {
+      response.writeHead(200, { 'content-length': String(content.length) });
+      let sent = 0;
+      const timer = setInterval(() => response.write(content.subarray(sent, ++sent)), 5);
+      response.on('close', () => clearInterval(timer));
+    };
+    const error = await failure(download({ idleTimeoutMs: 200 }), 'interrupted');
+    assert.match(error.message, /^The download of tokenizer\.json from org\/tiny-nli broke off 3 times \(less than 64 KB arrived in 0\.2 s\)/);
+    assert.deepEqual((await listFiles(destination)).sort(), ['config.json', 'tokenizer.json.partial']);
   });
 
   it('gives up on a hub that never answers, saying how to download the model by hand', async () => {

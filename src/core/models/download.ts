@@ -31,7 +31,10 @@ export interface ModelDownload {
   readonly onProgress?: (progress: DownloadProgress) => void;
   /** Aborting stops the transfer and keeps what arrived, for the next call to resume; the call rejects with `signal.reason`. */
   readonly signal?: AbortSignal;
-  /** How long the hub may send nothing (no answer, or no more of a file) before the transfer counts as broken off; default 30 s. */
+  /**
+   * How long the hub may take to answer, or to send the next 64 KB of a file, before the transfer
+   * counts as broken off; default 30 s.
+   */
   readonly idleTimeoutMs?: number;
 }
 
@@ -164,7 +167,7 @@ async function receive(download: ModelDownload, file: string, partial: string, u
     for (;;) {
       const chunk = await readChunk(reader, download.signal, idle);
       if (!chunk) break;
-      idle.restart();
+      idle.arrived(chunk.byteLength);
       received += chunk.byteLength;
       if (received > largest) {
         await reader?.cancel();
@@ -210,17 +213,22 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array> | undef
     return done ? undefined : value;
   } catch (error) {
     signal?.throwIfAborted();
-    throw new Interrupted(idle.expired ? `nothing arrived for ${seconds(idle.ms)}` : (error as Error).message);
+    throw new Interrupted(idle.expired ? `less than ${PROGRESS_BYTES / 1024} KB arrived in ${seconds(idle.ms)}` : (error as Error).message);
   }
 }
 
+/** What counts as progress: a hub that sends a byte a second is as stuck as one that sends nothing. */
+const PROGRESS_BYTES = 64 * 1024;
+
 /**
- * Aborts its signal once `ms` pass without a restart: a hub that answers and then sends nothing
- * more (or never answers) would otherwise hold the download until the user cancels it.
+ * Aborts its signal once `ms` pass without a restart or PROGRESS_BYTES arriving: a hub that answers
+ * and then sends nothing more, or next to nothing (or never answers), would otherwise hold the
+ * download until the user cancels it.
  */
 class IdleTimer {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  private bytes = 0;
 
   constructor(readonly ms: number) {
     this.restart();
@@ -234,7 +242,13 @@ class IdleTimer {
     return this.controller.signal.aborted;
   }
 
+  arrived(bytes: number): void {
+    this.bytes += bytes;
+    if (this.bytes >= PROGRESS_BYTES) this.restart();
+  }
+
   restart(): void {
+    this.bytes = 0;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.controller.abort(), this.ms);
   }
