@@ -262,7 +262,6 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
-/** Follows redirects by hand, so the hub's own headers (the hash) are seen before the CDN's. */
 interface Answer {
   readonly response: Response;
   readonly expected: Expected | undefined;
@@ -272,6 +271,7 @@ interface Answer {
   readonly answeredBy: string;
 }
 
+/** Follows redirects by hand, so the hub's own headers (the hash, the size) are seen before the CDN's, and each is checked. */
 async function request(url: string, offset: number, download: ModelDownload, idle: IdleTimer): Promise<Answer> {
   const hubOrigin = new URL(url).origin;
   let expected: Expected | undefined;
