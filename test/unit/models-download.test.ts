@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { promises as fs, readFileSync } from 'node:fs';
 import type * as http from 'node:http';
 import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { DownloadErrorKind, DownloadProgress, ModelDownload } from '../../src/core/models/download';
 import { downloadModel, ModelDownloadError } from '../../src/core/models/download';
 import { OnnxNliModel } from '../../src/core/models/nli';
@@ -135,6 +136,88 @@ describe('downloading a model from the hub', () => {
     assert.equal(cdn.requests.at(-2)?.headers.range, `bytes=${kept}-`);
   });
 
+  it('gives up on a transfer that stops sending, after the retries, keeping what arrived for the next download to resume', async () => {
+    cdnHandler = (_, response, content) => {
+      response.writeHead(200, { 'content-length': String(content.length) });
+      response.write(content.subarray(0, 10)); // and then nothing more
+    };
+    const error = await failure(download({ idleTimeoutMs: 100 }), 'interrupted');
+    assert.equal(error.message, 'The download of tokenizer.json from org/tiny-nli broke off 3 times (less than 64 KB arrived in 0.1 s). Try again later: it resumes where it stopped.');
+    assert.deepEqual((await listFiles(destination)).sort(), ['config.json', 'tokenizer.json.partial']);
+    assert.equal((await fs.stat(path.join(destination, 'tokenizer.json.partial'))).size, 10);
+    assert.equal(cdn.requests.length, 3);
+  });
+
+  it('gives up on a transfer that sends next to nothing, a byte at a time', async () => {
+    cdnHandler = (_, response, content) => {
+      response.writeHead(200, { 'content-length': String(content.length) });
+      let sent = 0;
+      const timer = setInterval(() => response.write(content.subarray(sent, ++sent)), 5);
+      response.on('close', () => clearInterval(timer));
+    };
+    const error = await failure(download({ idleTimeoutMs: 200 }), 'interrupted');
+    assert.match(error.message, /^The download of tokenizer\.json from org\/tiny-nli broke off 3 times \(less than 64 KB arrived in 0\.2 s\)/);
+    assert.deepEqual((await listFiles(destination)).sort(), ['config.json', 'tokenizer.json.partial']);
+  });
+
+  it('gives up on a hub that never answers, saying how to download the model by hand', async () => {
+    const silent = await ScriptedServer.start(() => undefined);
+    try {
+      const error = await failure(download({ baseUrl: silent.baseUrl, idleTimeoutMs: 100 }), 'offline');
+      assert.match(error.message, /^Could not reach 127\.0\.0\.1:\d+ \(no answer within 0\.1 s\)\. Download config\.json, .* by hand/);
+      assert.deepEqual(await listFiles(destination), []);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  /** Runs `test` with a hub that answers every request as `handler` does. */
+  async function withHub(handler: (response: http.ServerResponse) => void, test: (hub: ScriptedServer) => Promise<void>): Promise<void> {
+    const other = await ScriptedServer.start((_, response) => handler(response));
+    try {
+      await test(other);
+    } finally {
+      await other.close();
+    }
+  }
+
+  it('asks for files as they are, and refuses one sent compressed, which would be unpacked into something else, writing nothing', async () => {
+    const handler = (response: http.ServerResponse) => {
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' });
+      response.end(gzipSync(Buffer.alloc(4 << 20)));
+    };
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl }), 'refused');
+      assert.match(error.message, /\/config\.json sent config\.json compressed \(Content-Encoding: gzip\) though Attest asked for it as it is; a model file is not unpacked\. .*attest\.nli\.model/);
+      assert.equal(other.requests[0].headers['accept-encoding'], 'identity');
+    });
+    assert.deepEqual(await listFiles(destination), []);
+  });
+
+  it('refuses a file announced larger than its kind can be, before any of it is written', async () => {
+    const handler = (response: http.ServerResponse) => {
+      response.writeHead(200, { 'content-length': String(100 * 1024 * 1024) });
+      response.write('{');
+    };
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl }), 'refused');
+      assert.match(error.message, /\/config\.json announced 104857600 bytes for config\.json, which is at most 64 MB; nothing of it was kept\./);
+    });
+    assert.deepEqual(await listFiles(destination), []);
+  });
+
+  it('stops a file that grows past the size the hub announced, and keeps nothing of it', async () => {
+    cdnHandler = (_, response, content) => {
+      // No Content-Length: only the hub's X-Linked-Size says how long the file is.
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      response.write(content);
+      response.end(Buffer.alloc(64 * 1024));
+    };
+    const error = await failure(download(), 'refused');
+    assert.match(error.message, new RegExp(`sent more than the ${TOKENIZER.length} bytes announced for tokenizer\\.json, which is at most 64 MB; nothing of it was kept\\.`));
+    assert.deepEqual(await listFiles(destination), ['config.json']);
+  });
+
   it('discards a large file whose sha256 is not the one the hub announced, leaving nothing in its place', async () => {
     files = hubFiles({ 'tokenizer.json': { announcedHash: sha256(Buffer.from('another file')) } });
     const error = await failure(download(), 'checksum');
@@ -160,6 +243,24 @@ describe('downloading a model from the hub', () => {
     } finally {
       await trap.close();
     }
+  });
+
+  it('refuses a redirect to a link-local address such as a cloud’s metadata service, naming it, and writes nothing', async () => {
+    const handler = (response: http.ServerResponse) => void response.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data/' }).end();
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl, idleTimeoutMs: 2000 }), 'refused');
+      assert.match(error.message, /Attest refused a redirect to https:\/\/169\.254\.169\.254\/latest\/meta-data\/: a link-local address, which the hub \(127\.0\.0\.1:\d+\) is not\. Download the model folder by hand/);
+    });
+    assert.deepEqual(await listFiles(destination), []);
+  });
+
+  it('refuses a plain-http redirect to another host than the hub’s, without asking it anything', async () => {
+    const handler = (response: http.ServerResponse) => void response.writeHead(302, { location: `http://localhost:${new URL(cdn.baseUrl).port}/cdn/file` }).end();
+    await withHub(handler, async (other) => {
+      const error = await failure(download({ baseUrl: other.baseUrl }), 'refused');
+      assert.match(error.message, /refused a redirect to http:\/\/localhost:\d+\/cdn\/file: it follows redirects to https only, or to the hub's own host\./);
+    });
+    assert.equal(cdn.requests.length, 0);
   });
 
   it('writes nothing outside the model folder, whatever a file is called', async () => {

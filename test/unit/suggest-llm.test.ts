@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { LlmError, OpenAiLlm, type ChatMessage, type LlmErrorKind, type LlmSettings } from '../../src/core/suggest/llm';
+import { LlmError, MAX_REPLY_LINE_BYTES, OpenAiLlm, type ChatMessage, type LlmErrorKind, type LlmSettings } from '../../src/core/suggest/llm';
 import { ChatServer, type ChatReply } from './support/chatServer';
 import { ScriptedServer } from './support/server';
 
@@ -118,10 +118,47 @@ describe('the language model client (openai against a local chat-completions ser
     assert.match(error.message, /No answer from http:\/\/127\.0\.0\.1:\d+\/v1 within 0\.2 s/);
   });
 
+  it('gives up on a whole reply whose body is still dripping in when the timeout is up', async () => {
+    const llm = await llmFor([{ repeat: ' ', everyMs: 20 }], { timeoutMs: 300, maxRetries: 0 });
+    const error = await failsWith(llm.complete(ASK), 'timeout');
+    assert.match(error.message, /^http:\/\/127\.0\.0\.1:\d+\/v1 did not send its whole reply within 0\.3 s\./);
+  });
+
+  it('stops reading a whole reply that grows past the size any reply could need, and says so', async () => {
+    const llm = await llmFor([{ text: 'x'.repeat(MAX_REPLY_LINE_BYTES) }]);
+    const error = await failsWith(llm.complete(ASK), 'malformed');
+    assert.match(error.message, /^The reply from http:\/\/127\.0\.0\.1:\d+\/v1 grew past 0\.5 MB, far longer than any draft; the rest was not read\.$/);
+  });
+
   it('times out when a streamed reply goes quiet', async () => {
     const llm = await llmFor([{ text: LONG, breaks: 'stall' }], { timeoutMs: 200 });
     const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'timeout');
-    assert.match(error.message, /cut off.*sent nothing for 0\.2 s/);
+    assert.match(error.message, /cut off.*sent no text for 0\.2 s/);
+  });
+
+  for (const [name, delta] of [
+    ['empty pieces', {}],
+    ['tool calls', { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'rm', arguments: '{"path":"/"}' } }] }],
+  ] as const) {
+    it(`times out when a streamed reply sends ${name} but no text`, async () => {
+      const llm = await llmFor([{ repeat: delta, everyMs: 20 }], { timeoutMs: 200 });
+      const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'timeout');
+      assert.match(error.message, /^The reply was cut off: the endpoint sent no text for 0\.2 s in the middle of it\.$/);
+    });
+  }
+
+  it('ends a streamed reply still arriving, piece by piece in time, after five timeouts', async () => {
+    const llm = await llmFor([{ repeat: { content: 'a' }, everyMs: 20 }], { timeoutMs: 100 });
+    let received = '';
+    const error = await failsWith(llm.complete(ASK, { onToken: (piece) => (received += piece) }), 'timeout');
+    assert.match(error.message, /^The reply was cut off: http:\/\/127\.0\.0\.1:\d+\/v1 was still sending it after 0\.5 s\. Try again, or allow more time\.$/);
+    assert.match(received, /^a+$/);
+  });
+
+  it('stops a streamed piece that grows past the size any reply could need, and says so rather than blaming the network', async () => {
+    const llm = await llmFor([{ text: 'x'.repeat(MAX_REPLY_LINE_BYTES), piece: MAX_REPLY_LINE_BYTES }], { timeoutMs: 5000 });
+    const error = await failsWith(llm.complete(ASK, { onToken: () => {} }), 'malformed');
+    assert.match(error.message, /^The reply from http:\/\/127\.0\.0\.1:\d+\/v1 grew past 0\.5 MB, far longer than any draft; the rest was not read\.$/);
   });
 
   it('says the reply was cut off when the connection drops mid-stream', async () => {

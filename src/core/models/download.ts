@@ -13,7 +13,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { refusedRedirect } from '../webLink';
+import { SMALL_FILE_BYTES } from '../text/readFile';
+import { refusedHubRedirect } from './hubRedirect';
 
 export interface ModelDownload {
   /** The hub repository, e.g. `Xenova/nli-deberta-v3-xsmall`. */
@@ -30,6 +31,11 @@ export interface ModelDownload {
   readonly onProgress?: (progress: DownloadProgress) => void;
   /** Aborting stops the transfer and keeps what arrived, for the next call to resume; the call rejects with `signal.reason`. */
   readonly signal?: AbortSignal;
+  /**
+   * How long the hub may take to answer, or to send the next 64 KB of a file, before the transfer
+   * counts as broken off; default 30 s.
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 export interface DownloadProgress {
@@ -56,6 +62,9 @@ const DEFAULT_BASE_URL = 'https://huggingface.co';
 const MAX_REDIRECTS = 5;
 /** Transfers of one file, the first included, before a dropped connection is reported. */
 const ATTEMPTS = 3;
+const IDLE_TIMEOUT_MS = 30_000;
+/** ONNX graphs are protocol buffers, which cannot be larger; bigger models keep their weights in other files. */
+const MAX_GRAPH_BYTES = 2 ** 31 - 1;
 
 /** Fetches every file not already at its final path; resolves when all are there. */
 export async function downloadModel(download: ModelDownload): Promise<void> {
@@ -103,8 +112,17 @@ class Interrupted extends Error {}
 async function transfer(download: ModelDownload, file: string, partial: string): Promise<Expected | undefined> {
   const url = `${repoPage(download)}/resolve/${encodeURIComponent(download.revision ?? 'main')}/${file.split('/').map(encodeURIComponent).join('/')}`;
   const offset = await sizeOf(partial);
-  const { response, expected } = await request(url, offset, download);
-  const total = totalSize(response, offset);
+  const idle = new IdleTimer(download.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+  try {
+    return await receive(download, file, partial, url, offset, idle);
+  } finally {
+    idle.dispose();
+  }
+}
+
+async function receive(download: ModelDownload, file: string, partial: string, url: string, offset: number, idle: IdleTimer): Promise<Expected | undefined> {
+  const { response, expected, announcedSize, answeredBy } = await request(url, offset, download, idle);
+  const total = totalSize(response, offset) ?? announcedSize;
   if (response.status === 416 && offset > 0) {
     // What is on disk is not a prefix of this file (or is all of it): start over.
     await fs.rm(partial, { force: true });
@@ -114,10 +132,26 @@ async function transfer(download: ModelDownload, file: string, partial: string):
     throw new ModelDownloadError('not-found', `${download.repo} has no ${file} at revision ${download.revision ?? 'main'} (${url} answered 404). Check the repository's name.`);
   }
   if (response.status === 401 || response.status === 403) {
-    throw new ModelDownloadError('refused', `${url} answered ${response.status}: the repository is private or gated. Download the model folder by hand and set ${download.folderSetting} to its path.`);
+    const where = answeredBy === url ? url : `${answeredBy} (where ${url} redirected)`;
+    throw new ModelDownloadError('refused', `${where} answered ${response.status}: the repository is private or gated. Download the model folder by hand and set ${download.folderSetting} to its path.`);
   }
   if (response.status !== 200 && response.status !== 206) {
     throw new ModelDownloadError('offline', `${url} answered ${response.status}. Try again later, or download the model folder by hand and set ${download.folderSetting} to its path.`);
+  }
+  const encoding = response.headers.get('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    await response.body?.cancel();
+    throw new ModelDownloadError(
+      'refused',
+      `${url} sent ${file} compressed (Content-Encoding: ${encoding}) though Attest asked for it as it is; a model file is not unpacked. ` +
+        `Download the model folder by hand and set ${download.folderSetting} to its path.`,
+    );
+  }
+  const largest = Math.min(total ?? Infinity, maxBytes(file));
+  if (total !== undefined && total > maxBytes(file)) {
+    await response.body?.cancel();
+    await fs.rm(partial, { force: true });
+    throw tooLarge(download, file, `${url} announced ${total} bytes`);
   }
   const resumed = response.status === 206;
   if (resumed && contentRangeStart(response) !== offset) {
@@ -125,22 +159,46 @@ async function transfer(download: ModelDownload, file: string, partial: string):
     throw new Interrupted('the server resumed from another byte than asked');
   }
   let received = resumed ? offset : 0;
+  let overflowed = false;
   const handle = await fs.open(partial, resumed ? 'a' : 'w');
   try {
     download.onProgress?.({ file, receivedBytes: received, totalBytes: total });
     const reader = response.body?.getReader();
     for (;;) {
-      const chunk = await readChunk(reader, download.signal);
+      const chunk = await readChunk(reader, download.signal, idle);
       if (!chunk) break;
-      await handle.write(chunk);
+      idle.arrived(chunk.byteLength);
       received += chunk.byteLength;
+      if (received > largest) {
+        await reader?.cancel();
+        overflowed = true;
+        break;
+      }
+      await handle.write(chunk);
       download.onProgress?.({ file, receivedBytes: received, totalBytes: total });
     }
   } finally {
     await handle.close();
   }
+  if (overflowed) {
+    await fs.rm(partial, { force: true });
+    throw tooLarge(download, file, total === undefined ? `${url} sent more` : `${url} sent more than the ${total} bytes announced`);
+  }
   if (total !== undefined && received !== total) throw new Interrupted(`${received} of ${total} bytes arrived`);
   return expected;
+}
+
+/** The most a file of this kind can hold: what is larger is not the file Attest asked for. */
+function maxBytes(file: string): number {
+  return file.endsWith('.onnx') ? MAX_GRAPH_BYTES : SMALL_FILE_BYTES;
+}
+
+function tooLarge(download: ModelDownload, file: string, what: string): ModelDownloadError {
+  return new ModelDownloadError(
+    'refused',
+    `${what} for ${file}, which is at most ${Math.round(maxBytes(file) / 1024 / 1024)} MB; nothing of it was kept. ` +
+      `Download the model folder by hand and set ${download.folderSetting} to its path.`,
+  );
 }
 
 function repoPage(download: ModelDownload): string {
@@ -148,50 +206,109 @@ function repoPage(download: ModelDownload): string {
 }
 
 /** The next piece of the body, or undefined at its end. */
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, signal: AbortSignal | undefined, idle: IdleTimer): Promise<Uint8Array | undefined> {
   if (!reader) return undefined;
   try {
     const { done, value } = await reader.read();
     return done ? undefined : value;
   } catch (error) {
     signal?.throwIfAborted();
-    throw new Interrupted((error as Error).message);
+    throw new Interrupted(idle.expired ? `less than ${PROGRESS_BYTES / 1024} KB arrived in ${seconds(idle.ms)}` : (error as Error).message);
   }
 }
 
-/** Follows redirects by hand, so the hub's own headers (the hash) are seen before the CDN's. */
-async function request(url: string, offset: number, download: ModelDownload): Promise<{ response: Response; expected: Expected | undefined }> {
+/** What counts as progress: a hub that sends a byte a second is as stuck as one that sends nothing. */
+const PROGRESS_BYTES = 64 * 1024;
+
+/**
+ * Aborts its signal once `ms` pass without a restart or PROGRESS_BYTES arriving: a hub that answers
+ * and then sends nothing more, or next to nothing (or never answers), would otherwise hold the
+ * download until the user cancels it.
+ */
+class IdleTimer {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private bytes = 0;
+
+  constructor(readonly ms: number) {
+    this.restart();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get expired(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  arrived(bytes: number): void {
+    this.bytes += bytes;
+    if (this.bytes >= PROGRESS_BYTES) this.restart();
+  }
+
+  restart(): void {
+    this.bytes = 0;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(), this.ms);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+interface Answer {
+  readonly response: Response;
+  readonly expected: Expected | undefined;
+  /** An LFS file's size, as the hub announces it with the redirect (`X-Linked-Size`). */
+  readonly announcedSize: number | undefined;
+  /** The URL the response came from, after the redirects. */
+  readonly answeredBy: string;
+}
+
+/** Follows redirects by hand, so the hub's own headers (the hash, the size) are seen before the CDN's, and each is checked. */
+async function request(url: string, offset: number, download: ModelDownload, idle: IdleTimer): Promise<Answer> {
   const hubOrigin = new URL(url).origin;
   let expected: Expected | undefined;
+  let announcedSize: number | undefined;
   let current = url;
   for (let redirects = 0; ; redirects++) {
     let response: Response;
     try {
       response = await fetch(current, {
         redirect: 'manual',
-        headers: offset > 0 ? { range: `bytes=${offset}-` } : {},
-        signal: download.signal,
+        // fetch would unpack a compressed answer: a small one could fill the disk.
+        headers: { 'accept-encoding': 'identity', ...(offset > 0 && { range: `bytes=${offset}-` }) },
+        signal: download.signal ? AbortSignal.any([download.signal, idle.signal]) : idle.signal,
       });
     } catch (error) {
       download.signal?.throwIfAborted();
-      throw unreachable(current, error, download);
+      throw unreachable(current, idle.expired ? `no answer within ${seconds(idle.ms)}` : error, download);
     }
+    idle.restart();
     const location = response.headers.get('location');
     const redirect = response.status >= 300 && response.status < 400 && location !== null;
     if (!expected) expected = announcedHash(response, !redirect && new URL(current).origin === hubOrigin);
-    if (!redirect) return { response, expected };
+    announcedSize ??= byteCount(response.headers.get('x-linked-size'));
+    if (!redirect) return { response, expected, announcedSize, answeredBy: current };
     await response.body?.cancel();
     if (redirects === MAX_REDIRECTS) throw new ModelDownloadError('offline', `${url} redirected more than ${MAX_REDIRECTS} times.`);
     const next = new URL(location, current);
-    const refused = refusedRedirect(current, next);
-    if (refused) throw new ModelDownloadError('refused', refused);
+    const refused = await refusedHubRedirect(new URL(url), current, next);
+    if (refused) throw new ModelDownloadError('refused', `${refused} Download the model folder by hand and set ${download.folderSetting} to its path.`);
     current = next.href;
   }
 }
 
+/** `error` is what fetch threw, or the reason itself. */
 function unreachable(url: string, error: unknown, download: ModelDownload): ModelDownloadError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+  const reason = typeof error === 'string' ? error : (cause?.code ?? cause?.message ?? (error as Error).message);
   return new ModelDownloadError(
     'offline',
     `Could not reach ${new URL(url).host} (${reason}). Download ${download.files.join(', ')} from ${repoPage(download)} by hand into one folder ` +
@@ -221,9 +338,13 @@ function totalSize(response: Response, offset: number): number | undefined {
     const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
     if (total) return Number(total[1]);
   }
-  const length = response.headers.get('content-length');
-  if (length === null) return undefined;
-  return response.status === 206 ? offset + Number(length) : Number(length);
+  const length = byteCount(response.headers.get('content-length'));
+  if (length === undefined) return undefined;
+  return response.status === 206 ? offset + length : length;
+}
+
+function byteCount(header: string | null): number | undefined {
+  return header !== null && /^\s*\d+\s*$/.test(header) ? Number(header) : undefined;
 }
 
 function contentRangeStart(response: Response): number | undefined {

@@ -6,7 +6,9 @@
  *   const text = await llm.complete([{ role: 'user', content: 'Hi' }], { signal, onToken: (t) => shown += t });
  */
 import type OpenAI from 'openai';
-import { describeFailure, LlmError, seconds } from './llmErrors';
+import { boundedFetch, ReplyOverLimit } from './boundedFetch';
+import { MAX_REPLY_CHARACTERS } from './limits';
+import { describeFailure, describeOverLimit, LlmError, seconds } from './llmErrors';
 
 export { LlmError, type LlmErrorKind } from './llmErrors';
 
@@ -34,7 +36,10 @@ export interface LlmSettings {
   readonly apiKey?: string;
   readonly temperature: number;
   readonly maxTokens: number;
-  /** How long to wait for the endpoint to start answering, and then between pieces of a streamed reply. */
+  /**
+   * How long a whole reply may take, and a streamed one to start and then between pieces of its text;
+   * a streamed reply ends after STREAMED_REPLY_TIMEOUTS of these in all.
+   */
   readonly timeoutMs: number;
   /** Retries of a request that was rate-limited, failed with a 5xx, timed out or could not connect; 2 when absent. */
   readonly maxRetries?: number;
@@ -49,6 +54,19 @@ const PLACEHOLDER_KEY = 'no-key';
 
 /** The client announces the user's OS, CPU and Node version in these; a null header is not sent. */
 const PLATFORM_HEADERS = { 'X-Stainless-OS': null, 'X-Stainless-Arch': null, 'X-Stainless-Runtime': null, 'X-Stainless-Runtime-Version': null };
+
+/**
+ * The most of a reply read, in bytes: a stream frames each token in some 250 bytes of JSON, so this is
+ * room for a reply of MAX_REPLY_CHARACTERS sent a few characters a piece, and for a thinking model's
+ * reasoning, and far more than any draft.
+ */
+export const MAX_REPLY_BYTES = MAX_REPLY_CHARACTERS * 128;
+
+/** The longest line of a reply: a whole reply's JSON, or one streamed piece, of MAX_REPLY_CHARACTERS escaped at up to 6 bytes each. */
+export const MAX_REPLY_LINE_BYTES = MAX_REPLY_CHARACTERS * 8;
+
+/** A streamed reply, sent in time piece by piece, still ends after this many timeouts in all. */
+export const STREAMED_REPLY_TIMEOUTS = 5;
 
 export class OpenAiLlm implements Llm {
   private readonly client: OpenAI;
@@ -87,13 +105,16 @@ export class OpenAiLlm implements Llm {
     const { signal, onToken } = options;
     signal?.throwIfAborted();
     const control = new RequestControl(this.settings.timeoutMs, signal);
+    const withinMs = onToken ? this.settings.timeoutMs * STREAMED_REPLY_TIMEOUTS : this.settings.timeoutMs;
+    const client = this.client.withOptions({ fetch: boundedFetch({ maxBytes: MAX_REPLY_BYTES, maxLineBytes: MAX_REPLY_LINE_BYTES, withinMs }) });
     try {
-      const text = onToken ? await this.streamed(messages, control, onToken) : await this.whole(messages, control);
+      const text = onToken ? await this.streamed(client, messages, control, onToken) : await this.whole(client, messages, control);
       if (!text.trim()) throw new LlmError('empty', 'The model sent an empty reply.');
       return text;
     } catch (error) {
       signal?.throwIfAborted();
       if (error instanceof LlmError) throw error;
+      if (error instanceof ReplyOverLimit) throw describeOverLimit(error, { ...this.settings, streamed: onToken !== undefined, withinMs });
       throw describeFailure(error, this.settings);
     } finally {
       control.dispose();
@@ -105,21 +126,20 @@ export class OpenAiLlm implements Llm {
     return { model: this.settings.model, messages: [...messages], temperature: this.settings.temperature, max_tokens: this.settings.maxTokens };
   }
 
-  private async whole(messages: readonly ChatMessage[], control: RequestControl): Promise<string> {
-    const completion: unknown = await unlessAborted(this.client.chat.completions.create({ ...this.body(messages), stream: false }, { signal: control.signal }), control.user);
+  private async whole(client: OpenAI, messages: readonly ChatMessage[], control: RequestControl): Promise<string> {
+    const completion: unknown = await unlessAborted(client.chat.completions.create({ ...this.body(messages), stream: false }, { signal: control.signal }), control.user);
     const choice = firstChoice(completion);
     if (!choice) throw new LlmError('malformed', 'The endpoint answered, but not with a chat completion: is the base URL an OpenAI-compatible API?');
     this.checkFinish(choice.finish_reason);
     return typeof choice.message?.content === 'string' ? choice.message.content : '';
   }
 
-  private async streamed(messages: readonly ChatMessage[], control: RequestControl, onToken: (piece: string) => void): Promise<string> {
-    const stream = await unlessAborted(this.client.chat.completions.create({ ...this.body(messages), stream: true }, { signal: control.signal }), control.user);
+  private async streamed(client: OpenAI, messages: readonly ChatMessage[], control: RequestControl, onToken: (piece: string) => void): Promise<string> {
+    const stream = await unlessAborted(client.chat.completions.create({ ...this.body(messages), stream: true }, { signal: control.signal }), control.user);
     let text = '';
     let finish: string | null | undefined;
     control.heard();
     for await (const chunk of stream) {
-      control.heard();
       // Servers may end with a chunk that carries usage and no choices.
       const choice = chunk.choices?.[0];
       const piece = choice?.delta?.content;
@@ -128,11 +148,13 @@ export class OpenAiLlm implements Llm {
         onToken(piece);
       }
       if (choice?.finish_reason) finish = choice.finish_reason;
+      // Only progress counts: a server that sends empty pieces or tool calls forever has gone quiet.
+      if (piece || reasoning(choice?.delta) || choice?.finish_reason) control.heard();
     }
     // The client ends the stream quietly when it is aborted, so why it ended has to be looked up here.
     control.user?.throwIfAborted();
     if (!finish && control.quiet) {
-      throw new LlmError('timeout', `The reply was cut off: the endpoint sent nothing for ${seconds(this.settings.timeoutMs)} in the middle of it.`);
+      throw new LlmError('timeout', `The reply was cut off: the endpoint sent no text for ${seconds(this.settings.timeoutMs)} in the middle of it.`);
     }
     if (!finish) throw new LlmError('cut-off', 'The reply was cut off: the endpoint closed the stream before the reply was finished.');
     this.checkFinish(finish);
@@ -145,6 +167,13 @@ export class OpenAiLlm implements Llm {
     }
     if (reason === 'content_filter') throw new LlmError('rejected', 'The endpoint withheld the reply (its content filter).');
   }
+}
+
+/** A thinking model's reasoning, which some servers stream apart from the reply (`reasoning_content`, `reasoning`). */
+function reasoning(delta: object | undefined): boolean {
+  if (!delta) return false;
+  const fields = delta as { reasoning_content?: unknown; reasoning?: unknown };
+  return (typeof fields.reasoning_content === 'string' && fields.reasoning_content !== '') || (typeof fields.reasoning === 'string' && fields.reasoning !== '');
 }
 
 interface Choice {
@@ -160,7 +189,7 @@ function firstChoice(completion: unknown): Choice | undefined {
 }
 
 /**
- * One signal for the client that aborts when the user cancels or when a streamed reply goes quiet
+ * One signal for the client that aborts when the user cancels or when a streamed reply sends no text
  * for too long: the client's own timeout stops counting once the response headers have arrived.
  */
 class RequestControl {
@@ -179,7 +208,7 @@ class RequestControl {
     return this.controller.signal;
   }
 
-  /** Something arrived: the quiet period starts again. */
+  /** Text arrived: the quiet period starts again. */
   heard(): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {

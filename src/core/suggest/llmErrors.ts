@@ -59,6 +59,28 @@ export function describeFailure(error: unknown, endpoint: Endpoint): LlmError {
   return new LlmError(kind, redact(said ? `${message} It said: "${said}"` : message, endpoint.apiKey));
 }
 
+interface Bounds extends Endpoint {
+  /** Whether the reply was asked for piece by piece. */
+  readonly streamed: boolean;
+  readonly withinMs: number;
+}
+
+/** A reply stopped for growing past a size (`bytes`) or still arriving past `withinMs`. */
+export function describeOverLimit(stopped: { readonly limit: 'size' | 'time'; readonly bytes: number }, bounds: Bounds): LlmError {
+  const where = endpointName(bounds.baseUrl);
+  if (stopped.limit === 'size') {
+    return new LlmError('malformed', `The reply from ${where} grew past ${megabytes(stopped.bytes)}, far longer than any draft; the rest was not read.`);
+  }
+  if (bounds.streamed) {
+    return new LlmError('timeout', `The reply was cut off: ${where} was still sending it after ${seconds(bounds.withinMs)}. Try again, or allow more time.`);
+  }
+  return new LlmError('timeout', `${where} did not send its whole reply within ${seconds(bounds.withinMs)}. A local model may still be loading: try again, or allow more time.`);
+}
+
+function megabytes(bytes: number): string {
+  return `${Number((bytes / 1_000_000).toFixed(1))} MB`;
+}
+
 function byStatus(status: number | undefined, where: string, endpoint: Endpoint): [LlmErrorKind, string] {
   const retries = endpoint.maxRetries ?? 2;
   if (status === undefined) return ['server', `${where} reported an error in the middle of the reply.`];

@@ -27,6 +27,11 @@ export type ChatReply =
   /** Never answers. */
   | { readonly silent: true }
   /**
+   * Answers 200 and then never finishes: every `everyMs` it sends `repeat`, a string into a whole
+   * reply's JSON body, or a streamed reply's next chunk's `delta`.
+   */
+  | { readonly repeat: string | object; readonly everyMs: number }
+  /**
    * Streams the first half of `text`, then: `drop` destroys the connection, `end` ends the response
    * without a finish reason or [DONE], `stall` keeps it open and sends nothing more.
    */
@@ -67,6 +72,7 @@ export class ChatServer {
 
 async function answer(response: http.ServerResponse, body: ChatRequest, reply: ChatReply): Promise<void> {
   if ('silent' in reply) return;
+  if ('repeat' in reply) return repeatForever(response, body, reply.repeat, reply.everyMs);
   if ('status' in reply) {
     const retry = reply.status === 429 || reply.status >= 500 ? { 'retry-after-ms': '1' } : {};
     return sendJson(response, reply.status, { error: { message: reply.message ?? `status ${reply.status}`, type: 'error' } }, retry);
@@ -89,9 +95,7 @@ async function answer(response: http.ServerResponse, body: ChatRequest, reply: C
     return breakOff(response, breaks);
   }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const send = (delta: object, finishReason: string | null): void => {
-    response.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
-  };
+  const send = (delta: object, finishReason: string | null): void => sendChunk(response, body, delta, finishReason);
   const text = breaks ? reply.text.slice(0, reply.text.length >> 1) : reply.text;
   send({ role: 'assistant', content: '' }, null);
   const size = 'piece' in reply && reply.piece ? reply.piece : 7;
@@ -104,6 +108,19 @@ async function answer(response: http.ServerResponse, body: ChatRequest, reply: C
   if (breaks) return breakOff(response, breaks);
   send({}, finish);
   response.end('data: [DONE]\n\n');
+}
+
+function sendChunk(response: http.ServerResponse, body: ChatRequest, delta: object, finishReason: string | null): void {
+  response.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+}
+
+function repeatForever(response: http.ServerResponse, body: ChatRequest, repeat: string | object, everyMs: number): void {
+  response.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' });
+  const timer = setInterval(() => {
+    if (typeof repeat === 'string') response.write(repeat);
+    else sendChunk(response, body, repeat, null);
+  }, everyMs);
+  response.on('close', () => clearInterval(timer));
 }
 
 function breakOff(response: http.ServerResponse, how: 'drop' | 'end' | 'stall'): void {
