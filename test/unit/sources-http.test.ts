@@ -410,6 +410,14 @@ describe('the HTTP client of the sources', () => {
       assert.doesNotMatch(error.message, /not implemented/);
     });
 
+    it('refuses a redirect inward, to a link-local or private address the source is not on, as a failure saying why', async () => {
+      for (const inward of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/admin', 'http://[fe80::1]/']) {
+        const server = await serve((_, res) => sendText(res, 302, '', { location: inward }));
+        const error = await failsWith(client(server).getJson('/works'), 'unavailable');
+        assert.match(error.message, /^127\.0\.0\.1:\d+ redirected to http:\/\/.*, which Attest did not follow: a (link-local|private) address, which 127\.0\.0\.1:\d+ is not\.$/, inward);
+      }
+    });
+
     it('drops a private query parameter that a redirect to another origin carries back', async () => {
       const other = await serve((_, res) => sendJson(res, 200, { moved: true }));
       const server = await serve((_, res) => sendText(res, 302, '', { location: `${other.baseUrl}/elsewhere?api_key=${SECRET}&page=2` }));

@@ -36,6 +36,7 @@
  * keys, files or error messages, and both are dropped when a redirect leaves the origin.
  */
 import { version } from '../../../package.json';
+import { inwardRedirect } from '../addressReach';
 import { refusedRedirect } from '../webLink';
 import type { LookupCache } from './cache';
 import { SourceGates, sleep, type RequestGate } from './gates';
@@ -306,7 +307,7 @@ export class HttpClient {
       await response.body?.cancel();
       if (redirects === MAX_REDIRECTS) throw this.error('unavailable', `${this.host} redirected more than ${MAX_REDIRECTS} times.`);
       const next = new URL(location, url);
-      const refused = refusedRedirect(this.host, next);
+      const refused = refusedRedirect(this.host, next) ?? (await inwardRedirect(start, next, `${this.host} redirected to ${next.origin}, which Attest did not follow`, this.host));
       if (refused) throw this.error('unavailable', refused);
       if (next.origin !== start.origin) {
         leftOrigin = true;
