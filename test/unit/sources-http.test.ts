@@ -210,10 +210,9 @@ describe('the HTTP client of the sources', () => {
       });
       const http = client(server, { timeoutMs: 100, maxConcurrent: 1 });
       for (let i = 0; i < 3; i++) await failsWith(http.getJson(`/works/${i}`), 'timeout');
-      const started = Date.now();
       const skipped = await failsWith(http.getJson('/works/next'), 'timeout');
-      assert.ok(Date.now() - started < 50);
       assert.match(skipped.message, /skipped for a few minutes after 3 failures in a row/);
+      // Not asked, so not waited for.
       assert.equal(server.requests.length, 3);
     });
 
