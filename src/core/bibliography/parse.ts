@@ -717,20 +717,22 @@ const LIST_SEPARATOR = /\sand\s/;
 const LONGEST_NAME = 1000;
 
 function convertAuthors(value: string): Conversion {
-  const written = splitNames(value);
-  if (written.some((name) => name.length > LONGEST_NAME)) {
-    return { value: { authors: written.map(plainAuthor), truncated: false }, failed: true, reason: `has a name over ${LONGEST_NAME} characters, which is not a name; it was read as plain text` };
+  // Only a field this long can hold such a name: the others are not split for the test.
+  const long = value.length > LONGEST_NAME ? splitNames(value) : undefined;
+  if (long?.some((name) => name.length > LONGEST_NAME)) {
+    return { value: { authors: long.map(plainAuthor), truncated: false }, failed: true, reason: `has a name over ${LONGEST_NAME} characters, which is not a name; it was read as plain text` };
   }
+  const written = (): string[] => long ?? splitNames(value);
   let names: unknown;
   try {
     names = parseNamesOneByOne(value) ?? citationJs().value.parse(value, 'author');
   } catch {
-    return { value: { authors: written.map(plainAuthor), truncated: false }, failed: true };
+    return { value: { authors: written().map(plainAuthor), truncated: false }, failed: true };
   }
   if (!Array.isArray(names)) return { value: { authors: [], truncated: false }, failed: false };
   const list: readonly unknown[] = names;
   // Without braces no name is one brace group, and the names as written are not needed.
-  const parts = value.includes('{') ? written : [];
+  const parts = value.includes('{') ? written() : [];
   const authors: Author[] = [];
   let truncated = false;
   list.forEach((name, i) => {
