@@ -426,10 +426,14 @@ export class PaperStore {
   private async lock(): Promise<{ release: () => Promise<void>; compromised: () => Error | undefined }> {
     const lockPath = path.join(this.dir, LOCK_FILE);
     let compromised: Error | undefined;
+    try {
+      await fs.mkdir(this.dir, { recursive: true });
+    } catch (error) {
+      throw StoreWriteError.of(this.dir, error);
+    }
     const waitUntil = Date.now() + LOCK_WAIT_MS;
     for (;;) {
       try {
-        await fs.mkdir(this.dir, { recursive: true });
         const release = await lockfile.lock(this.dir, {
           lockfilePath: lockPath,
           realpath: false,
