@@ -116,7 +116,8 @@ interface Identifiers {
   readonly publisherDoi?: string;
 }
 
-function identifiersOf(work: { readonly doi?: string; readonly arxivId?: string }): Identifiers {
+/** A work's DOI and arXiv id as Add to bibliography compares them. */
+export function identifiersOf(work: { readonly doi?: string; readonly arxivId?: string }): Identifiers {
   const doi = normalizeDoi(work.doi);
   const arxiv = arxivIdOf(work.arxivId, work.doi);
   return { doi, arxiv, publisherDoi: doi !== undefined && arxivIdOf(undefined, doi) === undefined ? doi : undefined };

@@ -1,11 +1,11 @@
 import MiniSearch from 'minisearch';
 import { asRecord } from '../bibliography/citing';
 import { listAuthors } from '../bibliography/describe';
-import { citationKeyFor, findExisting } from '../bibliography/generate';
+import { citationKeyFor, findExisting, identifiersOf } from '../bibliography/generate';
 import type { BibEntry } from '../bibliography/types';
 import type { Paper } from '../papers/paper';
 import type { PaperMatch } from './libraryKeys';
-import { arxivIdOf, normalizeDoi, normalizeText } from '../verify/normalize';
+import { normalizeText } from '../verify/normalize';
 
 /** A key the writer may cite, with what the completion item shows of its work. */
 export interface KeyCandidate {
@@ -78,7 +78,7 @@ export class KeyCompleter {
     const owners = new Map<string, BibEntry[]>();
     await inChunks(entries, (chunk) => {
       for (const entry of chunk) {
-        for (const id of identities(entry.doi, entry.arxivId, entry.title)) {
+        for (const id of identities(entry)) {
           const same = owners.get(id);
           if (same) same.push(entry);
           else owners.set(id, [entry]);
@@ -146,7 +146,7 @@ export class KeyCompleter {
   /** A library paper as it would be cited, unless a bibliography has it already. */
   private paperCompletion(key: string, paper: Paper): Completion | undefined {
     const record = asRecord(paper);
-    const owners = identities(paper.doi, paper.arxivId, paper.title).flatMap((i) => this.owners.get(i) ?? []);
+    const owners = identities(paper).flatMap((i) => this.owners.get(i) ?? []);
     if (owners.length > 0 && findExisting(record, owners)) return undefined;
     return {
       key: this.lowerKeys.has(key) ? citationKeyFor(record, new Set(this.entries.keys())) : key,
@@ -171,11 +171,10 @@ async function inChunks<T>(items: readonly T[], work: (chunk: readonly T[]) => v
 }
 
 /** What Add to bibliography compares a work by: its DOI, its arXiv id and its title, each normalised as it does. */
-function identities(doi: string | undefined, arxivId: string | undefined, title: string | undefined): string[] {
-  const normalDoi = normalizeDoi(doi);
-  const arxiv = arxivIdOf(arxivId, doi);
-  const normalTitle = title === undefined ? '' : normalizeText(title);
-  return [normalDoi && `doi:${normalDoi}`, arxiv && `arxiv:${arxiv}`, normalTitle && `title:${normalTitle}`].filter((i): i is string => typeof i === 'string' && i !== '');
+function identities(work: { readonly doi?: string; readonly arxivId?: string; readonly title?: string }): string[] {
+  const { doi, arxiv } = identifiersOf(work);
+  const title = work.title === undefined ? '' : normalizeText(work.title);
+  return [doi && `doi:${doi}`, arxiv && `arxiv:${arxiv}`, title && `title:${title}`].filter((i): i is string => typeof i === 'string' && i !== '');
 }
 
 /** Where the key being typed starts on its line, and what is typed of it so far. */
