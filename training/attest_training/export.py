@@ -1,0 +1,59 @@
+"""ONNX export of the trained cross-encoder, its int8 quantisation, and running the result."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime
+import torch
+from onnxruntime.quantization import QuantType, quant_pre_process, quantize_dynamic
+
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class _Logits(torch.nn.Module):
+    """The classifier with positional inputs and the logits alone, the graph's one output."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        return self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).logits
+
+
+def export_int8(model, folder: Path, workdir: Path) -> Path:
+    """Writes `folder/model_quantized.onnx` (dynamic int8 weights) by way of an fp32 export in `workdir`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    workdir.mkdir(parents=True, exist_ok=True)
+    fp32, prepared, int8 = workdir / "model.onnx", workdir / "model.prepared.onnx", folder / "model_quantized.onnx"
+    example = tuple(torch.ones((1, 8), dtype=torch.long) for _ in INPUTS)
+    axes = {name: {0: "batch", 1: "sequence"} for name in INPUTS} | {"logits": {0: "batch"}}
+    torch.onnx.export(
+        _Logits(model.eval()), example, str(fp32), input_names=list(INPUTS), output_names=["logits"],
+        dynamic_axes=axes, opset_version=17, do_constant_folding=True, dynamo=False,
+    )
+    quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
+    quantize_dynamic(str(prepared), str(int8), weight_type=QuantType.QInt8, per_channel=False)
+    return int8
+
+
+def onnx_probabilities(graph: Path, tokenizer, inputs, max_length: int, threads: int = 0) -> np.ndarray:
+    options = onnxruntime.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    out = []
+    for start in range(0, len(inputs), 32):
+        chunk = inputs[start : start + 32]
+        width = max(len(ids) for ids, _, _ in chunk)
+        feed = {name: np.zeros((len(chunk), width), dtype=np.int64) for name in INPUTS}
+        feed["input_ids"][:] = tokenizer.pad_token_id
+        for row, (ids, types, _) in enumerate(chunk):
+            feed["input_ids"][row, : len(ids)] = ids
+            feed["token_type_ids"][row, : len(types)] = types
+            feed["attention_mask"][row, : len(ids)] = 1
+        logits = session.run(["logits"], feed)[0]
+        exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out.append(exp / exp.sum(axis=1, keepdims=True))
+    return np.concatenate(out)

@@ -1,0 +1,108 @@
+"""Label metrics and the choice of decision thresholds, on probabilities the model gave."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .pairs import LABEL_ID
+
+CONTRADICTION, ENTAILMENT, NEUTRAL = LABEL_ID["contradiction"], LABEL_ID["entailment"], LABEL_ID["neutral"]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    entailment: float
+    contradiction: float
+
+
+def decide(probabilities: np.ndarray, thresholds: Thresholds | None = None) -> np.ndarray:
+    """
+    The verdict per row: contradiction when its probability reaches its threshold and beats entailment,
+    else entailment when that reaches its own, else neutral; without thresholds, the most probable label.
+    """
+    if thresholds is None:
+        return probabilities.argmax(axis=1)
+    p_c, p_e = probabilities[:, CONTRADICTION], probabilities[:, ENTAILMENT]
+    out = np.full(len(probabilities), NEUTRAL)
+    out[p_e >= thresholds.entailment] = ENTAILMENT
+    out[(p_c >= thresholds.contradiction) & (p_c > p_e)] = CONTRADICTION
+    return out
+
+
+def macro_f1(gold: Sequence[int], predicted: Sequence[int], classes: int = 3) -> float:
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    scores = []
+    for c in range(classes):
+        tp = int(((predicted == c) & (gold == c)).sum())
+        fp = int(((predicted == c) & (gold != c)).sum())
+        fn = int(((predicted != c) & (gold == c)).sum())
+        scores.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(scores))
+
+
+def precision(gold: Sequence[int], predicted: Sequence[int], label: int) -> float | None:
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    said = predicted == label
+    return None if not said.any() else float((gold[said] == label).mean())
+
+
+def confusion(gold: Sequence[int], predicted: Sequence[int], classes: int = 3) -> list[list[int]]:
+    table = np.zeros((classes, classes), dtype=int)
+    for g, p in zip(gold, predicted):
+        table[g, p] += 1
+    return table.tolist()
+
+
+def choose_thresholds(
+    splits: dict[str, tuple[np.ndarray, np.ndarray]],
+    contradiction_precision: float,
+) -> tuple[Thresholds, dict]:
+    """
+    On dev probabilities only: the contradiction threshold is the lowest whose pooled precision reaches
+    `contradiction_precision` (a wrong "contradicted" is the worst thing a writer can be shown); the
+    entailment threshold then maximises the mean of the datasets' macro-F1.
+    """
+    gold = np.concatenate([g for g, _ in splits.values()])
+    probs = np.concatenate([p for _, p in splits.values()])
+    grid = [round(x, 2) for x in np.arange(0.30, 0.991, 0.01)]
+    contradiction = grid[-1]
+    for t in grid:
+        predicted = decide(probs, Thresholds(0.0, t))
+        said = predicted == CONTRADICTION
+        if said.sum() >= 5 and (gold[said] == CONTRADICTION).mean() >= contradiction_precision:
+            contradiction = t
+            break
+    best, best_score = Thresholds(0.5, contradiction), -1.0
+    for t in [round(x, 2) for x in np.arange(0.20, 0.951, 0.01)]:
+        candidate = Thresholds(t, contradiction)
+        score = float(np.mean([macro_f1(g, decide(p, candidate)) for g, p in splits.values()]))
+        if score > best_score:
+            best, best_score = candidate, score
+    return best, {"mean_macro_f1": best_score}
+
+
+def report(splits: dict[str, tuple[np.ndarray, np.ndarray]], thresholds: Thresholds | None) -> dict:
+    out: dict = {}
+    for name, (gold, probs) in splits.items():
+        predicted = decide(probs, thresholds)
+        out[name] = {
+            "pairs": int(len(gold)),
+            "macro_f1": round(macro_f1(gold, predicted), 4),
+            "contradiction_precision": _rounded(precision(gold, predicted, CONTRADICTION)),
+            "entailment_precision": _rounded(precision(gold, predicted, ENTAILMENT)),
+            "confusion_rows_gold_cols_predicted_c_e_n": confusion(gold, predicted),
+        }
+    gold = np.concatenate([g for g, _ in splits.values()])
+    predicted = np.concatenate([decide(p, thresholds) for _, p in splits.values()])
+    out["pooled"] = {
+        "mean_macro_f1": round(float(np.mean([out[n]["macro_f1"] for n in splits])), 4),
+        "contradiction_precision": _rounded(precision(gold, predicted, CONTRADICTION)),
+        "contradicted_said": int((predicted == CONTRADICTION).sum()),
+    }
+    return out
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)

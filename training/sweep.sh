@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The measurements behind the verifier's sequence length, epochs and learning rate: each
+# configuration trained from the same base and seed, side by side, on a GPU machine (the same
+# command runs on a CPU, one configuration at a time). Then the CPU cost of a training step on
+# 2 threads, the figure that bounds the configuration training/README.md recommends.
+#   DATA=… BASE=… OUT=… training/sweep.sh
+set -uo pipefail
+cd "$(dirname "$0")"
+configs=(
+  "L128-E2 --max-length 128 --epochs 2"
+  "L128-E3 --max-length 128 --epochs 3"
+  "L128-E3-lr1e4 --max-length 128 --epochs 3 --learning-rate 1e-4"
+  "L192-E3 --max-length 192 --epochs 3"
+  "L256-E3 --max-length 256 --epochs 3"
+  "L256-E4 --max-length 256 --epochs 4"
+)
+for config in "${configs[@]}"; do
+  set -- $config
+  name=$1; shift
+  python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/$name" --device "${DEVICE:-cuda}" "$@" > "$WORK/$name.log" 2>&1 &
+done
+# The CPU cost of training on 2 threads (pinned to 2 cores), 120 annotated claims' pairs, one epoch at 128 tokens.
+taskset -c 0,1 python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/cpu-probe" --device cpu --threads 2 \
+  --max-length 128 --epochs 1 --limit 120 > "$WORK/cpu-probe.log" 2>&1 &
+wait
+for config in "${configs[@]}" "cpu-probe"; do
+  set -- $config
+  python3 - "$WORK/$1" <<'PY'
+import json, sys, pathlib
+folder = pathlib.Path(sys.argv[1])
+try:
+    m = json.loads((folder / "metrics.json").read_text())
+except OSError:
+    print(f"{folder.name}: no metrics (see its log)"); sys.exit()
+d = m["dev_int8_thresholds"]; t = m["training"]
+print(f"{folder.name}: mean {d['pooled']['mean_macro_f1']:.3f} | " + " ".join(f"{k} {v['macro_f1']:.3f}" for k, v in d.items() if k != 'pooled')
+      + f" | contra-prec {d['pooled']['contradiction_precision']} ({d['pooled']['contradicted_said']}) | thr {m['thresholds']} | best epoch {t['best_epoch']} | {t['seconds']} s {t['pairs']} pairs"
+      + " | per-epoch " + ", ".join(f"{h['epoch']}:{h['dev_argmax']['pooled']['mean_macro_f1']:.3f}/{h['seconds']}s" for h in m["history"]))
+PY
+done
