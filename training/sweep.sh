@@ -8,20 +8,19 @@ set -uo pipefail
 cd "$(dirname "$0")"
 configs=(
   "L128-E2 --max-length 128 --epochs 2"
+  "L128-E2-lr1e4 --max-length 128 --epochs 2 --learning-rate 1e-4"
   "L128-E3 --max-length 128 --epochs 3"
-  "L128-E3-lr1e4 --max-length 128 --epochs 3 --learning-rate 1e-4"
-  "L192-E3 --max-length 192 --epochs 3"
-  "L256-E3 --max-length 256 --epochs 3"
-  "L256-E4 --max-length 256 --epochs 4"
+  "L192-E2 --max-length 192 --epochs 2"
+  "L256-E2 --max-length 256 --epochs 2"
 )
 for config in "${configs[@]}"; do
   set -- $config
   name=$1; shift
-  python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/$name" --device "${DEVICE:-cuda}" "$@" > "$WORK/$name.log" 2>&1 &
+  python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/$name" --keep-weights "$WORK/$name.weights" --min-agreement 0.9 --device "${DEVICE:-cuda}" "$@" > "$WORK/$name.log" 2>&1 &
 done
 # The CPU cost of training on 2 threads (pinned to 2 cores), 120 annotated claims' pairs, one epoch at 128 tokens.
 taskset -c 0,1 python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/cpu-probe" --device cpu --threads 2 \
-  --max-length 128 --epochs 1 --limit 120 > "$WORK/cpu-probe.log" 2>&1 &
+  --max-length 128 --epochs 1 --limit 120 --min-agreement 0 > "$WORK/cpu-probe.log" 2>&1 &
 wait
 for config in "${configs[@]}" "cpu-probe"; do
   set -- $config

@@ -34,7 +34,8 @@ def export_int8(model, folder: Path, workdir: Path) -> Path:
         dynamic_axes=axes, opset_version=17, do_constant_folding=True, dynamo=False,
     )
     quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
-    quantize_dynamic(str(prepared), str(int8), weight_type=QuantType.QInt8, per_channel=False)
+    # Per-channel scales: with one scale per tensor, 6-9% of dev labels changed from the trained model's.
+    quantize_dynamic(str(prepared), str(int8), weight_type=QuantType.QInt8, per_channel=True)
     return int8
 
 

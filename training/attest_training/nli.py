@@ -60,22 +60,18 @@ def main() -> None:
     train_inputs = [encode.pair(p, training=True) for p in train_pairs]
     dev_inputs = {name: [encode.pair(p, training=False) for p in pairs] for name, pairs in dev.items()}
 
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.01)
-    steps_per_epoch = (len(train_inputs) + args.batch_size - 1) // args.batch_size
-    schedule = get_linear_schedule_with_warmup(optimizer, int(0.1 * steps_per_epoch * args.epochs), steps_per_epoch * args.epochs)
-    best = {"score": -1.0, "epoch": 0, "state": None}
-    history = []
-    for epoch in range(1, args.epochs + 1):
-        epoch_started = time.time()
-        loss = train_epoch(model, tokenizer, train_inputs, optimizer, schedule, args, device, epoch)
-        probabilities = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in dev_inputs.items()}
-        scores = report(with_gold(dev, probabilities), None)
-        history.append({"epoch": epoch, "loss": round(loss, 4), "seconds": round(time.time() - epoch_started, 1), "dev_argmax": scores})
-        log(f"epoch {epoch}: loss {loss:.4f}, {time.time() - epoch_started:.0f} s, dev macro-F1 " + ", ".join(f"{n} {scores[n]['macro_f1']:.3f}" for n in dev) + f", mean {scores['pooled']['mean_macro_f1']:.3f}")
-        if scores["pooled"]["mean_macro_f1"] > best["score"]:
-            best = {"score": scores["pooled"]["mean_macro_f1"], "epoch": epoch, "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
-    model.load_state_dict(best["state"])
-    trained_seconds = time.time() - started
+    if args.export_only:
+        # The model was trained before (`--keep-weights`): what that run measured travels with its weights.
+        trained = json.loads((base / "training.json").read_text())
+        history, best_epoch, trained_seconds, trained_on = trained["history"], trained["best_epoch"], trained["seconds"], trained["device"]
+    else:
+        history, best_epoch = train(model, tokenizer, train_inputs, dev, dev_inputs, args, device)
+        trained_seconds, trained_on = time.time() - started, str(device)
+    if args.keep_weights:
+        model.save_pretrained(args.keep_weights)
+        tokenizer.save_pretrained(args.keep_weights)
+        record = {"history": history, "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on}
+        (Path(args.keep_weights) / "training.json").write_text(json.dumps(record, indent=2) + "\n")
 
     out = Path(args.out)
     staging = out.with_name(out.name + ".partial")
@@ -100,7 +96,7 @@ def main() -> None:
     metrics = {
         "model": MODEL_NAME,
         "base": {"name": base_model.NAME, "licence": base_model.LICENCE, "package": f"{base_model.PACKAGE}=={base_model.VERSION}", "wheel_sha256": base_model.WHEEL_SHA256, "folder": str(base)},
-        "training": {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best["epoch"], "seconds": round(trained_seconds), "device": str(device), "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": commit()},
+        "training": {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": commit()},
         "history": history,
         "dev_trained_argmax": report(with_gold(dev, torch_probabilities), None),
         "dev_int8_thresholds": report(with_gold(dev, int8_probabilities), thresholds),
@@ -114,6 +110,26 @@ def main() -> None:
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
     log(f"wrote {out} in {time.time() - started:.0f} s")
+
+
+def train(model, tokenizer, train_inputs, dev, dev_inputs, args, device) -> tuple[list[dict], int]:
+    """Fine-tunes `model` in place and leaves it at the epoch whose dev labels score best; returns each epoch's figures and that epoch."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.01)
+    steps_per_epoch = (len(train_inputs) + args.batch_size - 1) // args.batch_size
+    schedule = get_linear_schedule_with_warmup(optimizer, int(0.1 * steps_per_epoch * args.epochs), steps_per_epoch * args.epochs)
+    best = {"score": -1.0, "epoch": 0, "state": None}
+    history = []
+    for epoch in range(1, args.epochs + 1):
+        epoch_started = time.time()
+        loss = train_epoch(model, tokenizer, train_inputs, optimizer, schedule, args, device, epoch)
+        probabilities = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in dev_inputs.items()}
+        scores = report(with_gold(dev, probabilities), None)
+        history.append({"epoch": epoch, "loss": round(loss, 4), "seconds": round(time.time() - epoch_started, 1), "dev_argmax": scores})
+        log(f"epoch {epoch}: loss {loss:.4f}, {time.time() - epoch_started:.0f} s, dev macro-F1 " + ", ".join(f"{n} {scores[n]['macro_f1']:.3f}" for n in dev) + f", mean {scores['pooled']['mean_macro_f1']:.3f}")
+        if scores["pooled"]["mean_macro_f1"] > best["score"]:
+            best = {"score": scores["pooled"]["mean_macro_f1"], "epoch": epoch, "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
+    model.load_state_dict(best["state"])
+    return history, best["epoch"]
 
 
 class Encoder:
@@ -240,6 +256,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--contradiction-precision", type=float, default=0.85)
     parser.add_argument("--min-agreement", type=float, default=0.97)
+    parser.add_argument("--export-only", action="store_true", help="--base holds weights --keep-weights saved: export and measure them without training")
+    parser.add_argument("--keep-weights", help="also save the trained PyTorch weights here, to export again without training")
     parser.add_argument("--limit", type=int, default=0, help="train on this many pairs only (a smoke test)")
     return parser.parse_args()
 
