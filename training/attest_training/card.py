@@ -14,7 +14,7 @@ def write_card(folder: Path, metrics: dict) -> None:
     training = metrics["training"]
     dev = metrics["dev_int8_thresholds"]
     rows = "\n".join(
-        f"| {name} | {dev[name]['pairs']} | {dev[name]['macro_f1']:.3f} | {_pct(dev[name]['contradiction_precision'])} |"
+        f"| {name} | {dev[name]['pairs']} | {dev[name]['macro_f1']:.3f} | {_pct(dev[name]['contradiction_precision'])} | {_pct(dev[name]['neutral_precision'])} | {dev[name]['abstained']} |"
         for name in training["datasets"]
     )
     size_mb = metrics["sizes"]["model_quantized.onnx"] / 1e6
@@ -33,12 +33,14 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
   learning rate {training['learning_rate']}, seed {training['seed']}, {training['seconds']} s on {training['device']} (torch {training['torch']}).
 - **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
   {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
-- **Thresholds** (`attest.json`): entailment {metrics['thresholds']['entailment']}, contradiction {metrics['thresholds']['contradiction']}
-  (the lowest reaching {training['contradiction_precision']:.0%} pooled dev precision).
+- **Thresholds** (`attest.json`): contradiction {metrics['thresholds']['contradiction']} (the lowest reaching
+  {training['contradiction_precision']:.0%} pooled dev precision; above 1, never), then entailment {metrics['thresholds']['entailment']} and
+  neutral {metrics['thresholds']['neutral']} (best mean macro-F1 with {training['neutral_precision']:.0%} pooled neutral precision). Below
+  all three the model abstains and Attest says the claim could not be judged.
 
 ## Dev figures (int8 graph, shipped thresholds; dev splits also chose them, so these are optimistic)
-| dataset | pairs | macro-F1 | precision of contradiction |
-|---|---|---|---|
+| dataset | pairs | macro-F1 | precision of contradiction | precision of neutral | abstained |
+|---|---|---|---|---|---|
 {rows}
 
 Mean macro-F1 {dev['pooled']['mean_macro_f1']:.3f}; pooled contradiction precision {_pct(dev['pooled']['contradiction_precision'])}.

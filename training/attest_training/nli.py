@@ -87,7 +87,8 @@ def main() -> None:
     log(f"int8 agrees with the trained model on {agreement}")
     if min(agreement.values()) < args.min_agreement:
         raise SystemExit(f"the int8 model agrees with the trained one on only {agreement} of dev labels (needed {args.min_agreement}); not writing {out}")
-    thresholds, chosen = choose_thresholds(with_gold(dev, int8_probabilities), args.contradiction_precision)
+    thresholds, chosen = choose_thresholds(with_gold(dev, int8_probabilities), args.contradiction_precision, args.neutral_precision)
+    np.savez(staging / "dev_probabilities.npz", **{name: p for name, p in int8_probabilities.items()})
     log(f"thresholds {thresholds} ({chosen})")
 
     save_tokenizer(tokenizer, staging, args.max_length)
@@ -255,6 +256,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--contradiction-precision", type=float, default=0.85)
+    parser.add_argument("--neutral-precision", type=float, default=0.80)
     parser.add_argument("--min-agreement", type=float, default=0.97)
     parser.add_argument("--export-only", action="store_true", help="--base holds weights --keep-weights saved: export and measure them without training")
     parser.add_argument("--keep-weights", help="also save the trained PyTorch weights here, to export again without training")

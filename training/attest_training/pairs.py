@@ -91,6 +91,11 @@ def citation_integrity(data: Path, split: str) -> list[Pair]:
 
 
 def check_covid(data: Path, split: str) -> list[Pair]:
+    """
+    Check-COVID's SUPPORT and REFUTE rows against their abstract. Its NOTENOUGHINFO rows are about
+    single sentences: each shares its claim and abstract with a SUPPORT or REFUTE row, and says that
+    the sentences it names do not settle the claim. So those sentences are its premise.
+    """
     folder = data / "check-covid"
     docs = {d["cord_id"]: tuple(s.strip() for s in d["abstract"]) for d in _jsonl(folder / "corpus.jsonl")}
     pairs = []
@@ -100,8 +105,12 @@ def check_covid(data: Path, split: str) -> list[Pair]:
             if not sentences:
                 continue
             label = DATASET_LABELS[claim["label"]]
-            evidence = () if label == "neutral" else tuple(sorted({e["sent_index"] for e in claim["evidence_set"] if e["sent_index"] < len(sentences)}))
-            pairs.append(Pair("check-covid", clean_claim(claim["claim"]), sentences, label, evidence))
+            named = tuple(sorted({e["sent_index"] for e in claim["evidence_set"] if e["sent_index"] < len(sentences)}))
+            if label == "neutral":
+                if named:
+                    pairs.append(Pair("check-covid", clean_claim(claim["claim"]), tuple(sentences[i] for i in named), label))
+            else:
+                pairs.append(Pair("check-covid", clean_claim(claim["claim"]), sentences, label, named))
     return pairs
 
 

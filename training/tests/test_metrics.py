@@ -1,0 +1,21 @@
+import numpy as np
+
+from attest_training.metrics import ABSTAIN, Thresholds, choose_thresholds, decide, macro_f1
+
+C, E, N = 0, 1, 2
+
+
+def test_contradiction_needs_its_threshold_and_to_beat_entailment():
+    probs = np.array([[0.6, 0.3, 0.1], [0.45, 0.5, 0.05], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
+    assert decide(probs, Thresholds(0.5, 0.5, 0.7)).tolist() == [C, E, N, ABSTAIN]
+
+
+def test_abstaining_counts_against_recall():
+    assert macro_f1([E, E], [E, ABSTAIN]) < macro_f1([E, E], [E, E])
+
+
+def test_no_contradiction_threshold_when_no_threshold_is_precise_enough():
+    gold = np.array([C, E] * 20)
+    probs = np.array([[0.9, 0.05, 0.05]] * 40)
+    thresholds, _ = choose_thresholds({"d": (gold, probs)}, contradiction_precision=0.85, neutral_precision=0.8)
+    assert thresholds.contradiction > 1
