@@ -269,7 +269,7 @@ describe('attest check looking references up', () => {
       year: 1997,
       venue: 'Neural Computation',
       doi: '10.1162/neco.1997.9.8.1735',
-      abstract: 'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time.',
+      abstract: 'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time. We introduce a novel, efficient, gradient-based method called long short-term memory.',
     },
     {
       source: 'crossref' as const,
