@@ -24,6 +24,9 @@ const SELF_CITATION = /^\p{Lu}[\p{L}'’-]+(?:,?\s+(?:\p{Lu}\.\s*)+)?(?:,?\s+(?:
 /** Sentences a publisher or database adds, which say nothing of the work: copyright and licence lines. */
 const BOILERPLATE = /©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b|\bpublished by\b|\bopen access article\b|\bcreative commons\b|\bPsycINFO Database Record\b/i;
 
+/** A copyright notice at the end, which may follow the last sentence without a capital to start it ("… placebo. © 2020 Elsevier Ltd."). */
+const COPYRIGHT_TAIL = /\s*(?:©|\(c\)\s*\d{4}|\bcopyright\s+(?:©\s*)?\d{4}).{0,300}$/is;
+
 /** The word some records put before the abstract itself ("Abstract Rapid, scalable …"). */
 const HEADING = /^abstract\b[\s:.—–-]*/i;
 
@@ -35,7 +38,7 @@ const HEADING = /^abstract\b[\s:.—–-]*/i;
  * and judging a sentence against it would report a problem the manuscript does not have.
  */
 export function abstractText(text: string | undefined): string | undefined {
-  const trimmed = text?.trim().replace(HEADING, '') ?? '';
+  const trimmed = text?.trim().replace(HEADING, '').replace(COPYRIGHT_TAIL, '') ?? '';
   if (trimmed.length < MIN_ABSTRACT_LENGTH) return undefined;
   if ((trimmed.length < PLACEHOLDER_LENGTH && PLACEHOLDER.test(trimmed)) || SELF_CITATION.test(trimmed)) return undefined;
   const kept = abstractSentences(trimmed)
