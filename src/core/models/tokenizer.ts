@@ -71,7 +71,8 @@ export class TextTokenizer {
 
   /**
    * Cuts the longer segment first, as tokenizers' `longest_first` does: the shorter keeps all its
-   * tokens up to half the room, the longer gets the rest; on a tie the premise gives more.
+   * tokens up to half the room, the longer gets the rest; on a tie the premise gives more. A ranked
+   * premise is first fitted to the room the hypothesis leaves it (`fitSentences`).
    */
   encodePair(premise: string | RankedPremise, hypothesis: string): Encoding {
     const second = this.tokenizer.tokenize(hypothesis);
