@@ -59,7 +59,10 @@ export interface SupportJudgement {
   /** Highest entailment over the abstract and its sentences; undefined without a model. */
   readonly entailment?: number;
   readonly contradiction?: number;
-  /** The sentence the label rests on (the entailing or contradicting one, else the closest), or the whole abstract when it decided. */
+  /**
+   * The sentence the label rests on: the entailing or contradicting one, else the closest; when the
+   * whole abstract was one premise (a model trained on abstracts), its sentence closest to the claim.
+   */
   readonly sentence?: string;
   /** Where `sentence` is: the abstract, or a passage of the full text (its section and page). Absent in judgements cached before full texts. */
   readonly evidence?: EvidencePlace;
