@@ -95,6 +95,8 @@ describe('what counts as an abstract', () => {
   it('takes a real abstract, without its heading and copyright line', () => {
     assert.equal(abstractText(REAL), REAL);
     assert.equal(abstractText(`Abstract ${REAL} © 2020 Elsevier Ltd. All rights reserved.`), REAL);
+    const adjective = 'Abstract reasoning develops through childhood. We tested 300 children on analogies and found steady gains from age five.';
+    assert.equal(abstractText(adjective), adjective);
   });
 
   it("leaves a placeholder from a paper's record unjudged in Find Evidence", async () => {

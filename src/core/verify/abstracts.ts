@@ -27,8 +27,8 @@ const BOILERPLATE = /©|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b|\bpu
 /** A copyright notice at the end, which may follow the last sentence without a capital to start it ("… placebo. © 2020 Elsevier Ltd."). */
 const COPYRIGHT_TAIL = /\s*(?:©|\(c\)\s*\d{4}|\bcopyright\s+(?:©\s*)?\d{4}).{0,300}$/is;
 
-/** The word some records put before the abstract itself ("Abstract Rapid, scalable …"). */
-const HEADING = /^abstract\b[\s:.—–-]*/i;
+/** The word some records put before the abstract itself ("Abstract Rapid, scalable …", "ABSTRACT: We …"), not the adjective ("Abstract reasoning …"). */
+const HEADING = /^(?:Abstract|ABSTRACT)(?:\s*[:.—–-]\s*|\s+(?=\p{Lu}))/u;
 
 /**
  * The abstract to judge a claim against, from a `.bib` `abstract` field or a source's record: without
