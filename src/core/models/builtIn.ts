@@ -20,12 +20,20 @@ export interface ModelIdentity {
  * The built-in model's folder, `models/attest-nli` in Attest's package, or undefined when this copy
  * of Attest has none (a package built without it).
  */
-export async function builtInNliFolder(roots: Iterable<string> = Array.from(attestPackages(), (p) => p.dir)): Promise<string | undefined> {
+export async function builtInNliFolder(roots: Iterable<string> = packageDirs()): Promise<string | undefined> {
   for (const root of roots) {
     const dir = path.join(root, 'models', 'attest-nli');
     if (await hasFiles(dir, exportFiles(true))) return dir;
   }
   return undefined;
+}
+
+let packages: readonly string[] | undefined;
+
+/** Attest's package folders, found once: every check asks for the built-in model, and they do not move. */
+function packageDirs(): readonly string[] {
+  packages ??= Array.from(attestPackages(), (p) => p.dir);
+  return packages;
 }
 
 /**
