@@ -10,6 +10,7 @@ import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
+import { benchShippedModel } from './nli.bench';
 import { benchSupport } from './support.bench';
 
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
   await benchRetrieval();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
+  console.log('\nthe built-in NLI model: SciFact, Citation-Integrity and Check-COVID dev, latency, memory, VSIX');
+  await benchShippedModel();
   console.log('\nfull texts: passage picking on Citation-Integrity, PDF reading');
   await benchFullText();
   console.log('\nsuggestions: grounded drafting with a scripted model');

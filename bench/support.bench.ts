@@ -2,15 +2,16 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { analyze } from '../src/core/index/analyzer';
 import { LexicalIndex } from '../src/core/index/lexical';
-import { OnnxNliModel, type NliModel } from '../src/core/models/nli';
+import { OnnxNliModel } from '../src/core/models/nli';
 import { BackgroundFrequencies } from '../src/core/verify/background';
 import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
-import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportLabel } from '../src/core/verify/support';
+import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer } from '../src/core/verify/support';
+import { nliQuality } from './nli.bench';
 import { ms } from './stats';
 
 import { EVAL_DATA, haveEvalData } from './evalData';
 
-interface Claim {
+export interface Claim {
   readonly id: number;
   readonly claim: string;
   readonly cited: readonly string[];
@@ -18,7 +19,7 @@ interface Claim {
   readonly labels: ReadonlyMap<string, string>;
 }
 
-interface Dataset {
+export interface Dataset {
   readonly name: string;
   readonly claims: readonly Claim[];
   readonly abstracts: ReadonlyMap<string, readonly string[]>;
@@ -28,11 +29,11 @@ interface Dataset {
 /**
  * Relevance without a model: how well the cited abstract scores against a random uncited one and
  * against the hardest uncited one (the lexical index's top uncited hit for the claim), as ROC AUC;
- * with a model folder in ATTEST_NLI_MODEL, label F1 on SciFact dev and milliseconds per pair.
+ * with a model folder in ATTEST_NLI_MODEL, label F1 on SciFact and Citation-Integrity dev and milliseconds per pair.
  */
 export async function benchSupport(): Promise<void> {
   if (!haveEvalData('support', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')) return;
-  const datasets = [await load('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'), await load('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')];
+  const datasets = [await loadClaims('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'), await loadClaims('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')];
   for (const data of datasets) {
     await relevanceAuc(data, 'corpus idf', undefined);
     await relevanceAuc(data, 'corpus + English idf', BackgroundFrequencies.english());
@@ -40,19 +41,20 @@ export async function benchSupport(): Promise<void> {
   await manuscriptFlags();
   const dir = process.env.ATTEST_NLI_MODEL;
   if (!dir) {
-    console.log('  NLI: no model folder (set ATTEST_NLI_MODEL to an ONNX export such as Xenova/nli-deberta-v3-xsmall); label F1 and speed not measured');
+    console.log('  NLI: no other model folder (set ATTEST_NLI_MODEL to an ONNX export such as Xenova/nli-deberta-v3-xsmall to compare one with the built-in model)');
     return;
   }
   const model = await OnnxNliModel.load(dir, { preferQuantized: true });
   try {
-    await nliQuality(datasets[0], model, path.basename(dir));
+    for (const data of datasets) await nliQuality(data, model, path.basename(dir));
     await nliSpeed(datasets[0], dir);
   } finally {
     await model.dispose();
   }
 }
 
-async function load(name: string, claimsFile: string, corpusFile: string): Promise<Dataset> {
+/** A claims file and its corpus in SciFact's layout (Citation-Integrity's processed/ has it too). */
+export async function loadClaims(name: string, claimsFile: string, corpusFile: string): Promise<Dataset> {
   const abstracts = new Map<string, readonly string[]>();
   const titles = new Map<string, string>();
   for (const line of (await fs.readFile(path.join(EVAL_DATA, corpusFile), 'utf8')).split('\n')) {
@@ -147,27 +149,6 @@ function auc(positives: readonly number[], negatives: readonly number[]): number
     wins += below + equal / 2;
   }
   return wins / (positives.length * negatives.length);
-}
-
-async function nliQuality(data: Dataset, model: NliModel, id: string): Promise<void> {
-  const relevance = tfidfRelevance(analyze, TermStatistics.of([...data.abstracts.values()].map((a) => a.join(' ')), analyze));
-  const gold: SupportLabel[] = [];
-  const predicted: SupportLabel[] = [];
-  for (const claim of data.claims) {
-    for (const doc of claim.cited) {
-      const label = claim.labels.get(doc);
-      gold.push(label === 'SUPPORT' ? 'supported' : label === 'CONTRADICT' ? 'contradicted' : 'unsupported');
-      predicted.push((await judgeSupport(claim.claim, data.abstracts.get(doc), { relevance, nli: { model, id } })).label);
-    }
-  }
-  const labels: SupportLabel[] = ['supported', 'contradicted', 'unsupported'];
-  const f1s = labels.map((label) => {
-    const tp = gold.filter((g, i) => g === label && predicted[i] === label).length;
-    const precision = tp / Math.max(1, predicted.filter((p) => p === label).length);
-    const recall = tp / Math.max(1, gold.filter((g) => g === label).length);
-    return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
-  });
-  console.log(`  NLI ${id} on ${data.name} (${gold.length} pairs): F1 ${labels.map((l, i) => `${l} ${f1s[i].toFixed(3)}`).join(', ')}; macro ${(f1s.reduce((a, b) => a + b) / 3).toFixed(3)}`);
 }
 
 async function nliSpeed(data: Dataset, dir: string): Promise<void> {

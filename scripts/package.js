@@ -60,6 +60,13 @@ const loadedApart = {
 /** What the installed extension reads besides its bundles. */
 const ASSETS = ['package.nls.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes'];
 
+/**
+ * The NLI model built into Attest (src/core/models/builtIn.ts finds it at the package's root): its
+ * card, settings, configuration, tokenizer and int8 graph, when the repository has it.
+ */
+const BUILT_IN_MODEL = 'models/attest-nli';
+const BUILT_IN_MODEL_FILES = ['README.md', 'attest.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'];
+
 function hostTarget() {
   const target = `${process.platform}-${process.arch}`;
   if (!(target in TARGETS)) throw new Error(`no VS Code target for ${target}; name one with --target (${Object.keys(TARGETS).join(', ')})`);
@@ -160,6 +167,10 @@ async function packageTarget(target, outDir) {
   const metafile = await bundle(path.join(stage, 'dist'));
   for (const asset of ASSETS) copy(path.join(root, asset), path.join(stage, asset));
   const nativeDir = TARGETS[target];
+  // Without onnxruntime (Intel Macs) the model could not run.
+  const model = nativeDir && fs.existsSync(path.join(root, BUILT_IN_MODEL));
+  if (model) for (const file of BUILT_IN_MODEL_FILES) copy(path.join(root, BUILT_IN_MODEL, file), path.join(stage, BUILT_IN_MODEL, file));
+  else if (nativeDir) console.warn(`package: ${BUILT_IN_MODEL} is absent, so the package has no built-in NLI model`);
   if (nativeDir) copyOnnxRuntime(nativeDir, path.join(stage, 'dist/node_modules'));
   copyPdfJs(path.join(stage, 'dist/node_modules'));
   const manifest = stagedManifest(target, nativeDir !== undefined);
@@ -175,7 +186,8 @@ async function packageTarget(target, outDir) {
   });
   const bundled = Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0);
   const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
-  console.log(`${vsix}: ${mb(fs.statSync(vsix).size)} MB (bundles ${mb(bundled)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'})`);
+  const withModel = model ? ', the built-in NLI model' : '';
+  console.log(`${vsix}: ${mb(fs.statSync(vsix).size)} MB (bundles ${mb(bundled)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'}${withModel})`);
 }
 
 async function main() {

@@ -40,9 +40,9 @@ Europe PMC; CORE with a key) to tell fabricated references and wrong metadata.
   --config FILE       JSON settings with the editor's keys, e.g. {"attest.sources.enabled": ["crossref"]}
   --cache DIR         where lookups are kept between runs (default: $XDG_CACHE_HOME/attest/lookups)
   --show-unchecked    also list references that could not be checked
-  --nli-model DIR     an ONNX NLI model folder (or ATTEST_NLI_MODEL) to judge whether each cited
-                      abstract supports its sentence; without one, only abstracts that share none
-                      of the sentence's key terms are caught
+  --nli-model DIR     the ONNX NLI model folder (or ATTEST_NLI_MODEL) that judges whether each cited
+                      abstract supports its sentence (default: Attest's built-in model); none: only
+                      abstracts that share none of the sentence's key terms are caught
 API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
 ATTEST_CROSSREF_PLUS_TOKEN.
 Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;

@@ -86,7 +86,7 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
           })),
         }
       : {}),
-    ...(result.supports ? { missingAbstracts: missingAbstracts(result.supports) } : {}),
+    ...(result.supports ? { missingAbstracts: missingAbstracts(result.supports), supportModel: supportModel(result.supports) ?? null } : {}),
     ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
   };
   return report;
@@ -98,6 +98,11 @@ function capped(sentence: string): string {
   // Never between the two halves of a surrogate pair.
   const end = /[\uD800-\uDBFF]/.test(sentence[cut - 1]) ? cut - 1 : cut;
   return `${sentence.slice(0, end)}…`;
+}
+
+/** The NLI model that judged the citations, by name; undefined when relevance alone did. */
+function supportModel(supports: NonNullable<CheckReport['supports']>): string | undefined {
+  return supports.find((s) => s.judgement.model !== undefined)?.judgement.model;
 }
 
 /** Where the sentence a support verdict rests on is: `from` abstract or full text, with its section and page. */
@@ -129,6 +134,8 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
   if (result.supports) {
     const { cited, withoutAbstract } = missingAbstracts(result.supports);
     if (withoutAbstract > 0) lines.push(`support: ${withoutAbstract} of ${cited} cited works have no abstract to check against.`);
+    const model = supportModel(result.supports);
+    if (model !== undefined) lines.push(forTerminal(`support: judged by the NLI model ${model}.`));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -20,7 +20,8 @@ export interface SourcesSetup {
   readonly checkSupport: boolean;
   /** One `unverifiable` finding per citation of a work without an abstract (`attest.support.reportMissingAbstracts`). */
   readonly reportMissingAbstracts: boolean;
-  readonly thresholds: SupportThresholds;
+  /** The support thresholds the config file sets; the rest are the model's or the defaults. */
+  readonly thresholds: Partial<SupportThresholds>;
   /** Lookups and judgements kept between runs. */
   readonly cache: LookupCache;
   /** The cited works' full texts (the writer's PDFs, open services), unless `attest.fullText.enabled` is false. */

@@ -46,8 +46,8 @@ every sentence is checked against the passages it cites. Prints one JSON object:
   --accept WHICH      supported (default): insert the supported sentences; unconfirmed: also the
                       unconfirmed ones. Contradicted and uncited sentences are never inserted.
   --bib FILE          a bibliography whose keys are reused for papers it has (repeatable)
-  --nli-model DIR     an ONNX NLI model folder (or ATTEST_NLI_MODEL) to confirm sentences with;
-                      without one no sentence is supported, only unconfirmed
+  --nli-model DIR     the ONNX NLI model folder (or ATTEST_NLI_MODEL) to confirm sentences with
+                      (default: Attest's built-in model); none: no sentence is supported, only unconfirmed
   --format json       the only format
 The API key comes from ATTEST_LLM_API_KEY.
 Exit status: 0 text to insert, 1 nothing usable, 2 usage, endpoint or I/O failure.`;

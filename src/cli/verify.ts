@@ -12,7 +12,8 @@ export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-mode
 
 Judges whether each abstract supports its claim. Input lines: {"id", "claim", "abstract"} with the
 abstract a string or a list of sentences. Output lines: {"id", "label", "entailment", "contradiction",
-"relevance", "sentence"}; label is supported, contradicted, unsupported or unverifiable.`;
+"relevance", "sentence", "model"}; label is supported, contradicted, unsupported or unverifiable; model
+is the NLI model that judged (Attest's built-in one unless --nli-model names another; none: relevance alone).`;
 
 interface Pair {
   readonly id: string | number;
@@ -54,7 +55,7 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
     const relevance = tfidfRelevance(analyze, TermStatistics.of(pairs.map((p) => p.sentences.join(' ')), analyze));
     for (const pair of pairs) {
       const j = await judgeSupport(pair.claim, pair.sentences, { relevance, nli });
-      io.out(`${JSON.stringify({ id: pair.id, label: j.label, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null })}\n`);
+      io.out(`${JSON.stringify({ id: pair.id, label: j.label, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null, model: j.model ?? null })}\n`);
     }
   } finally {
     await nli?.model.dispose();

@@ -43,9 +43,13 @@ export class Config {
     return this.section.get<boolean>('support.reportMissingAbstracts', false);
   }
 
-  get thresholds(): SupportThresholds {
+  /** The support thresholds the user set; unset ones are the model's own (its attest.json) or the defaults, not the manifest's. */
+  get thresholds(): Partial<SupportThresholds> {
     const all = vscode.workspace.getConfiguration();
-    return thresholdsFrom((key) => all.get(key)).thresholds;
+    return thresholdsFrom((key) => {
+      const set = all.inspect(key);
+      return set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
+    }).thresholds;
   }
 
   /** The sources' settings, read by the same code as the CLI's `--config`, with what was not understood. */

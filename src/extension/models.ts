@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
+import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
 import { downloadModel, ModelDownloadError } from '../core/models/download';
 import { ModelError } from '../core/models/errors';
 import { hasFiles, modelLocation, exportFiles, type ModelLocation } from '../core/models/location';
@@ -23,10 +24,11 @@ function sayNoRuntimeOnce(): void {
   );
 }
 
-/** A model loaded in its worker, with the id that keys its caches and stored vectors. */
+/** A model loaded in its worker, with the id that keys its caches and stored vectors, and the name reports give it. */
 export interface Loaded<T> {
   readonly model: T;
   readonly id: string;
+  readonly name?: string;
 }
 
 /** What differs between the NLI model and the sentence encoder: where the setting is, what it is for, how to start it. */
@@ -36,6 +38,8 @@ export interface ModelKind<T extends { dispose(): Promise<void> }> {
   /** Why Attest wants it, in the consent prompt. */
   readonly purpose: string;
   readonly start: (dir: string, options: ModelOptions) => Promise<T>;
+  /** The folder of the model that ships with Attest, used while the setting is empty; undefined when this copy has none. */
+  readonly builtIn?: () => Promise<string | undefined>;
 }
 
 /**
@@ -70,7 +74,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   /** Why `withoutAsking` has no model: none is set, or the one set is still to be downloaded; undefined when neither. */
   async absence(): Promise<'not-configured' | 'not-downloaded' | undefined> {
     const { model, preferQuantized } = this.settings();
-    if (model.trim() === '') return 'not-configured';
+    if (model.trim() === '') return (await this.kind.builtIn?.()) === undefined ? 'not-configured' : undefined;
     let location: ModelLocation;
     try {
       location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
@@ -86,7 +90,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     await this.reset();
     this.loading = this.load(true);
     const loaded = await this.loading;
-    if (loaded) void vscode.window.showInformationMessage(vscode.l10n.t('The model {0} is ready.', loaded.id));
+    if (loaded) void vscode.window.showInformationMessage(vscode.l10n.t('The model {0} is ready.', loaded.name ?? loaded.id));
   }
 
   /** The model setting changed: the next use loads the new one. */
@@ -104,13 +108,19 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
 
   private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
     const { model, preferQuantized, threads } = this.settings();
-    if (model.trim() === '') return undefined;
+    const builtIn = model.trim() === '' ? await this.kind.builtIn?.() : undefined;
+    if (model.trim() === '' && builtIn === undefined) return undefined;
     if (!onnxRuntimeAvailable()) {
       sayNoRuntimeOnce();
       return undefined;
     }
     const files = exportFiles(preferQuantized);
     try {
+      if (builtIn !== undefined) {
+        const loaded = await this.kind.start(builtIn, { preferQuantized: true, threads });
+        this.log.info(`Built-in model loaded from ${builtIn}`);
+        return { model: loaded, ...(await builtInIdentity(builtIn)) };
+      }
       const location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
@@ -187,6 +197,7 @@ export const NLI_MODEL: ModelKind<NliModel> = {
     "Attest judges whether cited abstracts support your sentences with an NLI model (about 90 MB). Without it, only cited abstracts that share none of the sentence's key terms are caught.",
   ),
   start: (dir, options) => WorkerNliModel.start(dir, options),
+  builtIn: () => builtInNliFolder(),
 };
 
 /** The sentence encoder that adds meaning to Find Evidence's word matching. */

@@ -9,6 +9,8 @@ import { BibliographicServer } from '../../bench/support/bibliographicServer';
 import { REPO_ROOT } from './helpers';
 import { SENTENCE_CHARACTERS } from '../../src/cli/report';
 import { attest, type Run } from './support/cli';
+import { nliConfig, writeModelFolder } from './support/onnx/folders';
+import { nliGraph } from './support/onnx/graphs';
 
 interface JsonReport {
   file: string;
@@ -115,6 +117,20 @@ describe('attest check', () => {
     await fs.writeFile(path.join(dir, 'config.json'), '{"attest.support.reportMissingAbstracts": true}');
     const detailed = await attest('check', tex, '--offline', '--cache', dir, '--config', path.join(dir, 'config.json'), '--min-severity', 'hint');
     assert.equal(detailed.out.match(/\[unverifiable\]/g)?.length, 3);
+  });
+
+  it('says which NLI model judged, in the text summary and the JSON report', async () => {
+    const tex = path.join(dir, 'm.tex');
+    await fs.writeFile(tex, 'Daily aspirin lowers the risk of stroke \\cite{a}.\n\\bibliography{refs}\n');
+    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n');
+    const model = await writeModelFolder(path.join(dir, 'judge'), { model: nliGraph(), config: nliConfig() });
+    const text = await attest('check', tex, '--offline', '--cache', dir, '--nli-model', model);
+    assert.match(text.out, /^support: judged by the NLI model judge\.$/m);
+    const report = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--nli-model', model, '--format', 'json')).out) as { supportModel: unknown; support: { model: unknown }[] };
+    assert.equal(report.supportModel, 'judge');
+    assert.equal(report.support[0].model, 'judge');
+    const none = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--nli-model', 'none', '--format', 'json')).out) as { supportModel: unknown };
+    assert.equal(none.supportModel, null);
   });
 
   it('checks a chapter without a magic comment from the file beside it that includes it', async () => {
@@ -269,7 +285,7 @@ describe('attest check looking references up', () => {
       year: 1997,
       venue: 'Neural Computation',
       doi: '10.1162/neco.1997.9.8.1735',
-      abstract: 'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time.',
+      abstract: 'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time. We introduce a novel, efficient, gradient-based method called long short-term memory.',
     },
     {
       source: 'crossref' as const,

@@ -523,7 +523,7 @@ describe('abstracts of found references', () => {
       search: async () => [],
       byDoi: async () => {
         if (failures-- > 0) throw new SourceError('unavailable', 'api.semanticscholar.org answered HTTP 503; gave up after 4 attempts.', 'semanticscholar');
-        return { ...LITERATURE_GRAPH, source: 'semanticscholar', abstract: 'We describe a deployed scalable system. It organises published literature into a graph.' };
+        return { ...LITERATURE_GRAPH, source: 'semanticscholar', abstract: 'We describe a deployed scalable system. It organises published literature into a graph of papers, authors and citations.' };
       },
     };
     const cache = new VerdictCache();

@@ -91,4 +91,40 @@ describe('reading a model folder', () => {
     const file = path.join(dir, 'model.onnx');
     await rejectsAbout(OnnxNliModel.load(dir), file, /ONNX Runtime could not load .*model\.onnx .*may be incomplete or not an ONNX model: download it again/);
   });
+
+  describe("attest.json, a model trained for Attest saying how it judges", () => {
+    const attestJson = (value: unknown): Promise<string> =>
+      writeModelFolder(dir, { model: nliGraph(), config: nliConfig(), files: { 'attest.json': JSON.stringify(value) } });
+
+    it('is read with the folder, and an export without it (any Hugging Face model) has none', async () => {
+      await writeModelFolder(dir, { model: nliGraph(), config: nliConfig() });
+      assert.equal((await readModelFolder(dir)).judging, undefined);
+      await attestJson({ premise: 'abstract', thresholds: { entailment: 0.55, contradiction: 0.8 } });
+      assert.deepEqual((await readModelFolder(dir)).judging, { premise: 'abstract', thresholds: { entailment: 0.55, contradiction: 0.8 } });
+      const model = await OnnxNliModel.load(dir, { threads: 1 });
+      try {
+        assert.deepEqual(model.judging, { premise: 'abstract', thresholds: { entailment: 0.55, contradiction: 0.8 } });
+      } finally {
+        await model.dispose();
+      }
+    });
+
+    for (const [what, value, message] of [
+      ['an unknown premise', { premise: 'sentences', thresholds: { entailment: 0.5, contradiction: 0.8 } }, /"premise" should be "abstract", not "sentences"/],
+      ['no thresholds', { premise: 'abstract' }, /"thresholds" should be an object with "entailment" and "contradiction"/],
+      ['a threshold out of range', { premise: 'abstract', thresholds: { entailment: 0.5, contradiction: 1.5 } }, /"thresholds\.contradiction" should be a probability above 0 and at most 1, not 1\.5/],
+      ['a threshold that is text', { premise: 'abstract', thresholds: { entailment: '0.5', contradiction: 0.8 } }, /"thresholds\.entailment" should be a probability .*, not "0\.5"/],
+      ['a list', [], /"premise" should be "abstract", not missing|should hold a JSON object/],
+    ] as const) {
+      it(`refuses ${what}, naming attest.json and the value`, async () => {
+        await attestJson(value);
+        await rejectsAbout(readModelFolder(dir), path.join(dir, 'attest.json'), message);
+      });
+    }
+
+    it('refuses an attest.json that is not JSON', async () => {
+      await writeModelFolder(dir, { model: nliGraph(), config: nliConfig(), files: { 'attest.json': '{"premise": "abs' } });
+      await rejectsAbout(readModelFolder(dir), path.join(dir, 'attest.json'), /attest\.json is not valid JSON/);
+    });
+  });
 });

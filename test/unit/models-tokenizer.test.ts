@@ -71,4 +71,34 @@ describe('the tokenizer, on the real all-MiniLM-L6-v2 tokenizer.json', () => {
     assert.deepEqual(Array.from(batch.attentionMask, Number), [...ones(4), ...zeros(3), ...ones(7)]);
     assert.deepEqual(Array.from(batch.tokenTypeIds, Number), [...zeros(7), ...zeros(4), ...ones(3)]);
   });
+
+  describe('a ranked premise (an abstract fitted to the length by relevance)', () => {
+    const early = 'Patients were recruited in twelve hospitals.';
+    const filler = 'The weather was mild during the whole of the study period in every one of the cities we visited.';
+    const abstract = { sentences: [early, filler, filler, PREMISE], priority: [3, 0, 1, 2] };
+    const count = (text: string): number => tokenizer.encode(text).ids.length - 2;
+
+    it('is the whole abstract when abstract and claim fit', () => {
+      assert.deepEqual(tokenizer.encodePair(abstract, HYPOTHESIS), tokenizer.encodePair(abstract.sentences.join(' '), HYPOTHESIS));
+    });
+
+    it('keeps the most relevant sentences that fit, a late one included, in their own order', () => {
+      // Room for the claim and the two sentences ranked first, not for the long ones between them.
+      const fitting = minilm(3 + count(HYPOTHESIS) + count(PREMISE) + count(early));
+      assert.deepEqual(fitting.encodePair(abstract, HYPOTHESIS), fitting.encodePair(`${early} ${PREMISE}`, HYPOTHESIS));
+    });
+
+    it('passes over a sentence too long for the room left for a later, shorter one', () => {
+      const fitting = minilm(3 + count(HYPOTHESIS) + count(PREMISE) + count(early));
+      const longFirst = { sentences: abstract.sentences, priority: [1, 3, 2, 0] };
+      assert.deepEqual(fitting.encodePair(longFirst, HYPOTHESIS), fitting.encodePair(`${early} ${PREMISE}`, HYPOTHESIS));
+    });
+
+    it('cuts the most relevant sentence when not even it fits', () => {
+      const tight = minilm(3 + count(HYPOTHESIS) + 4);
+      const cut = tight.encodePair({ sentences: [early, filler], priority: [1, 0] }, HYPOTHESIS);
+      assert.deepEqual(cut, tight.encodePair(filler, HYPOTHESIS));
+      assert.equal(cut.ids.length, tight.maxLength);
+    });
+  });
 });

@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { OnnxEmbedder } from '../../src/core/models/embedder';
 import { ModelError } from '../../src/core/models/errors';
-import type { NliPair } from '../../src/core/models/nli';
 import { OnnxNliModel } from '../../src/core/models/nli';
 import { WorkerEmbedder, WorkerNliModel } from '../../src/core/models/pool';
 import { nliConfig, writeModelFolder } from './support/onnx/folders';
 import { encoderGraph, nliGraph } from './support/onnx/graphs';
 import { makeTempDir } from './support/tempDir';
 
-const PAIRS: NliPair[] = Array.from({ length: 12 }, (_, i) => ({
+const PAIRS: { premise: string; hypothesis: string }[] = Array.from({ length: 12 }, (_, i) => ({
   premise: `In ${2000 + i} the trial enrolled ${i * 37} patients and found no effect of aspirin on stroke.`,
   hypothesis: i % 2 ? 'Aspirin prevents strokes.' : 'The trial found no effect.',
 }));

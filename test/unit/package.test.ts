@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
+import { attestPackages } from '../../src/core/attestPackage';
 import { LibraryThread } from '../../src/core/index/libraryThread';
+import { builtInNliFolder } from '../../src/core/models/builtIn';
 import { REPO_ROOT } from './helpers';
 import { makeTempDir } from './support/tempDir';
 
@@ -38,11 +40,11 @@ describe('npm run package', function () {
   const files = (target: string): string[] => (packages.get(target)?.getEntries() ?? []).filter((e) => !e.isDirectory).map((e) => e.entryName);
   const manifest = (target: string): Manifest => JSON.parse(packages.get(target)?.readAsText('extension/package.json') ?? '{}') as Manifest;
 
-  it('writes a linux-x64 VSIX of at most 30 MB holding onnxruntime for linux-x64 only', () => {
+  it('writes a linux-x64 VSIX of at most 50 MB (the built-in NLI model included) holding onnxruntime for linux-x64 only', () => {
     const zip = packages.get('linux-x64');
     assert.ok(zip);
     const size = zip.getEntries().reduce((n, e) => n + e.header.compressedSize, 0);
-    assert.ok(size <= 30 * MB, `${(size / MB).toFixed(1)} MB`);
+    assert.ok(size <= 50 * MB, `${(size / MB).toFixed(1)} MB`);
     const natives = files('linux-x64').filter((f) => /\.(node|so(\.\d+)*|dylib|dll)$/.test(f));
     assert.deepEqual(natives.sort(), [
       'extension/dist/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1',
@@ -57,7 +59,7 @@ describe('npm run package', function () {
     }
     const unwanted = all.filter((f) => /\.(ts|map|mts|cts)$/.test(f) || /^extension\/(src|test|bench|out|examples|scripts)\//.test(f) || /\/(fixtures|tokenizers|manuscripts)\//.test(f));
     assert.deepEqual(unwanted, []);
-    assert.ok(all.length < 100, `${all.length} files`);
+    assert.ok(all.length < 110, `${all.length} files`);
   });
 
   it('runs the paper library’s worker as installed: a store opened, papers imported from BibTeX and found', async () => {
@@ -74,6 +76,20 @@ describe('npm run package', function () {
     } finally {
       await thread.dispose();
     }
+  });
+
+  it('carries the built-in NLI model where the repository has it, and finds it from the bundle as installed', async function () {
+    const model = ['README.md', 'attest.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'];
+    if (!existsSync(path.join(REPO_ROOT, 'models/attest-nli/onnx/model_quantized.onnx'))) {
+      assert.deepEqual(files('linux-x64').filter((f) => f.includes('attest-nli')), []);
+      console.log('      models/attest-nli is not in this repository yet: the package has no built-in model');
+      this.skip();
+    }
+    assert.deepEqual(files('linux-x64').filter((f) => f.startsWith('extension/models/attest-nli/')).sort(), model.map((f) => `extension/models/attest-nli/${f}`).sort());
+    assert.deepEqual(files('darwin-x64').filter((f) => f.includes('attest-nli')), [], 'no model where onnxruntime cannot run it');
+    const installed = path.join(dir, 'installed-model');
+    packages.get('linux-x64')?.extractAllTo(installed);
+    assert.equal(await builtInNliFolder(Array.from(attestPackages(path.join(installed, 'extension/dist')), (p) => p.dir)), path.join(installed, 'extension/models/attest-nli'));
   });
 
   it('runs the bundle: no dependencies to install, no development scripts', () => {

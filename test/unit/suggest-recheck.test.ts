@@ -3,12 +3,13 @@ import type { NliModel, NliPair, NliScores } from '../../src/core/models/nli';
 import type { Paper } from '../../src/core/papers/paper';
 import { recheck, supportJudge } from '../../src/core/suggest/recheck';
 import type { NumberedSource } from '../../src/core/suggest/sources';
+import { premiseText } from './support/ruleNli';
 
 /** Entails when the premise says "cuts latency", contradicts on "raises latency". */
 class KeywordNli implements NliModel {
   async classify(pairs: readonly NliPair[]): Promise<NliScores[]> {
     return pairs.map(({ premise }) =>
-      /cuts median latency/.test(premise) ? { entailment: 0.92, contradiction: 0.03, neutral: 0.05 } : /raises latency/.test(premise) ? { entailment: 0.05, contradiction: 0.9, neutral: 0.05 } : { entailment: 0.1, contradiction: 0.1, neutral: 0.8 },
+      /cuts median latency/.test(premiseText(premise)) ? { entailment: 0.92, contradiction: 0.03, neutral: 0.05 } : /raises latency/.test(premiseText(premise)) ? { entailment: 0.05, contradiction: 0.9, neutral: 0.05 } : { entailment: 0.1, contradiction: 0.1, neutral: 0.8 },
     );
   }
   async dispose(): Promise<void> {}

@@ -18,6 +18,7 @@ interface Line {
   contradiction: number | null;
   relevance: number;
   sentence: string | null;
+  model: string | null;
 }
 
 const PAIRS = [
@@ -52,6 +53,7 @@ describe('attest verify', () => {
     assert.equal(lines[0].sentence, 'Daily aspirin reduced stroke risk by 20%.');
     assert.ok(lines[0].relevance > lines[1].relevance);
     assert.match(err, /--nli-model DIR or ATTEST_NLI_MODEL/);
+    assert.ok(lines.every((l) => l.model === null));
   });
 
   it('with a model, reports its scores for every pair, as the model gives them', async () => {
@@ -70,7 +72,7 @@ describe('attest verify', () => {
       await direct.dispose();
     }
     assert.equal(lines[2].label, 'unverifiable');
-    assert.ok(lines.slice(0, 2).every((l) => typeof l.entailment === 'number' && typeof l.contradiction === 'number'));
+    assert.ok(lines.slice(0, 2).every((l) => typeof l.entailment === 'number' && typeof l.contradiction === 'number' && l.model === 'model'));
   });
 
   it('exits 2 naming the line of bad input, and on a model folder that is not one', async () => {

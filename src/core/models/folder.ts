@@ -5,6 +5,7 @@
  *   tokenizer.json                                               the tokenizer (tokenizers' format)
  *   tokenizer_config.json                                        optional: model_max_length, casing
  *   config.json                                                  id2label, max_position_embeddings, …
+ *   attest.json                                                  optional: how Attest judges with it (judging.ts)
  *
  * Everything is checked here, once, so the runtime can trust what it gets and every complaint names
  * the file at fault and what to do about it.
@@ -13,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { readTextFile, SMALL_FILE_BYTES } from '../text/readFile';
 import { ModelError } from './errors';
+import { readJudging, type JudgingParameters } from './judging';
 
 export interface ModelConfig {
   /** `model_type` of config.json, e.g. `deberta-v2`, `bert`. */
@@ -35,6 +37,8 @@ export interface ModelFolder {
   /** tokenizer_config.json, parsed, or `{}` when the folder has none. */
   readonly tokenizerConfig: object;
   readonly config: ModelConfig;
+  /** attest.json, checked: the judging a model trained for Attest was tuned for; undefined for any other export. */
+  readonly judging: JudgingParameters | undefined;
 }
 
 export interface FolderOptions {
@@ -62,7 +66,9 @@ export async function readModelFolder(dir: string, options: FolderOptions = {}):
   const configJson = await readJsonObject(dir, 'config.json');
   if (!configJson) throw missing(dir, 'config.json', "the model's configuration (labels, maximum length)");
   const tokenizerConfig = (await readJsonObject(dir, 'tokenizer_config.json')) ?? {};
-  return { dir, modelFile, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig) };
+  const attestJson = await readJsonObject(dir, 'attest.json');
+  const judging = attestJson && readJudging(attestJson, path.join(dir, 'attest.json'));
+  return { dir, modelFile, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig), judging };
 }
 
 async function findModelFile(dir: string, preferQuantized: boolean): Promise<string> {

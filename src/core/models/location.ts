@@ -2,9 +2,6 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ModelError } from './errors';
 
-/** A 3-class DeBERTa-v3 cross-encoder exported to ONNX: 87 MB quantized, labels in config.json. */
-export const DEFAULT_NLI_MODEL = 'Xenova/nli-deberta-v3-xsmall';
-
 /** Where a model setting points: a folder the user has, or a hub repository kept in Attest's storage. */
 export type ModelLocation =
   | { readonly kind: 'folder'; readonly dir: string }

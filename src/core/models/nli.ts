@@ -8,16 +8,29 @@
  */
 import { ModelError } from './errors';
 import { readModelFolder } from './folder';
+import type { JudgingParameters } from './judging';
 import type { ModelOptions } from './options';
 import { DEFAULT_BATCH_SIZE, inBatches } from './options';
 import { OnnxSession } from './session';
 import { TextTokenizer } from './tokenizer';
 
 export interface NliPair {
-  /** The evidence: a sentence of the cited paper's abstract. */
-  readonly premise: string;
+  /** The evidence: a sentence or passage of the cited paper, or its abstract's sentences to fit in. */
+  readonly premise: string | RankedPremise;
   /** The claim the manuscript makes. */
   readonly hypothesis: string;
+}
+
+/**
+ * A premise of several sentences (an abstract), judged whole when it fits the model beside the
+ * hypothesis; when it does not, the sentences listed in `priority` are taken in that order while
+ * their tokens fit, and kept in their own order. Only the worker holding the tokenizer can count
+ * tokens, so the choice is made there.
+ */
+export interface RankedPremise {
+  readonly sentences: readonly string[];
+  /** Indexes into `sentences`, most relevant to the hypothesis first; a sentence not listed is left out when they do not all fit. */
+  readonly priority: readonly number[];
 }
 
 /** Probabilities of the three verdicts; they sum to 1. */
@@ -28,6 +41,8 @@ export interface NliScores {
 }
 
 export interface NliModel {
+  /** How the model is meant to judge, from its attest.json; undefined for other exports. */
+  readonly judging?: JudgingParameters;
   /** One result per pair, in order. Rejects with `signal.reason` once `signal` aborts. */
   classify(pairs: readonly NliPair[], signal?: AbortSignal): Promise<NliScores[]>;
   dispose(): Promise<void>;
@@ -45,6 +60,7 @@ export class OnnxNliModel implements NliModel {
     private readonly columns: Readonly<Record<Verdict, number>>,
     private readonly labelCount: number,
     private readonly batchSize: number,
+    readonly judging: JudgingParameters | undefined,
   ) {
     this.output = session.outputName('logits');
   }
@@ -54,7 +70,7 @@ export class OnnxNliModel implements NliModel {
     const columns = labelColumns(folder.config.labels, `${dir}/config.json`);
     const tokenizer = TextTokenizer.fromFolder(folder);
     const session = await OnnxSession.open(folder.modelFile, options);
-    return new OnnxNliModel(session, tokenizer, columns, folder.config.labels.length, options.batchSize ?? DEFAULT_BATCH_SIZE);
+    return new OnnxNliModel(session, tokenizer, columns, folder.config.labels.length, options.batchSize ?? DEFAULT_BATCH_SIZE, folder.judging);
   }
 
   async classify(pairs: readonly NliPair[], signal?: AbortSignal): Promise<NliScores[]> {

@@ -17,8 +17,11 @@ import { ModelError } from './errors';
 import type { NliModel, NliPair, NliScores } from './nli';
 import type { ModelOptions } from './options';
 import { DEFAULT_BATCH_SIZE, inBatches } from './options';
+import type { JudgingParameters } from './judging';
 import type { CloseRequest, WorkerModelSpec, WorkerReply, WorkerTask } from './protocol';
 import { deserializeError } from './protocol';
+
+type ReadyReply = Extract<WorkerReply, { type: 'ready' }>;
 
 /** Takes what it needs from a reply, or throws when the reply is not for this kind of call. */
 type ReadReply<R> = (reply: WorkerReply) => R[];
@@ -79,17 +82,17 @@ class ModelWorker {
   private running: { readonly id: number; readonly call: PendingCall } | undefined;
   private nextId = 1;
   private stopped: Error | undefined;
-  /** Settles when the worker has loaded its model or failed to. */
-  private readonly loaded: Promise<void>;
-  private settleLoad!: (error?: Error) => void;
+  /** Settles when the worker has loaded its model (with what it said of it) or failed to. */
+  private readonly loaded: Promise<ReadyReply>;
+  private settleLoad!: (outcome: ReadyReply | Error) => void;
   private readonly exited: Promise<void>;
 
   private constructor(
     private readonly worker: Worker,
     private readonly label: string,
   ) {
-    this.loaded = new Promise<void>((resolve, reject) => {
-      this.settleLoad = (error) => (error ? reject(error) : resolve());
+    this.loaded = new Promise<ReadyReply>((resolve, reject) => {
+      this.settleLoad = (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome));
     });
     this.exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (reply: WorkerReply) => this.onReply(reply));
@@ -97,17 +100,16 @@ class ModelWorker {
     worker.on('exit', (code) => this.stop(new ModelError(`The ${label} stopped unexpectedly (exit code ${code}).`)));
   }
 
-  static async start(spec: WorkerModelSpec): Promise<ModelWorker> {
+  static async start(spec: WorkerModelSpec): Promise<{ worker: ModelWorker; ready: ReadyReply }> {
     const label = spec.kind === 'nli' ? 'NLI model' : 'sentence encoder';
     const model = new ModelWorker(new Worker(path.join(__dirname, 'worker.js'), { workerData: spec }), label);
     try {
-      await model.loaded;
+      return { worker: model, ready: await model.loaded };
     } catch (error) {
       // A worker that could not load has nothing left to do and ends by itself.
       await model.exited;
       throw error;
     }
-    return model;
   }
 
   run<R>(tasks: readonly WorkerTask[], read: ReadReply<R>, signal?: AbortSignal): Promise<R[]> {
@@ -157,7 +159,7 @@ class ModelWorker {
   }
 
   private onReply(reply: WorkerReply): void {
-    if (reply.type === 'ready') return this.settleLoad();
+    if (reply.type === 'ready') return this.settleLoad(reply);
     if (reply.type === 'load-failed') return this.settleLoad(deserializeError(reply.error));
     if (!this.running || !('id' in reply) || reply.id !== this.running.id) return;
     const { call } = this.running;
@@ -194,11 +196,12 @@ export class WorkerNliModel implements NliModel {
   private constructor(
     private readonly worker: ModelWorker,
     private readonly batchSize: number,
+    readonly judging: JudgingParameters | undefined,
   ) {}
 
   static async start(dir: string, options: ModelOptions = {}): Promise<WorkerNliModel> {
-    const worker = await ModelWorker.start({ kind: 'nli', dir, options });
-    return new WorkerNliModel(worker, options.batchSize ?? DEFAULT_BATCH_SIZE);
+    const { worker, ready } = await ModelWorker.start({ kind: 'nli', dir, options });
+    return new WorkerNliModel(worker, options.batchSize ?? DEFAULT_BATCH_SIZE, ready.judging);
   }
 
   classify(pairs: readonly NliPair[], signal?: AbortSignal): Promise<NliScores[]> {
@@ -218,7 +221,7 @@ export class WorkerEmbedder implements Embedder {
   ) {}
 
   static async start(dir: string, options: ModelOptions = {}): Promise<WorkerEmbedder> {
-    const worker = await ModelWorker.start({ kind: 'embedder', dir, options });
+    const { worker } = await ModelWorker.start({ kind: 'embedder', dir, options });
     return new WorkerEmbedder(worker, options.batchSize ?? DEFAULT_BATCH_SIZE);
   }
 

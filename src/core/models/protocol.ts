@@ -1,6 +1,7 @@
 /** The messages between `pool.ts` (the client, on the caller's thread) and `worker.ts`. */
 import type { TextKind } from './embedder';
 import { ModelError } from './errors';
+import type { JudgingParameters } from './judging';
 import type { NliPair, NliScores } from './nli';
 import type { ModelOptions } from './options';
 
@@ -24,7 +25,8 @@ export interface CloseRequest {
 }
 
 export type WorkerReply =
-  | { readonly type: 'ready' }
+  /** Loaded; an NLI model trained for Attest says how it judges (its attest.json). */
+  | { readonly type: 'ready'; readonly judging?: JudgingParameters }
   | { readonly type: 'load-failed'; readonly error: SerializedError }
   | { readonly type: 'classified'; readonly id: number; readonly scores: NliScores[] }
   | { readonly type: 'embedded'; readonly id: number; readonly vectors: Float32Array[] }

@@ -8,6 +8,7 @@
  */
 import type { Tokenizer } from '@huggingface/tokenizers';
 import type { ModelFolder } from './folder';
+import type { RankedPremise } from './nli';
 import { ModelError } from './errors';
 
 /** One text or pair, special tokens included, not padded. */
@@ -70,12 +71,13 @@ export class TextTokenizer {
 
   /**
    * Cuts the longer segment first, as tokenizers' `longest_first` does: the shorter keeps all its
-   * tokens up to half the room, the longer gets the rest; on a tie the premise gives more.
+   * tokens up to half the room, the longer gets the rest; on a tie the premise gives more. A ranked
+   * premise is first fitted to the room the hypothesis leaves it (`fitSentences`).
    */
-  encodePair(premise: string, hypothesis: string): Encoding {
-    const first = this.tokenizer.tokenize(premise);
+  encodePair(premise: string | RankedPremise, hypothesis: string): Encoding {
     const second = this.tokenizer.tokenize(hypothesis);
     const room = Math.max(0, this.maxLength - this.specialTokens(true));
+    const first = typeof premise === 'string' ? this.tokenizer.tokenize(premise) : this.fitSentences(premise, room - Math.min(second.length, Math.floor(room / 2)));
     if (first.length + second.length <= room) return this.assemble(first, second);
     const half = Math.floor(room / 2);
     if (second.length < first.length) {
@@ -84,6 +86,26 @@ export class TextTokenizer {
     }
     const kept = Math.min(first.length, half);
     return this.assemble(first.slice(0, kept), second.slice(0, room - kept));
+  }
+
+  /**
+   * A ranked premise's tokens: every sentence when they fit in `budget`, else the sentences taken by
+   * priority while they fit (one too long is passed over for the next), in their own order; when not
+   * even the first fits, that one, for the pair's truncation to cut.
+   */
+  private fitSentences(premise: RankedPremise, budget: number): string[] {
+    const tokens = premise.sentences.map((sentence) => this.tokenizer.tokenize(sentence));
+    if (tokens.reduce((n, t) => n + t.length, 0) <= budget) return tokens.flat();
+    const kept = new Set<number>();
+    let left = budget;
+    for (const index of premise.priority) {
+      const length = tokens[index]?.length;
+      if (length === undefined || kept.has(index) || length > left) continue;
+      kept.add(index);
+      left -= length;
+    }
+    if (kept.size === 0 && tokens[premise.priority[0]] !== undefined) kept.add(premise.priority[0]);
+    return tokens.flatMap((t, index) => (kept.has(index) ? t : []));
   }
 
   /** Pads to the longest encoding; padding gets the model's pad id and attention 0. */

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       (error: unknown) => port.postMessage({ type: 'failed', id: request.id, error: serializeError(error) } satisfies WorkerReply),
     );
   });
-  port.postMessage({ type: 'ready' } satisfies WorkerReply);
+  port.postMessage({ type: 'ready', ...(loaded.kind === 'nli' && loaded.model.judging ? { judging: loaded.model.judging } : {}) } satisfies WorkerReply);
 }
 
 void main();

@@ -3,10 +3,9 @@
  * the model cited a source is not taken as the source saying so.
  */
 import { analyze } from '../index/analyzer';
-import type { NliModel } from '../models/nli';
 import type { Paper } from '../papers/paper';
 import { TermStatistics, tfidfRelevance } from '../verify/relevance';
-import { judgeSupport, type SupportJudgement, type SupportThresholds } from '../verify/support';
+import { judgeSupport, type SupportDependencies, type SupportJudgement } from '../verify/support';
 import type { DraftSentence } from './parse';
 import type { NumberedSource } from './sources';
 
@@ -18,7 +17,7 @@ export type SentenceJudge = (claim: string, passages: readonly string[], signal?
  * can be confirmed, only passages that share none of the sentence's key terms caught. Term weights come from the passages judged:
  * there is no larger collection at hand, and words all of them share say least about relatedness.
  */
-export function supportJudge(options: { readonly nli?: { readonly model: NliModel; readonly id: string }; readonly thresholds?: SupportThresholds } = {}): SentenceJudge {
+export function supportJudge(options: Pick<SupportDependencies, 'nli' | 'thresholds'> = {}): SentenceJudge {
   return (claim, passages, signal) =>
     judgeSupport(claim, passages, { relevance: tfidfRelevance(analyze, TermStatistics.of(passages, analyze)), nli: options.nli, thresholds: options.thresholds, signal });
 }

@@ -10,10 +10,10 @@ import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
 import type { ExistenceVerdict } from './existence';
 import { sortFindings } from '../check';
-import { isAbstract } from './abstracts';
+import { abstractText } from './abstracts';
 import { BackgroundFrequencies } from './background';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
-import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
+import { judgeSupport, thresholdsFor, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
 
 /** One citation's support verdict. */
 export interface CitationSupport {
@@ -59,7 +59,7 @@ export async function checkSupport(result: CheckResult, deps: SupportDependencie
     const entry = entries.get(citation.key);
     if (!citation.claim || !entry) continue;
     const claim = citation.claim.text;
-    const abstract = isAbstract(entry.abstract) ? entry.abstract : result.verdicts?.get(citation.key)?.abstract?.text;
+    const abstract = abstractText(entry.abstract) ?? abstractText(result.verdicts?.get(citation.key)?.abstract?.text);
     const found = read.get(entry.key);
     const passages = found && 'fullText' in found ? pickPassages(claim, found.fullText.passages) : [];
     const judgement = await cached(cache, deps, claim, abstract, passages, () =>
@@ -108,7 +108,7 @@ async function claimsSupportedTogether(judged: readonly { citation: Citation; ju
   const byClaim = new Map<string, { citation: Citation; judgement: SupportJudgement }[]>();
   for (const j of judged) byClaim.set(claimId(j.citation), [...(byClaim.get(claimId(j.citation)) ?? []), j]);
   const supported = new Set<string>();
-  const threshold = (deps.thresholds ?? DEFAULT_THRESHOLDS).entailment;
+  const threshold = thresholdsFor(deps).entailment;
   for (const [id, group] of byClaim) {
     if (group.some((j) => j.judgement.label === 'supported')) {
       supported.add(id);
@@ -216,7 +216,7 @@ function round(value: number): number {
  * papers apart weigh most, and the topic's own words, which every cited abstract uses, still count.
  */
 export function relevanceAmong(result: CheckResult, analyze: Analyze): RelevanceScorer {
-  const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => (isAbstract(e.abstract) ? [e.abstract] : [])));
+  const abstracts = result.bibliographies.flatMap((b) => b.entries.flatMap((e) => abstractText(e.abstract) ?? []));
   for (const lookup of result.verdicts?.values() ?? []) if (lookup.abstract) abstracts.push(lookup.abstract.text);
   return tfidfRelevance(analyze, TermStatistics.of(abstracts, analyze, BackgroundFrequencies.english()));
 }
@@ -233,18 +233,19 @@ export function withSupportFindings(
 
 /**
  * Whether each paper's abstract supports a claim, as Find Evidence shows it beside the results;
- * undefined for a paper without an abstract. Relevance is weighed within the papers found.
+ * undefined for a paper without one (a placeholder or a note from its record is none). Relevance is
+ * weighed within the papers found.
  */
 export async function judgePapers(
   claim: string,
   papers: readonly Paper[],
   deps: Omit<SupportDependencies, 'relevance'> & { readonly analyze: Analyze },
 ): Promise<(SupportJudgement | undefined)[]> {
-  const abstracts = papers.map((p) => p.abstract ?? '');
-  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts, deps.analyze, BackgroundFrequencies.english()));
+  const abstracts = papers.map((p) => abstractText(p.abstract));
+  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts.flatMap((a) => a ?? []), deps.analyze, BackgroundFrequencies.english()));
   const judgements: (SupportJudgement | undefined)[] = [];
   for (const abstract of abstracts) {
-    judgements.push(abstract.trim() === '' ? undefined : await judgeSupport(claim, abstractSentences(abstract), { ...deps, relevance }));
+    judgements.push(abstract === undefined ? undefined : await judgeSupport(claim, abstractSentences(abstract), { ...deps, relevance }));
   }
   return judgements;
 }

@@ -1,5 +1,5 @@
 import type { Passage } from '../fulltext/types';
-import type { NliModel, NliScores } from '../models/nli';
+import type { NliModel, NliScores, RankedPremise } from '../models/nli';
 
 /** Whether a cited abstract backs the sentence that cites it. */
 export type SupportLabel = 'supported' | 'contradicted' | 'unsupported' | 'unverifiable';
@@ -14,25 +14,32 @@ export interface SupportThresholds {
 }
 
 /**
- * Entailment and contradiction at 0.5 are the models' own decision boundary for a 3-way softmax.
- * Relevance 0.05 (stemmed TF-IDF cosine), chosen on the train splits: 4.1% of SciFact's and 0.5% of
- * Citation-Integrity's cited abstracts score below it, against 90% and 84% of random abstracts.
- * A false alarm costs an information-level note, so the threshold leans to catching unrelated papers.
+ * Entailment and contradiction at 0.5 are the models' own decision boundary for a 3-way softmax; a
+ * model trained for Attest brings its own, chosen on the dev splits (its attest.json), and settings
+ * the user made override both. Relevance 0.05 (stemmed TF-IDF cosine), chosen on the train splits:
+ * 4.1% of SciFact's and 0.5% of Citation-Integrity's cited abstracts score below it, against 90% and
+ * 84% of random abstracts. A false alarm costs an information-level note, so the threshold leans to
+ * catching unrelated papers.
  */
 export const DEFAULT_THRESHOLDS: SupportThresholds = { entailment: 0.5, contradiction: 0.5, relevance: 0.05 };
 
-/** The thresholds from setting keys (`attest.support.entailmentThreshold`, …), defaults where unset or invalid. */
-export function thresholdsFrom(get: (key: string) => unknown): { thresholds: SupportThresholds; problems: string[] } {
+/** The thresholds the user set (`attest.support.entailmentThreshold`, …): those unset or invalid are left out. */
+export function thresholdsFrom(get: (key: string) => unknown): { thresholds: Partial<SupportThresholds>; problems: string[] } {
   const problems: string[] = [];
-  const read = (name: keyof SupportThresholds): number => {
+  const thresholds: { -readonly [K in keyof SupportThresholds]?: number } = {};
+  for (const name of ['entailment', 'contradiction', 'relevance'] as const) {
     const key = `attest.support.${name}Threshold`;
     const value = get(key);
-    if (value === undefined || value === null) return DEFAULT_THRESHOLDS[name];
-    if (typeof value === 'number' && value >= 0 && value <= 1) return value;
-    problems.push(`${key} must be a number from 0 to 1; using ${DEFAULT_THRESHOLDS[name]}.`);
-    return DEFAULT_THRESHOLDS[name];
-  };
-  return { thresholds: { entailment: read('entailment'), contradiction: read('contradiction'), relevance: read('relevance') }, problems };
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'number' && value >= 0 && value <= 1) thresholds[name] = value;
+    else problems.push(`${key} must be a number from 0 to 1; using the model's or the default.`);
+  }
+  return { thresholds, problems };
+}
+
+/** The thresholds a judgement uses: the user's, else the model's own (attest.json), else the defaults. */
+export function thresholdsFor(deps: Pick<SupportDependencies, 'nli' | 'thresholds'>): SupportThresholds {
+  return { ...DEFAULT_THRESHOLDS, ...deps.nli?.model.judging?.thresholds, ...deps.thresholds };
 }
 
 /**
@@ -52,10 +59,14 @@ export interface SupportJudgement {
   /** Highest entailment over the abstract and its sentences; undefined without a model. */
   readonly entailment?: number;
   readonly contradiction?: number;
-  /** The sentence the label rests on (the entailing or contradicting one, else the closest), or the whole abstract when it decided. */
+  /**
+   * The sentence the label rests on: the entailing or contradicting one, else the closest; when the
+   * whole abstract was one premise (a model trained on abstracts), its sentence closest to the claim.
+   */
   readonly sentence?: string;
   /** Where `sentence` is: the abstract, or a passage of the full text (its section and page). Absent in judgements cached before full texts. */
   readonly evidence?: EvidencePlace;
+  /** The model that judged, by name (e.g. `attest-nli-minilm-l6 (built in)`); absent when relevance alone decided. */
   readonly model?: string;
 }
 
@@ -63,18 +74,23 @@ export type EvidencePlace = { readonly from: 'abstract' } | { readonly from: 'fu
 
 export interface SupportDependencies {
   readonly relevance: RelevanceScorer;
-  readonly nli?: { readonly model: NliModel; readonly id: string };
-  readonly thresholds?: SupportThresholds;
+  /** `id` keys cached judgements; `name`, when given, says in reports which model judged (else `id`). */
+  readonly nli?: { readonly model: NliModel; readonly id: string; readonly name?: string };
+  /** The thresholds the user set; the rest come from the model or the defaults (`thresholdsFor`). */
+  readonly thresholds?: Partial<SupportThresholds>;
   readonly signal?: AbortSignal;
 }
 
 /**
- * Judges one claim against what its cited work says: the sentences of its abstract and, when the
- * full text was read, the few passages of it that best match the claim. Premises are each abstract
- * sentence, the whole abstract when it has several (a claim may rest on two sentences together) and
- * each passage; the hypothesis is the claim. The best entailment and contradiction over the premises
- * decide, with the text that gave them. Without a model, only an unrelated work can be told: that is
- * `unsupported`.
+ * Judges one claim against what its cited work says: its abstract and, when the full text was read,
+ * the few passages of it that best match the claim. The hypothesis is the claim; the premises are,
+ * for a model trained on whole abstracts (attest.json's `premise: "abstract"`), the abstract as one
+ * premise (its sentences most relevant to the claim when it is too long for the model) and each
+ * passage; for any other model, each abstract sentence, the whole abstract when it has several (a
+ * claim may rest on two sentences together) and each passage. The best entailment and contradiction
+ * over the premises decide, with the text that gave them; contradiction only above its own threshold
+ * and above the entailment, since a wrong "contradicted" is the worst thing a writer can be shown.
+ * Without a model, only an unrelated work can be told: that is `unsupported`.
  */
 export async function judgeSupport(
   claim: string,
@@ -85,12 +101,7 @@ export async function judgeSupport(
   const sentences = (abstract ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
   const fullText = passages.filter((p) => p.text.trim().length > 0);
   if (sentences.length === 0 && fullText.length === 0) return { label: 'unverifiable', reason: 'no abstract', relevance: 0 };
-  const thresholds = deps.thresholds ?? DEFAULT_THRESHOLDS;
-  const premises: { text: string; place: EvidencePlace }[] = [
-    ...sentences.map((text) => ({ text, place: ABSTRACT })),
-    ...(sentences.length > 1 ? [{ text: sentences.join(' '), place: ABSTRACT }] : []),
-    ...fullText.map((p) => ({ text: p.text, place: placeOf(p) })),
-  ];
+  const thresholds = thresholdsFor(deps);
   // Relevance is the best of the abstract, its sentences and the passages; the text shown is never the whole abstract.
   const shown = [...sentences.map((text) => ({ text, place: ABSTRACT })), ...fullText.map((p) => ({ text: p.text, place: placeOf(p) }))];
   const byText = deps.relevance(claim, shown.map((p) => p.text));
@@ -105,18 +116,45 @@ export async function judgeSupport(
       ? { label: 'unsupported', reason: `${about} shares none of the sentence's key terms`, relevance, sentence: closest.text, evidence: closest.place }
       : { label: 'unverifiable', reason: 'no NLI model', relevance, sentence: closest.text, evidence: closest.place };
   }
+  const passagePremises = fullText.map((p): Premise => ({ premise: p.text, shown: p.text, place: placeOf(p) }));
+  const premises =
+    deps.nli.model.judging?.premise === 'abstract'
+      ? [...wholeAbstract(claim, sentences, deps.relevance), ...passagePremises]
+      : [
+          ...sentences.map((text): Premise => ({ premise: text, shown: text, place: ABSTRACT })),
+          ...(sentences.length > 1 ? [{ premise: sentences.join(' '), shown: sentences.join(' '), place: ABSTRACT }] : []),
+          ...passagePremises,
+        ];
   const scores = await deps.nli.model.classify(
-    premises.map((premise) => ({ premise: premise.text, hypothesis: claim })),
+    premises.map((p) => ({ premise: p.premise, hypothesis: claim })),
     deps.signal,
   );
   const entail = strongest(scores, 'entailment');
   const contra = strongest(scores, 'contradiction');
-  const base = { relevance, entailment: entail.value, contradiction: contra.value, model: deps.nli.id };
+  const base = { relevance, entailment: entail.value, contradiction: contra.value, model: deps.nli.name ?? deps.nli.id };
   if (contra.value >= thresholds.contradiction && contra.value > entail.value) {
-    return { ...base, label: 'contradicted', sentence: premises[contra.index].text, evidence: premises[contra.index].place };
+    return { ...base, label: 'contradicted', sentence: premises[contra.index].shown, evidence: premises[contra.index].place };
   }
-  if (entail.value >= thresholds.entailment) return { ...base, label: 'supported', sentence: premises[entail.index].text, evidence: premises[entail.index].place };
+  if (entail.value >= thresholds.entailment) return { ...base, label: 'supported', sentence: premises[entail.index].shown, evidence: premises[entail.index].place };
   return { ...base, label: 'unsupported', sentence: closest.text, evidence: closest.place };
+}
+
+/** What the model reads as evidence, what the user is shown of it, and where it is. */
+interface Premise {
+  readonly premise: string | RankedPremise;
+  readonly shown: string;
+  readonly place: EvidencePlace;
+}
+
+/**
+ * The abstract as one premise, its sentences ranked by relevance to the claim (ties in their own
+ * order) for the worker to fit the model's length; shown by its sentence closest to the claim.
+ */
+function wholeAbstract(claim: string, sentences: readonly string[], relevance: RelevanceScorer): Premise[] {
+  if (sentences.length === 0) return [];
+  const scores = sentences.map((sentence) => relevance(claim, [sentence]).score);
+  const priority = sentences.map((_, index) => index).sort((a, b) => scores[b] - scores[a] || a - b);
+  return [{ premise: { sentences, priority }, shown: sentences[priority[0]], place: ABSTRACT }];
 }
 
 const ABSTRACT: EvidencePlace = { from: 'abstract' };

@@ -1,4 +1,4 @@
-import type { NliModel, NliPair, NliScores } from '../../../src/core/models/nli';
+import type { NliModel, NliPair, NliScores, RankedPremise } from '../../../src/core/models/nli';
 import type { RelevanceScorer } from '../../../src/core/verify/support';
 
 /** Entails when the premise holds every word the claim asks for; contradicts on "decreases" against "increases". */
@@ -7,7 +7,7 @@ export class RuleNli implements NliModel {
   async classify(pairs: readonly NliPair[]): Promise<NliScores[]> {
     this.calls += pairs.length;
     return pairs.map(({ premise, hypothesis }) => {
-      const p = premise.toLowerCase();
+      const p = premiseText(premise).toLowerCase();
       const h = hypothesis.toLowerCase();
       if (h.includes('increases') && p.includes('decreases')) return { entailment: 0.05, contradiction: 0.9, neutral: 0.05 };
       const needed = h.match(/\b(increases|memory|speed)\b/g) ?? [];
@@ -25,3 +25,8 @@ export const overlap: RelevanceScorer = (claim, passages) => {
   const best = scores.indexOf(Math.max(...scores));
   return { score: scores[best], best };
 };
+
+/** A premise as one text: a ranked premise's sentences all, in their order (these rules have no length to fit). */
+export function premiseText(premise: string | RankedPremise): string {
+  return typeof premise === 'string' ? premise : premise.sentences.join(' ');
+}

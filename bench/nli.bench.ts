@@ -1,0 +1,163 @@
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { analyze } from '../src/core/index/analyzer';
+import { builtInIdentity, builtInNliFolder } from '../src/core/models/builtIn';
+import { OnnxNliModel, type NliModel } from '../src/core/models/nli';
+import { WorkerNliModel } from '../src/core/models/pool';
+import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
+import { judgeSupport, type SupportLabel } from '../src/core/verify/support';
+import { EVAL_DATA, haveEvalData } from './evalData';
+import { median, percentile } from './stats';
+import { loadClaims, type Dataset } from './support.bench';
+
+const LABELS: readonly SupportLabel[] = ['supported', 'contradicted', 'unsupported'];
+
+/** The gold label as Attest names it: SciFact's SUPPORT / CONTRADICT, Citation-Integrity's and Check-COVID's SUPPORT / REFUTE; anything else (NEI, NOTENOUGHINFO, a cited work that is no evidence) is unsupported. */
+export function goldLabel(label: string | undefined): SupportLabel {
+  return label === 'SUPPORT' ? 'supported' : label === 'CONTRADICT' || label === 'REFUTE' ? 'contradicted' : 'unsupported';
+}
+
+/**
+ * The model built into Attest (models/attest-nli), judged as a user gets it: label macro-F1 on the
+ * dev splits of SciFact (each claim against each cited abstract; one that is no evidence is NEI),
+ * Citation-Integrity and Check-COVID (composed and extracted claims against their CORD-19 abstract),
+ * the precision of `contradicted`, the time to judge one citation against a ten-sentence abstract in
+ * the worker with 2 threads, the memory the model takes, and the size of the VSIX that carries it.
+ */
+export async function benchShippedModel(): Promise<void> {
+  const dir = await builtInNliFolder();
+  if (dir === undefined) {
+    console.log('  built-in NLI model: skipped, models/attest-nli is not in this repository');
+    return;
+  }
+  const { id, name } = await builtInIdentity(dir);
+  console.log(`  built-in NLI model: ${name}, ${dir}`);
+  const memory = await modelMemory(dir);
+  const model = await OnnxNliModel.load(dir, { preferQuantized: true, threads: 2 });
+  const datasets: Dataset[] = [];
+  try {
+    if (haveEvalData('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl')) datasets.push(await loadClaims('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'));
+    if (haveEvalData('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')) {
+      datasets.push(await loadClaims('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl'));
+    }
+    if (haveEvalData('Check-COVID dev', 'check-covid/claims_dev_composed.jsonl', 'check-covid/claims_dev_extracted.jsonl', 'check-covid/corpus.jsonl')) datasets.push(...(await loadCheckCovid()));
+    for (const data of datasets) await nliQuality(data, model, name, id);
+  } finally {
+    await model.dispose();
+  }
+  const abstracts = datasets.flatMap((d) => d.claims.flatMap((c) => c.cited.map((doc) => ({ claim: c.claim, abstract: d.abstracts.get(doc) ?? [] }))));
+  await latency(dir, abstracts.filter((a) => a.abstract.length >= 9 && a.abstract.length <= 11));
+  console.log(`  memory: the model takes ${memory.toFixed(0)} MB (resident set after loading it and judging one pair, less before; target <= 300 MB)`);
+  await vsixSize();
+}
+
+/** Label F1 per verdict and macro-F1 over them, and how often `contradicted` is right. */
+export async function nliQuality(data: Dataset, model: NliModel, name: string, id = name): Promise<void> {
+  const relevance = tfidfRelevance(analyze, TermStatistics.of([...data.abstracts.values()].map((a) => a.join(' ')), analyze));
+  const gold: SupportLabel[] = [];
+  const predicted: SupportLabel[] = [];
+  for (const claim of data.claims) {
+    for (const doc of claim.cited) {
+      gold.push(goldLabel(claim.labels.get(doc)));
+      predicted.push((await judgeSupport(claim.claim, data.abstracts.get(doc), { relevance, nli: { model, id, name } })).label);
+    }
+  }
+  // Over the labels the gold set has: Check-COVID without its sentence-level NEI rows has two.
+  const present = LABELS.filter((label) => gold.includes(label));
+  const f1s = present.map((label) => {
+    const tp = gold.filter((g, i) => g === label && predicted[i] === label).length;
+    const precision = tp / Math.max(1, predicted.filter((p) => p === label).length);
+    const recall = tp / Math.max(1, gold.filter((g) => g === label).length);
+    return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  });
+  const saidContradicted = predicted.filter((p) => p === 'contradicted').length;
+  const rightContradicted = predicted.filter((p, i) => p === 'contradicted' && gold[i] === 'contradicted').length;
+  const precision = saidContradicted === 0 ? 'none said' : `${((100 * rightContradicted) / saidContradicted).toFixed(1)}% (${rightContradicted} of ${saidContradicted})`;
+  console.log(
+    `  ${name} on ${data.name} (${gold.length} pairs): macro-F1 ${(f1s.reduce((a, b) => a + b) / present.length).toFixed(3)} (${present.map((l, i) => `${l} ${f1s[i].toFixed(3)}`).join(', ')}); ` +
+      `contradicted right ${precision}`,
+  );
+}
+
+/**
+ * Check-COVID's dev claims, composed and extracted, each against the CORD-19 abstract it was annotated
+ * on. Its NOTENOUGHINFO rows are judged on one sentence of that abstract, and the same claim often
+ * carries SUPPORT or REFUTE on the same abstract elsewhere; such rows are also left out in a second
+ * figure, where the label holds for the whole abstract.
+ */
+async function loadCheckCovid(): Promise<Dataset[]> {
+  const abstracts = new Map<string, readonly string[]>();
+  const titles = new Map<string, string>();
+  for (const line of (await fs.readFile(path.join(EVAL_DATA, 'check-covid/corpus.jsonl'), 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const doc = JSON.parse(line) as { cord_id: string; title: string; abstract: string[] };
+    abstracts.set(doc.cord_id, doc.abstract);
+    titles.set(doc.cord_id, doc.title);
+  }
+  const rows: { id: string; claim: string; cord_id: string; label: string }[] = [];
+  for (const file of ['check-covid/claims_dev_composed.jsonl', 'check-covid/claims_dev_extracted.jsonl']) {
+    for (const line of (await fs.readFile(path.join(EVAL_DATA, file), 'utf8')).split('\n')) if (line.trim()) rows.push(JSON.parse(line) as (typeof rows)[number]);
+  }
+  const claimOf = (r: (typeof rows)[number]) => ({ id: 0, claim: r.claim.trim(), cited: abstracts.has(r.cord_id) ? [r.cord_id] : [], labels: new Map([[r.cord_id, r.label]]) });
+  const decided = new Set(rows.filter((r) => r.label !== 'NOTENOUGHINFO').map((r) => `${r.cord_id}\n${r.claim.trim()}`));
+  const consistent = rows.filter((r) => r.label !== 'NOTENOUGHINFO' || !decided.has(`${r.cord_id}\n${r.claim.trim()}`));
+  return [
+    { name: 'Check-COVID dev', claims: rows.map(claimOf), abstracts, titles },
+    { name: `Check-COVID dev, ${rows.length - consistent.length} NEI rows decided elsewhere left out`, claims: consistent.map(claimOf), abstracts, titles },
+  ];
+}
+
+/** Milliseconds per citation, one claim against one abstract at a time, through the worker as the editor runs it. */
+async function latency(dir: string, pairs: readonly { claim: string; abstract: readonly string[] }[]): Promise<void> {
+  if (pairs.length === 0) {
+    console.log('  latency: skipped, no ten-sentence abstracts in the evaluation data');
+    return;
+  }
+  const sample = pairs.slice(0, 100);
+  const relevance = tfidfRelevance(analyze, TermStatistics.of(sample.map((p) => p.abstract.join(' ')), analyze));
+  const model = await WorkerNliModel.start(dir, { preferQuantized: true, threads: 2 });
+  try {
+    const nli = { model, id: 'bench' };
+    await judgeSupport(sample[0].claim, sample[0].abstract, { relevance, nli });
+    const times: number[] = [];
+    for (const pair of sample) {
+      const started = performance.now();
+      await judgeSupport(pair.claim, pair.abstract, { relevance, nli });
+      times.push(performance.now() - started);
+    }
+    console.log(`  latency per citation (9-11 sentence abstracts, worker, 2 threads, ${times.length} citations): median ${median(times).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (target median <= 50 ms)`);
+  } finally {
+    await model.dispose();
+  }
+}
+
+/** The resident set the model adds, loaded in a process of its own so that nothing else this bench holds counts. */
+async function modelMemory(dir: string): Promise<number> {
+  const script = `
+    const { OnnxNliModel } = require(${JSON.stringify(path.join(__dirname, '../src/core/models/nli'))});
+    (async () => {
+      const before = process.memoryUsage().rss;
+      const model = await OnnxNliModel.load(${JSON.stringify(dir)}, { preferQuantized: true, threads: 2 });
+      await model.classify([{ premise: 'Aspirin reduces the risk of stroke. '.repeat(30), hypothesis: 'Aspirin prevents strokes.' }]);
+      console.log((process.memoryUsage().rss - before) / 1024 / 1024);
+      await model.dispose();
+    })();`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
+  return Number(stdout.trim());
+}
+
+/** The VSIX for this machine, built as `npm run package` builds it, with the model in it. */
+async function vsixSize(): Promise<void> {
+  const out = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-vsix-'));
+  try {
+    await promisify(execFile)(process.execPath, [path.join(__dirname, '../../scripts/package.js'), '--out', out], { maxBuffer: 16 * 1024 * 1024 });
+    const vsix = (await fs.readdir(out)).find((f) => f.endsWith('.vsix'));
+    const size = vsix === undefined ? undefined : (await fs.stat(path.join(out, vsix))).size / 1024 / 1024;
+    console.log(`  VSIX: ${vsix ?? 'none built'}${size === undefined ? '' : `, ${size.toFixed(1)} MB with the model (target <= 50 MB)`}`);
+  } finally {
+    await fs.rm(out, { recursive: true, force: true });
+  }
+}

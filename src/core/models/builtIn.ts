@@ -1,0 +1,62 @@
+/**
+ * The NLI model that ships with Attest: `models/attest-nli/` at the package's root, trained on
+ * scientific claims for Attest (its model card is the folder's README.md). It judges when no other
+ * model is set, so support verdicts come from the first run, offline, with nothing to download.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { attestPackages } from '../attestPackage';
+import { readTextFile, SMALL_FILE_BYTES } from '../text/readFile';
+import { exportFiles, hasFiles } from './location';
+
+/** How an NLI model's judgements are keyed in caches (`id`) and named to the user (`name`). */
+export interface ModelIdentity {
+  readonly id: string;
+  readonly name: string;
+}
+
+/**
+ * The built-in model's folder, `models/attest-nli` in Attest's package, or undefined when this copy
+ * of Attest has none (a package built without it).
+ */
+export async function builtInNliFolder(roots: Iterable<string> = packageDirs()): Promise<string | undefined> {
+  for (const root of roots) {
+    const dir = path.join(root, 'models', 'attest-nli');
+    if (await hasFiles(dir, exportFiles(true))) return dir;
+  }
+  return undefined;
+}
+
+let packages: readonly string[] | undefined;
+
+/** Attest's package folders, found once: every check asks for the built-in model, and they do not move. */
+function packageDirs(): readonly string[] {
+  packages ??= Array.from(attestPackages(), (p) => p.dir);
+  return packages;
+}
+
+/**
+ * The built-in model's name as its config.json gives it, "(built in)"; its id adds a digest of its
+ * card, attest.json and graph size, which change with every model trained, so that judgements cached
+ * from an earlier model are not taken for its own.
+ */
+export async function builtInIdentity(dir: string): Promise<ModelIdentity> {
+  const read = async (name: string): Promise<string> => (await readTextFile(path.join(dir, name), SMALL_FILE_BYTES).catch(() => undefined))?.text ?? '';
+  let modelName = 'attest-nli';
+  try {
+    const config = JSON.parse(await read('config.json')) as { _name_or_path?: unknown };
+    if (typeof config._name_or_path === 'string' && config._name_or_path.trim() !== '') modelName = config._name_or_path.trim();
+  } catch {
+    // Loading the model reports a damaged config.json.
+  }
+  const size = (await fs.stat(path.join(dir, 'onnx/model_quantized.onnx')).catch(() => undefined))?.size ?? 0;
+  const digest = createHash('sha256')
+    .update(await read('README.md'))
+    .update(await read('attest.json'))
+    .update(String(size))
+    .digest('hex')
+    .slice(0, 12);
+  const name = `${modelName} (built in)`;
+  return { id: `${name}#${digest}`, name };
+}
