@@ -109,7 +109,13 @@ describe('reading a model folder', () => {
       }
     });
 
+    it('reads a neutral threshold, and a null contradiction threshold as a model that never says contradicted', async () => {
+      await attestJson({ premise: 'abstract', thresholds: { entailment: 0.4, contradiction: null, neutral: 0.7 } });
+      assert.deepEqual((await readModelFolder(dir)).judging, { premise: 'abstract', thresholds: { entailment: 0.4, contradiction: Number.POSITIVE_INFINITY, neutral: 0.7 } });
+    });
+
     for (const [what, value, message] of [
+      ['a neutral threshold out of range', { premise: 'abstract', thresholds: { entailment: 0.5, contradiction: 0.8, neutral: 0 } }, /"thresholds\.neutral" should be a probability above 0 and at most 1, not 0/],
       ['an unknown premise', { premise: 'sentences', thresholds: { entailment: 0.5, contradiction: 0.8 } }, /"premise" should be "abstract", not "sentences"/],
       ['no thresholds', { premise: 'abstract' }, /"thresholds" should be an object with "entailment" and "contradiction"/],
       ['a threshold out of range', { premise: 'abstract', thresholds: { entailment: 0.5, contradiction: 1.5 } }, /"thresholds\.contradiction" should be a probability above 0 and at most 1, not 1\.5/],

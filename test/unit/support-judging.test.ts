@@ -64,6 +64,15 @@ describe('judging with a model trained on whole abstracts (attest.json premise "
     assert.equal((await judge()).label, 'contradicted');
   });
 
+  it('says the model could not tell, and reports nothing, when no verdict reaches its threshold', async () => {
+    const judging: JudgingParameters = { premise: 'abstract', thresholds: { entailment: 0.6, contradiction: Number.POSITIVE_INFINITY, neutral: 0.7 } };
+    const judge = (scores: NliScores) => judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
+    assert.deepEqual(
+      [await judge({ entailment: 0.3, contradiction: 0.3, neutral: 0.4 }), await judge({ entailment: 0.1, contradiction: 0.1, neutral: 0.8 }), await judge({ entailment: 0.01, contradiction: 0.98, neutral: 0.01 })].map((j) => [j.label, j.reason]),
+      [['unverifiable', 'the model could not tell'], ['unsupported', undefined], ['unverifiable', 'the model could not tell']],
+    );
+  });
+
   it("lets the thresholds the user set override the model's", async () => {
     const nli = { model: new FixedNli({ entailment: 0.55, contradiction: 0.3, neutral: 0.15 }, WHOLE), id: 'm' };
     assert.equal((await judgeSupport('Aspirin reduces the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli })).label, 'unsupported');

@@ -2,19 +2,22 @@
  * attest.json: what a model trained for Attest says about how it is to be used, chosen on the dev
  * splits with the model, beside it in its folder:
  *
- *   { "premise": "abstract", "thresholds": { "entailment": 0.5, "contradiction": 0.8 } }
+ *   { "premise": "abstract", "thresholds": { "entailment": 0.5, "contradiction": 0.8, "neutral": 0.7 } }
  *
  * `premise: "abstract"`: the model was trained on the whole abstract (first segment) against the claim,
  * so it judges the abstract as one premise; when abstract and claim do not fit its length, the
  * abstract's sentences most relevant to the claim, in their own order (see `RankedPremise`).
- * Thresholds: the probabilities from which it calls a claim supported or contradicted.
+ * Thresholds: the probabilities from which it calls a claim supported or contradicted; `contradiction`
+ * null when no threshold reached the precision asked on the dev splits (the model never says it), and
+ * `neutral`, when given, the probability from which it calls a claim unsupported: below all three it
+ * cannot tell, and says so rather than guess.
  * A folder without attest.json (any Hugging Face NLI export) is judged sentence by sentence.
  */
 import { ModelError } from './errors';
 
 export interface JudgingParameters {
   readonly premise: 'abstract';
-  readonly thresholds: { readonly entailment: number; readonly contradiction: number };
+  readonly thresholds: { readonly entailment: number; readonly contradiction: number; readonly neutral?: number };
 }
 
 const PREMISES: readonly JudgingParameters['premise'][] = ['abstract'];
@@ -27,10 +30,19 @@ export function readJudging(json: object, file: string): JudgingParameters {
     throw wrong(`"premise" should be ${PREMISES.map((p) => JSON.stringify(p)).join(' or ')}, not ${JSON.stringify(premise) ?? 'missing'}`);
   }
   if (typeof thresholds !== 'object' || thresholds === null || Array.isArray(thresholds)) throw wrong('"thresholds" should be an object with "entailment" and "contradiction"');
-  const threshold = (name: 'entailment' | 'contradiction'): number => {
-    const value = (thresholds as Record<string, unknown>)[name];
+  const given = thresholds as Record<string, unknown>;
+  const threshold = (name: 'entailment' | 'contradiction' | 'neutral'): number => {
+    const value = given[name];
     if (typeof value !== 'number' || !(value > 0 && value <= 1)) throw wrong(`"thresholds.${name}" should be a probability above 0 and at most 1, not ${JSON.stringify(value) ?? 'missing'}`);
     return value;
   };
-  return { premise: premise as JudgingParameters['premise'], thresholds: { entailment: threshold('entailment'), contradiction: threshold('contradiction') } };
+  return {
+    premise: premise as JudgingParameters['premise'],
+    thresholds: {
+      entailment: threshold('entailment'),
+      // No probability reaches it: the model never calls a claim contradicted.
+      contradiction: given.contradiction === null ? Number.POSITIVE_INFINITY : threshold('contradiction'),
+      ...(given.neutral !== undefined && { neutral: threshold('neutral') }),
+    },
+  };
 }

@@ -11,6 +11,13 @@ export interface SupportThresholds {
   readonly contradiction: number;
   /** Relevance below which an abstract that shares none of the claim's key terms is reported `unsupported` when no NLI model judges. */
   readonly relevance: number;
+  /**
+   * Neutral probability from which every premise must say the claim is not there for it to be
+   * `unsupported`; below it, and below the other two, the model cannot tell and the claim is
+   * `unverifiable`. Only a model's attest.json sets it: other models call whatever they do not
+   * confirm or refute unsupported.
+   */
+  readonly neutral?: number;
 }
 
 /**
@@ -136,6 +143,9 @@ export async function judgeSupport(
     return { ...base, label: 'contradicted', sentence: premises[contra.index].shown, evidence: premises[contra.index].place };
   }
   if (entail.value >= thresholds.entailment) return { ...base, label: 'supported', sentence: premises[entail.index].shown, evidence: premises[entail.index].place };
+  if (thresholds.neutral !== undefined && Math.min(...scores.map((s) => s.neutral)) < thresholds.neutral) {
+    return { ...base, label: 'unverifiable', reason: 'the model could not tell', sentence: closest.text, evidence: closest.place };
+  }
   return { ...base, label: 'unsupported', sentence: closest.text, evidence: closest.place };
 }
 
