@@ -67,7 +67,7 @@ export async function openRegularFile(file: string): Promise<OpenedFile> {
   const handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stats = await handle.stat();
-    const kind = notRegular(stats);
+    const kind = notRegularKind(stats);
     if (kind) throw new NotRegularFileError(file, `${file} is ${kind}, not a regular file; Attest reads only regular files.`);
     return { handle, stats };
   } catch (error) {
@@ -93,7 +93,8 @@ function tooLarge(file: string, maxBytes: number, what: string): FileTooLargeErr
   return new FileTooLargeError(file, `${file} ${what} the ${megabytes(maxBytes)} MB limit for files Attest reads; it was not read.`);
 }
 
-function notRegular(stats: Stats): string | undefined {
+/** What a file that is not a regular file is, in words ("a named pipe (FIFO)"); undefined for a regular file. */
+export function notRegularKind(stats: Stats): string | undefined {
   if (stats.isFile()) return undefined;
   if (stats.isDirectory()) return 'a folder';
   if (stats.isFIFO()) return 'a named pipe (FIFO)';
