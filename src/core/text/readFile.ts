@@ -1,5 +1,6 @@
 import { constants, promises as fs, type Stats } from 'node:fs';
 import { decodeTextWithEncoding, UnreadableFileError, type DecodedText } from './decode';
+import { mayNotBeUtf8, notUtf8Note } from './fileNames';
 
 const CHUNK = 1024 * 1024;
 
@@ -79,7 +80,7 @@ export async function openRegularFile(file: string): Promise<OpenedFile> {
 /** Like `readTextFile`, for a file the user named: its absence is an error too. */
 export async function readNamedTextFile(file: string, maxBytes: number): Promise<string> {
   const read = await readTextFile(file, maxBytes);
-  if (!read) throw new UnreadableFileError(file, `${file} does not exist.`);
+  if (!read) throw new UnreadableFileError(file, `${file} does not exist${mayNotBeUtf8(file) ? notUtf8Note : ''}.`);
   return read.text;
 }
 
