@@ -20,6 +20,10 @@ type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<PdfJs>;
 
 async function read(request: PdfRequest): Promise<PdfAnswer> {
+  // pdf.js inflates a page's content with DecompressionStream when there is one: in zlib's native
+  // memory, which an ended worker leaves to the process (a Flate bomb's reader, ended at its limit,
+  // kept about as much again). Without it pdf.js inflates in JavaScript, into memory the worker owns.
+  Reflect.deleteProperty(globalThis, 'DecompressionStream');
   // By its resolved file: a bare specifier in an import() without a module around it resolves from
   // the process's folder, which in the editor is not the extension's.
   const pdfjs = await importModule(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href);
