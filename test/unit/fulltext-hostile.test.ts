@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { HOSTILE_FULL_TEXTS, makeFlateBomb, type HostileFullText } from '../../bench/hostile';
 import { parseBibliography } from '../../src/core/bibliography/parse';
+import { FullTextFinder } from '../../src/core/fulltext/find';
 import { passagesFromJats } from '../../src/core/fulltext/jats';
 import { passagesFromLatexml } from '../../src/core/fulltext/latexml';
 import { DEFAULT_PDF_LIMITS, readPdf } from '../../src/core/fulltext/pdf';
@@ -13,6 +14,7 @@ import { FullTextStore } from '../../src/core/fulltext/store';
 import { MAX_NESTING } from '../../src/core/fulltext/structured';
 import type { FullTextResult, Passage } from '../../src/core/fulltext/types';
 import { makePdf } from './support/pdfs';
+import { ScriptedServer, sendJson, sendText } from './support/server';
 import { makeTempDir } from './support/tempDir';
 
 const MB = 1024 * 1024;
@@ -57,6 +59,27 @@ describe('hostile full texts of 1 MB', () => {
     assert.ok('passages' in read);
     assert.equal(read.passages.length, 1);
     assert.equal(read.passages[0].text, 'the regulation of'.repeat(30_000).replace(/ofthe/g, 'of the'));
+  });
+});
+
+describe('hostile full texts from the services', function () {
+  this.timeout(20_000);
+  let server: ScriptedServer | undefined;
+  afterEach(async () => server?.close());
+
+  it('reads CORE\'s fullText of 60,000 short lines, and says that arXiv HTML nested too deep was not read', async () => {
+    const lines = 'Results\n' + 'the regu-\nlation of\n'.repeat(30_000);
+    const nestedHtml = HOSTILE_FULL_TEXTS.find((input) => input.format === 'latexml' && input.name === 'nested <span>')?.make(1_000_000) ?? '';
+    server = await ScriptedServer.start((request, response) => {
+      if (request.url?.startsWith('/v3/search/works/')) sendJson(response, 200, { totalHits: 1, limit: 3, offset: 0, results: [{ id: 7, doi: '10.1000/a', title: 'A', fullText: lines }] });
+      else sendText(response, 200, nestedHtml);
+    });
+    const url = server.baseUrl;
+    const finder = (enabled: ('core' | 'arxiv')[]) => new FullTextFinder({ enabled, europepmcBaseUrl: url, arxivHtmlBaseUrl: url, coreBaseUrl: url, coreApiKey: 'key', offline: false, timeoutMs: 5000, backoffMs: 1 });
+    const core = await finder(['core']).find({ doi: '10.1000/a' });
+    assert.ok('fullText' in core, reasonOf(core));
+    assert.equal(core.fullText.passages[0].text.slice(0, 35), 'the regulation of the regulation of');
+    assert.deepEqual(await finder(['arxiv']).find({ arxivId: '2401.00001' }), { reason: `the arXiv HTML nests its elements more than ${MAX_NESTING} deep; it was not read` });
   });
 });
 

@@ -1,5 +1,25 @@
-/** What the PDF worker is asked and answers: the passages it read, or why there are none. */
+/**
+ * What the reader's worker (pdfWorker.ts) is asked and answers: a PDF of the writer's, or a full text
+ * a service sent, read into passages, or why there are none.
+ */
 import type { Passage } from './types';
+
+export type ReaderRequest = ({ readonly kind: 'pdf' } & PdfRequest) | FetchedTextRequest;
+export type ReaderAnswer = PdfAnswer | FetchedTextAnswer;
+
+/** Europe PMC's JATS, arXiv's LaTeXML HTML, CORE's plain `fullText`. */
+export type FetchedFormat = 'jats' | 'latexml' | 'plain';
+
+export interface FetchedTextRequest {
+  readonly kind: 'fetched';
+  readonly format: FetchedFormat;
+  readonly text: string;
+}
+
+export interface FetchedTextAnswer {
+  readonly ok: true;
+  readonly read: { readonly passages: Passage[] } | { readonly reason: string };
+}
 
 /** Each page's text pieces where pdf.js placed them, which the worker reads into passages. */
 

@@ -1,15 +1,19 @@
 /**
- * The worker thread that reads one PDF's text layer with pdf.js (`pdfjs-dist`, legacy build for
- * Node) and makes it into passages, so that a large or hostile PDF never stalls the extension host:
- * it gets its own thread, and the caller a time and memory limit.
+ * The worker thread that reads one full text into passages (readerThread.ts starts it): a PDF's text
+ * layer with pdf.js (`pdfjs-dist`, legacy build for Node), or the JATS, LaTeXML HTML or plain text a
+ * service sent, so that a large or hostile one never stalls the extension host: it gets its own
+ * thread, and the caller a time and memory limit.
  */
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { UnreadableFileError } from '../text/decode';
 import { FileTooLargeError, NotRegularFileError, readFileBounded } from '../text/readFile';
+import { passagesFromJats } from './jats';
+import { passagesFromLatexml } from './latexml';
 import { passagesOfPdf } from './pdfLayout';
-import type { PdfAnswer, PdfPage, PdfRequest, PdfTextItem } from './pdfProtocol';
+import type { FetchedTextAnswer, FetchedTextRequest, PdfAnswer, PdfPage, PdfRequest, PdfTextItem, ReaderAnswer, ReaderRequest } from './pdfProtocol';
+import { passagesFromPlainText } from './prose';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
@@ -79,9 +83,18 @@ function failure(error: unknown): PdfAnswer {
   return { ok: false, reason: `the PDF could not be read (${code ?? (error instanceof Error ? error.message : String(error))})`, lasting: false };
 }
 
+function readFetched({ format, text }: FetchedTextRequest): FetchedTextAnswer {
+  const read = format === 'jats' ? passagesFromJats(text) : format === 'latexml' ? passagesFromLatexml(text) : passagesFromPlainText(text);
+  return { ok: true, read };
+}
+
+async function answer(request: ReaderRequest): Promise<ReaderAnswer> {
+  return request.kind === 'fetched' ? readFetched(request) : read(request);
+}
+
 const port = parentPort;
 if (port) {
-  read(workerData as PdfRequest).then(
+  answer(workerData as ReaderRequest).then(
     (answer) => port.postMessage(answer),
     (error: unknown) => port.postMessage(failure(error)),
   );
