@@ -1,8 +1,12 @@
 /**
- * Hostile inputs for the manuscript and bibliography parsers: each a pattern repeated to a size,
- * shaped after what makes a scanner or a regular expression go quadratic (long runs, deep nesting,
- * openers never closed). Shared by the benchmark and the unit tests.
+ * Hostile inputs for the manuscript and bibliography parsers, and for the readers of full texts: each
+ * a pattern repeated to a size, shaped after what makes a scanner or a regular expression go
+ * quadratic (long runs, deep nesting, openers never closed); and a PDF that inflates a thousandfold.
+ * Shared by the benchmark and the unit tests.
  */
+import { createDeflate } from 'node:zlib';
+import { PDFDocument, PDFName } from 'pdf-lib';
+
 export interface HostileInput {
   readonly name: string;
   readonly parser: 'latex' | 'markdown' | 'bibtex' | 'ris';
@@ -92,6 +96,52 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: 'a tag repeated in one record', parser: 'ris', make: (n) => `TY  - JOUR\nTI  - T\n${fill('AU  - Doe, J.\n', n)}ER  - \n` },
   { name: 'an abstract wrapped onto many lines', parser: 'ris', make: (n) => `TY  - JOUR\nTI  - T\nAB  - Start\n${fill('more words\n', n)}ER  - \n` },
 ];
+
+/** A full text as a service sends it, for the reader of its format. */
+export interface HostileFullText {
+  readonly name: string;
+  /** Europe PMC's JATS, arXiv's LaTeXML HTML, CORE's plain `fullText`. */
+  readonly format: 'jats' | 'latexml' | 'plain';
+  readonly make: (size: number) => string;
+}
+
+const JATS_SECTION = (content: string): string => `<article><body><sec><title>Results</title><p>${content}</p></sec></body></article>`;
+const LATEXML_SECTION = (content: string): string => `<article class="ltx_document"><section class="ltx_section"><h2 class="ltx_title">1 Results</h2><p class="ltx_p">${content}</p></section></article>`;
+
+export const HOSTILE_FULL_TEXTS: readonly HostileFullText[] = [
+  { name: 'nested <i>', format: 'jats', make: (n) => JATS_SECTION(nested('<i>', 'x', '</i>', n)) },
+  { name: 'unclosed <italic>', format: 'jats', make: (n) => JATS_SECTION(fill('<italic>a ', n)) },
+  { name: 'stray end tags under nesting', format: 'jats', make: (n) => JATS_SECTION(`${'<b>'.repeat(200)}${fill('</i>', n)}`) },
+  { name: 'nested <span>', format: 'latexml', make: (n) => LATEXML_SECTION(nested('<span>', 'x', '</span>', n)) },
+  { name: 'unclosed <div>', format: 'latexml', make: (n) => LATEXML_SECTION(fill('<div>a ', n)) },
+  { name: 'stray end tags under nesting', format: 'latexml', make: (n) => LATEXML_SECTION(`${'<span>'.repeat(200)}${fill('</b>', n)}`) },
+  { name: 'one paragraph of short lines', format: 'plain', make: (n) => fill('a few words\n', n) },
+  { name: 'one paragraph of hyphenated lines', format: 'plain', make: (n) => fill('the regu-\n', n) },
+];
+
+/** A page whose content stream inflates to `inflatedBytes` zero bytes (pdf.js reads zeros as spaces): a Flate bomb, a thousand times smaller than it inflates. */
+export async function makeFlateBomb(inflatedBytes: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  const compressed = await deflatedZeros(inflatedBytes);
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(compressed, { Filter: 'FlateDecode' })));
+  return doc.save();
+}
+
+/** Deflated zero bytes, a megabyte at a time: a bomb of gigabytes is never whole in memory here. */
+async function deflatedZeros(bytes: number): Promise<Buffer> {
+  const deflate = createDeflate({ level: 1 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
+  const megabyte = Buffer.alloc(1024 * 1024);
+  for (let left = bytes; left > 0; left -= megabyte.length) {
+    if (!deflate.write(megabyte.subarray(0, Math.min(left, megabyte.length)))) await new Promise((resolve) => deflate.once('drain', resolve));
+  }
+  deflate.end();
+  await ended;
+  return Buffer.concat(chunks);
+}
 
 function bomb(levels: number): string {
   let text = '@string{s0 = "ab"}\n';

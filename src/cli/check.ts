@@ -6,6 +6,7 @@ import type { Severity } from '../core/findings';
 import { FsWorkspace } from '../core/fsWorkspace';
 import { analyze } from '../core/index/analyzer';
 import { findRootManuscripts } from '../core/manuscript/discover';
+import { mayNotBeUtf8, notUtf8Note } from '../core/text/fileNames';
 import { manuscriptRootOf, missingTexRoot } from '../core/manuscript/project';
 import { ModelError } from '../core/models/errors';
 import { UnreadableFileError } from '../core/text/decode';
@@ -116,7 +117,7 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     const run: Run = { workspace: new FsWorkspace(), session: new CheckSession(), setup, verdicts: new VerdictCache(), bibs: values.bib, modelFlag: values['nli-model'], io };
     const files =
       target.kind === 'folder'
-        ? await findRootManuscripts(target.dir, run.workspace, run.session.manuscripts)
+        ? await findRootManuscripts(target.dir, run.workspace, run.session.manuscripts, warn)
         : [target.kind === 'manuscript' ? await rootOf(target.file, run) : target.file];
     if (files.length === 0) throw new InputError(`no manuscript under ${positionals[0]}: neither a .tex file with \\documentclass nor a Markdown file naming a bibliography`);
     const reports: CheckReport[] = [];
@@ -147,7 +148,7 @@ async function rootOf(file: string, run: Run): Promise<string> {
 
 async function targetOf(file: string): Promise<Target> {
   const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
-    throw new InputError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+    throw new InputError(`cannot read ${file}: ${error.code === 'ENOENT' ? noSuchFile(file) : error.message}`);
   });
   if (stat.isDirectory()) {
     await fs.readdir(file).catch((error: Error) => {
@@ -159,6 +160,12 @@ async function targetOf(file: string): Promise<Target> {
   return { kind: path.extname(file).toLowerCase() === '.bib' ? 'bibliography' : 'manuscript', file };
 }
 
+/** "no such file", and for a name that lost bytes that are not UTF-8 on its way here, why. */
+function noSuchFile(file: string): string {
+  if (!mayNotBeUtf8(file)) return 'no such file';
+  return `no such file${notUtf8Note}`;
+}
+
 async function assertReadable(file: string, what: string): Promise<void> {
   try {
     const stat = await fs.stat(file);
@@ -167,7 +174,7 @@ async function assertReadable(file: string, what: string): Promise<void> {
   } catch (error) {
     if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(`cannot read ${what} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message}`);
+    throw new InputError(`cannot read ${what} ${file}: ${code === 'ENOENT' ? noSuchFile(file) : code === 'EACCES' ? 'permission denied' : (error as Error).message}`);
   }
 }
 

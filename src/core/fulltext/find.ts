@@ -10,17 +10,16 @@
  *   host, but under the API's one request every 3 seconds all the same);
  * - CORE: a work's `fullText` (`/v3/search/works/?q=doi:"…"`), with the user's API key.
  *
- * Each answer, full text or the reason there is none, is kept in the `FullTextStore`; a service that
- * could not be reached gives a reason for this check only.
+ * Each text is read into passages in the reader's worker thread (readerThread.ts), off the extension
+ * host. Each answer, full text or the reason there is none, is kept in the `FullTextStore`; a service
+ * that could not be reached gives a reason for this check only.
  */
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from '../sources/config';
 import type { SourceGates } from '../sources/gates';
 import { HttpClient } from '../sources/http';
 import { SourceError, type SourceId } from '../sources/types';
 import type { WorkIds } from '../verify/claims';
-import { passagesFromJats } from './jats';
-import { passagesFromLatexml } from './latexml';
-import { passagesFromPlainText } from './prose';
+import { readFetchedText } from './readerThread';
 import type { FullTextStore } from './store';
 import type { FullText, FullTextResult, FullTextSource, Passage } from './types';
 
@@ -157,7 +156,7 @@ function europePmc(http: HttpClient): Service {
       // The search has just answered, so a 404 here is Europe PMC saying it holds no full text of it.
       const xml = await http.lookupText(`${EUROPE_PMC_REST}/${pmcid}/fullTextXML`, {}, { signal });
       if (xml === undefined) return { reason: `Europe PMC has no full text of ${pmcid}` };
-      return fullText('europepmc', pmcid, passagesFromJats(xml));
+      return fullText('europepmc', pmcid, await readFetchedText('jats', xml));
     },
   };
 }
@@ -189,7 +188,7 @@ function arxivHtml(http: HttpClient): Service {
     async fetch(ids, signal) {
       const html = await http.lookupText(`/html/${ids.arxivId}`, {}, { signal });
       if (html === undefined) return { reason: `arXiv has no HTML rendering of ${ids.arxivId}` };
-      return fullText('arxiv', `arXiv:${ids.arxivId}`, passagesFromLatexml(html));
+      return fullText('arxiv', `arXiv:${ids.arxivId}`, await readFetchedText('latexml', html));
     },
   };
 }
@@ -202,7 +201,7 @@ function core(http: HttpClient): Service {
       const q = ids.doi ? `doi:"${ids.doi}"` : `arxivId:"${ids.arxivId}"`;
       const found = await http.getJson('/v3/search/works/', { q, limit: 3 }, { signal }, (json) => coreFullText(json, ids));
       if (!found) return { reason: 'CORE has no full text of it' };
-      return fullText('core', `CORE ${found.id}`, passagesFromPlainText(found.text));
+      return fullText('core', `CORE ${found.id}`, await readFetchedText('plain', found.text));
     },
   };
 }

@@ -4,7 +4,7 @@
  * <back><ref-list>…</ref-list></back></article>`. Only the body is read; figures, tables, formulas
  * and citation pointers are left out of the prose.
  */
-import { readStructured, type StructureRules } from './structured';
+import { MAX_NESTING, readStructured, type StructureRules } from './structured';
 import type { Passage } from './types';
 
 const SKIPPED = new Set([
@@ -23,7 +23,8 @@ const JATS: StructureRules = {
 
 /** The body's passages, or why there are none. */
 export function passagesFromJats(xml: string): { passages: Passage[] } | { reason: string } {
-  const { passages, hasBody } = readStructured(xml, JATS);
+  const { passages, hasBody, tooDeep } = readStructured(xml, JATS);
+  if (tooDeep) return { reason: `the JATS full text nests its elements more than ${MAX_NESTING} deep; it was not read` };
   if (!hasBody) return { reason: 'the JATS full text has no body (only the front matter is open)' };
   if (passages.length === 0) return { reason: 'the JATS body has no paragraphs' };
   return { passages };

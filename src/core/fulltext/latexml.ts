@@ -6,7 +6,7 @@
  * formulas are MathML `<math alttext="TeX">`; the abstract is a `div.ltx_abstract`, the references a
  * `section.ltx_bibliography`.
  */
-import { readStructured, type StructureRules } from './structured';
+import { MAX_NESTING, readStructured, type StructureRules } from './structured';
 import type { Passage } from './types';
 
 type Attributes = Readonly<Record<string, string>>;
@@ -29,7 +29,8 @@ const LATEXML: StructureRules = {
 
 /** The paper's passages, or why there are none. */
 export function passagesFromLatexml(html: string): { passages: Passage[] } | { reason: string } {
-  const { passages, hasBody } = readStructured(html, LATEXML);
+  const { passages, hasBody, tooDeep } = readStructured(html, LATEXML);
+  if (tooDeep) return { reason: `the arXiv HTML nests its elements more than ${MAX_NESTING} deep; it was not read` };
   if (!hasBody) return { reason: 'the arXiv HTML has no LaTeXML document in it' };
   if (passages.length === 0) return { reason: 'the arXiv HTML has no paragraphs' };
   if (passages.every((p) => p.section === '')) return { reason: 'the arXiv HTML has no sections' };

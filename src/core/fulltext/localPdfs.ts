@@ -38,11 +38,13 @@ export function pdfCandidates(entry: BibEntry): string[] {
   return candidates;
 }
 
-/** The first candidate that is a file, or undefined. */
+/**
+ * The first candidate that exists, or undefined. Whatever it is: the PDF reader says why it does not
+ * read a folder, a FIFO or a /proc file, where skipping it would say only that there is no PDF.
+ */
 export async function firstExisting(candidates: readonly string[]): Promise<string | undefined> {
   for (const candidate of candidates) {
-    const stat = await fs.stat(candidate).catch(() => undefined);
-    if (stat?.isFile()) return candidate;
+    if (await fs.stat(candidate).then(() => true, () => false)) return candidate;
   }
   return undefined;
 }
@@ -129,7 +131,8 @@ async function walk(folder: string, limits: PdfFolderLimits): Promise<FolderList
       }
       if (entry.name.startsWith('.')) continue;
       const file = path.join(dir, entry.name);
-      if (/\.pdf$/i.test(entry.name) && (entry.isFile() || (entry.isSymbolicLink() && (await isFile(file))))) {
+      // Whatever is named like a PDF and is no folder, so the reader says why it does not read a FIFO or a link to /proc.
+      if (/\.pdf$/i.test(entry.name) && !entry.isDirectory() && (!entry.isSymbolicLink() || (await isNotFolder(file)))) {
         pdfs.push({ file, name: fold(path.basename(file, path.extname(file))) });
         continue;
       }
@@ -160,8 +163,10 @@ function identity(stat: Stats): string {
   return `${stat.dev}:${stat.ino}`;
 }
 
-async function isFile(file: string): Promise<boolean> {
-  return (await fs.stat(file).catch(() => undefined))?.isFile() ?? false;
+/** A link's target exists and is no folder. */
+async function isNotFolder(file: string): Promise<boolean> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  return stat !== undefined && !stat.isDirectory();
 }
 
 function why(error: NodeJS.ErrnoException): string {

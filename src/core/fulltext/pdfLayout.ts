@@ -4,8 +4,8 @@
  * two-column pages read left column then right, and paragraph breaks found from the gaps between
  * lines and first-line indents. A paragraph that runs on into the next column or page stays one.
  */
-import type { PdfPage, PdfTextItem } from './pdfProtocol';
-import type { ProseLine } from './prose';
+import type { PdfPage, PdfPassages, PdfTextItem } from './pdfProtocol';
+import { passagesFromLines, type ProseLine } from './prose';
 
 interface Fragment {
   text: string;
@@ -17,6 +17,19 @@ interface Fragment {
 
 /** Headers and footers live in the top and bottom margins. */
 const MARGIN = 0.1;
+
+/** A page with fewer characters than this has no text layer to speak of: a scan, or only figures. */
+const MIN_CHARS_PER_PAGE = 20;
+
+/** A PDF's passages from its pages' text pieces (in the PDF worker: a long paper's lines are many). */
+export function passagesOfPdf(pages: readonly PdfPage[]): PdfPassages {
+  const characters = pages.reduce((sum, page) => sum + page.items.reduce((n, item) => n + item.text.trim().length, 0), 0);
+  if (characters < MIN_CHARS_PER_PAGE * Math.max(1, pages.length)) return { passages: [], hasTextLayer: false };
+  const { passages: all } = passagesFromLines(linesOfPdf(pages));
+  // Before the first heading stand the title, the authors and their addresses: not what a claim cites.
+  const firstSection = all.findIndex((p) => p.section !== '');
+  return { passages: firstSection > 0 ? all.slice(firstSection) : all, hasTextLayer: true };
+}
 
 /** The lines of a PDF in reading order, with their pages and paragraph breaks. */
 export function linesOfPdf(pages: readonly PdfPage[]): ProseLine[] {

@@ -1,13 +1,19 @@
 /**
- * The worker thread that reads one PDF's text layer with pdf.js (`pdfjs-dist`, legacy build for
- * Node), so that a large or hostile PDF never stalls the extension host: it gets its own thread and
- * the caller a timeout.
+ * The worker thread that reads one full text into passages (readerThread.ts starts it): a PDF's text
+ * layer with pdf.js (`pdfjs-dist`, legacy build for Node), or the JATS, LaTeXML HTML or plain text a
+ * service sent, so that a large or hostile one never stalls the extension host: it gets its own
+ * thread, and the caller a time and memory limit.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { PdfAnswer, PdfPage, PdfRequest, PdfTextItem } from './pdfProtocol';
+import { UnreadableFileError } from '../text/decode';
+import { FileTooLargeError, NotRegularFileError, readFileBounded } from '../text/readFile';
+import { passagesFromJats } from './jats';
+import { passagesFromLatexml } from './latexml';
+import { passagesOfPdf } from './pdfLayout';
+import type { FetchedTextAnswer, FetchedTextRequest, PdfAnswer, PdfPage, PdfRequest, PdfTextItem, ReaderAnswer, ReaderRequest } from './pdfProtocol';
+import { passagesFromPlainText } from './prose';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
@@ -18,10 +24,17 @@ type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<PdfJs>;
 
 async function read(request: PdfRequest): Promise<PdfAnswer> {
+  // pdf.js inflates a page's content with DecompressionStream when there is one: in zlib's native
+  // memory, which an ended worker leaves to the process (a Flate bomb's reader, ended at its limit,
+  // kept about as much again). Without it pdf.js inflates in JavaScript, into memory the worker owns.
+  Reflect.deleteProperty(globalThis, 'DecompressionStream');
   // By its resolved file: a bare specifier in an import() without a module around it resolves from
   // the process's folder, which in the editor is not the extension's.
   const pdfjs = await importModule(pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href);
-  const data = new Uint8Array(await fs.readFile(request.file));
+  // Bounded: the file may have grown, or been swapped for a link to /proc, since its size was checked.
+  const bytes = await readFileBounded(request.file, request.maxBytes);
+  if (!bytes) return { ok: false, reason: 'the file is gone', lasting: false };
+  const data = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const fonts = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts') + path.sep;
   let document;
   try {
@@ -45,7 +58,7 @@ async function read(request: PdfRequest): Promise<PdfAnswer> {
       pages.push({ width: viewport.width, height: viewport.height, items });
       page.cleanup();
     }
-    return { ok: true, pages, pageCount: document.numPages };
+    return { ok: true, ...passagesOfPdf(pages) };
   } catch (error) {
     return failure(error);
   } finally {
@@ -59,6 +72,10 @@ async function read(request: PdfRequest): Promise<PdfAnswer> {
  * now, too many open files, an error of the reader itself) may pass.
  */
 function failure(error: unknown): PdfAnswer {
+  if (error instanceof FileTooLargeError) return { ok: false, reason: 'the file grew past the size Attest reads while it was read', lasting: false };
+  if (error instanceof NotRegularFileError) return { ok: false, reason: 'it is not a regular file', lasting: false };
+  // Its message names the file first: "/p/paper.pdf could not be read: permission denied."
+  if (error instanceof UnreadableFileError) return { ok: false, reason: `the PDF ${error.message.slice(error.file.length + 1).replace(/\.$/, '')}`, lasting: false };
   const name = error instanceof Error ? error.name : '';
   if (name === 'PasswordException') return { ok: false, reason: 'the PDF is encrypted with a password', lasting: true };
   if (name === 'InvalidPDFException' || name === 'FormatError') return { ok: false, reason: 'the file is not a readable PDF (damaged or truncated)', lasting: true };
@@ -66,9 +83,18 @@ function failure(error: unknown): PdfAnswer {
   return { ok: false, reason: `the PDF could not be read (${code ?? (error instanceof Error ? error.message : String(error))})`, lasting: false };
 }
 
+function readFetched({ format, text }: FetchedTextRequest): FetchedTextAnswer {
+  const read = format === 'jats' ? passagesFromJats(text) : format === 'latexml' ? passagesFromLatexml(text) : passagesFromPlainText(text);
+  return { ok: true, read };
+}
+
+async function answer(request: ReaderRequest): Promise<ReaderAnswer> {
+  return request.kind === 'fetched' ? readFetched(request) : read(request);
+}
+
 const port = parentPort;
 if (port) {
-  read(workerData as PdfRequest).then(
+  answer(workerData as ReaderRequest).then(
     (answer) => port.postMessage(answer),
     (error: unknown) => port.postMessage(failure(error)),
   );

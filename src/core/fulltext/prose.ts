@@ -77,13 +77,16 @@ function titleCase(name: string): string {
  * or "non-" "Hodgkin" keep their hyphen.
  */
 export function joinLines(lines: readonly string[]): string {
-  let text = '';
+  // Pieces joined once at the end, and only the line before tested: testing the text joined so far
+  // would read it whole at every line, quadratic in a paragraph of many short lines.
+  const pieces: string[] = [];
   for (const line of lines) {
-    if (text === '') text = line;
-    else if (/\p{Ll}[-\u00ad\u2010]$/u.test(text) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
-    else text = `${text} ${line}`;
+    const last = pieces.length - 1;
+    if (last >= 0 && /\p{Ll}[-\u00ad\u2010]$/u.test(pieces[last]) && /^\p{Ll}/u.test(line)) pieces[last] = pieces[last].slice(0, -1);
+    else if (last >= 0) pieces.push(' ');
+    pieces.push(line);
   }
-  return text;
+  return pieces.join('');
 }
 
 /** CORE's `fullText`: the text of the paper's PDF, lines as extracted, paragraphs apart by blank lines. */

@@ -79,13 +79,23 @@ export async function passagesAtHand(claim: string, papers: readonly Paper[], op
   );
 }
 
-/** A PDF is read once per version of the file: the store keys it by path, size and modification time. */
+/**
+ * A PDF is read once per version of the file: the store keys what was read by its real path, size and
+ * modification time. That the reader gave up on it is kept by real path and size alone, so a file
+ * whose time keeps moving (a link to a /proc file, one a sync tool touches) does not cost the reader's
+ * whole limit at every check; a file replaced by another is nearly always of another size.
+ */
 async function readStoredPdf(file: string, options: FullTextOptions): Promise<FullTextResult> {
   const stat = await fs.stat(file).catch(() => undefined);
-  const key = stat ? `pdf:${file}:${stat.size}:${Math.trunc(stat.mtimeMs)}` : undefined;
-  const stored = key ? await options.store?.get(key) : undefined;
-  if (stored) return stored;
+  const real = stat && (await fs.realpath(file).catch(() => file));
+  const version = stat && `pdf:${real}:${stat.size}:${Math.trunc(stat.mtimeMs)}`;
+  const gaveUpOn = stat && `pdf-gave-up:${real}:${stat.size}`;
+  for (const key of [version, gaveUpOn]) {
+    const stored = key ? await options.store?.get(key) : undefined;
+    if (stored) return stored;
+  }
   const read = await readPdf(file, options.pdfLimits ?? DEFAULT_PDF_LIMITS);
+  const key = 'reason' in read && read.retryAt !== undefined ? gaveUpOn : version;
   if (key) await options.store?.set(key, read);
   return read;
 }

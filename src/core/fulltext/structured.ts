@@ -25,13 +25,19 @@ export interface StructureRules {
   replacement?(name: string, attributes: Attributes): string | undefined;
 }
 
+/** Far deeper than any paper nests its sections, paragraphs, emphasis and formulas. */
+export const MAX_NESTING = 256;
+
 interface Open {
   readonly name: string;
   readonly kind: 'body' | 'section' | 'heading' | 'paragraph' | 'skipped' | 'other';
 }
 
-/** The passages of a document, and whether it had a body at all. */
-export function readStructured(text: string, rules: StructureRules): { passages: Passage[]; hasBody: boolean } {
+/**
+ * The passages of a document, whether it had a body at all, and whether it nests elements deeper
+ * than MAX_NESTING (then its reading stopped there, and it has no passages).
+ */
+export function readStructured(text: string, rules: StructureRules): { passages: Passage[]; hasBody: boolean; tooDeep: boolean } {
   const passages: Passage[] = [];
   const stack: Open[] = [];
   /** Headings of the open sections, outermost first; undefined until a section's heading is read. */
@@ -43,6 +49,7 @@ export function readStructured(text: string, rules: StructureRules): { passages:
   let skipDepth = 0;
   let heading: string[] | undefined;
   let paragraph: string[] | undefined;
+  let tooDeep = false;
 
   const flushParagraph = (): void => {
     if (paragraph === undefined) return;
@@ -61,6 +68,11 @@ export function readStructured(text: string, rules: StructureRules): { passages:
   const parser = new Parser(
     {
       onopentag(rawName, attributes) {
+        if (stack.length >= MAX_NESTING) {
+          tooDeep = true;
+          parser.pause();
+          return;
+        }
         const name = rules.xmlMode ? rawName : rawName.toLowerCase();
         let kind: Open['kind'] = 'other';
         if (skipDepth > 0) kind = 'other';
@@ -134,10 +146,11 @@ export function readStructured(text: string, rules: StructureRules): { passages:
   };
 
   parser.write(text);
+  if (tooDeep) return { passages: [], hasBody, tooDeep };
   parser.end();
   while (stack.length > 0) close(stack.pop() as Open);
   flushParagraph();
-  return { passages, hasBody };
+  return { passages, hasBody, tooDeep };
 }
 
 function findLast(stack: readonly Open[], name: string): number {

@@ -5,6 +5,7 @@
 import type { Dirent } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { mayNotBeUtf8, namesNotUtf8 } from '../text/fileNames';
 import type { Workspace } from '../workspace';
 import { languageOf } from './language';
 import { loadManuscript, type ParseCache } from './project';
@@ -20,11 +21,12 @@ const DOCUMENT_CLASS = /^(?:[^%\\\n]|\\.)*\\documentclass\b/m;
  * The root manuscripts under `dir`, sorted: LaTeX files with `\documentclass` that no other such file
  * includes (a `subfiles` chapter has its own), and Markdown files whose front matter names a
  * bibliography (elsewhere `@name` is a mention, not a citation). Hidden folders and node_modules are
- * skipped; symbolic links are not followed, so a link cycle cannot trap the walk.
+ * skipped; symbolic links are not followed, so a link cycle cannot trap the walk. A manuscript or
+ * folder whose name is not UTF-8 cannot be opened by its name, and is told through `warn`.
  */
-export async function findRootManuscripts(dir: string, workspace: Workspace, cache: ParseCache): Promise<string[]> {
+export async function findRootManuscripts(dir: string, workspace: Workspace, cache: ParseCache, warn: (message: string) => void = () => undefined): Promise<string[]> {
   const candidates: string[] = [];
-  for (const file of await filesUnder(dir)) {
+  for (const file of await filesUnder(dir, warn)) {
     const language = languageOf(file);
     if (language === undefined) continue;
     const text = await workspace.readText(file);
@@ -48,7 +50,7 @@ async function namesBibliography(file: string, workspace: Workspace, cache: Pars
   return (manuscript?.sources[0]?.bibliographies.length ?? 0) > 0;
 }
 
-async function filesUnder(dir: string): Promise<string[]> {
+async function filesUnder(dir: string, warn: (message: string) => void): Promise<string[]> {
   const files: string[] = [];
   const pending = [dir];
   for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
@@ -58,9 +60,16 @@ async function filesUnder(dir: string): Promise<string[]> {
     } catch {
       continue;
     }
+    const notUtf8 = entries.some((entry) => mayNotBeUtf8(entry.name)) ? await namesNotUtf8(folder).catch(() => []) : [];
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
       const full = path.join(folder, entry.name);
+      const lost = notUtf8.find((name) => name.decoded === entry.name);
+      if (lost) {
+        const what = entry.isDirectory() ? 'the folder' : languageOf(entry.name) ? 'the manuscript' : undefined;
+        if (what) warn(`${what} ${path.join(folder, lost.shown)} was skipped: its name is not UTF-8, and Attest opens files by UTF-8 names only; rename it to check it.`);
+        continue;
+      }
       if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name)) pending.push(full);
       else if (entry.isFile()) files.push(full);
     }

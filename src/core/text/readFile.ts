@@ -1,5 +1,6 @@
 import { constants, promises as fs, type Stats } from 'node:fs';
 import { decodeTextWithEncoding, UnreadableFileError, type DecodedText } from './decode';
+import { mayNotBeUtf8, notUtf8Note } from './fileNames';
 
 const CHUNK = 1024 * 1024;
 
@@ -67,7 +68,7 @@ export async function openRegularFile(file: string): Promise<OpenedFile> {
   const handle = await fs.open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stats = await handle.stat();
-    const kind = notRegular(stats);
+    const kind = notRegularKind(stats);
     if (kind) throw new NotRegularFileError(file, `${file} is ${kind}, not a regular file; Attest reads only regular files.`);
     return { handle, stats };
   } catch (error) {
@@ -79,7 +80,7 @@ export async function openRegularFile(file: string): Promise<OpenedFile> {
 /** Like `readTextFile`, for a file the user named: its absence is an error too. */
 export async function readNamedTextFile(file: string, maxBytes: number): Promise<string> {
   const read = await readTextFile(file, maxBytes);
-  if (!read) throw new UnreadableFileError(file, `${file} does not exist.`);
+  if (!read) throw new UnreadableFileError(file, `${file} does not exist${mayNotBeUtf8(file) ? notUtf8Note : ''}.`);
   return read.text;
 }
 
@@ -93,7 +94,8 @@ function tooLarge(file: string, maxBytes: number, what: string): FileTooLargeErr
   return new FileTooLargeError(file, `${file} ${what} the ${megabytes(maxBytes)} MB limit for files Attest reads; it was not read.`);
 }
 
-function notRegular(stats: Stats): string | undefined {
+/** What a file that is not a regular file is, in words ("a named pipe (FIFO)"); undefined for a regular file. */
+export function notRegularKind(stats: Stats): string | undefined {
   if (stats.isFile()) return undefined;
   if (stats.isDirectory()) return 'a folder';
   if (stats.isFIFO()) return 'a named pipe (FIFO)';

@@ -2,8 +2,7 @@
  * PDFs made for the tests with pdf-lib: pages of one or two columns of Helvetica lines, with a
  * running header and a page number, as journals typeset them.
  */
-import { deflateSync } from 'node:zlib';
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 
 export interface PageSpec {
   readonly header?: string;
@@ -62,13 +61,4 @@ export async function makeEncryptedPdf(): Promise<Uint8Array> {
   const hex = (byte: string): string => byte.repeat(64);
   const encrypt = `\n/Encrypt << /Filter /Standard /V 1 /R 2 /O <${hex('a')}> /U <${hex('b')}> /P -44 >>\n/ID [<${hex('c').slice(0, 32)}> <${hex('c').slice(0, 32)}>]\n`;
   return Buffer.from(text.slice(0, open) + encrypt + text.slice(open), 'latin1');
-}
-
-/** A page whose content stream inflates to `inflatedBytes` zero bytes (pdf.js reads zeros as spaces): a Flate bomb, a thousand times smaller than it inflates. */
-export async function makeFlateBomb(inflatedBytes: number): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([WIDTH, HEIGHT]);
-  const compressed = deflateSync(Buffer.alloc(inflatedBytes), { level: 1 });
-  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(compressed, { Filter: 'FlateDecode' })));
-  return doc.save();
 }
