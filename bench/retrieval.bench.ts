@@ -31,9 +31,22 @@ type Split = 'test' | 'train';
 export async function benchRetrieval(): Promise<void> {
   if (!haveEvalData('retrieval', 'beir-scifact/corpus.jsonl', 'beir-scifact/queries.jsonl', 'beir-scifact/qrels/test.tsv', 'beir-scifact/qrels/train.tsv')) return;
   const memory = new PeakMemory();
+  const { scifact, index, buildMs, dimension } = await benchRetrievalQuality();
+  const { papers, claims: queries } = scifact;
+  const claims = [...queries.values()];
+  reportCost(papers.length, buildMs, index, claims, papers);
+  await reportDenseAndStore(papers, dimension);
+  const large = grow(papers, LARGE_CORPUS);
+  const grown = build(large);
+  reportCost(large.length, grown.ms, grown.index, claims, large);
+  await reportDenseAndStore(large, dimension);
+  console.log(`  peak memory (RSS)               ${memory.stop()}`);
+}
+
+/** The quality part alone (`node -e "require('./out/bench/retrieval.bench').benchRetrievalQuality()"`), without the costs at 100,000 papers. */
+export async function benchRetrievalQuality(): Promise<{ scifact: Scifact; index: LexicalIndex; buildMs: number; dimension: number }> {
   const scifact = await scifactTexts();
   const { papers, claims: queries } = scifact;
-
   console.log(`retrieval: BEIR SciFact (${papers.length} abstracts, ${queries.size} claims)`);
   const { index, ms: buildMs } = build(papers);
   const judgements = { test: await readQrels('test'), train: await readQrels('train') };
@@ -44,15 +57,7 @@ export async function benchRetrieval(): Promise<void> {
     console.log(`${label}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}   ${note}`);
   }
   const dimension = (await benchEncoders(index, scifact, judgements)) ?? DEFAULT_DIMENSION;
-
-  const claims = [...queries.values()];
-  reportCost(papers.length, buildMs, index, claims, papers);
-  await reportDenseAndStore(papers, dimension);
-  const large = grow(papers, LARGE_CORPUS);
-  const grown = build(large);
-  reportCost(large.length, grown.ms, grown.index, claims, large);
-  await reportDenseAndStore(large, dimension);
-  console.log(`  peak memory (RSS)               ${memory.stop()}`);
+  return { scifact, index, buildMs, dimension };
 }
 
 /**
@@ -171,6 +176,7 @@ async function reportDenseAndStore(papers: readonly Paper[], dimension: number):
   const vectors = papers.map(vector);
   const dense = new DenseIndex(dimension);
   papers.forEach((paper, at) => dense.add(paper.id, vectors[at]));
+  const heap = process.memoryUsage().heapUsed;
   const search: number[] = [];
   for (let i = 0; i < 100; i++) {
     const query = vector();
@@ -179,6 +185,7 @@ async function reportDenseAndStore(papers: readonly Paper[], dimension: number):
     search.push(performance.now() - start);
   }
   console.log(`${`    dense search, ${dimension}-d, top 100`.padEnd(34)}p50 ${ms(percentile(search, 50))}  p95 ${ms(percentile(search, 95))}   one core, brute force`);
+  console.log(`${'    heap, lexical + dense index'.padEnd(34)}${(heap / 1024 / 1024).toFixed(0)} MB used (the papers, both indexes and their vectors)`);
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-store-'));
   try {
