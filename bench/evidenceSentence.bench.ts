@@ -50,12 +50,18 @@ export async function benchEvidenceSentence(): Promise<void> {
       const claimVectors = (await cachedEmbeddings(dir, cases.map((c) => c.claim), 'query', cache)) ?? [];
       let offset = 0;
       let denseHits = 0;
+      let onlyLexical = 0;
+      let onlyDense = 0;
       cases.forEach((c, at) => {
         const scores = c.sentences.map((_, s) => dot(claimVectors[at], sentenceVectors[offset + s]));
         offset += c.sentences.length;
-        if (c.rationale.has(scores.indexOf(Math.max(...scores)))) denseHits++;
+        const dense = c.rationale.has(scores.indexOf(Math.max(...scores)));
+        const lexicalRight = c.rationale.has(lexicalChoice(lexical, c));
+        if (dense) denseHits++;
+        if (dense && !lexicalRight) onlyDense++;
+        if (lexicalRight && !dense) onlyLexical++;
       });
-      line += `, ${encoder.name} ${share(denseHits, cases.length)}`;
+      line += `, ${encoder.name} ${share(denseHits, cases.length)} (right where the other is wrong: lexical ${onlyLexical}, encoder ${onlyDense})`;
     } else {
       line += `; ${encoder.name} not fetched (npm run models:fetch)`;
     }
