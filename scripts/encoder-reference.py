@@ -26,6 +26,7 @@ import onnx
 import onnxruntime
 import tokenizers
 from onnx import TensorProto, helper, numpy_helper
+from onnxruntime.quantization import QuantType, quantize_dynamic
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / 'test' / 'fixtures' / 'encoders'
@@ -90,13 +91,17 @@ DIM = 8
 
 
 def float_encoder(path: pathlib.Path) -> None:
-    """states[b,t] = tanh(E[id mod 101] @ W + mean over unmasked u of C[id_u mod 101] + P[t])."""
+    """states[b,t] = tanh((E[id mod 101] @ W + mean over unmasked u of C[id_u mod 101] + P[t] + S[type]) @ M)."""
     rng = np.random.default_rng(20261126)
     emb = rng.normal(0, 0.7, (VOCAB_ROWS, DIM)).astype(np.float32)
+    # Two rows far larger than the rest, as real activations have outliers: quantized at run time,
+    # a batch holding one of them is quantized coarsely throughout.
+    emb[[7, 50]] *= 25
     weights = rng.normal(0, 0.5, (DIM, DIM)).astype(np.float32)
     context = rng.normal(0, 0.3, (VOCAB_ROWS, DIM)).astype(np.float32)
     positions = rng.normal(0, 0.2, (512, DIM)).astype(np.float32)
     segment = rng.normal(0, 0.2, (2, DIM)).astype(np.float32)
+    mixing = rng.normal(0, 0.4, (DIM, DIM)).astype(np.float32)
     nodes = [
         helper.make_node('Mod', ['input_ids', 'rows'], ['row_ids']),
         helper.make_node('Gather', ['emb', 'row_ids'], ['token_emb'], axis=0),
@@ -116,7 +121,9 @@ def float_encoder(path: pathlib.Path) -> None:
         helper.make_node('Add', ['projected', 'context_mean'], ['with_context']),
         helper.make_node('Add', ['with_context', 'position_states'], ['with_positions']),
         helper.make_node('Add', ['with_positions', 'segment_states'], ['pre']),
-        helper.make_node('Tanh', ['pre'], ['last_hidden_state']),
+        # A MatMul of a computed activation: quantized, it quantizes that activation at run time.
+        helper.make_node('MatMul', ['pre', 'mixing'], ['mixed']),
+        helper.make_node('Tanh', ['mixed'], ['last_hidden_state']),
     ]
     initializers = [
         numpy_helper.from_array(np.array(VOCAB_ROWS, dtype=np.int64), 'rows'),
@@ -125,6 +132,7 @@ def float_encoder(path: pathlib.Path) -> None:
         numpy_helper.from_array(context, 'context'),
         numpy_helper.from_array(positions, 'positions'),
         numpy_helper.from_array(segment, 'segment'),
+        numpy_helper.from_array(mixing, 'mixing'),
         numpy_helper.from_array(np.array([-1], dtype=np.int64), 'last_axis'),
         numpy_helper.from_array(np.array([1], dtype=np.int64), 'sequence_axis'),
         numpy_helper.from_array(np.array(1, dtype=np.int64), 'one'),
@@ -149,7 +157,7 @@ RECIPES = {
 BATCH = 4
 
 
-def embedding_reference(graph: pathlib.Path, tokenizer_file: pathlib.Path, texts: list) -> dict:
+def embedding_reference(graph: pathlib.Path, tokenizer_file: pathlib.Path, texts: list, batch_size: int = BATCH) -> dict:
     session = onnxruntime.InferenceSession(str(graph), providers=['CPUExecutionProvider'])
     tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_file))
     cases = {}
@@ -159,8 +167,8 @@ def embedding_reference(graph: pathlib.Path, tokenizer_file: pathlib.Path, texts
         for kind in ('query', 'passage'):
             encodings = tokenizer.encode_batch([recipe[kind] + t for t in texts])
             vectors = []
-            for start in range(0, len(encodings), BATCH):
-                batch = encodings[start:start + BATCH]
+            for start in range(0, len(encodings), batch_size):
+                batch = encodings[start:start + batch_size]
                 length = max(len(e.ids) for e in batch)
                 ids = np.zeros((len(batch), length), dtype=np.int64)
                 mask = np.zeros((len(batch), length), dtype=np.int64)
@@ -177,7 +185,7 @@ def embedding_reference(graph: pathlib.Path, tokenizer_file: pathlib.Path, texts
                     vectors.append((v / np.linalg.norm(v)).tolist())
             cases['%s/%s' % (name, kind)] = vectors
     return {
-        'onnxruntime': 'onnxruntime %s (PyPI), CPUExecutionProvider, batches of %d padded with 0' % (onnxruntime.__version__, BATCH),
+        'onnxruntime': 'onnxruntime %s (PyPI), CPUExecutionProvider, batches of %d padded with 0' % (onnxruntime.__version__, batch_size),
         'texts': texts,
         'vectors': cases,
     }
@@ -196,6 +204,11 @@ def main() -> None:
     picked = texts[:8] + texts[230:232] + EDGE_CASES[1:3]
     with open(OUT / 'embedding-reference.json', 'w', encoding='utf-8') as f:
         json.dump(embedding_reference(OUT / 'float-encoder.onnx', OUT / 'bge-small-en-v1.5' / 'tokenizer.json', picked), f, ensure_ascii=False)
+    # Quantized as Xenova's int8 exports are: activations quantized per tensor at run time, so a
+    # text's vector depends on what it is batched with; the reference embeds one text at a time.
+    quantize_dynamic(str(OUT / 'float-encoder.onnx'), str(OUT / 'float-encoder-int8.onnx'), weight_type=QuantType.QUInt8)
+    with open(OUT / 'embedding-reference-int8.json', 'w', encoding='utf-8') as f:
+        json.dump(embedding_reference(OUT / 'float-encoder-int8.onnx', OUT / 'bge-small-en-v1.5' / 'tokenizer.json', picked, 1), f, ensure_ascii=False)
     print('%d texts; fixtures in %s' % (len(texts), OUT))
 
 

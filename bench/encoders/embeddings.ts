@@ -32,7 +32,8 @@ async function recipe(dir: string): Promise<string> {
   const folder = await readModelFolder(dir);
   const config = await readEncoderConfig(folder);
   const source = await fs.readFile(path.join(dir, 'source.json'), 'utf8').catch(() => folder.modelFile);
-  return JSON.stringify({ source, config, model: path.basename(folder.modelFile), maxLength: folder.config.maxLength });
+  // A quantized graph embeds one text at a time (embedder.ts), so its vectors changed with that.
+  return JSON.stringify({ source, config, model: path.basename(folder.modelFile), maxLength: folder.config.maxLength, alone: folder.quantized });
 }
 
 /**

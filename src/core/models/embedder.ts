@@ -43,7 +43,11 @@ export class OnnxEmbedder implements Embedder {
     const config = await readEncoderConfig(folder);
     const tokenizer = TextTokenizer.fromFolder(folder, config.maxLength);
     const session = await OnnxSession.open(folder.modelFile, options);
-    return new OnnxEmbedder(session, tokenizer, config, options.batchSize ?? DEFAULT_BATCH_SIZE);
+    // A quantized export scales each activation by its range over the whole batch, padding included,
+    // so batched with others a text's vector moved by up to 0.016 a dimension (bge-small-en-v1.5's
+    // int8 graph): one text at a time, each gets the vector it has alone, wherever it is embedded.
+    const batchSize = folder.quantized ? 1 : (options.batchSize ?? DEFAULT_BATCH_SIZE);
+    return new OnnxEmbedder(session, tokenizer, config, batchSize);
   }
 
   /**

@@ -30,6 +30,8 @@ export interface ModelFolder {
   readonly dir: string;
   /** The .onnx file chosen, absolute. */
   readonly modelFile: string;
+  /** Whether it is the quantized graph (onnx/model_quantized.onnx), whose activations are quantized at run time. */
+  readonly quantized: boolean;
   /** tokenizer.json, parsed. */
   readonly tokenizer: object;
   /** tokenizer_config.json, parsed, or `{}` when the folder has none. */
@@ -62,7 +64,8 @@ export async function readModelFolder(dir: string, options: FolderOptions = {}):
   const configJson = await readJsonObject(dir, 'config.json');
   if (!configJson) throw missing(dir, 'config.json', "the model's configuration (labels, maximum length)");
   const tokenizerConfig = (await readJsonObject(dir, 'tokenizer_config.json')) ?? {};
-  return { dir, modelFile, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig) };
+  const quantized = QUANTIZED.some((name) => path.join(dir, name) === modelFile);
+  return { dir, modelFile, quantized, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig) };
 }
 
 async function findModelFile(dir: string, preferQuantized: boolean): Promise<string> {
