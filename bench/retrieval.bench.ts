@@ -6,19 +6,21 @@ import { rankPapers, type Indexes } from '../src/core/index/hybrid';
 import { abstractSentences } from '../src/core/index/passages';
 import { LexicalIndex } from '../src/core/index/lexical';
 import { PaperStore } from '../src/core/index/store';
-import type { SearchMode } from '../src/core/evidence';
 import { OnnxEmbedder } from '../src/core/models/embedder';
 import type { Paper } from '../src/core/papers/paper';
-import { EVAL_DATA, haveEvalData } from './evalData';
+import { cachedEmbeddings } from './encoders/embeddings';
+import { encoderCache, isLaidOut, REGISTRY_ENCODERS } from './encoders/registry';
+import { SCIFACT, scifactTexts, type Scifact } from './encoders/scifact';
+import { haveEvalData } from './evalData';
+import { FUSION_VARIANTS, type FusionVariant } from './fusion';
 import { ndcgAt, recallAt } from './metrics';
-import { ms, PeakMemory, percentile } from './stats';
-
-const SCIFACT = path.join(EVAL_DATA, 'beir-scifact');
+import { ms, PeakMemory, percentile, time } from './stats';
 const LARGE_CORPUS = 100_000;
 /** bge-small-en-v1.5 and all-MiniLM-L6-v2 both give 384 dimensions. */
 const DEFAULT_DIMENSION = 384;
 
 type Judgements = Map<string, Map<string, number>>;
+type Split = 'test' | 'train';
 
 /**
  * Find Evidence's retrieval on BEIR SciFact: lexical quality on the test claims (the settings were
@@ -29,25 +31,8 @@ type Judgements = Map<string, Map<string, number>>;
 export async function benchRetrieval(): Promise<void> {
   if (!haveEvalData('retrieval', 'beir-scifact/corpus.jsonl', 'beir-scifact/queries.jsonl', 'beir-scifact/qrels/test.tsv', 'beir-scifact/qrels/train.tsv')) return;
   const memory = new PeakMemory();
-  const papers = (await readJsonLines<{ _id: string; title: string; text: string }>('corpus.jsonl')).map(
-    (row): Paper => ({ id: row._id, title: row.title, abstract: row.text, authors: [] }),
-  );
-  const queries = new Map((await readJsonLines<{ _id: string; text: string }>('queries.jsonl')).map((q) => [q._id, q.text]));
-
-  console.log(`retrieval: BEIR SciFact (${papers.length} abstracts, ${queries.size} claims)`);
-  const { index, ms: buildMs } = build(papers);
-  for (const split of ['test', 'train'] as const) {
-    const judgements = await readQrels(split);
-    const quality = evaluate(index, queries, judgements);
-    const note = split === 'test' ? 'BM25 (Anserini) 0.679' : 'the split the settings were tuned on';
-    const label = `  lexical, ${split} (${judgements.size} claims)`.padEnd(34);
-    console.log(`${label}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}   ${note}`);
-  }
-  const modelDir = process.env.ATTEST_EMBED_MODEL?.trim();
-  let dimension = DEFAULT_DIMENSION;
-  if (!modelDir) console.log('  dense/hybrid: no encoder (set ATTEST_EMBED_MODEL)');
-  else dimension = await benchEncoder(modelDir, index, papers, queries, await readQrels('test'));
-
+  const { scifact, index, buildMs, dimension } = await benchRetrievalQuality();
+  const { papers, claims: queries } = scifact;
   const claims = [...queries.values()];
   reportCost(papers.length, buildMs, index, claims, papers);
   await reportDenseAndStore(papers, dimension);
@@ -58,46 +43,125 @@ export async function benchRetrieval(): Promise<void> {
   console.log(`  peak memory (RSS)               ${memory.stop()}`);
 }
 
-/** Dense and hybrid quality on the test claims, and the encoder's cost; returns its dimension. */
-async function benchEncoder(dir: string, lexical: LexicalIndex, papers: readonly Paper[], queries: ReadonlyMap<string, string>, judgements: Judgements): Promise<number> {
-  const encoder = await OnnxEmbedder.load(path.resolve(dir));
+/** The quality part alone (`node -e "require('./out/bench/retrieval.bench').benchRetrievalQuality()"`), without the costs at 100,000 papers. */
+export async function benchRetrievalQuality(): Promise<{ scifact: Scifact; index: LexicalIndex; buildMs: number; dimension: number }> {
+  const scifact = await scifactTexts();
+  const { papers, claims: queries } = scifact;
+  console.log(`retrieval: BEIR SciFact (${papers.length} abstracts, ${queries.size} claims)`);
+  const { index, ms: buildMs } = build(papers);
+  const judgements = { test: await readQrels('test'), train: await readQrels('train') };
+  for (const split of ['test', 'train'] as const) {
+    const quality = evaluateRanker(judgements[split], (id) => index.search(queries.get(id) ?? '', 100));
+    const note = split === 'test' ? 'BM25 (Anserini) 0.679' : 'the split the settings were tuned on';
+    const label = `  lexical, ${split} (${judgements[split].size} claims)`.padEnd(34);
+    console.log(`${label}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}   ${note}`);
+  }
+  const dimension = (await benchEncoders(index, scifact, judgements)) ?? DEFAULT_DIMENSION;
+  return { scifact, index, buildMs, dimension };
+}
+
+/**
+ * Each encoder models:fetch lays out (and ATTEST_EMBED_MODEL's, when it is another): its encoding
+ * throughput on a fixed sample, then, from its embeddings of SciFact (cached, see
+ * encoders/embeddings.ts), dense and hybrid quality, the fusion variants tuned on the training claims,
+ * and the latency of a query. Returns the dimension of the last encoder measured.
+ */
+async function benchEncoders(lexical: LexicalIndex, scifact: Scifact, judgements: Record<Split, Judgements>): Promise<number | undefined> {
+  const cache = encoderCache();
+  const dirs = new Map<string, string>();
+  for (const encoder of REGISTRY_ENCODERS) {
+    if (await isLaidOut(encoder, cache)) dirs.set(encoder.name, path.join(cache, encoder.name));
+    else console.log(`  ${encoder.name}: skipped, not fetched into ${cache} (npm run models:fetch)`);
+  }
+  const extra = process.env.ATTEST_EMBED_MODEL?.trim();
+  if (extra && ![...dirs.values()].includes(path.resolve(extra))) dirs.set(path.basename(path.resolve(extra)), path.resolve(extra));
+  let dimension: number | undefined;
+  for (const [name, dir] of dirs) dimension = (await benchEncoder(name, dir, cache, lexical, scifact, judgements)) ?? dimension;
+  return dimension;
+}
+
+const THROUGHPUT_SAMPLE = 48;
+const LATENCY_CLAIMS = 50;
+
+async function benchEncoder(name: string, dir: string, cache: string, lexical: LexicalIndex, scifact: Scifact, judgements: Record<Split, Judgements>): Promise<number | undefined> {
+  const encoder = await OnnxEmbedder.load(dir, { threads: 2 });
   try {
-    let start = performance.now();
-    // As the library embeds papers (library.ts): title and abstract.
-    const vectors = await encoder.embed(papers.map((p) => `${p.title} ${p.abstract ?? ''}`.trim()), 'passage');
-    const embedMs = performance.now() - start;
-    const dense = new DenseIndex(vectors[0].length);
-    papers.forEach((paper, at) => dense.add(paper.id, vectors[at]));
-    const claims = [...judgements.keys()].map((id) => queries.get(id) ?? '');
-    const queryVectors = await encoder.embed(claims, 'query');
+    // Every hundredth abstract: the sample's lengths are spread as the collection's are.
+    const sample = scifact.passages.filter((_, at) => at % 100 === 0).slice(0, THROUGHPUT_SAMPLE);
+    const { ms: sampleMs } = await time(() => encoder.embed(sample, 'passage'));
+    const rate = (sample.length / sampleMs) * 1000;
+    console.log(`  ${name}: encodes ${rate.toFixed(1)} passages/s (title + abstract, 2 threads)`);
+    const embedded = await cachedEmbeddingsIfPresent(dir, scifact, cache);
+    if (embedded === undefined) {
+      const minutes = Math.ceil(scifact.passages.length / rate / 60);
+      console.log(`    quality: not embedded yet; node out/bench/encoders/embedScifact.js ${name} (about ${minutes} min at that rate)`);
+      return undefined;
+    }
+    const dense = new DenseIndex(embedded.passages[0].length);
+    scifact.papers.forEach((paper, at) => dense.add(paper.id, embedded.passages[at]));
+    const queryVector = new Map([...scifact.claims.keys()].map((id, at) => [id, embedded.queries[at]]));
     const indexes = { lexical, dense };
-    console.log(`  encoder ${path.basename(dir)} (${dense.dimension} dimensions): embeds ${Math.round((papers.length / embedMs) * 1000)} papers/s`);
     for (const mode of ['dense', 'hybrid'] as const) {
-      const quality = evaluateMode(indexes, mode, claims, queryVectors, judgements);
-      console.log(`${`  ${mode}, test (${judgements.size} claims)`.padEnd(34)}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}`);
+      for (const split of ['test', 'train'] as const) {
+        const quality = evaluateRanker(judgements[split], (id) => rankPapers(indexes, { text: scifact.claims.get(id) ?? '', vector: queryVector.get(id) }, mode, 100));
+        console.log(`${`    ${mode}, ${split}`.padEnd(34)}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}${mode === 'hybrid' ? '   as shipped (hybrid.ts)' : ''}`);
+      }
     }
+    reportFusionVariants(indexes, scifact.claims, queryVector, judgements);
+
     const latency: number[] = [];
-    for (const claim of claims) {
-      start = performance.now();
-      const [vector] = await encoder.embed([claim], 'query');
-      rankPapers(indexes, { text: claim, vector }, 'hybrid', 100);
-      latency.push(performance.now() - start);
+    for (const id of [...judgements.test.keys()].slice(0, LATENCY_CLAIMS)) {
+      const claim = scifact.claims.get(id) ?? '';
+      const { ms: queryMs } = await time(async () => {
+        const [vector] = await encoder.embed([claim], 'query');
+        rankPapers(indexes, { text: claim, vector }, 'hybrid', 100);
+      });
+      latency.push(queryMs);
     }
-    console.log(`  hybrid query (embed + search)   p50 ${ms(percentile(latency, 50))}  p95 ${ms(percentile(latency, 95))}`);
+    console.log(`${'    hybrid query (embed + search)'.padEnd(34)}p50 ${ms(percentile(latency, 50))}  p95 ${ms(percentile(latency, 95))}   ${LATENCY_CLAIMS} test claims`);
     return dense.dimension;
   } finally {
     await encoder.dispose();
   }
 }
 
-function evaluateMode(indexes: Indexes, mode: SearchMode, claims: readonly string[], vectors: readonly Float32Array[], judgements: Judgements): { ndcg: number; recall: number } {
+/** The encoder's vectors of every abstract and claim when the cache has them (passages first: they take long). */
+async function cachedEmbeddingsIfPresent(dir: string, scifact: Scifact, cache: string): Promise<{ passages: Float32Array[]; queries: Float32Array[] } | undefined> {
+  const passages = await cachedEmbeddings(dir, scifact.passages, 'passage', cache, { onlyIfCached: true });
+  if (passages === undefined) return undefined;
+  const queries = await cachedEmbeddings(dir, scifact.queries, 'query', cache);
+  return queries && { passages, queries };
+}
+
+/** Every fusion variant on the training claims, the best of each kind then on the test claims. */
+function reportFusionVariants(indexes: Required<Indexes>, claims: ReadonlyMap<string, string>, vectors: ReadonlyMap<string, Float32Array | undefined>, judgements: Record<Split, Judgements>): void {
+  const run = (variant: FusionVariant, judged: Judgements): Quality =>
+    evaluateRanker(judged, (id) => {
+      const vector = vectors.get(id);
+      if (vector === undefined) return [];
+      return variant.fuse(indexes.lexical.search(claims.get(id) ?? '', variant.depth), indexes.dense.search(vector, variant.depth)).slice(0, 100);
+    });
+  const trained = FUSION_VARIANTS.map((variant) => ({ variant, train: run(variant, judgements.train) }));
+  console.log('    fusion variants, nDCG@10 on the training claims (recall@100):');
+  for (const { variant, train } of trained) console.log(`      ${variant.name.padEnd(44)}${train.ndcg.toFixed(3)} (${train.recall.toFixed(3)})`);
+  const best = trained.reduce((a, b) => (b.train.ndcg > a.train.ndcg ? b : a));
+  const test = run(best.variant, judgements.test);
+  console.log(`${'    best on train, on test'.padEnd(34)}nDCG@10 ${test.ndcg.toFixed(3)}  recall@100 ${test.recall.toFixed(3)}   ${best.variant.name}`);
+}
+
+interface Quality {
+  readonly ndcg: number;
+  readonly recall: number;
+}
+
+function evaluateRanker(judgements: Judgements, rank: (query: string) => readonly { readonly id: string }[]): Quality {
   let ndcg = 0;
   let recall = 0;
-  [...judgements.values()].forEach((judged, at) => {
-    const ranking = rankPapers(indexes, { text: claims[at], vector: vectors[at] }, mode, 100).map((hit) => hit.id);
+  for (const [query, judged] of judgements) {
+    const ranking = rank(query).map((hit) => hit.id);
     ndcg += ndcgAt(ranking, judged, 10);
     recall += recallAt(ranking, judged, 100);
-  });
+  }
   return { ndcg: ndcg / judgements.size, recall: recall / judgements.size };
 }
 
@@ -112,6 +176,7 @@ async function reportDenseAndStore(papers: readonly Paper[], dimension: number):
   const vectors = papers.map(vector);
   const dense = new DenseIndex(dimension);
   papers.forEach((paper, at) => dense.add(paper.id, vectors[at]));
+  const heap = process.memoryUsage().heapUsed;
   const search: number[] = [];
   for (let i = 0; i < 100; i++) {
     const query = vector();
@@ -120,6 +185,7 @@ async function reportDenseAndStore(papers: readonly Paper[], dimension: number):
     search.push(performance.now() - start);
   }
   console.log(`${`    dense search, ${dimension}-d, top 100`.padEnd(34)}p50 ${ms(percentile(search, 50))}  p95 ${ms(percentile(search, 95))}   one core, brute force`);
+  console.log(`${'    heap, lexical + dense index'.padEnd(34)}${(heap / 1024 / 1024).toFixed(0)} MB used (the papers, both indexes and their vectors)`);
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-store-'));
   try {
@@ -152,17 +218,6 @@ function build(papers: readonly Paper[]): { index: LexicalIndex; ms: number } {
   const index = new LexicalIndex();
   for (const paper of papers) index.add(paper);
   return { index, ms: performance.now() - start };
-}
-
-function evaluate(index: LexicalIndex, queries: ReadonlyMap<string, string>, judgements: Judgements): { ndcg: number; recall: number } {
-  let ndcg = 0;
-  let recall = 0;
-  for (const [query, judged] of judgements) {
-    const ranking = index.search(queries.get(query) ?? '', 100).map((hit) => hit.id);
-    ndcg += ndcgAt(ranking, judged, 10);
-    recall += recallAt(ranking, judged, 100);
-  }
-  return { ndcg: ndcg / judgements.size, recall: recall / judgements.size };
 }
 
 /** Search alone, and search plus the best sentence of each of the first ten results as Find Evidence shows them. */
@@ -215,13 +270,8 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-async function readJsonLines<T>(file: string): Promise<T[]> {
-  const text = await fs.readFile(path.join(SCIFACT, file), 'utf8');
-  return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as T);
-}
-
 /** BEIR's qrels: a header, then `query-id  corpus-id  score` per line. */
-async function readQrels(split: 'train' | 'test'): Promise<Judgements> {
+async function readQrels(split: Split): Promise<Judgements> {
   const text = await fs.readFile(path.join(SCIFACT, 'qrels', `${split}.tsv`), 'utf8');
   const judgements: Judgements = new Map();
   for (const line of text.split('\n').slice(1)) {

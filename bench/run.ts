@@ -8,6 +8,7 @@ import { benchHostIfInstalled } from './host.bench';
 import { benchEndlessFile, benchHostile, benchHostileFullTexts, benchPdfBombs } from './hostile.bench';
 import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
+import { benchEvidenceSentence } from './evidenceSentence.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchShippedModel } from './nli.bench';
@@ -32,6 +33,8 @@ async function main(): Promise<void> {
   await benchHallmark();
   console.log('');
   await benchRetrieval();
+  console.log('\nevidence sentences: the sentence shown under a result, against SciFact dev rationales');
+  await benchEvidenceSentence();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
   console.log('\nthe built-in NLI model: SciFact, Citation-Integrity and Check-COVID dev, latency, memory, VSIX');

@@ -44,9 +44,11 @@ def onnx_probabilities(graph: Path, tokenizer, inputs, max_length: int, threads:
     if threads:
         options.intra_op_num_threads = threads
     session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    # One pair at a time, as the extension runs a quantized graph: its activations are scaled by their
+    # range over the batch, padding included, so a batch would change each pair's probabilities.
     out = []
-    for start in range(0, len(inputs), 32):
-        chunk = inputs[start : start + 32]
+    for start in range(0, len(inputs)):
+        chunk = inputs[start : start + 1]
         width = max(len(ids) for ids, _, _ in chunk)
         feed = {name: np.zeros((len(chunk), width), dtype=np.int64) for name in INPUTS}
         feed["input_ids"][:] = tokenizer.pad_token_id

@@ -6,8 +6,10 @@
  * Reciprocal-rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009) scores a paper Σ 1/(k + rank)
  * over the rankings it appears in. It reads ranks only, so BM25 scores (unbounded) and cosines (in
  * [-1, 1]) never have to be put on one scale, and a paper both rankings place well beats one that
- * only one of them likes. k = 60 is the paper's value and the common default; it was not tuned here,
- * because no encoder reaches these machines to tune it against (see ../shared/models.md).
+ * only one of them likes. k = 60 is the paper's value and the common default; it is not tuned yet:
+ * the retrieval bench measures it against other constants, depths, weights and a score-based fusion
+ * on SciFact's training claims (bench/fusion.ts) for every encoder `npm run models:fetch` fetched,
+ * once that encoder's SciFact embeddings are in the bench's cache.
  */
 import type { SearchMode } from '../evidence';
 import type { DenseIndex } from './dense';

@@ -181,6 +181,6 @@ export class PaperLibrary implements EvidenceFinder {
 }
 
 /** What the encoder reads of a paper: title and abstract, as BEIR's published figures embed them. */
-function passageText(paper: Paper): string {
+export function passageText(paper: Paper): string {
   return `${paper.title} ${paper.abstract ?? ''}`.trim();
 }

@@ -43,20 +43,30 @@ export class OnnxEmbedder implements Embedder {
     const config = await readEncoderConfig(folder);
     const tokenizer = TextTokenizer.fromFolder(folder, config.maxLength);
     const session = await OnnxSession.open(folder.modelFile, options);
-    return new OnnxEmbedder(session, tokenizer, config, options.batchSize ?? DEFAULT_BATCH_SIZE);
+    // A quantized export scales each activation by its range over the whole batch, padding included,
+    // so batched with others a text's vector moved by up to 0.016 a dimension (bge-small-en-v1.5's
+    // int8 graph): one text at a time, each gets the vector it has alone, wherever it is embedded.
+    const batchSize = folder.quantized ? 1 : (options.batchSize ?? DEFAULT_BATCH_SIZE);
+    return new OnnxEmbedder(session, tokenizer, config, batchSize);
   }
 
+  /**
+   * Texts are batched by token count, not in the order given: a batch is padded to its longest text,
+   * so mixing a title with a 500-token abstract would run the title at 500 tokens.
+   */
   async embed(texts: readonly string[], kind: TextKind, signal?: AbortSignal): Promise<Float32Array[]> {
-    const prefix = kind === 'query' ? this.config.queryPrefix : '';
-    const vectors: Float32Array[] = [];
-    for (const batch of inBatches(texts, this.batchSize)) {
+    const prefix = kind === 'query' ? this.config.queryPrefix : this.config.passagePrefix;
+    const encodings = texts.map((text) => this.tokenizer.encode(prefix + text));
+    const order = encodings.map((_, at) => at).sort((a, b) => encodings[a].ids.length - encodings[b].ids.length || a - b);
+    const vectors = new Array<Float32Array>(texts.length);
+    for (const batch of inBatches(order, this.batchSize)) {
       signal?.throwIfAborted();
-      const tokens = this.tokenizer.batch(batch.map((text) => this.tokenizer.encode(prefix + text)));
+      const tokens = this.tokenizer.batch(batch.map((at) => encodings[at]));
       const states = await this.session.run(tokens, this.output);
       if (states.dims.length !== 3) {
         throw new ModelError(`${this.session.file} gives ${this.output} of shape [${states.dims.join(', ')}]; a sentence encoder gives [batch, tokens, dimensions].`, this.session.file);
       }
-      for (let row = 0; row < tokens.size; row++) vectors.push(normalize(pool(states, tokens, row, this.config.pooling)));
+      batch.forEach((at, row) => (vectors[at] = normalize(pool(states, tokens, row, this.config.pooling))));
     }
     signal?.throwIfAborted();
     return vectors;

@@ -12,24 +12,30 @@ export type Pooling = 'mean' | 'cls';
 
 export interface EncoderConfig {
   readonly pooling: Pooling;
-  /** Put before a query (never a passage), as the model was trained. */
+  /** Put before a query, as the model was trained. */
   readonly queryPrefix: string;
+  /** Put before a passage (a paper's title and abstract), for the encoders trained with one (e5). */
+  readonly passagePrefix: string;
   /** The longest input the encoder was trained on, when shorter than the model allows. */
   readonly maxLength?: number;
 }
 
-const BGE: EncoderConfig = { pooling: 'cls', queryPrefix: 'Represent this sentence for searching relevant passages: ', maxLength: 512 };
+const BGE: EncoderConfig = { pooling: 'cls', queryPrefix: 'Represent this sentence for searching relevant passages: ', passagePrefix: '', maxLength: 512 };
+/** e5 was trained with both prefixes; without them it loses several points (its model card). */
+const E5: EncoderConfig = { pooling: 'mean', queryPrefix: 'query: ', passagePrefix: 'passage: ', maxLength: 512 };
 
 /** By the last part of the model's name (config.json's `_name_or_path`, else the folder's name), lower case. */
 const KNOWN: Readonly<Record<string, EncoderConfig>> = {
   'bge-small-en-v1.5': BGE,
   'bge-base-en-v1.5': BGE,
   'bge-large-en-v1.5': BGE,
-  'all-minilm-l6-v2': { pooling: 'mean', queryPrefix: '', maxLength: 256 },
+  'e5-small-v2': E5,
+  'e5-base-v2': E5,
+  'all-minilm-l6-v2': { pooling: 'mean', queryPrefix: '', passagePrefix: '', maxLength: 256 },
 };
 
 /** sentence-transformers' default for a model it knows nothing about. */
-const FALLBACK: EncoderConfig = { pooling: 'mean', queryPrefix: '' };
+const FALLBACK: EncoderConfig = { pooling: 'mean', queryPrefix: '', passagePrefix: '' };
 
 export async function readEncoderConfig(folder: ModelFolder): Promise<EncoderConfig> {
   const name = path.basename(folder.config.nameOrPath ?? folder.dir).toLowerCase();

@@ -32,6 +32,8 @@ export interface ModelFolder {
   readonly dir: string;
   /** The .onnx file chosen, absolute. */
   readonly modelFile: string;
+  /** Whether it is the quantized graph (onnx/model_quantized.onnx), whose activations are quantized at run time. */
+  readonly quantized: boolean;
   /** tokenizer.json, parsed. */
   readonly tokenizer: object;
   /** tokenizer_config.json, parsed, or `{}` when the folder has none. */
@@ -68,7 +70,8 @@ export async function readModelFolder(dir: string, options: FolderOptions = {}):
   const tokenizerConfig = (await readJsonObject(dir, 'tokenizer_config.json')) ?? {};
   const attestJson = await readJsonObject(dir, 'attest.json');
   const judging = attestJson && readJudging(attestJson, path.join(dir, 'attest.json'));
-  return { dir, modelFile, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig), judging };
+  const quantized = QUANTIZED.some((name) => path.join(dir, name) === modelFile);
+  return { dir, modelFile, quantized, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig), judging };
 }
 
 async function findModelFile(dir: string, preferQuantized: boolean): Promise<string> {

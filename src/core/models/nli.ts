@@ -70,7 +70,10 @@ export class OnnxNliModel implements NliModel {
     const columns = labelColumns(folder.config.labels, `${dir}/config.json`);
     const tokenizer = TextTokenizer.fromFolder(folder);
     const session = await OnnxSession.open(folder.modelFile, options);
-    return new OnnxNliModel(session, tokenizer, columns, folder.config.labels.length, options.batchSize ?? DEFAULT_BATCH_SIZE, folder.judging);
+    // A quantized graph scales activations by their range over the whole batch, padding included, so a
+    // pair's scores would depend on the pairs beside it (embedder.ts): it judges one pair at a time.
+    const batchSize = folder.quantized ? 1 : (options.batchSize ?? DEFAULT_BATCH_SIZE);
+    return new OnnxNliModel(session, tokenizer, columns, folder.config.labels.length, batchSize, folder.judging);
   }
 
   async classify(pairs: readonly NliPair[], signal?: AbortSignal): Promise<NliScores[]> {
