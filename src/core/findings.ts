@@ -56,7 +56,7 @@ export interface Evidence {
     readonly doi?: string;
     readonly arxivId?: string;
   };
-  /** How the record was found: by `doi`, `arxiv` id or `title` search. */
+  /** How the record was found: by `doi`, `arxiv` id, `pubmed` (PubMed or PubMed Central) id or `title` search. */
   readonly via?: string;
   readonly differences?: readonly { readonly field: string; readonly expected: string; readonly found: string }[];
   /** The notice a `retracted`, `expression-of-concern` or `corrected` finding rests on, as the source lists it. */

@@ -121,10 +121,9 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
 // ---------------------------------------------------------------------------------------------
 // OpenAlex
 
-/** `is_retracted: true|false`; any other shape (the field left out of an answer) says nothing. */
-export function openAlexUpdates(work: Json): UpdateSignals | undefined {
-  if (typeof work.is_retracted !== 'boolean') return undefined;
-  return work.is_retracted ? { notices: [], retracted: true } : { notices: [] };
+/** `is_retracted: true|false`; any other shape (the field left out of an answer) says nothing, and is not read. */
+export function openAlexUpdates(isRetracted: boolean): UpdateSignals {
+  return isRetracted ? { notices: [], retracted: true } : { notices: [] };
 }
 
 // ---------------------------------------------------------------------------------------------

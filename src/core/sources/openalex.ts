@@ -138,7 +138,7 @@ export function parseOpenAlexWork(work: unknown): SourceRecord {
     ...pubMedIdsOf(ids),
     abstract: rebuildAbstract(work.abstract_inverted_index),
     openAccessUrl: openAccessUrlOf(work),
-    updates: openAlexUpdates(work),
+    ...(typeof work.is_retracted === 'boolean' ? { updates: openAlexUpdates(work.is_retracted) } : {}),
   };
 }
 

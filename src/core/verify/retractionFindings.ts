@@ -35,12 +35,17 @@ export function retractionFindings(lookups: Iterable<Lookup>, citations: readonl
     const status = retraction.status;
     const finding = findingFor(entry, retraction, status);
     const citing = citations.filter((c) => c.key === entry.key);
-    const unknowing = citing.filter((c) => !(c.claim && KNOWING[status].test(c.claim.text)) && !acknowledged(c));
+    const unknowing = citing.filter((c) => !(c.claim && KNOWING[status].test(withoutKey(c.claim.text, c.key))) && !acknowledged(c));
     if (citing.length === 0 || unknowing.length > 0) findings.push(finding);
     if (status === 'corrected') continue;
     for (const citation of unknowing) findings.push({ ...finding, file: citation.file, range: citation.range });
   }
   return findings;
+}
+
+/** The sentence without the cited key, which may itself read "retracted2020". */
+function withoutKey(sentence: string, key: string): string {
+  return sentence.split(key).join(' ');
 }
 
 function isFlagged(status: RetractionStatus['status']): status is Flagged {
