@@ -40,46 +40,55 @@ export interface RetractionStatus {
 const RETRACTING_ORDER: readonly NoticeType[] = ['retraction', 'removal', 'withdrawal', 'partial-retraction'];
 
 /**
- * Asks every source that reports notices about the work the entry was matched to, by the identifiers
- * it and the record have (a DOI, else a PubMed or PubMed Central id; arXiv by its id), all at once,
- * through the lookup cache with answers no older than `RETRACTION_CACHE_MS`.
+ * Asks the sources that report notices about the work the entry was matched to: Crossref and OpenAlex
+ * by its DOI and arXiv by its id at once, then Europe PMC, whose coverage is the life sciences, by the
+ * PubMed id the entry, the record or OpenAlex's answer gives, or by DOI when no broad source answered.
+ * Answers come through the lookup cache, none older than `RETRACTION_CACHE_MS`.
  */
 export async function retractionOf(entry: BibEntry, record: SourceRecord, sources: readonly PaperSource[], options: RequestOptions = {}): Promise<RetractionStatus> {
-  const ids = {
-    doi: record.doi ?? entry.doi,
-    pubMed: record.pmid ?? entry.pmid ?? record.pmcid ?? entry.pmcid,
-    arxivId: record.arxivId ?? entry.arxivId,
-  };
   const request: RequestOptions = { ...options, maxCacheAgeMs: RETRACTION_CACHE_MS };
-  const asked = sources.filter((s) => s.reportsUpdates).flatMap((source) => {
-    const question = questionFor(source, ids, request);
-    return question ? [{ source, question }] : [];
-  });
-  if (asked.length === 0) {
-    return { status: 'unchecked', notices: [], sources: [], reason: 'No source that reports retractions could be asked: the work has no DOI, PubMed or arXiv id they hold.' };
-  }
-  const failures: string[] = [];
-  const answers: Array<{ readonly source: SourceId; readonly updates: UpdateSignals }> = [];
-  await Promise.all(
-    asked.map(async ({ source, question }) => {
-      try {
-        const answer = await question;
-        if (answer?.updates) answers.push({ source: source.id, updates: answer.updates });
-      } catch (error) {
-        if (!(error instanceof SourceError) || (error.kind === 'cancelled' && options.signal?.aborted)) throw error;
-        failures.push(`${SOURCE_NAMES[source.id]}: ${error.message}`);
-      }
-    }),
-  );
-  if (answers.length > 0) return combineUpdates(answers);
-  if (failures.length > 0) return { status: 'unchecked', notices: [], sources: [], reason: `No source could say whether it was retracted (${failures.join('; ')}).`, failed: true };
-  return { status: 'unchecked', notices: [], sources: [], reason: 'No source that reports retractions holds the work.' };
+  const reporting = sources.filter((s) => s.reportsUpdates);
+  const doi = record.doi ?? entry.doi;
+  const arxivId = record.arxivId ?? entry.arxivId;
+  const asking = new Asking(options.signal);
+  const first = reporting.filter((s) => !s.byPubMedId);
+  await Promise.all(first.map((source) => asking.ask(source, source.id === 'arxiv' ? arxivId && source.byArxivId?.(arxivId, request) : doi && source.byDoi?.(doi, request))));
+  const pubMed = record.pmid ?? entry.pmid ?? record.pmcid ?? entry.pmcid ?? asking.pubMedId();
+  const broadAnswered = asking.answers.some((a) => a.source !== 'arxiv');
+  const then = reporting.filter((s) => s.byPubMedId);
+  await Promise.all(then.map((source) => asking.ask(source, pubMed ? source.byPubMedId?.(pubMed, request) : !broadAnswered && doi ? source.byDoi?.(doi, request) : undefined)));
+  if (asking.answers.length > 0) return combineUpdates(asking.answers);
+  if (asking.failures.length > 0) return { status: 'unchecked', notices: [], sources: [], reason: `No source could say whether it was retracted (${asking.failures.join('; ')}).`, failed: true };
+  const reason = asking.asked ? 'No source that reports retractions holds the work.' : 'No source that reports retractions could be asked: the work has no DOI, PubMed or arXiv id they hold.';
+  return { status: 'unchecked', notices: [], sources: [], reason };
 }
 
-function questionFor(source: PaperSource, ids: { doi?: string; pubMed?: string; arxivId?: string }, request: RequestOptions): Promise<SourceRecord | undefined> | undefined {
-  if (source.id === 'arxiv') return ids.arxivId ? source.byArxivId?.(ids.arxivId, request) : undefined;
-  if (source.byPubMedId && ids.pubMed) return source.byPubMedId(ids.pubMed, request);
-  return ids.doi ? source.byDoi?.(ids.doi, request) : undefined;
+/** The answers and failures of the sources asked about one work. */
+class Asking {
+  readonly answers: Array<{ readonly source: SourceId; readonly updates: UpdateSignals; readonly record: SourceRecord }> = [];
+  readonly failures: string[] = [];
+  asked = false;
+
+  constructor(private readonly signal: AbortSignal | undefined) {}
+
+  /** Waits for one source's answer, when it was asked: `question` is falsy when the source has no way to ask. */
+  async ask(source: PaperSource, question: Promise<SourceRecord | undefined> | '' | undefined): Promise<void> {
+    if (!question) return;
+    this.asked = true;
+    try {
+      const answer = await question;
+      if (answer?.updates) this.answers.push({ source: source.id, updates: answer.updates, record: answer });
+    } catch (error) {
+      if (!(error instanceof SourceError) || (error.kind === 'cancelled' && this.signal?.aborted)) throw error;
+      this.failures.push(`${SOURCE_NAMES[source.id]}: ${error.message}`);
+    }
+  }
+
+  /** A PubMed or PubMed Central id an answer gave (OpenAlex's `ids`). */
+  pubMedId(): string | undefined {
+    const record = this.answers.find((a) => a.record.pmid || a.record.pmcid)?.record;
+    return record?.pmid ?? record?.pmcid;
+  }
 }
 
 /**
