@@ -35,10 +35,10 @@ describe('retraction signals in the sources’ answers', () => {
     );
   });
 
-  it('takes a Crossref record with update-to for a notice, and a notice pointing at itself for no notice about it', () => {
+  it('takes a Crossref record whose notice points at itself for no notice about it, and says so', () => {
     const selfPointing = { DOI: '10.1155/2023/9780170', type: 'retraction', label: 'Retraction', updated: updated(2023, 10, 11) };
     const record = parseCrossrefWork({ DOI: '10.1155/2023/9780170', title: ['Retracted: Analysis of Sports Training'], 'update-to': [selfPointing], 'updated-by': [selfPointing] });
-    assert.deepEqual(record.updates, { notices: [], isNotice: true });
+    assert.deepEqual(record.updates, { notices: [], updatesItself: true });
   });
 
   it('reads OpenAlex’s is_retracted only when the answer has it', () => {
@@ -105,6 +105,7 @@ const CITED = `@article{mehra2020, title={Hydroxychloroquine or chloroquine with
 @article{selfnotice2023, title={Retracted: Analysis of Sports Training Based on Big Data}, author={Journal, Health}, journal={Journal of Healthcare Engineering}, year={2023}, doi={10.1155/2023/9780170}}
 @article{pubmedonly2005, title={Vaccination and regressive autism in young children}, author={Pubmedian, Pat}, journal={Lancet}, year={1998}, pmid={9500320}}
 @article{titleonly2011, title={Chronic fatigue syndrome and a murine retrovirus in blood cells}, author={Lombardi, Vincent}, journal={Science}, year={2009}}
+@article{inplace2013, title={Arsenic-based life in a mono lake bacterium}, author={Inplace, Ida}, journal={Science}, year={2013}, doi={10.1126/science.inplace}}
 @misc{withdrawnpreprint, title={A proof of the Riemann hypothesis via spectral flows}, author={Prover, Pia}, year={2019}, eprint={1901.00001}, archiveprefix={arXiv}}`;
 
 function notice(DOI: string, type: string, date: Record<string, unknown>): Record<string, unknown> {
@@ -155,6 +156,9 @@ const WORKS: readonly SimulatedWork[] = [
   // An expression of concern, then the retraction; cited by title alone.
   { doi: '10.1126/science.1179052', title: 'Chronic fatigue syndrome and a murine retrovirus in blood cells', family: 'Lombardi', given: 'Vincent', year: 2009, journal: 'Science', isRetracted: true,
     updatedBy: [notice('10.1126/science.1212182', 'expression_of_concern', updated(2011, 6, 3)), notice('10.1126/science.1215887', 'retraction', updated(2011, 12, 22))] },
+  // Retracted in place: its Crossref notice points at itself, and OpenAlex calls it retracted.
+  { doi: '10.1126/science.inplace', title: 'Arsenic-based life in a mono lake bacterium', family: 'Inplace', given: 'Ida', year: 2013, journal: 'Science', isRetracted: true,
+    updateTo: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))], updatedBy: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))] },
   { title: 'A proof of the Riemann hypothesis via spectral flows', family: 'Prover', given: 'Pia', year: 2019, arxiv: { id: '1901.00001', comment: 'This paper has been withdrawn by the author due to a gap in the proof of Lemma 3', pdf: false } },
 ];
 
@@ -202,6 +206,7 @@ describe('retractions of cited works, against the five sources', () => {
       correctedthenretracted2016: ['retracted@bib', 'retracted@tex'],
       pubmedonly2005: ['retracted@bib', 'retracted@tex'],
       titleonly2011: ['retracted@bib', 'retracted@tex'],
+      inplace2013: ['retracted@bib', 'retracted@tex'],
       withdrawnpreprint: ['withdrawn@bib', 'withdrawn@tex'],
     });
     // The "RETRACTED:" and "WITHDRAWN:" marks on the records' titles are no metadata mismatch.

@@ -40,8 +40,13 @@ export interface UpdateSignals {
   readonly notices: readonly UpdateNotice[];
   /** The source marks the work retracted without naming the notice (OpenAlex's `is_retracted`, Europe PMC's type). */
   readonly retracted?: true;
-  /** The record is itself a notice about another work (or, by a publisher's slip, about itself). */
+  /** The record is itself a notice about another work. */
   readonly isNotice?: true;
+  /**
+   * The record's notice points at the record itself: a notice deposited by a publisher's slip, or a work
+   * retracted in place. Only another source's word tells which.
+   */
+  readonly updatesItself?: true;
   /** arXiv: the authors withdrew this e-print; their comment says why. */
   readonly withdrawn?: string;
 }
@@ -110,8 +115,10 @@ export function crossrefUpdates(work: Json, ownDoi: string): UpdateSignals {
     const known = notices.get(key);
     if (!known || (!known.date && notice.date)) notices.set(key, notice);
   }
-  const updatesOthers = (Array.isArray(work['update-to']) ? work['update-to'] : []).some((u: unknown) => isObject(u) && crossrefType(u.type) !== undefined);
-  return { notices: [...notices.values()], ...(updatesOthers ? { isNotice: true } : {}) };
+  const targets = (Array.isArray(work['update-to']) ? work['update-to'] : []).filter((u: unknown): u is Json => isObject(u) && crossrefType(u.type) !== undefined);
+  const updatesOthers = targets.some((u) => normalizeDoi(text(u.DOI) ?? '') !== ownDoi);
+  const updatesItself = !updatesOthers && targets.length > 0;
+  return { notices: [...notices.values()], ...(updatesOthers ? { isNotice: true } : {}), ...(updatesItself ? { updatesItself: true } : {}) };
 }
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {

@@ -100,9 +100,9 @@ export function combineUpdates(answers: ReadonlyArray<{ readonly source: SourceI
   const retracting = notices.filter((n) => RETRACTING.has(n.type));
   const flaggedBy = answers.filter((a) => a.updates.retracted).map((a) => a.source);
   const sourcesOf = (found: readonly UpdateNotice[], also: readonly SourceId[] = []): SourceId[] => [...new Set([...found.map((n) => n.source), ...also])];
-  if (retracting.length === 0 && answers.some((a) => a.updates.isNotice)) {
-    return { status: 'notice', notices, sources: answers.filter((a) => a.updates.isNotice).map((a) => a.source) };
-  }
+  // A record whose notice points at itself is a notice unless another source calls the work retracted.
+  const noticeItself = answers.filter((a) => a.updates.isNotice || (a.updates.updatesItself && flaggedBy.length === 0));
+  if (retracting.length === 0 && noticeItself.length > 0) return { status: 'notice', notices, sources: noticeItself.map((a) => a.source) };
   if (retracting.length > 0 || flaggedBy.length > 0) {
     const notice = [...retracting].sort((a, b) => RETRACTING_ORDER.indexOf(a.type) - RETRACTING_ORDER.indexOf(b.type) || byDetail(a, b))[0];
     return { status: 'retracted', ...(notice ? { notice } : {}), notices, sources: sourcesOf(retracting, flaggedBy) };
