@@ -30,11 +30,18 @@ const KNOWING: Readonly<Record<Flagged, RegExp>> = {
 
 export function retractionFindings(lookups: Iterable<Lookup>, citations: readonly Citation[], acknowledged: Acknowledged = () => false): Finding[] {
   const findings: Finding[] = [];
+  // Grouped once, so the findings cost one pass over the citations however many works are flagged.
+  const byKey = new Map<string, Citation[]>();
+  for (const citation of citations) {
+    const list = byKey.get(citation.key);
+    if (list) list.push(citation);
+    else byKey.set(citation.key, [citation]);
+  }
   for (const { entry, retraction } of lookups) {
     if (!retraction || !isFlagged(retraction.status)) continue;
     const status = retraction.status;
     const finding = findingFor(entry, retraction, status);
-    const citing = citations.filter((c) => c.key === entry.key);
+    const citing = byKey.get(entry.key) ?? [];
     const unknowing = citing.filter((c) => !(c.claim && KNOWING[status].test(withoutKey(c.claim.text, c.key))) && !acknowledged(c));
     if (citing.length === 0 || unknowing.length > 0) findings.push(finding);
     if (status === 'corrected') continue;
