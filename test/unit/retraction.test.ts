@@ -192,7 +192,7 @@ describe('retractions of cited works, against the five sources', () => {
   });
 
   it('flags each kind of notice where the work is cited and on its entry, and nothing on the notice itself, untouched or only corrected works', async () => {
-    const verdicts = await verifyEntries(ENTRIES, world.sources(), { timeLimitMs: 20_000 });
+    const verdicts = await verifyEntries(ENTRIES, world.sources());
     const citations = ENTRIES.map((e, i) => citation(e.key, `As shown before [${e.key}].`, i));
     const findings = referenceFindings(verdicts, citations, false);
     const codes = codesByKey(findings.filter((f) => ['retracted', 'expression-of-concern', 'withdrawn', 'corrected'].includes(f.code)));
