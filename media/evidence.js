@@ -12,6 +12,7 @@
 
   const MODES = ['lexical', 'dense', 'hybrid'];
   const VERDICTS = ['supported', 'contradicted', 'unsupported', 'unverifiable'];
+  const STANDINGS = ['retracted', 'expression-of-concern', 'withdrawn'];
   const ACTIONS = ['citeHere', 'addToBibliography', 'openPaper'];
 
   /** The outcome line of each listed result, by index, for `outcome` messages. */
@@ -45,7 +46,8 @@
       isNumber(v.score) &&
       optional(isExisting)(v.existing) &&
       optional(isVerdict)(v.verdict) &&
-      optional(isPassage)(v.passage)
+      optional(isPassage)(v.passage) &&
+      optional((s) => STANDINGS.includes(s))(v.standing)
     );
   }
 
@@ -164,6 +166,7 @@
 
     const heading = el('div', 'heading');
     heading.append(el('h2', 'title', item.title));
+    if (item.standing) heading.append(el('span', 'badge standing', strings.standing[item.standing]));
     if (item.openAccessUrl) {
       const badge = el('button', 'badge open-access', strings.openAccess);
       badge.title = item.openAccessUrl;

@@ -184,7 +184,8 @@ async function checkManuscriptOf(root: string, run: Run): Promise<CheckReport> {
   if (!result) throw new InputError(`cannot read ${root}: no such file`);
   if (setup.checkReferences) {
     const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts, timeLimitMs: setup.config.timeLimitMs });
-    result = withReferenceFindings(result, verdicts, setup.showUnchecked);
+    const ignored = await IgnoreList.load(ignoreFileFor(result.root));
+    result = withReferenceFindings(result, verdicts, setup.showUnchecked, (c) => ignored.has(c, 'retraction'));
   }
   if (setup.checkSupport) result = await checkClaims(result, run.modelFlag, setup, run.io);
   return result;

@@ -6,6 +6,7 @@ import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import { missingAbstracts } from '../core/verify/claims';
 import { describeUnchecked, type Verdicts } from '../core/verify/references';
+import type { RetractionStatus } from '../core/verify/retraction';
 import type { SupportJudgement } from '../core/verify/support';
 import { passagePlace } from '../core/fulltext/types';
 import { forTerminal } from './terminal';
@@ -87,7 +88,15 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
         }
       : {}),
     ...(result.supports ? { missingAbstracts: missingAbstracts(result.supports), supportModel: supportModel(result.supports) ?? null } : {}),
-    ...(result.verdicts ? { references: [...result.verdicts.values()].map(({ entry, verdict, abstract }) => ({ ...referenceReport(entry.key, verdict), ...(abstract ? { abstract } : {}) })) } : {}),
+    ...(result.verdicts
+      ? {
+          references: [...result.verdicts.values()].map(({ entry, verdict, abstract, retraction }) => ({
+            ...referenceReport(entry.key, verdict),
+            ...(abstract ? { abstract } : {}),
+            ...(retraction ? { retraction: retractionReport(retraction) } : {}),
+          })),
+        }
+      : {}),
   };
   return report;
 }
@@ -205,6 +214,30 @@ function recordReport(record: SourceRecord): Record<string, unknown> {
   };
 }
 
+/**
+ * A found work's standing in the JSON report: `status` (`retracted`, `expression-of-concern`,
+ * `withdrawn`, `corrected`, `none`, `notice` for a work that is itself a notice, `unchecked`), the
+ * notice it rests on and every notice listed.
+ */
+function retractionReport(retraction: RetractionStatus): Record<string, unknown> {
+  const notice = (n: NonNullable<RetractionStatus['notice']>): Record<string, unknown> => ({
+    type: n.type,
+    doi: n.doi ?? null,
+    url: n.url ?? null,
+    date: n.date ?? null,
+    label: n.label ?? null,
+    source: n.source,
+  });
+  return {
+    status: retraction.status,
+    notice: retraction.notice ? notice(retraction.notice) : null,
+    notices: retraction.notices.map(notice),
+    sources: retraction.sources,
+    ...(retraction.comment !== undefined ? { comment: retraction.comment } : {}),
+    ...(retraction.reason !== undefined ? { reason: retraction.reason } : {}),
+  };
+}
+
 /** "references: 5 found, 1 with differing metadata, …", and on a line of its own why some were not checked. */
 function referenceSummary(verdicts: Verdicts): string {
   const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
@@ -212,6 +245,25 @@ function referenceSummary(verdicts: Verdicts): string {
   const summary =
     `references: ${counts.found} found, ${counts['metadata-mismatch']} with differing metadata, ` +
     `${counts['not-found']} not found in any source, ${counts.unchecked} could not be checked`;
+  const standing = retractionSummary(verdicts);
   const unchecked = describeUnchecked(verdicts);
-  return unchecked ? `${summary}.\n${unchecked}` : `${summary}.`;
+  return [`${summary}.`, standing, unchecked].filter((line) => line !== undefined).join('\n');
+}
+
+/** "retractions: 1 retracted, 1 under an expression of concern, …; 2 found works whose standing no source could tell". */
+function retractionSummary(verdicts: Verdicts): string | undefined {
+  const counts = { retracted: 0, 'expression-of-concern': 0, withdrawn: 0, corrected: 0, unchecked: 0 };
+  for (const { retraction } of verdicts.values()) {
+    if (retraction && retraction.status in counts) counts[retraction.status as keyof typeof counts]++;
+  }
+  const flagged = counts.retracted + counts['expression-of-concern'] + counts.withdrawn + counts.corrected;
+  if (flagged + counts.unchecked === 0) return undefined;
+  const parts = [
+    `${counts.retracted} retracted`,
+    `${counts['expression-of-concern']} under an expression of concern`,
+    `${counts.withdrawn} withdrawn`,
+    `${counts.corrected} corrected`,
+  ];
+  const unchecked = counts.unchecked > 0 ? `; ${counted(counts.unchecked, 'found work', 'found works')} whose standing no source could tell` : '';
+  return `retractions: ${parts.join(', ')}${unchecked}.`;
 }

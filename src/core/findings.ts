@@ -18,6 +18,10 @@ export type FindingCode =
   | 'unchecked'
   | 'venue-unconfirmed'
   | 'suspicious-metadata'
+  | 'retracted'
+  | 'expression-of-concern'
+  | 'withdrawn'
+  | 'corrected'
   | 'contradicted'
   | 'unsupported'
   | 'unverifiable';
@@ -52,9 +56,18 @@ export interface Evidence {
     readonly doi?: string;
     readonly arxivId?: string;
   };
-  /** How the record was found: by `doi`, `arxiv` id or `title` search. */
+  /** How the record was found: by `doi`, `arxiv` id, `pubmed` (PubMed or PubMed Central) id or `title` search. */
   readonly via?: string;
   readonly differences?: readonly { readonly field: string; readonly expected: string; readonly found: string }[];
+  /** The notice a `retracted`, `expression-of-concern` or `corrected` finding rests on, as the source lists it. */
+  readonly notice?: {
+    readonly type: string;
+    readonly doi?: string;
+    readonly url?: string;
+    readonly date?: string;
+    readonly label?: string;
+    readonly source: string;
+  };
   /** Sources that were asked and had no record. */
   readonly asked?: readonly string[];
   /** The sentence of the cited abstract a support verdict rests on. */

@@ -165,7 +165,9 @@ export class Checker implements vscode.Disposable {
     const verdicts = await this.references.verify(result.root, citedEntries(result));
     if (this.generations.get(result.root) !== generation) return undefined;
     if (!verdicts) return result;
-    const updated = withReferenceFindings(result, verdicts, this.config.showUnchecked);
+    const ignored = await this.ignoreList(result.root);
+    if (this.generations.get(result.root) !== generation) return undefined;
+    const updated = withReferenceFindings(result, verdicts, this.config.showUnchecked, (c) => ignored?.has(c, 'retraction') ?? false);
     this.results.set(result.root, updated);
     this.publish();
     return updated;
@@ -219,12 +221,12 @@ export class Checker implements vscode.Disposable {
   }
 
   /** The user ignored a verdict: it is stored beside the manuscript, where the CLI honours it too. */
-  async ignoreVerdict(file: string, citation: VerdictSubject): Promise<void> {
+  async ignoreVerdict(file: string, citation: VerdictSubject, ignore?: Parameters<IgnoreList['add']>[1]): Promise<void> {
     const result = this.resultFor(file);
     if (!result) return;
     const list = await this.ignoreList(result.root);
     if (!list) return;
-    await list.add(citation);
+    await list.add(citation, ignore);
     this.schedule(result.root, 0);
   }
 

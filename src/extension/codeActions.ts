@@ -3,6 +3,7 @@ import { setFields } from '../core/bibliography/edit';
 import type { Finding } from '../core/findings';
 import { isWebLink } from '../core/webLink';
 import { fieldsFromRecord } from '../core/verify/fixes';
+import { RETRACTION_CODES } from '../core/verify/retractionFindings';
 import type { Checker } from './checker';
 import { DIAGNOSTIC_SOURCE, toRange } from './diagnostics';
 
@@ -24,6 +25,7 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       if (finding.code === 'missing-key') actions.push(...this.keyReplacements(document, diagnostic, finding));
       if (finding.code === 'metadata-mismatch') actions.push(...this.useMatchedMetadata(document, diagnostic, finding));
       if (SUPPORT_CODES.has(finding.code)) actions.push(...this.supportActions(document, diagnostic, finding));
+      if (RETRACTION_CODES.includes(finding.code)) actions.push(...this.retractionActions(document, diagnostic, finding));
       const url = finding.evidence?.record?.url;
       // The record's link is a source's data: only a web address is offered for opening.
       if (url && isWebLink(url)) actions.push(openRecord(url, diagnostic));
@@ -41,6 +43,20 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       actions.unshift(command(vscode.l10n.t('Show the evidence'), 'attest.showCitedAbstract', [file, finding.key, finding.evidence?.sentence], diagnostic));
     }
     if (citation.claim) actions.push(command(vscode.l10n.t('Find better evidence'), 'attest.findEvidenceFor', [document.uri, toRange(citation.claim.range)], diagnostic));
+    return actions;
+  }
+
+  /** For a retracted (or corrected, withdrawn, doubted) work: read the notice, or cite it knowingly, with a reason. */
+  private retractionActions(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {
+    const actions: vscode.CodeAction[] = [];
+    const notice = finding.evidence?.notice?.url;
+    if (notice && isWebLink(notice)) actions.push(command(vscode.l10n.t('Open the notice'), 'vscode.open', [vscode.Uri.parse(notice, true)], diagnostic));
+    const file = document.uri.fsPath;
+    const citation = this.checker.resultFor(file)?.citations.find((c) => c.file === file && toRange(c.range).isEqual(diagnostic.range));
+    if (citation?.claim) {
+      const subject = { key: citation.key, claim: { text: citation.claim.text } };
+      actions.push(command(vscode.l10n.t('Ignore for this citation, with a reason…'), 'attest.ignoreRetraction', [file, subject], diagnostic));
+    }
     return actions;
   }
 

@@ -30,6 +30,7 @@ export function itemOf(evidence: Evidence, claim: string, existing: BibEntry | u
     sentence: evidence.sentence === undefined ? undefined : highlight(evidence.sentence, claim),
     score: evidence.score,
     existing: existing && { key: existing.key, file: path.basename(existing.file) },
+    ...(paper.standing ? { standing: paper.standing } : {}),
   };
 }
 
@@ -62,6 +63,7 @@ function panelStrings(): PanelStrings {
     mode: { lexical: t('lexical search'), dense: t('semantic search'), hybrid: t('hybrid search (lexical and semantic)') },
     noResults: t('No paper found for this claim.'),
     openAccess: t('Open access'),
+    standing: { retracted: t('Retracted'), 'expression-of-concern': t('Expression of concern'), withdrawn: t('Withdrawn') },
     score: t('score {0}'),
     existing: t('In {0} as {1}'),
     verdict: { supported: t('Supports the claim'), contradicted: t('Contradicts the claim'), unsupported: t('Does not support the claim'), unverifiable: t('Not judged') },

@@ -1,5 +1,6 @@
 import type { SearchMode } from '../core/evidence';
 import type { SupportLabel } from '../core/verify/support';
+import type { PaperStanding } from '../core/papers/paper';
 
 /*
  * The messages between the evidence panel's webview (media/evidence.js) and the extension. The
@@ -34,6 +35,8 @@ export interface EvidenceItem {
   /** The entry of the manuscript's bibliographies that already stands for the paper. */
   readonly existing?: { readonly key: string; readonly file: string };
   readonly verdict?: VerdictView;
+  /** A paper its source shows retracted, withdrawn or under concern: the page says so beside its title. */
+  readonly standing?: PaperStanding;
   /** The paper's full-text passage that best matches the claim, when its full text is at hand, and where it is ("Results, p. 6"). */
   readonly passage?: { readonly place: string; readonly text: readonly Fragment[] };
 }
@@ -85,6 +88,7 @@ export interface PanelStrings {
   readonly mode: Readonly<Record<SearchMode, string>>;
   readonly noResults: string;
   readonly openAccess: string;
+  readonly standing: Readonly<Record<PaperStanding, string>>;
   readonly score: string;
   readonly existing: string;
   readonly verdict: Readonly<Record<SupportLabel, string>>;

@@ -6,6 +6,7 @@ import type { VerdictSubject } from '../core/verify/ignore';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
 import { CitationCodeActionProvider } from './codeActions';
+import { ignoreRetraction } from './retraction';
 import { checkReferencesCommand, setSourceApiKeyCommand, showEvidence } from './commands';
 import { FullTextAccess } from './fullTexts';
 import { Config } from './config';
@@ -95,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     }),
     vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showEvidence(checker, fullTexts, abstracts, file, key, evidence)),
     vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
+    vscode.commands.registerCommand('attest.ignoreRetraction', (file: string, subject: VerdictSubject) => ignoreRetraction(checker, file, subject)),
     // Files given as arguments are imported without asking: how the host bench imports its papers.
     vscode.commands.registerCommand('attest.importPapers', (files?: unknown) => library.importFiles(urisIn(files))),
     vscode.commands.registerCommand('attest.findEvidenceFor', async (uri: vscode.Uri, range: vscode.Range) => {

@@ -8,6 +8,7 @@ import type { CitationSupport } from '../core/verify/claims';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import { doiUrl, linkTarget, markdownCode, markdownLink, markdownText } from '../core/markdownText';
 import type { Checker } from './checker';
+import { describeRetraction } from './retraction';
 
 /** Shows the bibliography entry behind the citation key under the cursor. */
 export class CitationHoverProvider implements vscode.HoverProvider {
@@ -29,6 +30,8 @@ export class CitationHoverProvider implements vscode.HoverProvider {
     const support = result.supports?.find((s) => s.citation === citation);
     const parts = [describeEntry(entry)];
     if (verdict) parts.push(describeVerdict(verdict));
+    const retraction = describeRetraction(result.verdicts?.get(citation.key)?.retraction);
+    if (retraction) parts.push(retraction);
     if (support) parts.push(describeSupport(support));
     return new vscode.Hover(parts, range);
   }

@@ -38,10 +38,13 @@ export class StatusBar implements vscode.Disposable {
     const unchecked = result.verdicts ? [...result.verdicts.values()].filter((l) => l.verdict.status === 'unchecked').length : 0;
     // Offline or with every source failing, a clean bar would read as "all references checked".
     const notChecked = unchecked > 0 ? ` $(question) ${vscode.l10n.t('{0} not checked', unchecked)}` : '';
+    // Cited works found retracted, each once however often it is cited: the error a writer most needs to see.
+    const retracted = new Set(result.findings.filter((f) => f.code === 'retracted').map((f) => f.key)).size;
+    const retractedText = retracted > 0 ? ` $(circle-slash) ${vscode.l10n.t('{0} retracted', retracted)}` : '';
     this.item.text =
       counts.error + counts.warning === 0
         ? `$(pass) ${vscode.l10n.t('Attest')}${notChecked}`
-        : `$(error) ${counts.error} $(warning) ${counts.warning} ${vscode.l10n.t('Attest')}${notChecked}`;
+        : `$(error) ${counts.error} $(warning) ${counts.warning}${retractedText} ${vscode.l10n.t('Attest')}${notChecked}`;
     const summary = vscode.l10n.t(
       'Citations: {0} (keys: {1}); bibliography entries: {2}. Errors: {3}, warnings: {4}, notes: {5}.',
       result.citations.length,

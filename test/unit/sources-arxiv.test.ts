@@ -45,6 +45,7 @@ const ATTENTION: SourceRecord = {
     'We propose a new simple network architecture, the Transformer, based solely on attention mechanisms, dispensing with recurrence and convolutions entirely. ' +
     'Experiments on two machine translation tasks show these models to be superior in quality while being more parallelizable and requiring significantly less time to train.',
   openAccessUrl: 'http://arxiv.org/pdf/1706.03762v7',
+  updates: { notices: [] },
 };
 
 const { failsWith } = sourceErrorAsserts('arxiv');
@@ -141,6 +142,7 @@ describe('the arXiv source', () => {
           'supergravity on the product of Anti-deSitter spacetimes, spheres and other compact manifolds. ' +
           'This is shown by taking some branes in string theory and their near horizon geometry.',
         openAccessUrl: 'https://arxiv.org/pdf/hep-th/9711200v3',
+        updates: { notices: [] },
       });
       assert.equal(lecture.title, 'A Lecture on the Large $N$ Limit: Superconformal Theories & Supergravity Revisited');
       assert.equal(lecture.arxivId, '2305.18248');

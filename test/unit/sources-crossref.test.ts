@@ -35,6 +35,7 @@ const STATE_OF_OA: SourceRecord = {
     'Despite growing interest in Open Access (OA) to scholarly literature, there is an unmet need for large-scale, ' +
     'up-to-date, and reproducible studies assessing the prevalence and characteristics of OA. We address this need using oaDOI, ' +
     'an open online service that determines OA status for 67 million articles.',
+  updates: { notices: [] },
 };
 
 const { assertMalformed, failsWith } = sourceErrorAsserts('crossref');
@@ -193,7 +194,7 @@ describe('Crossref', () => {
       assert.equal(url.searchParams.get('query.bibliographic'), 'The state of OA 2018');
       assert.equal(url.searchParams.get('query.author'), 'Piwowar Priem');
       assert.equal(url.searchParams.get('rows'), '4');
-      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'relation', 'subtitle', 'title', 'type']);
+      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'relation', 'subtitle', 'title', 'type', 'update-to', 'updated-by']);
     });
 
     it('leaves out query.author when the entry names no author', async () => {

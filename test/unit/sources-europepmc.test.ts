@@ -32,6 +32,7 @@ const BAT_CORONAVIRUS: SourceRecord = {
     'to infect humans5-7. Here we report the identification and characterization of a new coronavirus (2019-nCoV), which caused an epidemic ' +
     'of acute respiratory syndrome in humans in Wuhan, China.',
   openAccessUrl: 'https://europepmc.org/articles/PMC7095418?pdf=render',
+  updates: { notices: [] },
 };
 
 const { failsWith, assertMalformed } = sourceErrorAsserts('europepmc');

@@ -1,5 +1,10 @@
 import type { Author } from '../bibliography/types';
 import type { SourceId, SourceRecord } from '../sources/types';
+import { combineUpdates } from '../verify/retraction';
+import { hasRetractionMark } from '../verify/normalize';
+
+/** A paper the source that found it shows not to stand: Find Evidence says so, and Suggest does not cite it. */
+export type PaperStanding = 'retracted' | 'expression-of-concern' | 'withdrawn';
 
 /** Where a paper's metadata came from, so evidence shown to the user can name and link its source. */
 export interface PaperOrigin {
@@ -26,6 +31,8 @@ export interface Paper {
   readonly openAccessUrl?: string;
   /** Absent for a paper that came from no bibliographic source, such as a local collection. */
   readonly source?: PaperOrigin;
+  /** Absent for a paper no source has shown to be retracted, withdrawn or under concern. */
+  readonly standing?: PaperStanding;
 }
 
 /**
@@ -50,7 +57,18 @@ export function paperFromRecord(record: SourceRecord): Paper {
     arxivId: record.arxivId,
     openAccessUrl: record.openAccessUrl,
     source: { id: record.source, recordId: record.id, url: record.url },
+    ...optionalStanding(record),
   };
+}
+
+/**
+ * What the record says of the paper's standing: its source's notices, else a "RETRACTED:" mark on its
+ * title. A notice (a retraction notice found by a search) is no evidence either, and reads as retracted.
+ */
+function optionalStanding(record: SourceRecord): { standing?: PaperStanding } {
+  const status = record.updates && combineUpdates([{ source: record.source, updates: record.updates }]).status;
+  if (status === 'retracted' || status === 'notice' || hasRetractionMark(record.title)) return { standing: 'retracted' };
+  return status === 'expression-of-concern' || status === 'withdrawn' ? { standing: status } : {};
 }
 
 /** Each paper once, in the order first cited; papers sharing an id are one work. */

@@ -10,6 +10,7 @@ import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import { HttpClient } from './http';
 import { normalizeArxivId, normalizeDoi, splitPersonName } from './normalize';
+import { arxivUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
@@ -31,6 +32,7 @@ export class ArxivSource implements PaperSource {
   readonly id = 'arxiv';
   readonly name = 'arXiv';
   readonly partialCoverage = true;
+  readonly reportsUpdates = true;
   private readonly http: HttpClient;
 
   constructor(options: ArxivOptions = {}) {
@@ -159,6 +161,7 @@ function parseArxivEntry(entry: Node): SourceRecord {
     arxivId,
     abstract: text(entry.summary),
     openAccessUrl: text(pdf?.['@href']),
+    updates: arxivUpdates(text(entry.comment), pdf !== undefined),
   };
 }
 

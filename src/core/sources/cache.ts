@@ -51,7 +51,8 @@ export class LookupCache {
     private readonly lifetimes: CacheLifetimes = DEFAULT_LIFETIMES,
   ) {}
 
-  async get(key: string, options: { includeExpired?: boolean } = {}): Promise<CachedAnswer | undefined> {
+  /** `maxAgeMs` shortens the entry's lifetime for this read: an answer read for a retraction status is kept a week. */
+  async get(key: string, options: { includeExpired?: boolean; maxAgeMs?: number } = {}): Promise<CachedAnswer | undefined> {
     let entry: unknown;
     try {
       const bytes = await readFileBounded(this.fileFor(key), MAX_ENTRY_BYTES);
@@ -61,7 +62,7 @@ export class LookupCache {
       return undefined;
     }
     if (!isStoredEntry(entry) || entry.key !== key) return undefined;
-    const lifetime = entry.status === 200 ? this.lifetimes.foundMs : this.lifetimes.notFoundMs;
+    const lifetime = Math.min(entry.status === 200 ? this.lifetimes.foundMs : this.lifetimes.notFoundMs, options.maxAgeMs ?? Infinity);
     if (!options.includeExpired && Date.now() - entry.storedAt > lifetime) return undefined;
     return { status: entry.status, body: entry.body };
   }

@@ -10,6 +10,7 @@ import { SourceHealth } from './health';
 import { HttpClient } from './http';
 import type { HttpClientOptions } from './http';
 import { doiPath, normalizeDoi, stripMarkup } from './normalize';
+import { crossrefUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
@@ -27,13 +28,14 @@ export interface CrossrefOptions {
 }
 
 /** Only the fields Attest reads; Crossref's full records carry every reference of the work. */
-const FIELDS = ['DOI', 'URL', 'type', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract', 'relation'].join(',');
+const FIELDS = ['DOI', 'URL', 'type', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract', 'relation', 'updated-by', 'update-to'].join(',');
 const DEFAULT_LIMIT = 5;
 
 export class CrossrefSource implements PaperSource {
   readonly id = 'crossref';
   readonly name = 'Crossref';
   readonly venuesJournalsOnly = true;
+  readonly reportsUpdates = true;
   private readonly records: HttpClient;
   private readonly lists: HttpClient;
 
@@ -150,6 +152,7 @@ export function parseCrossrefWork(work: unknown): SourceRecord {
     doi,
     abstract: maybeStripped(text(work.abstract)),
     ...(work.type === 'posted-content' ? { preprint: true, publishedDoi: publishedDoiOf(work.relation) } : {}),
+    updates: crossrefUpdates(work, doi),
   };
 }
 

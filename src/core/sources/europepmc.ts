@@ -10,6 +10,7 @@ import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import { HttpClient } from './http';
 import { normalizeDoi, splitPersonName, stripMarkup } from './normalize';
+import { europePmcUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
@@ -33,6 +34,7 @@ export class EuropePmcSource implements PaperSource {
   readonly id = 'europepmc';
   readonly name = 'Europe PMC';
   readonly partialCoverage = true;
+  readonly reportsUpdates = true;
   private readonly http: HttpClient;
 
   constructor(options: EuropePmcOptions = {}) {
@@ -53,6 +55,15 @@ export class EuropePmcSource implements PaperSource {
     if (!normalized) return undefined;
     const records = await this.query(`DOI:"${normalized}"`, DOI_PAGE, options);
     return records.find((record) => record.doi === normalized);
+  }
+
+  /** `EXT_ID:"…" AND SRC:MED` for a PubMed id, `PMCID:"PMC…"` for a PubMed Central one. */
+  async byPubMedId(id: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
+    const pmid = /^\d{1,12}$/.test(id) ? id : undefined;
+    const pmcid = /^PMC\d{1,12}$/i.test(id) ? id.toUpperCase() : undefined;
+    if (!pmid && !pmcid) return undefined;
+    const records = await this.query(pmid ? `EXT_ID:"${pmid}" AND SRC:MED` : `PMCID:"${pmcid}"`, DOI_PAGE, options);
+    return records.find((record) => (pmid ? record.pmid === pmid : record.pmcid === pmcid));
   }
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
@@ -129,6 +140,7 @@ export function parseEuropePmcResult(result: unknown): SourceRecord {
     pmcid: /^PMC\d+$/.test(text(result.pmcid) ?? '') ? text(result.pmcid) : undefined,
     abstract: abstract === undefined ? undefined : stripMarkup(abstract) || undefined,
     openAccessUrl: openAccessUrlOf(result.fullTextUrlList),
+    updates: europePmcUpdates(result),
   };
 }
 

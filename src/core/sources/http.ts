@@ -158,7 +158,7 @@ export class HttpClient {
   private async request<T>(
     path: string,
     params: QueryParams,
-    { signal, run }: RequestOptions,
+    { signal, run, maxCacheAgeMs }: RequestOptions,
     read: (body: string) => T,
     init: RequestInit,
     absentOn404: boolean,
@@ -167,7 +167,7 @@ export class HttpClient {
     // Lookups are keyed apart, so a 404 cached before 404s were checked as above is never served.
     const cacheKey = init.body !== undefined ? `${init.method} ${url.href} ${init.body}` : absentOn404 ? `LOOKUP ${url.href}` : url.href;
     const { cache, offline } = this.options;
-    const cached = await cache?.get(cacheKey, { includeExpired: offline });
+    const cached = await cache?.get(cacheKey, { includeExpired: offline, maxAgeMs: maxCacheAgeMs });
     if (cached?.status === 404 && absentOn404) return undefined;
     if (cached?.status === 200) {
       try {

@@ -7,6 +7,7 @@ import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES } from './config';
 import { HttpClient } from './http';
 import { doiPath, normalizeArxivId, normalizeDoi, splitPersonName, stripMarkup } from './normalize';
+import { openAlexUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
@@ -23,7 +24,7 @@ export interface OpenAlexOptions {
 }
 
 /** Only the fields Attest reads, which keeps answers small (`abstract_inverted_index` is most of them). */
-const FIELDS = ['id', 'doi', 'title', 'display_name', 'publication_year', 'authorships', 'primary_location', 'locations', 'open_access', 'best_oa_location', 'abstract_inverted_index'].join(',');
+const FIELDS = ['id', 'doi', 'title', 'display_name', 'publication_year', 'authorships', 'primary_location', 'locations', 'open_access', 'best_oa_location', 'abstract_inverted_index', 'is_retracted', 'ids'].join(',');
 const DEFAULT_LIMIT = 5;
 const SET_KEY = 'with "Attest: Set Source API Key" (ATTEST_OPENALEX_API_KEY for the CLI)';
 /** Since February 2026 OpenAlex answers searches only with an API key, and answers 403 without one. */
@@ -34,6 +35,7 @@ const REFUSED_KEY = `The OpenAlex API key may be wrong or its daily allowance sp
 export class OpenAlexSource implements PaperSource {
   readonly id = 'openalex';
   readonly name = 'OpenAlex';
+  readonly reportsUpdates = true;
   private readonly http: HttpClient;
 
   constructor(options: OpenAlexOptions = {}) {
@@ -133,9 +135,18 @@ export function parseOpenAlexWork(work: unknown): SourceRecord {
     venue: venueOf(work),
     doi,
     arxivId: arxivIdOf(doi, work.locations),
+    ...pubMedIdsOf(ids),
     abstract: rebuildAbstract(work.abstract_inverted_index),
     openAccessUrl: openAccessUrlOf(work),
+    ...(typeof work.is_retracted === 'boolean' ? { updates: openAlexUpdates(work.is_retracted) } : {}),
   };
+}
+
+/** `ids: { pmid: "https://pubmed.ncbi.nlm.nih.gov/123", pmcid: "https://www.ncbi.nlm.nih.gov/pmc/articles/456" }`. */
+function pubMedIdsOf(ids: Json): { pmid?: string; pmcid?: string } {
+  const pmid = /(\d+)\/?$/.exec(text(ids.pmid) ?? '')?.[1];
+  const pmcid = /(?:PMC)?(\d+)\/?$/i.exec(text(ids.pmcid) ?? '')?.[1];
+  return { ...(pmid ? { pmid } : {}), ...(pmcid ? { pmcid: `PMC${pmcid}` } : {}) };
 }
 
 function maybe<T>(value: string | undefined, f: (value: string) => T | undefined): T | undefined {

@@ -1,5 +1,6 @@
 import type { CheckRun } from './health';
 import type { Author } from '../bibliography/types';
+import type { UpdateSignals } from './notices';
 
 /** The open bibliographic sources Attest asks. */
 export type SourceId = 'openalex' | 'crossref' | 'semanticscholar' | 'arxiv' | 'europepmc' | 'core';
@@ -28,6 +29,8 @@ export interface SourceRecord {
   readonly preprint?: boolean;
   /** For a preprint, the DOI of its published version as the source links them (Crossref's `is-preprint-of`). */
   readonly publishedDoi?: string;
+  /** What the source says of the work's retractions, withdrawals, concerns and corrections, where it can say. */
+  readonly updates?: UpdateSignals;
 }
 
 /** What a title search looks for: the fields of a .bib entry that identify a work. */
@@ -42,6 +45,8 @@ export interface BibliographicQuery {
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;
+  /** A cached answer older than this is asked again (a retraction status is kept a week, metadata a month). */
+  readonly maxCacheAgeMs?: number;
   /** The check the request belongs to: a source that keeps failing is skipped until it ends. */
   readonly run?: CheckRun;
 }
@@ -59,6 +64,8 @@ export interface PaperSource {
    * preprints), so that its finding nothing says little about a work from elsewhere.
    */
   readonly partialCoverage?: boolean;
+  /** True for a source whose records carry `updates`: what it knows of retractions and other notices. */
+  readonly reportsUpdates?: boolean;
   byDoi?(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   byArxivId?(arxivId: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   search(query: BibliographicQuery, options?: RequestOptions): Promise<SourceRecord[]>;
@@ -66,6 +73,8 @@ export interface PaperSource {
    * The names of the venues (journals, conferences) the source knows by a name like `name`: display
    * names, abbreviations and former titles. Throws `SourceError` like the others.
    */
+  /** A work by its PubMed id (digits) or PubMed Central id (`PMC…`), where the source holds them. */
+  byPubMedId?(id: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   searchVenues?(name: string, options?: RequestOptions): Promise<string[]>;
   /** True when `searchVenues` knows journals only (Crossref's), so a conference it lacks says little. */
   readonly venuesJournalsOnly?: boolean;

@@ -7,7 +7,7 @@ import { arxivPartOfDoi, venueWords } from './normalize';
 import { venueUnknownTo } from './venues';
 
 /** How the matched record was found. */
-export type LookupRoute = 'doi' | 'arxiv' | 'title';
+export type LookupRoute = 'doi' | 'arxiv' | 'pubmed' | 'title';
 
 /** What the open sources say about one bibliography entry. */
 export type ExistenceVerdict = Verdict & {
@@ -258,6 +258,9 @@ function identifierLookups(entry: BibEntry): IdentifierLookup[] {
   const lookups: IdentifierLookup[] = [];
   if (entry.doi) lookups.push(['doi', entry.doi, (s, id, options) => s.byDoi?.(id, options)]);
   if (entry.arxivId) lookups.push(['arxiv', entry.arxivId, (s, id, options) => s.byArxivId?.(id, options)]);
+  // A PubMed or PubMed Central id: Europe PMC's, for works cited that way (`pmid = {…}`) without a DOI.
+  const pubMed = entry.pmid ?? entry.pmcid;
+  if (pubMed && !entry.doi) lookups.push(['pubmed', pubMed, (s, id, options) => s.byPubMedId?.(id, options)]);
   return lookups;
 }
 

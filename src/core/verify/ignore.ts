@@ -11,7 +11,13 @@ export interface IgnoredVerdict {
   readonly claim: string;
   /** The sentence as it was, for a person reading the file. */
   readonly text: string;
+  /** What is ignored: absent for the support verdict, `retraction` for a work cited knowing it was retracted (or under concern, corrected, withdrawn). */
+  readonly about?: IgnoredAbout;
+  /** Why the writer cites it all the same, kept for whoever reads the manuscript's ignore list. */
+  readonly reason?: string;
 }
+
+export type IgnoredAbout = 'retraction';
 
 /** What identifies a verdict: the cited key and the sentence citing it. */
 export interface VerdictSubject {
@@ -53,7 +59,7 @@ export class IgnoreList {
     /** The file as the user has it, fields and entries Attest does not know included, so that adding keeps them. */
     private readonly content: IgnoreFile,
   ) {
-    this.subjects = new Set(content.ignored.filter(isIgnoredVerdict).map((e) => subjectOf(e.key, e.claim)));
+    this.subjects = new Set(content.ignored.filter(isIgnoredVerdict).map((e) => subjectOf(e.key, e.claim, e.about)));
   }
 
   /** Reads the list; a missing file is an empty list, a damaged one an `IgnoreFileError` naming the file. */
@@ -76,16 +82,20 @@ export class IgnoreList {
     return new IgnoreList(file, parsed);
   }
 
-  has(citation: VerdictSubject): boolean {
-    return citation.claim !== undefined && this.subjects.has(subjectOf(citation.key, claimHash(citation.claim.text)));
+  /** Whether the citation's support verdict is ignored, or with `about`, what it says of the work's retraction. */
+  has(citation: VerdictSubject, about?: IgnoredAbout): boolean {
+    return citation.claim !== undefined && this.subjects.has(subjectOf(citation.key, claimHash(citation.claim.text), about));
   }
 
-  /** Adds a citation's verdict and writes the file atomically (temp file, then rename). */
-  async add(citation: VerdictSubject): Promise<void> {
-    if (!citation.claim || this.has(citation)) return;
-    const entry: IgnoredVerdict = { key: citation.key, claim: claimHash(citation.claim.text), text: citation.claim.text };
+  /**
+   * Adds a citation's verdict and writes the file atomically (temp file, then rename). A retraction is
+   * ignored with the writer's reason, which is kept.
+   */
+  async add(citation: VerdictSubject, ignore?: { readonly about: IgnoredAbout; readonly reason: string }): Promise<void> {
+    if (!citation.claim || this.has(citation, ignore?.about)) return;
+    const entry: IgnoredVerdict = { key: citation.key, claim: claimHash(citation.claim.text), text: citation.claim.text, ...ignore };
     this.content.ignored.push(entry);
-    this.subjects.add(subjectOf(entry.key, entry.claim));
+    this.subjects.add(subjectOf(entry.key, entry.claim, entry.about));
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
     await fs.writeFile(temp, `${JSON.stringify(this.content, null, 2)}\n`);
@@ -98,11 +108,15 @@ function isIgnoreFile(value: unknown): value is IgnoreFile {
 }
 
 function isIgnoredVerdict(value: unknown): value is IgnoredVerdict {
-  return typeof value === 'object' && value !== null && typeof (value as IgnoredVerdict).key === 'string' && typeof (value as IgnoredVerdict).claim === 'string';
+  if (typeof value !== 'object' || value === null) return false;
+  const { key, claim, about } = value as Record<string, unknown>;
+  // An entry about something this version does not know ignores nothing it reports.
+  return typeof key === 'string' && typeof claim === 'string' && (about === undefined || about === 'retraction');
 }
 
-function subjectOf(key: string, claim: string): string {
-  return claim + key;
+/** The hash has a fixed length and the prefix a fixed set of values, so the string is unambiguous. */
+function subjectOf(key: string, claim: string, about: IgnoredAbout | undefined): string {
+  return `${about ?? ''}:${claim}${key}`;
 }
 
 function claimHash(text: string): string {

@@ -13,6 +13,7 @@ import {
   significantWordCount,
   titleWords,
   venueWords,
+  withoutRetractionMark,
   type NameKey,
   type VenueWord,
   type VenueWords,
@@ -184,8 +185,11 @@ export interface TitleComparison {
   readonly shortened: boolean;
 }
 
-export function compareTitles(expected: string | undefined, found: string | undefined): TitleComparison {
-  const base = { field: 'title' as const, expected, found };
+export function compareTitles(expectedTitle: string | undefined, foundTitle: string | undefined): TitleComparison {
+  const base = { field: 'title' as const, expected: expectedTitle, found: foundTitle };
+  // "RETRACTED: " before a record's title (or an entry's copied from it) says what became of the work; it is no difference of title.
+  const expected = expectedTitle === undefined ? undefined : withoutRetractionMark(expectedTitle);
+  const found = foundTitle === undefined ? undefined : withoutRetractionMark(foundTitle);
   const a = expected === undefined ? [] : titleWords(expected);
   const b = found === undefined ? [] : titleWords(found);
   if (a.length === 0 || b.length === 0) return { field: { ...base, status: 'unknown' }, similarity: 0, shortened: false };

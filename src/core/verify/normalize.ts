@@ -60,6 +60,24 @@ const TITLE_STOPWORDS = new Set([
   'via', 'into', 'its', 'their', 'our', 'we', 'be', 'vs', 'versus', 'toward', 'towards', 'using', 'based',
 ]);
 
+/**
+ * The mark publishers put before a retracted or withdrawn work's title, as sources show it:
+ * "RETRACTED: ", "RETRACTED ARTICLE: ", "WITHDRAWN: ", in JATS or HTML markup ("<i>Retracted:</i> ").
+ * "Retraction: …" and "Retraction notice to …" are the titles of notices, which are other works.
+ */
+const RETRACTION_MARK = /^\s*(?:<[^<>]{1,40}>\s*)*(?:retracted|withdrawn)(?:\s+article)?\s*(?:<\/[^<>]{1,40}>\s*)*[:.]\s*(?:<\/[^<>]{1,40}>\s*)*/i;
+
+/** A title without the retraction mark before it: the mark is a sign about the work, not part of its title. */
+export function withoutRetractionMark(title: string): string {
+  const match = RETRACTION_MARK.exec(title);
+  return match && match[0].length < title.length ? title.slice(match[0].length) : title;
+}
+
+/** Whether a title carries the retraction mark. */
+export function hasRetractionMark(title: string): boolean {
+  return withoutRetractionMark(title) !== title;
+}
+
 /** The title's words; "towards" and "toward" are used interchangeably by authors and sources. */
 export function titleWords(title: string): string[] {
   const text = normalizeText(title);

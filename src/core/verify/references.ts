@@ -7,6 +7,8 @@ import { CheckRun } from '../sources/health';
 import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
 import { abstractOf, type Abstract } from './abstracts';
 import { resolveEntry, type ExistenceVerdict } from './existence';
+import { retractionOf, type RetractionStatus } from './retraction';
+import { retractionFindings, type Acknowledged } from './retractionFindings';
 
 export interface ReferenceCheckOptions {
   readonly signal?: AbortSignal;
@@ -44,12 +46,12 @@ export class VerdictCache {
       this.lookups.delete(key);
       return undefined;
     }
-    return known && { verdict: known.verdict, abstract: known.abstract, entry };
+    return known && { verdict: known.verdict, abstract: known.abstract, retraction: known.retraction, entry };
   }
 
   set(lookup: Lookup): void {
     if (!worthKeeping(lookup)) return;
-    this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract, storedAt: Date.now() });
+    this.lookups.set(fingerprint(lookup.entry), { verdict: lookup.verdict, abstract: lookup.abstract, retraction: lookup.retraction, storedAt: Date.now() });
   }
 
   /**
@@ -77,9 +79,12 @@ export class VerdictCache {
   }
 }
 
-/** A lookup cut short (the time limit, a cancel, an abstract no source could be asked for) is asked again by the next check. */
+/**
+ * A lookup cut short (the time limit, a cancel, an abstract or a retraction status no source could be
+ * asked for) is asked again by the next check.
+ */
 function worthKeeping(lookup: Lookup): boolean {
-  return !(lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) && !lookup.abstractUnanswered;
+  return !(lookup.verdict.status === 'unchecked' && lookup.verdict.timedOut) && !lookup.abstractUnanswered && !lookup.retraction?.failed;
 }
 
 /** What `promise` gives, unless `signal` aborts first: then `SourceError('cancelled')`. */
@@ -113,6 +118,8 @@ export interface Lookup {
    * came first: no abstract here is no answer, and the next check asks again.
    */
   readonly abstractUnanswered?: true;
+  /** For a work that was found: whether it was retracted, is under concern, corrected or withdrawn. */
+  readonly retraction?: RetractionStatus;
 }
 
 /** One lookup per distinct key: the first definition, as BibTeX uses it. */
@@ -180,14 +187,23 @@ async function prefetch(entries: readonly BibEntry[], sources: readonly PaperSou
 async function lookUp(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions): Promise<Lookup> {
   const verdict = await resolveEntry(entry, sources, request);
   if (verdict.status !== 'found' && verdict.status !== 'metadata-mismatch') return { entry, verdict };
-  try {
-    const { abstract, incomplete } = await abstractOf(entry, verdict.record, sources, request);
-    return { entry, verdict, abstract, ...(incomplete && { abstractUnanswered: true }) };
-  } catch (error) {
-    // Out of time or cancelled while fetching the abstract: the verdict itself stands.
-    if (error instanceof SourceError && error.kind === 'cancelled') return { entry, verdict, abstractUnanswered: true };
+  const [abstract, retraction] = await Promise.all([
+    abstractOf(entry, verdict.record, sources, request).catch(whenCancelled(undefined)),
+    retractionOf(entry, verdict.record, sources, request).catch(whenCancelled(CUT_SHORT)),
+  ]);
+  // Out of time or cancelled while fetching the abstract: the verdict itself stands.
+  const abstractPart = abstract ? { abstract: abstract.abstract, ...(abstract.incomplete && { abstractUnanswered: true as const }) } : { abstractUnanswered: true as const };
+  return { entry, verdict, ...abstractPart, retraction };
+}
+
+const CUT_SHORT: RetractionStatus = { status: 'unchecked', notices: [], sources: [], reason: 'The check was cut short before the sources were asked.', failed: true };
+
+/** A cancel (or the time limit) answers `value`; any other error stays an error. */
+function whenCancelled<T>(value: T): (error: unknown) => T {
+  return (error) => {
+    if (error instanceof SourceError && error.kind === 'cancelled') return value;
     throw error;
-  }
+  };
 }
 
 /**
@@ -223,8 +239,8 @@ export function citedEntries(result: CheckResult): BibEntry[] {
  * Findings for the verdicts: on the entry in its .bib, and for a reference that was not found, on each
  * citation of it too, where the writer is looking.
  */
-export function referenceFindings(verdicts: Verdicts, citations: CheckResult['citations'], showUnchecked: boolean): Finding[] {
-  const findings: Finding[] = [];
+export function referenceFindings(verdicts: Verdicts, citations: CheckResult['citations'], showUnchecked: boolean, acknowledged?: Acknowledged): Finding[] {
+  const findings: Finding[] = retractionFindings(verdicts.values(), citations, acknowledged);
   for (const { entry, verdict } of verdicts.values()) {
     const finding = findingFor(entry, verdict, showUnchecked);
     if (!finding) continue;
@@ -297,6 +313,6 @@ function recordEvidence(record: SourceRecord, via: string): Evidence {
 }
 
 /** The check's result with the reference findings added in their places. */
-export function withReferenceFindings(result: CheckResult, verdicts: Verdicts, showUnchecked: boolean): CheckResult {
-  return { ...result, verdicts, findings: sortFindings([...result.findings, ...referenceFindings(verdicts, result.citations, showUnchecked)]) };
+export function withReferenceFindings(result: CheckResult, verdicts: Verdicts, showUnchecked: boolean, acknowledged?: Acknowledged): CheckResult {
+  return { ...result, verdicts, findings: sortFindings([...result.findings, ...referenceFindings(verdicts, result.citations, showUnchecked, acknowledged)]) };
 }
