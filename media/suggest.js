@@ -11,7 +11,7 @@
   const root = document.getElementById('root');
 
   const OUTCOMES = ['drafted', 'insufficient', 'no-sources', 'empty', 'malformed'];
-  const STATUSES = ['supported', 'unconfirmed', 'contradicted', 'uncited'];
+  const STATUSES = ['supported', 'unconfirmed', 'contradicted', 'unrelated', 'uncited'];
   const FIXES = ['settings', 'apiKey'];
 
   // ---------------------------------------------------------------------------------------

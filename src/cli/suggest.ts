@@ -44,7 +44,8 @@ every sentence is checked against the passages it cites. Prints one JSON object:
   --config FILE       JSON settings with the editor's keys: attest.llm.* (endpoint, model, …),
                       attest.suggest.*, attest.retrieval.liveSearch, attest.sources.*
   --accept WHICH      supported (default): insert the supported sentences; unconfirmed: also the
-                      unconfirmed ones. Contradicted and uncited sentences are never inserted.
+                      unconfirmed ones. Contradicted, unrelated and uncited sentences are never
+                      inserted.
   --bib FILE          a bibliography whose keys are reused for papers it has (repeatable)
   --nli-model DIR     the ONNX NLI model folder (or ATTEST_NLI_MODEL) to confirm sentences with
                       (default: Attest's built-in model); none: no sentence is supported, only unconfirmed

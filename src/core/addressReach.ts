@@ -47,14 +47,39 @@ export async function inwardRedirect(origin: URL, to: URL, refused: string, serv
   return `${refused}: a ${target} address, which ${service} is not.`;
 }
 
+/**
+ * Whether the address `url` names is this machine: every address its host resolves to is a loopback
+ * one. A name is judged by where it leads, never by how it looks (`127.0.0.1.example.com` is a name
+ * like any other); one that does not resolve is not this machine.
+ */
+export async function isThisMachine(url: string): Promise<boolean> {
+  let hostname: string;
+  try {
+    hostname = new URL(url.trim()).hostname;
+  } catch {
+    return false;
+  }
+  const addresses = await addressesOf(bare(hostname));
+  return addresses.length > 0 && addresses.every((address) => reachOfAddress(address) === 'loopback');
+}
+
 /** Where a host is: by its address, or by every address its name has (the most private counts). */
 async function reachOf(hostname: string): Promise<Reach> {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = bare(hostname);
   if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback';
-  if (isIP(host)) return reachOfAddress(host);
   // A name that does not resolve is not followed anywhere: the fetch fails and says so.
-  const addresses = await dns.lookup(host, { all: true }).catch(() => []);
-  return addresses.map((a) => reachOfAddress(a.address)).find((reach) => reach !== 'public') ?? 'public';
+  return (await addressesOf(host)).map(reachOfAddress).find((reach) => reach !== 'public') ?? 'public';
+}
+
+/** A URL's hostname without the brackets of an IPv6 address, in lower case. */
+function bare(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+/** The host's addresses: itself when it is one, else what its name resolves to (none when it does not). */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host)) return [host];
+  return (await dns.lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
 }
 
 function reachOfAddress(address: string): Reach {

@@ -277,10 +277,10 @@ class SuggestCitedText implements vscode.Disposable {
   }
 
   /** Whether requests may go to the settings' endpoint: asked in the panel the first time, and whenever the endpoint changes. */
-  private allowed(claim: string, settings: LlmSettings & { readonly limits: DraftLimits }): Promise<boolean> {
+  private async allowed(claim: string, settings: LlmSettings & { readonly limits: DraftLimits }): Promise<boolean> {
     const endpoint = endpointName(settings.baseUrl);
-    if (this.context.workspaceState.get<string>(CONSENT_KEY) === endpoint) return Promise.resolve(true);
-    const outgoing = describeOutgoing(claim, settings, MAX_SOURCES, settings.limits.maxSentences);
+    if (this.context.workspaceState.get<string>(CONSENT_KEY) === endpoint) return true;
+    const outgoing = await describeOutgoing(claim, settings, MAX_SOURCES, settings.limits.maxSentences);
     this.panel.show({ type: 'consent', selection: claim, endpoint: outgoing.endpoint, outgoing: outgoing.text, liveSearch: this.liveSearch() });
     return new Promise((answer) => (this.consent = { endpoint, answer }));
   }

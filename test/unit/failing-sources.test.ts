@@ -92,6 +92,52 @@ describe('references against sources that fail', () => {
     assert.ok(server.requests.length > askedInFirst, 'the next check asks the sources afresh');
   });
 
+  describe('an identifier or title no source can be asked about', () => {
+    /** As arXiv's own listing prints the id: with its primary category. */
+    const WITH_CATEGORY = parseBibliography(
+      `@misc{vaswani2017, title={Attention Is All You Need}, author={Vaswani, Ashish}, year={2017}, eprint={1706.03762 [cs.CL]}, archiveprefix={arXiv}}`,
+      '/p/refs.bib',
+    ).entries;
+    const UNASKABLE = parseBibliography(
+      `@misc{a, title={Attention Is All You Need}, author={Vaswani, Ashish}, year={2017}, eprint={not-an-id}, archiveprefix={arXiv}}
+@misc{b, author={Vaswani, Ashish}, year={2017}, eprint={not-an-id}, archiveprefix={arXiv}}
+@article{c, title={???}, author={Vaswani, Ashish}, journal={Nature}, year={2017}}`,
+      '/p/refs.bib',
+    ).entries;
+
+    function offline(): ReturnType<typeof createSources> {
+      const settings: Record<string, unknown> = { 'attest.sources.enabled': SOURCE_IDS, 'attest.sources.offline': true };
+      return createSources(sourcesConfigFrom((name) => settings[name]).config, {});
+    }
+
+    it('reads an arXiv id written with its category, and asks the sources about it', async () => {
+      assert.equal(WITH_CATEGORY[0].arxivId, '1706.03762');
+      const server = await serve((_, res) => sendText(res, 404, 'Not Found'));
+      await verifyEntries(WITH_CATEGORY, sourcesAt(server.baseUrl), { timeLimitMs: 2500 });
+      assert.ok(
+        server.requests.some((r) => r.url.includes('1706.03762')),
+        server.requests.map((r) => r.url).join('\n'),
+      );
+    });
+
+    it('calls nothing "not found" offline, where no lookup was made', async () => {
+      const verdicts = await verifyEntries([...WITH_CATEGORY, ...UNASKABLE], offline(), { timeLimitMs: 2500 });
+      assert.deepEqual(
+        [...verdicts.values()].map((l) => l.verdict.status),
+        ['unchecked', 'unchecked', 'unchecked', 'unchecked'],
+      );
+    });
+
+    it('counts no lookup it could not make as an answer when the sources answer 404 to everything', async () => {
+      const server = await serve((_, res) => sendText(res, 404, 'Not Found'));
+      const verdicts = await verifyEntries(UNASKABLE, sourcesAt(server.baseUrl), { timeLimitMs: 2500 });
+      assert.deepEqual(
+        [...verdicts.values()].map((l) => l.verdict.status),
+        ['unchecked', 'unchecked', 'unchecked'],
+      );
+    });
+  });
+
   it('sends a key only to the origin it was stored for', async () => {
     const server = await serve((_, res) => sendText(res, 503, ''));
     const forPublicApi = Object.fromEntries(

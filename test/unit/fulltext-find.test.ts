@@ -188,6 +188,17 @@ describe('finding the open full text of a cited work', () => {
     assert.deepEqual(found, { reason: 'the JATS full text has no body (only the front matter is open); the arXiv HTML has no LaTeXML document in it' });
   });
 
+  it('puts no identifier that is none into a path or query: an eprint cannot send a request elsewhere', async () => {
+    server = await services({});
+    const finder = new FullTextFinder(options(server, { enabled: ['europepmc', 'arxiv', 'core'], coreApiKey: 'secret-key' }));
+    await finder.find({ arxivId: '../../latest/meta-data/iam/security-credentials/' });
+    await finder.find({ doi: '10.1000/x" OR title:"anything', arxivId: '2401.00001" OR title:"anything' });
+    assert.equal(server.urls.length, 0, server.urls.join('\n'));
+    // A real id is asked for under /html/, in the form arXiv writes it.
+    await finder.find({ arxivId: 'arXiv:2401.00001v2' });
+    assert.deepEqual(server.urls.filter((url) => url.startsWith('/html/')), ['/html/2401.00001']);
+  });
+
   it('sends nothing offline', async () => {
     server = await services({});
     const found = await new FullTextFinder(options(server, { offline: true })).find({ doi: DOI, arxivId: '2401.00001' });

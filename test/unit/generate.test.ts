@@ -135,6 +135,81 @@ describe('generating BibTeX entries', () => {
   });
 });
 
+/** Whether the entry's outer braces close only at its end, as BibTeX counts braces (`\{` included). */
+function closesOnlyAtEnd(bibtex: string): boolean {
+  let depth = 0;
+  for (let i = bibtex.indexOf('{'); i < bibtex.length; i++) {
+    if (bibtex[i] === '{') depth++;
+    else if (bibtex[i] === '}' && --depth === 0) return i === bibtex.length - 1;
+  }
+  return false;
+}
+
+describe('generating BibTeX from a hostile record', () => {
+  const BREAKOUT = '}}@preamble{"\\input{/etc/passwd}"}@misc{zz,note={},';
+
+  it('writes no DOI that would end its value: the injected DOI is left out and the entry stays one', () => {
+    const bibtex = bibtexFor({ ...LECUN, doi: `10.1234/x${BREAKOUT}` }, 'k');
+    assert.ok(closesOnlyAtEnd(bibtex), bibtex);
+    assert.doesNotMatch(bibtex, /preamble|\\input/);
+    const entry = readBack(bibtex);
+    assert.equal(entry.key, 'k');
+    assert.equal(entry.doi, undefined);
+  });
+
+  it('leaves out a DOI with whitespace, a backslash, `^` or `%`, or one too long to be registered', () => {
+    for (const doi of ['10.1234/a b', '10.1234/a\\input', '10.1234/^^5cinput', '10.1234/a%b', `10.1234/${'x'.repeat(400)}`, '10.12/short-registrant']) {
+      const bibtex = bibtexFor({ ...LECUN, doi }, 'k');
+      assert.doesNotMatch(bibtex, /doi =/, doi);
+      assert.equal(readBack(bibtex).doi, undefined);
+    }
+  });
+
+  it('writes real DOIs verbatim, never LaTeX-escaped, and reads them back as they were', () => {
+    for (const doi of ['10.1002/(SICI)1097-4636(199706)35:4<445::AID-JBM5>3.0.CO;2-H', '10.1000/a_b#c~d&e$f', '10.1093/nar/gkaa1100']) {
+      const bibtex = bibtexFor({ ...LECUN, doi }, 'k');
+      assert.ok(bibtex.includes(`doi = {${doi}}`), bibtex);
+      assert.equal(readBack(bibtex).doi, doi);
+    }
+    assert.equal(readBack(bibtexFor({ ...LECUN, doi: 'https://doi.org/10.1038/nature14539' }, 'k')).doi, '10.1038/nature14539');
+  });
+
+  it('percent-encodes what would end a URL value or start a command, and writes web addresses only', () => {
+    const bibtex = bibtexFor(record({ title: 'A report', url: `https://example.org/p_1?q=${BREAKOUT}#^^5c` }), 'k');
+    assert.ok(closesOnlyAtEnd(bibtex), bibtex);
+    assert.doesNotMatch(bibtex, /[\\^]|@preamble\{/);
+    const url = readBack(bibtex).url ?? '';
+    assert.match(url, /^https:\/\/example\.org\/p_1\?q=%7D%7D@preamble%7B/);
+    assert.equal(decodeURIComponent(new URL(url).search), `?q=${BREAKOUT}`);
+    for (const link of ['javascript:alert(1)', 'file:///etc/passwd', `https://example.org/${'x'.repeat(3000)}`]) {
+      assert.equal(readBack(bibtexFor(record({ title: 'A report', url: link }), 'k')).url, undefined, link);
+    }
+    // A URL that cannot be written gives way to the next one the record has.
+    assert.equal(readBack(bibtexFor(record({ title: 'A report', openAccessUrl: 'file:///x.pdf', url: 'https://openalex.org/W1' }), 'k')).url, 'https://openalex.org/W1');
+  });
+
+  it('escapes every text field, in ASCII and in UTF-8, so that each reads back as it was and the entry stays one', () => {
+    for (const script of ['', ' Кириллица']) {
+      const hostile = record({
+        title: `T${BREAKOUT}${script}`,
+        // A family name keeps no `,` (it would split the name) nor `=` (which the reader's name parser drops).
+        authors: [{ family: `Smith${BREAKOUT.replace(/[,=]/g, ';')}`, given: 'J^^5c' }, { literal: `Org ${BREAKOUT}` }],
+        year: 2020,
+        venue: `Journal of X${BREAKOUT}`,
+        doi: '10.1234/ok',
+      });
+      const bibtex = bibtexFor(hostile, 'k');
+      assert.ok(closesOnlyAtEnd(bibtex), bibtex);
+      const entry = readBack(bibtex);
+      assert.equal(entry.title, hostile.title);
+      assert.deepEqual(entry.authors, hostile.authors);
+      assert.equal(entry.venue, hostile.venue);
+      assert.equal(entry.year, 2020);
+      assert.equal(entry.doi, '10.1234/ok');
+    }
+  });
+});
+
 describe('citation keys', () => {
   const none = new Set<string>();
 

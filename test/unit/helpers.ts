@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { SourceError } from '../../src/core/sources/types';
 import type { Workspace } from '../../src/core/workspace';
 
 /** The repository root, from out/test/unit. */
@@ -18,4 +19,12 @@ export class MemoryWorkspace implements Workspace {
   async readText(file: string): Promise<string | undefined> {
     return this.files.get(file);
   }
+}
+
+/**
+ * A source's refusal to ask about what it cannot read (an identifier, a title without words): a failure,
+ * never "no such work".
+ */
+export function isNotAsked(error: unknown): boolean {
+  return error instanceof SourceError && error.kind === 'unavailable' && /was not asked/.test(error.message);
 }

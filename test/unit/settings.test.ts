@@ -8,6 +8,7 @@ interface Property {
   readonly type: string;
   readonly default?: unknown;
   readonly markdownDescription?: string;
+  readonly scope?: string;
 }
 
 const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, Property> } } };
@@ -27,6 +28,12 @@ describe('the settings as the Settings UI shows them', () => {
       const property = manifest.contributes.configuration.properties[`attest.sources.${id}.requestsPerSecond`];
       assert.equal(property.default, DEFAULT_SOURCES[id].requestsPerSecond, id);
     }
+  });
+
+  it('takes every address Attest sends requests to from the user\'s own settings only, never a workspace\'s', () => {
+    const addresses = properties.filter(([key]) => /baseUrl$/i.test(key));
+    assert.ok(addresses.some(([key]) => key === 'attest.fullText.arxivHtmlBaseUrl') && addresses.some(([key]) => key === 'attest.llm.baseUrl'));
+    for (const [key, property] of addresses) assert.equal(property.scope, 'machine', key);
   });
 
   it('has a description for every setting in package.nls.json', () => {

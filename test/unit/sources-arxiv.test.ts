@@ -5,7 +5,7 @@ import type { ArxivOptions } from '../../src/core/sources/arxiv';
 import { ArxivSource, parseArxivFeed } from '../../src/core/sources/arxiv';
 import { SourceError } from '../../src/core/sources/types';
 import type { SourceRecord } from '../../src/core/sources/types';
-import { REPO_ROOT } from './helpers';
+import { isNotAsked, REPO_ROOT } from './helpers';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendText } from './support/server';
 import { sourceErrorAsserts } from './support/sourceErrors';
@@ -93,9 +93,10 @@ describe('the arXiv source', () => {
       assert.equal(server.requests.length, 1);
     });
 
-    it('answers undefined without asking when the text is no arXiv id', async () => {
+    it('refuses, without asking, text that is no arXiv id: no answer, never "no such work"', async () => {
       const server = await serve(atom(fixture('id-1706.03762.xml')));
-      assert.equal(await arxiv(server).byArxivId('not-an-id'), undefined);
+      await assert.rejects(arxiv(server).byArxivId('not-an-id'), isNotAsked);
+      await assert.rejects(arxiv(server).search({ title: '???' }), isNotAsked);
       assert.equal(server.requests.length, 0);
     });
 

@@ -3,6 +3,7 @@ import { CrossrefSource, parseCrossrefListResponse, parseCrossrefWork, parseCros
 import { normalizeDoi, stripMarkup } from '../../src/core/sources/normalize';
 import type { SourceRecord } from '../../src/core/sources/types';
 import { SourceError } from '../../src/core/sources/types';
+import { isNotAsked } from './helpers';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { delay, ScriptedServer, sendJson, sendText } from './support/server';
@@ -205,9 +206,10 @@ describe('Crossref', () => {
       assert.equal(url.searchParams.get('rows'), '5');
     });
 
-    it('finds nothing for an empty title, without asking', async () => {
+    it('refuses an empty title and text that is no DOI without asking: no answer, never "no such work"', async () => {
       const server = await serve((_, res) => sendJson(res, 200, SEARCH));
-      assert.deepEqual(await new CrossrefSource({ baseUrl: server.baseUrl }).search({ title: '  ', authors: ['Piwowar'] }), []);
+      await assert.rejects(new CrossrefSource({ baseUrl: server.baseUrl }).search({ title: '  ', authors: ['Piwowar'] }), isNotAsked);
+      await assert.rejects(new CrossrefSource({ baseUrl: server.baseUrl }).byDoi('peerj.4375'), isNotAsked);
       assert.equal(server.requests.length, 0);
     });
 

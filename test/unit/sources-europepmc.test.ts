@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { EuropePmcOptions } from '../../src/core/sources/europepmc';
 import { EuropePmcSource, parseEuropePmcResult, parseEuropePmcSearch } from '../../src/core/sources/europepmc';
 import type { SourceRecord } from '../../src/core/sources/types';
+import { isNotAsked } from './helpers';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendJson, sendText } from './support/server';
@@ -115,9 +116,10 @@ describe('Europe PMC', () => {
       assert.equal(await epmc(other).byDoi('10.1038/s41586-020-2008-3'), undefined, 'a result for another DOI is not an answer');
     });
 
-    it('answers undefined without asking for text that is no DOI', async () => {
+    it('refuses, without asking, text that is no DOI and a title without words: no answer, never "no such work"', async () => {
       const server = await serve((_, res) => sendJson(res, 200, BY_DOI));
-      assert.equal(await epmc(server).byDoi('s41586-020-2012-7'), undefined);
+      await assert.rejects(epmc(server).byDoi('s41586-020-2012-7'), isNotAsked);
+      await assert.rejects(epmc(server).search({ title: '"()"' }), isNotAsked);
       assert.equal(server.requests.length, 0);
     });
 

@@ -152,6 +152,17 @@ describe('the HTTP client of the sources', () => {
       assert.ok(!error.message.includes(SECRET.slice(0, 8)), error.message);
     });
 
+    it('hides a key that an error echoes percent-encoded, as it was sent in the URL, in any case of hex or encoded twice', async () => {
+      const key = 'Kq+7/x=9 z!';
+      const server = await serve((req, res) => {
+        const sent = /api_key=([^&]*)/.exec(req.url ?? '')?.[1] ?? '';
+        sendText(res, 401, `bad key ${sent} / ${sent.toLowerCase()} / ${encodeURIComponent(key).replace(/%/g, '%25')} / ${encodeURIComponent(key)}`);
+      });
+      const error = await failsWith(client(server, { privateParams: { api_key: key } }).getJson('/works'), 'unauthorized');
+      assert.equal(error.message.match(/…/g)?.length, 4, error.message);
+      assert.doesNotMatch(error.message, /Kq|7%2F|x%3D/i);
+    });
+
     it('reports other client errors as "unavailable" with the source\'s explanation', async () => {
       const server = await serve((_, res) => sendJson(res, 400, { error: 'Invalid filter', message: 'Unknown filter field: author_name' }));
       const error = await failsWith(client(server).getJson('/works'), 'unavailable');

@@ -4,6 +4,7 @@ import { normalizeArxivId, splitPersonName } from '../../src/core/sources/normal
 import { OpenAlexSource, parseOpenAlexResults, parseOpenAlexWork, rebuildAbstract } from '../../src/core/sources/openalex';
 import type { SourceRecord } from '../../src/core/sources/types';
 import { SourceError } from '../../src/core/sources/types';
+import { isNotAsked } from './helpers';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendJson, sendText } from './support/server';
@@ -198,9 +199,9 @@ describe('OpenAlex', () => {
       assert.equal(await openalex.byDoi('10.1/none'), undefined);
     });
 
-    it('answers undefined for something that is no DOI, without asking', async () => {
+    it('refuses something that is no DOI without asking: no answer, never "no such work"', async () => {
       const server = await serve((_, res) => sendJson(res, 200, WORK));
-      assert.equal(await new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('peerj.4375'), undefined);
+      await assert.rejects(new OpenAlexSource({ baseUrl: server.baseUrl }).byDoi('peerj.4375'), isNotAsked);
       assert.equal(server.requests.length, 0);
     });
 
@@ -223,9 +224,9 @@ describe('OpenAlex', () => {
       assert.equal(url.searchParams.get('per-page'), '3');
     });
 
-    it('finds nothing for an empty title, without asking', async () => {
+    it('refuses an empty title without asking: no answer, never "no such work"', async () => {
       const server = await serve((_, res) => sendJson(res, 200, SEARCH));
-      assert.deepEqual(await new OpenAlexSource({ baseUrl: server.baseUrl }).search({ title: ' "()" ' }), []);
+      await assert.rejects(new OpenAlexSource({ baseUrl: server.baseUrl }).search({ title: ' "()" ' }), isNotAsked);
       assert.equal(server.requests.length, 0);
     });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { SemanticScholarOptions } from '../../src/core/sources/semanticscholar';
 import { parseSemanticScholarBatch, parseSemanticScholarPaper, parseSemanticScholarSearch, SemanticScholarSource } from '../../src/core/sources/semanticscholar';
 import type { SourceRecord } from '../../src/core/sources/types';
+import { isNotAsked } from './helpers';
 import { sourceFixture } from './support/fixtures';
 import type { Handler } from './support/server';
 import { ScriptedServer, sendJson, sendText } from './support/server';
@@ -149,10 +150,11 @@ describe('Semantic Scholar', () => {
       assert.equal(server.requests.length, 1);
     });
 
-    it('answers undefined without asking for text that is no DOI or arXiv id', async () => {
+    it('refuses, without asking, text that is no DOI or arXiv id and a title without words: no answer, never "no such work"', async () => {
       const server = await serve((_, res) => sendJson(res, 200, PAPER));
-      assert.equal(await s2(server).byDoi('not a doi'), undefined);
-      assert.equal(await s2(server).byArxivId('not an id'), undefined);
+      await assert.rejects(s2(server).byDoi('not a doi'), isNotAsked);
+      await assert.rejects(s2(server).byArxivId('not an id'), isNotAsked);
+      await assert.rejects(s2(server).search({ title: '???' }), isNotAsked);
       assert.equal(server.requests.length, 0);
     });
 

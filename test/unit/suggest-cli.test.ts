@@ -18,6 +18,8 @@ const DRAFT = [
   'Bleeding events rose \\input{/etc/passwd} [1].',
   'Smith et al. found the same [2].',
   'Aspirin also lowers stroke risk [9].',
+  // Injected: its source shares none of its terms.
+  'Vaccines cause autism [1].',
 ].join(' ');
 
 interface Report {
@@ -88,6 +90,7 @@ describe('attest suggest', () => {
       [
         ['Daily low-dose aspirin reduced the risk of ischaemic stroke by a fifth.', 'unconfirmed', [1]],
         ['Aspirin is widely used.', 'uncited', []],
+        ['Vaccines cause autism.', 'unrelated', [1]],
       ],
     );
     assert.deepEqual(report.removed.map((r) => r.reason), ['TeX markup', 'works named by "et al."', `it cites source 9, but there are ${report.sources.length} sources`]);

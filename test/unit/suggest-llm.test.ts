@@ -203,6 +203,13 @@ describe('the language model client (openai against a local chat-completions ser
     assert.equal(server?.received.length, 1);
   });
 
+  it('never repeats the key percent-encoded either, as a proxy echoing a URL would', async () => {
+    const key = 'vllm key/with+special=chars';
+    const llm = await llmFor([{ status: 401, message: `Refused ${encodeURIComponent(key)} and ${new URLSearchParams({ k: key }).toString()}` }], { apiKey: key });
+    const error = await failsWith(llm.complete(ASK), 'auth');
+    assert.doesNotMatch(error.message, /vllm|special/, error.message);
+  });
+
   it('points at the endpoint and model on a 404', async () => {
     const llm = await llmFor([{ status: 404, message: "model 'local-model' not found" }]);
     assert.match((await failsWith(llm.complete(ASK), 'not-found')).message, /\/v1.*"local-model".*not found/);

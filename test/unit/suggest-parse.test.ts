@@ -61,6 +61,16 @@ describe('reading a drafted suggestion', () => {
     ]);
   });
 
+  it('keeps prose that only looks like a pointer: decades, counts in words, studies without a name', () => {
+    const prose = [
+      "Caching spread in the '90s. ← 1",
+      'The study enrolled twenty patients. ← 1',
+      'This review covers Phase III trials. ← 1',
+      'Their study found the same. ← 1',
+    ];
+    assert.deepEqual(outcome(prose.map((s) => s.replace(/\. ← 1$/, ' [1].')).join(' ')).kept, prose);
+  });
+
   it('keeps statistics, plain numbers, dates and the specials prose uses', () => {
     assert.deepEqual(outcome('Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5 [1]. In 2019 the trial began [2]. From March 2020 until Spring 2021 it ran [2]. Half (½) of Phase Ⅲ ended [1].').kept, [
       'Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5. ← 1',
@@ -207,6 +217,14 @@ describe('reading a drafted suggestion', () => {
       ['a backslash before the marker', 'Caching helps\\[1].', /TeX/],
       ['a double backslash and comment', 'Caching helps \\\\% [1].', /TeX/],
       ['fullwidth backslash', 'Caching helps ＼cite{x} [1].', /TeX/],
+      ['an author and colleagues in a venue', 'Caching helps, as Vaswani and colleagues showed in their NeurIPS paper [1].', /and colleagues|where it appeared/],
+      ['a venue naming a paper', 'Caching helps, as a NeurIPS paper showed [1].', /where it appeared/],
+      ['a possessive and a venue', 'Caching helps, as shown in their Nature paper [1].', /where it appeared/],
+      ['a possessive and a year in words', "Smith's twenty-twenty study shows caching helps [1].", /its author|its year/],
+      ['a year in words naming a study', 'The two thousand and nineteen review found caching helps [1].', /its year/],
+      ['an author without a date', 'Caching helps (Jones, n.d.) [1].', /n\.d\./],
+      ['two authors and a short year', "Caching helps (Smith & Jones, '19) [1].", /author and year|year in parentheses/],
+      ['an author and a curly short year', 'Caching helps, as Smith, ’19 found [1].', /author and year/],
     ];
     for (const [name, draft, reason] of CASES) {
       it(name, () => {

@@ -67,19 +67,32 @@ describe('the prompts of a suggestion', () => {
     );
   });
 
-  it('describes what leaves the machine, with the first request word for word', () => {
+  it('describes what leaves the machine, with the first request word for word', async () => {
     const settings = { baseUrl: 'http://localhost:11434/v1/', model: 'llama3.1', temperature: 0.2, maxTokens: 800 };
-    const local = describeOutgoing('Caching cuts latency.', settings, 6);
+    const local = await describeOutgoing('Caching cuts latency.', settings, 6);
     assert.equal(local.endpoint, 'http://localhost:11434/v1/chat/completions');
     assert.equal(local.local, true);
     assert.ok(local.text.includes(queryMessages('Caching cuts latency.').map((m) => m.content).join('\n--- user ---\n')));
     assert.match(local.text, /nothing leaves it/);
     assert.match(local.text, /up to 3 sentences of the abstract of each of up to 6 papers/);
     assert.match(local.text, /no API key/);
-    const remote = describeOutgoing('x', { ...settings, baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-secret-key' }, 6);
+    const remote = await describeOutgoing('x', { ...settings, baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-secret-key' }, 6);
     assert.equal(remote.local, false);
     assert.match(remote.text, /outside this machine/);
     assert.match(remote.text, /your API key/);
     assert.ok(!remote.text.includes('sk-secret-key'));
+  });
+
+  it('calls an endpoint "this machine" by the address it resolves to, never by how its name looks', async () => {
+    const settings = { model: 'llama3.1', temperature: 0.2, maxTokens: 800 };
+    const where = async (baseUrl: string): Promise<boolean> => (await describeOutgoing('x', { ...settings, baseUrl }, 6)).local;
+    for (const baseUrl of ['http://127.0.0.1:11434/v1', 'http://[::1]:8080/v1', 'http://0x7f.1:8080/v1', 'http://localhost:1234/v1']) {
+      assert.equal(await where(baseUrl), true, baseUrl);
+    }
+    // A name under a reserved domain that resolves to nothing here, and addresses of other machines.
+    for (const baseUrl of ['https://127.0.0.1.attacker.example/v1', 'https://localhost.example/v1', 'http://10.0.0.5/v1', 'http://169.254.169.254/v1', 'not a url']) {
+      assert.equal(await where(baseUrl), false, baseUrl);
+      assert.match((await describeOutgoing('x', { ...settings, baseUrl }, 6)).text, /outside this machine/);
+    }
   });
 });

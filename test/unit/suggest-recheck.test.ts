@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { NliModel, NliPair, NliScores } from '../../src/core/models/nli';
 import type { Paper } from '../../src/core/papers/paper';
+import { acceptedSentences } from '../../src/core/suggest/insertion';
 import { recheck, supportJudge } from '../../src/core/suggest/recheck';
 import type { NumberedSource } from '../../src/core/suggest/sources';
 import { premiseText } from './support/ruleNli';
@@ -20,6 +21,7 @@ const SOURCES: NumberedSource[] = [
   { number: 1, paper: paper('a'), passages: ['We measured twelve web servers.', 'Caching cuts median latency by forty percent.'] },
   { number: 2, paper: paper('b'), passages: ['Glaciers retreat faster in warm summers.'] },
   { number: 3, paper: paper('c'), passages: ['A larger cache raises latency under churn.'] },
+  { number: 5, paper: paper('e'), passages: ['We measured the latency of caching web servers.'] },
 ];
 
 describe('re-checking drafted sentences against the passages they cite', () => {
@@ -32,16 +34,27 @@ describe('re-checking drafted sentences against the passages they cite', () => {
     assert.equal(checked.evidence?.judgement.model, 'keywords');
   });
 
-  it('marks a contradicted sentence contradicted and leaves an unrelated one unconfirmed, saying why', async () => {
+  it('marks a contradicted sentence contradicted, an unrelated one unrelated, and a related one it cannot confirm unconfirmed, saying why', async () => {
     const judge = supportJudge({ nli: { model: new KeywordNli(), id: 'keywords' } });
-    const checked = await recheck([{ text: 'Caching lowers latency.', sources: [3] }, { text: 'Caching lowers latency.', sources: [2] }], SOURCES, judge);
+    const sentences = [3, 2, 5].map((n) => ({ text: 'Caching lowers latency.', sources: [n] }));
+    const checked = await recheck(sentences, SOURCES, judge);
     assert.deepEqual(
       checked.map((c) => [c.status, c.reason]),
       [
         ['contradicted', 'a cited passage contradicts it, so it is never inserted'],
+        ['unrelated', "the cited passages share none of the sentence's key terms, so it is never inserted"],
         ['unconfirmed', 'the cited passages do not state it'],
       ],
     );
+  });
+
+  it('never lets a sentence its source is unrelated to be inserted, whatever the user chooses', async () => {
+    for (const judge of [supportJudge(), supportJudge({ nli: { model: new KeywordNli(), id: 'keywords' } })]) {
+      const checked = await recheck([{ text: 'Vaccines cause autism.', sources: [2] }], SOURCES, judge);
+      assert.equal(checked[0].status, 'unrelated');
+      assert.deepEqual(acceptedSentences(checked, 'all'), []);
+      assert.deepEqual(acceptedSentences(checked, new Set([0])), []);
+    }
   });
 
   it('without a model, confirms nothing but still catches a citation of something unrelated', async () => {
@@ -50,7 +63,7 @@ describe('re-checking drafted sentences against the passages they cite', () => {
       checked.map((c) => [c.status, c.reason]),
       [
         ['unconfirmed', 'related to the cited passages, but without an NLI model support cannot be confirmed'],
-        ['unconfirmed', "the cited passages share none of the sentence's key terms"],
+        ['unrelated', "the cited passages share none of the sentence's key terms, so it is never inserted"],
       ],
     );
   });

@@ -5,6 +5,7 @@ import { escapeLatexSpecials } from './escape';
 import { parseBibliography } from './parse';
 import type * as CitationJsModule from './citationJs';
 import type { Author, BibEntry } from './types';
+import { bibtexDoi, bibtexUrl } from './verbatim';
 
 /*
  * A record found by "Find evidence" becomes a .bib entry in three steps: the record is written as
@@ -155,6 +156,7 @@ function cslItemOf(record: SourceRecord, key: string, encoding: Encoding): CslIt
   const text = encoding === 'ascii' ? (value: string) => value : escapeLatexSpecials;
   const arxiv = arxivIdOf(record.arxivId, record.doi);
   const type = cslTypeOf(record.venue, arxiv !== undefined);
+  const doi = record.doi === undefined ? undefined : bibtexDoi(record.doi);
   return {
     id: key,
     type,
@@ -162,8 +164,8 @@ function cslItemOf(record: SourceRecord, key: string, encoding: Encoding): CslIt
     author: record.authors.map((a) => cslName(a, text)),
     ...(record.year === undefined ? {} : { issued: { 'date-parts': [[record.year]] } }),
     ...(type === 'document' || record.venue === undefined ? {} : { 'container-title': text(record.venue) }),
-    ...(record.doi === undefined ? {} : { DOI: record.doi }),
-    ...urlOf(record, arxiv),
+    ...(doi === undefined ? {} : { DOI: doi }),
+    ...urlOf(record, arxiv, doi),
   };
 }
 
@@ -186,12 +188,12 @@ function cslName(author: Author, text: (value: string) => string): CslName {
 
 /**
  * A link for readers when no identifier leads to the paper: the arXiv abstract page, else (without
- * a DOI) the open-access copy or the source's page for the record.
+ * a DOI to write) the open-access copy or the source's page for the record.
  */
-function urlOf(record: SourceRecord, arxiv: string | undefined): { URL?: string } {
+function urlOf(record: SourceRecord, arxiv: string | undefined, doi: string | undefined): { URL?: string } {
   if (arxiv !== undefined) return { URL: `https://arxiv.org/abs/${arxiv}` };
-  if (record.doi !== undefined) return {};
-  const url = record.openAccessUrl ?? record.url;
+  if (doi !== undefined) return {};
+  const url = [record.openAccessUrl, record.url].map((u) => (u === undefined ? undefined : bibtexUrl(u))).find((u) => u !== undefined);
   return url === undefined ? {} : { URL: url };
 }
 

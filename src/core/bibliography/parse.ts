@@ -1142,8 +1142,11 @@ function urlOf(url: string | undefined, howpublished: string | undefined): strin
   return howpublished !== undefined && /^https?:\/\/\S+$/i.test(howpublished) ? howpublished : undefined;
 }
 
-/** New-style `2101.00001` and old-style `astro-ph/0601001` identifiers, without version. */
-const ARXIV_ID = /^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?\/\d{7})(?:v\d+)?$/i;
+/**
+ * New-style `2101.00001` and old-style `astro-ph/0601001` identifiers, without version, also as arXiv's
+ * listings print them, with the primary category: `1706.03762 [cs.CL]`.
+ */
+const ARXIV_ID = /^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?\/\d{7})(?:v\d+)?(?:\s*\[[a-z-]+(?:\.[a-z-]+)?\])?$/i;
 
 function arxivIdOf(
   eprint: string | undefined,

@@ -17,6 +17,7 @@
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from '../sources/config';
 import type { SourceGates } from '../sources/gates';
 import { HttpClient } from '../sources/http';
+import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { SourceError, type SourceId } from '../sources/types';
 import type { WorkIds } from '../verify/claims';
 import { readFetchedText } from './readerThread';
@@ -81,7 +82,8 @@ export class FullTextFinder {
   }
 
   /** The first open full text of the work, or every service's reason for having none. */
-  async find(ids: WorkIds, signal?: AbortSignal): Promise<FullTextResult> {
+  async find(written: WorkIds, signal?: AbortSignal): Promise<FullTextResult> {
+    const ids = askable(written);
     const reasons: string[] = [];
     for (const service of this.services) {
       const key = service.keyFor(ids);
@@ -97,7 +99,8 @@ export class FullTextFinder {
   }
 
   /** The first full text of the work already in the store, asking no service: what is at hand. */
-  async stored(ids: WorkIds): Promise<FullText | undefined> {
+  async stored(written: WorkIds): Promise<FullText | undefined> {
+    const ids = askable(written);
     for (const service of this.services) {
       const key = service.keyFor(ids);
       const stored = typeof key === 'string' ? await this.options.store?.get(key) : undefined;
@@ -116,6 +119,21 @@ export class FullTextFinder {
       return { reason: error.message };
     }
   }
+}
+
+/**
+ * The work's identifiers that are what they claim to be, in the form the services read: the rest go
+ * into no path or query, where an eprint of `../../latest/meta-data/` or a DOI with a `"` would ask
+ * for something else.
+ */
+function askable(ids: WorkIds): WorkIds {
+  const doi = ids.doi === undefined ? undefined : normalizeDoi(ids.doi);
+  return {
+    doi: doi !== undefined && !/["\\]/.test(doi) ? doi : undefined,
+    arxivId: ids.arxivId === undefined ? undefined : normalizeArxivId(ids.arxivId),
+    pmid: ids.pmid !== undefined && /^\d{1,9}$/.test(ids.pmid) ? ids.pmid : undefined,
+    pmcid: ids.pmcid !== undefined && /^PMC\d{1,9}$/.test(ids.pmcid) ? ids.pmcid : undefined,
+  };
 }
 
 /** A service that cannot be asked at all; its reason is given for every work. */

@@ -9,7 +9,7 @@ import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import { HttpClient } from './http';
-import { normalizeArxivId, normalizeDoi, splitPersonName } from './normalize';
+import { arxivIdToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName } from './normalize';
 import { arxivUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
@@ -49,8 +49,7 @@ export class ArxivSource implements PaperSource {
   }
 
   async byArxivId(arxivId: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const id = normalizeArxivId(arxivId);
-    if (!id) return undefined;
+    const id = arxivIdToAsk(this.id, arxivId);
     const records = await this.http.getText('/api/query', { id_list: id, max_results: 1 }, options, parseArxivFeed);
     // An id arXiv does not have gets an empty feed; the record must be the one asked for.
     return records.find((record) => record.arxivId === id);
@@ -58,7 +57,7 @@ export class ArxivSource implements PaperSource {
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
     const title = searchWords(query.title);
-    if (title === '') return [];
+    if (title === '') throw notAsked(this.id, 'the title has no word to search for');
     const family = searchWords(query.authors?.[0] ?? '');
     // arXiv's own syntax: a quoted phrase for the title, underscores for spaces in an author's name.
     const searchQuery = family === '' ? `ti:"${title}"` : `ti:"${title}" AND au:${family.replace(/ /g, '_')}`;

@@ -8,7 +8,7 @@ import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import { HttpClient } from './http';
-import { normalizeArxivId, normalizeDoi, splitPersonName, stripMarkup } from './normalize';
+import { arxivIdToAsk, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
@@ -55,16 +55,14 @@ export class CoreSource implements PaperSource {
   }
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const normalized = normalizeDoi(doi);
-    if (!normalized) return undefined;
+    const normalized = doiToAsk(this.id, doi);
     const records = await this.query(`doi:"${normalized}"`, ID_PAGE, options);
     // The query is a search; only a work with exactly this DOI answers it.
     return records.find((record) => record.doi === normalized);
   }
 
   async byArxivId(arxivId: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const normalized = normalizeArxivId(arxivId);
-    if (!normalized) return undefined;
+    const normalized = arxivIdToAsk(this.id, arxivId);
     const records = await this.query(`arxivId:"${normalized}"`, ID_PAGE, options);
     return records.find((record) => record.arxivId === normalized);
   }
@@ -74,7 +72,8 @@ export class CoreSource implements PaperSource {
       .replace(/["(){}[\]\\]/g, ' ')
       .replace(/\s+/g, ' ')
       .trim();
-    return title === '' ? [] : this.query(`title:"${title}"`, query.limit ?? DEFAULT_LIMIT, options);
+    if (title === '') throw notAsked(this.id, 'the title has no word to search for');
+    return this.query(`title:"${title}"`, query.limit ?? DEFAULT_LIMIT, options);
   }
 
   private async query(q: string, limit: number, options: RequestOptions): Promise<SourceRecord[]> {

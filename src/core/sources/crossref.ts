@@ -9,7 +9,7 @@ import { DEFAULT_SOURCES } from './config';
 import { SourceHealth } from './health';
 import { HttpClient } from './http';
 import type { HttpClientOptions } from './http';
-import { doiPath, normalizeDoi, stripMarkup } from './normalize';
+import { doiPath, doiToAsk, normalizeDoi, notAsked, stripMarkup } from './normalize';
 import { crossrefUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
@@ -61,15 +61,14 @@ export class CrossrefSource implements PaperSource {
   }
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const normalized = normalizeDoi(doi);
-    if (!normalized) return undefined;
+    const normalized = doiToAsk(this.id, doi);
     return this.records.lookupJson(`/works/${doiPath(normalized)}`, {}, options, parseCrossrefWorkResponse);
   }
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
     const title = query.title.trim();
     // An empty query lists every work Crossref has.
-    if (title === '') return [];
+    if (title === '') throw notAsked(this.id, 'the title has no word to search for');
     const params = {
       // The year only weighs the ranking, so a wrong year in the .bib entry cannot hide the work.
       'query.bibliographic': query.year === undefined ? title : `${title} ${query.year}`,

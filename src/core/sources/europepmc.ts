@@ -9,7 +9,7 @@ import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import { HttpClient } from './http';
-import { normalizeDoi, splitPersonName, stripMarkup } from './normalize';
+import { doiToAsk, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
 import { europePmcUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
@@ -51,8 +51,7 @@ export class EuropePmcSource implements PaperSource {
   }
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const normalized = normalizeDoi(doi);
-    if (!normalized) return undefined;
+    const normalized = doiToAsk(this.id, doi);
     const records = await this.query(`DOI:"${normalized}"`, DOI_PAGE, options);
     return records.find((record) => record.doi === normalized);
   }
@@ -68,7 +67,7 @@ export class EuropePmcSource implements PaperSource {
 
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
     const title = phrase(query.title);
-    if (title === '') return [];
+    if (title === '') throw notAsked(this.id, 'the title has no word to search for');
     const family = phrase(query.authors?.[0] ?? '');
     return this.query(family === '' ? `TITLE:"${title}"` : `TITLE:"${title}" AND AUTH:"${family}"`, query.limit ?? DEFAULT_LIMIT, options);
   }

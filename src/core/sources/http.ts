@@ -37,6 +37,7 @@
  */
 import { version } from '../../../package.json';
 import { inwardRedirect } from '../addressReach';
+import { redactSecrets } from '../redact';
 import { refusedRedirect } from '../webLink';
 import type { LookupCache } from './cache';
 import { SourceGates, sleep, type RequestGate } from './gates';
@@ -381,7 +382,7 @@ export class HttpClient {
   }
 
   private redact(text: string): string {
-    return this.secrets().reduce((t, secret) => t.split(secret).join('…'), text);
+    return redactSecrets(text, this.secrets(), '…');
   }
 
   private error(kind: SourceError['kind'], message: string): SourceError {

@@ -3,6 +3,8 @@
  * prefixes, plain-text titles and abstracts, person names split into family and given.
  */
 import type { Author } from '../bibliography/types';
+import { SOURCE_NAMES } from './config';
+import { SourceError, type SourceId } from './types';
 
 /** Far above any registered DOI; longer strings are junk, not worth a request. */
 const MAX_DOI_LENGTH = 300;
@@ -18,6 +20,28 @@ export function normalizeDoi(raw: string): string | undefined {
 }
 
 /**
+ * Why `source` was not asked (an identifier it cannot read, a title with no word to search for): a
+ * failure like any other, since a question never put is no answer about the work.
+ */
+export function notAsked(source: SourceId, what: string): SourceError {
+  return new SourceError('unavailable', `${SOURCE_NAMES[source]} was not asked: ${what}.`, source);
+}
+
+/** The DOI to ask `source` about; throws `notAsked` when the text is none. */
+export function doiToAsk(source: SourceId, raw: string): string {
+  const doi = normalizeDoi(raw);
+  if (doi === undefined) throw notAsked(source, `"${raw}" is not a DOI`);
+  return doi;
+}
+
+/** The arXiv id to ask `source` about; throws `notAsked` when the text is none. */
+export function arxivIdToAsk(source: SourceId, raw: string): string {
+  const id = normalizeArxivId(raw);
+  if (id === undefined) throw notAsked(source, `"${raw}" is not an arXiv id`);
+  return id;
+}
+
+/**
  * A DOI as one URL path segment, its slashes escaped too: kept, a DOI such as `10.1234/../../admin`
  * would climb out of the API's path.
  */
@@ -25,12 +49,16 @@ export function doiPath(doi: string): string {
   return encodeURIComponent(doi);
 }
 
+/** The primary category arXiv prints after an id: ` [cs.CL]`, ` [hep-th]`, ` [physics.comp-ph]`. */
+export const ARXIV_CATEGORY = /\s*\[[a-z-]+(?:\.[a-z-]+)?\]$/i;
+
 /** arXiv registers every paper under this DOI prefix (DataCite), e.g. `10.48550/arxiv.2305.18248`. */
 const ARXIV_DOI = /^10\.48550\/arxiv\.(.+)$/i;
 
 /**
  * `arXiv:2305.18248v2`, `https://arxiv.org/abs/hep-th/9901001`, `https://arxiv.org/pdf/2305.18248v1.pdf`,
- * the arXiv DOI → the id without version; undefined when it is none of these.
+ * `1706.03762 [cs.CL]` (as arXiv's listings print it, with the primary category), the arXiv DOI → the
+ * id without version; undefined when it is none of these.
  */
 export function normalizeArxivId(raw: string): string | undefined {
   let id = raw.trim();
@@ -44,6 +72,7 @@ export function normalizeArxivId(raw: string): string | undefined {
     .replace(/^https?:\/\/(www\.|export\.)?arxiv\.org\/(abs|pdf)\//i, '')
     .replace(/^arxiv:/i, '')
     .replace(/\.pdf$/i, '')
+    .replace(ARXIV_CATEGORY, '')
     .replace(/v\d+$/i, '');
   if (/^\d{4}\.\d{4,5}$/.test(id)) return id;
   // Old-style ids keep their archive name, whose case matters: `hep-th/9901001`, `math.AG/0309136`.

@@ -6,7 +6,7 @@ import type { Author } from '../bibliography/types';
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES } from './config';
 import { HttpClient } from './http';
-import { doiPath, normalizeArxivId, normalizeDoi, splitPersonName, stripMarkup } from './normalize';
+import { doiPath, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
 import { openAlexUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
@@ -57,8 +57,7 @@ export class OpenAlexSource implements PaperSource {
   }
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const normalized = normalizeDoi(doi);
-    if (!normalized) return undefined;
+    const normalized = doiToAsk(this.id, doi);
     // OpenAlex answers 403 to ids containing these, which would read as a refused API key.
     if (/[,&]/.test(normalized)) {
       throw new SourceError('unavailable', `OpenAlex cannot look up a DOI containing "," or "&" (${normalized}).`, 'openalex');
@@ -70,7 +69,7 @@ export class OpenAlexSource implements PaperSource {
     // Lower case, so words of the title such as "AND" or "NOT" are not read as search operators.
     const search = query.title.toLowerCase().replace(/["()]/g, ' ').replace(/\s+/g, ' ').trim();
     // An empty search lists every work OpenAlex has.
-    if (search === '') return [];
+    if (search === '') throw notAsked(this.id, 'the title has no word to search for');
     const params = { search, 'per-page': query.limit ?? DEFAULT_LIMIT, select: FIELDS };
     return this.http.getJson('/works', params, options, parseOpenAlexResults);
   }

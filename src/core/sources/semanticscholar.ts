@@ -7,7 +7,7 @@ import type { Author } from '../bibliography/types';
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES } from './config';
 import { HttpClient } from './http';
-import { doiPath, normalizeArxivId, normalizeDoi, splitPersonName } from './normalize';
+import { arxivIdToAsk, doiPath, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
@@ -50,13 +50,11 @@ export class SemanticScholarSource implements PaperSource {
   }
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const normalized = normalizeDoi(doi);
-    return normalized === undefined ? undefined : this.paper(`DOI:${normalized}`, options);
+    return this.paper(`DOI:${doiToAsk(this.id, doi)}`, options);
   }
 
   async byArxivId(arxivId: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const normalized = normalizeArxivId(arxivId);
-    return normalized === undefined ? undefined : this.paper(`ARXIV:${normalized}`, options);
+    return this.paper(`ARXIV:${arxivIdToAsk(this.id, arxivId)}`, options);
   }
 
   /**
@@ -79,7 +77,7 @@ export class SemanticScholarSource implements PaperSource {
   async search(query: BibliographicQuery, options: RequestOptions = {}): Promise<SourceRecord[]> {
     // Plain words only: the relevance search has no query syntax, and punctuation only adds noise.
     const words = query.title.replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-    if (words === '') return [];
+    if (words === '') throw notAsked(this.id, 'the title has no word to search for');
     const params = { query: words, fields: FIELDS, limit: query.limit ?? DEFAULT_LIMIT };
     return this.http.getJson('/graph/v1/paper/search', params, options, parseSemanticScholarSearch);
   }

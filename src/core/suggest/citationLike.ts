@@ -17,6 +17,17 @@ const WORD_START = String.raw`(?<![\p{L}\p{N}])`;
 /** Capitalised words that stand before a year without naming anyone: "In 2019", "March 2020". */
 const NOT_A_NAME = String.raw`(?!(?:In|By|Since|From|Until|Till|Before|After|During|Of|On|At|For|To|Through|Between|And|Or|The|Early|Late|Mid|Circa|Around|About|Than|As|January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Spring|Summer|Autumn|Fall|Winter)(?![\p{L}'’-]))`;
 const NAME = String.raw`${WORD_START}${NOT_A_NAME}\p{Lu}[\p{L}'’-]{1,40}`;
+/** A year as its last two digits after an apostrophe, `'19`; not a decade, `the '90s`. */
+const SHORT_YEAR = String.raw`${WORD_START}['’‘]\d{2}(?![\p{N}s])`;
+const ANY_YEAR = `(?:${YEAR}|${SHORT_YEAR})`;
+/** A year in words: "twenty-twenty", "nineteen ninety-eight", "two thousand and nineteen". */
+const NUMBER_WORD =
+  '(?:hundred|oh|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|one|two|three|four|five|six|seven|eight|nine)';
+const YEAR_IN_WORDS = String.raw`${WORD_START}(?:nineteen|twenty|two\s{1,3}thousand)(?:[\s-]{1,3}(?:and\s{1,3})?${NUMBER_WORD}){1,2}(?![\p{L}])`;
+/** What a piece of work is called when a sentence points at one. */
+const WORK = String.raw`(?:study|studies|paper|papers|article|articles|review|report|survey|trial|work|analysis|meta-analysis|preprint|book|thesis|dissertation|findings|experiments?)(?![\p{L}])`;
+/** Venues a work is named by ("their NeurIPS paper"): the big conferences and journals, as models write them. */
+const VENUE = '(?:NeurIPS|NIPS|ICML|ICLR|CVPR|ICCV|ECCV|ACL|EMNLP|NAACL|AAAI|IJCAI|KDD|SIGIR|NEJM|JAMA|BMJ|PNAS|Lancet|Nature|Science|Cell)';
 
 interface Rule {
   readonly pattern: RegExp;
@@ -50,7 +61,7 @@ const RULES: readonly Rule[] = [
     reason: 'a work the sources do not include (in press, unpublished, further reading)',
   },
   {
-    pattern: new RegExp(String.raw`${NAME}(?:['’]s|s['’])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3}){0,2}${YEAR}|${NAME}(?:,|\s{1,3}(?:and|&)\s{1,3}\p{Lu}[\p{L}'’-]{1,40},?)\s{0,3}${YEAR}`, 'u'),
+    pattern: new RegExp(String.raw`${NAME}(?:['’]s|s['’])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3}){0,2}${YEAR}|${NAME}(?:,|\s{1,3}(?:and|&)\s{1,3}\p{Lu}[\p{L}'’-]{1,40},?)\s{0,3}${ANY_YEAR}`, 'u'),
     reason: 'a work named by its author and year',
   },
   {
@@ -58,6 +69,17 @@ const RULES: readonly Rule[] = [
     reason: 'a work named by its year',
   },
   { pattern: new RegExp(String.raw`${NAME}\s{1,3}${YEAR}`, 'u'), reason: 'a work named by its author and year' },
+  {
+    pattern: new RegExp(String.raw`${NAME}\s{1,3}(?:and|&)\s{1,3}(?:colleagues|co-?workers|co-?authors|collaborators|associates|others|team)(?![\p{L}])`, 'u'),
+    reason: 'a work named by its author ("and colleagues")',
+  },
+  { pattern: new RegExp(String.raw`${NAME}(?:['’]s|s['’])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3}){0,2}${WORK}`, 'u'), reason: 'a work named by its author' },
+  {
+    pattern: new RegExp(String.raw`${WORD_START}${VENUE}(?![\p{L}])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3})?${WORK}|${WORD_START}(?:[Tt]heir|[Hh]is|[Hh]er|[Ii]ts|[Oo]ur|[Mm]y)\s{1,3}\p{Lu}[\p{L}\p{N}-]{0,30}\s{1,3}${WORK}`, 'u'),
+    reason: 'a work named by where it appeared ("their NeurIPS paper")',
+  },
+  { pattern: new RegExp(String.raw`${YEAR_IN_WORDS}\s{1,3}(?:[\p{L}-]{1,30}\s{1,3})?${WORK}`, 'iu'), reason: 'a work named by its year' },
+  { pattern: new RegExp(String.raw`${WORD_START}n\.\s{0,2}d\.`, 'iu'), reason: 'a work without a date ("n.d.")' },
   { pattern: new RegExp(String.raw`${NAME},\s{1,3}\p{Lu}\.`, 'u'), reason: "an author's name as a reference list writes it" },
   {
     pattern: new RegExp(String.raw`${WORD_START}(?:vol|pp)\.?\s{0,3}\d|${WORD_START}(?:ibid|op\.\s{0,3}cit|loc\.\s{0,3}cit)(?![\p{L}])`, 'iu'),
@@ -67,7 +89,7 @@ const RULES: readonly Rule[] = [
 
 /** A parenthesis holding only numbers, perhaps labelled: `(7)`, `(7, 12)`, `(S7)`, `(ref 7)`, `(7, p. 4)`. */
 const NUMBER_LIST = /^\s{0,3}(?:[\p{L}.]{1,10}\s{0,3})?\p{Nd}{1,6}[a-z]?(?:\s{0,3}[-–—,;]\s{0,3}(?:[\p{L}.]{1,10}\s{0,3})?\p{Nd}{1,6}[a-z]?){0,50}\s{0,3}$/u;
-const HAS_YEAR = new RegExp(YEAR, 'u');
+const HAS_YEAR = new RegExp(ANY_YEAR, 'u');
 
 /** Why `sentence` cannot be kept, or undefined when it holds nothing that points at a work. */
 export function citationLike(sentence: string): string | undefined {

@@ -16,7 +16,7 @@ export type UnconfirmedChoice = ReadonlySet<number> | 'all';
 
 /**
  * The sentences Accept inserts, in order: every supported one, and the unconfirmed ones chosen.
- * Contradicted and uncited sentences never go in, whatever is chosen.
+ * Contradicted, unrelated and uncited sentences never go in, whatever is chosen.
  */
 export function acceptedSentences<S extends Pick<SuggestedSentence, 'status'>>(sentences: readonly S[], unconfirmed: UnconfirmedChoice = new Set()): S[] {
   return sentences.filter((s, i) => s.status === 'supported' || (s.status === 'unconfirmed' && (unconfirmed === 'all' || unconfirmed.has(i))));

@@ -1,5 +1,6 @@
 /** What went wrong with a request to the language model, said so the user knows what to do about it. */
 import type { APIError } from 'openai';
+import { redactSecrets } from '../redact';
 
 export type LlmErrorKind =
   | 'not-configured'
@@ -143,6 +144,6 @@ const REASONS: Readonly<Record<string, string>> = {
  * proxy may echo all of it.
  */
 function redact(text: string, apiKey: string | undefined): string {
-  const withoutKey = apiKey && apiKey.length >= 4 ? text.split(apiKey).join('***') : text;
+  const withoutKey = apiKey && apiKey.length >= 4 ? redactSecrets(text, [apiKey], '***') : text;
   return withoutKey.replace(/\bsk-[\w*-]{4,}/g, 'sk-***');
 }

@@ -2,6 +2,7 @@
  * The two requests a suggestion makes of the model: search queries for the user's selection, then a
  * draft written only from numbered sources. Also, in words, exactly what those requests send.
  */
+import { isThisMachine } from '../addressReach';
 import type { ChatMessage, LlmSettings } from './llm';
 import { endpointName } from './llmErrors';
 import { DEFAULT_DRAFT_LIMITS } from './limits';
@@ -106,9 +107,9 @@ export interface OutgoingDescription {
  * What a suggestion for `selection` will send, shown before the first request. The sources of the
  * drafting request are found only after the first request, so that one is described by what it holds.
  */
-export function describeOutgoing(selection: string, settings: Pick<LlmSettings, 'baseUrl' | 'model' | 'apiKey' | 'temperature' | 'maxTokens'>, maxSources: number, maxSentences = DEFAULT_DRAFT_LIMITS.maxSentences): OutgoingDescription {
+export async function describeOutgoing(selection: string, settings: Pick<LlmSettings, 'baseUrl' | 'model' | 'apiKey' | 'temperature' | 'maxTokens'>, maxSources: number, maxSentences = DEFAULT_DRAFT_LIMITS.maxSentences): Promise<OutgoingDescription> {
   const endpoint = `${endpointName(settings.baseUrl)}/chat/completions`;
-  const local = isLocal(settings.baseUrl);
+  const local = await isThisMachine(settings.baseUrl);
   const quoted = (messages: readonly ChatMessage[]): string => messages.map((m) => `--- ${m.role} ---\n${m.content}`).join('\n');
   const text = [
     `Attest will send up to three requests to ${endpoint} (model "${settings.model}"), ${local ? 'on this machine: nothing leaves it' : 'outside this machine'}.`,
@@ -124,13 +125,4 @@ export function describeOutgoing(selection: string, settings: Pick<LlmSettings, 
     `With each request: the model settings (temperature ${settings.temperature}, at most ${settings.maxTokens} tokens), the name and version of the openai client, and ${settings.apiKey ? 'your API key' : 'no API key (a placeholder the client requires)'}.`,
   ].join('\n');
   return { endpoint, local, text };
-}
-
-function isLocal(baseUrl: string): boolean {
-  try {
-    const host = new URL(baseUrl.trim()).hostname;
-    return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
-  } catch {
-    return false;
-  }
 }

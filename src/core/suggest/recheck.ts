@@ -24,11 +24,12 @@ export function supportJudge(options: Pick<SupportDependencies, 'nli' | 'thresho
 
 /**
  * `supported`: a cited passage entails it. `unconfirmed`: the check could not confirm it (no NLI
- * model, or the passages do not state it). `contradicted`: a cited passage contradicts it.
- * `uncited`: it cites no source. Accept inserts the first, the second only when the user chooses
- * it, and never the last two.
+ * model, or the passages do not state it) but the passages are on its topic. `contradicted`: a cited
+ * passage contradicts it. `unrelated`: the cited passages share none of its key terms, so the citation
+ * is not what the sentence rests on, even when a model entails it. `uncited`: it cites no source. Accept inserts the first, the
+ * second only when the user chooses it, and never the last three.
  */
-export type SentenceStatus = 'supported' | 'unconfirmed' | 'contradicted' | 'uncited';
+export type SentenceStatus = 'supported' | 'unconfirmed' | 'contradicted' | 'unrelated' | 'uncited';
 
 export interface SuggestedSentence {
   /** Without citation markers: the editor puts its own citation commands in. */
@@ -56,18 +57,20 @@ export async function recheck(sentences: readonly DraftSentence[], sources: read
     const passage = judgement.sentence;
     const evidence = passage === undefined ? undefined : { paper: (cited.find((s) => s.passages.includes(passage)) ?? cited[0]).paper, passage, judgement };
     const citations = cited.map((s) => s.paper);
-    const status = judgement.label === 'supported' || judgement.label === 'contradicted' ? judgement.label : 'unconfirmed';
+    // A sentence its sources share no key term with rests on something else, whatever a model entailed.
+    const status = judgement.label === 'contradicted' ? judgement.label : judgement.unrelated ? 'unrelated' : judgement.label === 'supported' ? judgement.label : 'unconfirmed';
     checked.push(status === 'supported' ? { text: sentence.text, citations, status, evidence } : { text: sentence.text, citations, status, reason: whyNot(judgement), evidence });
   }
   return checked;
 }
 
 function whyNot(judgement: SupportJudgement): string {
+  if (judgement.unrelated && judgement.label !== 'contradicted') return "the cited passages share none of the sentence's key terms, so it is never inserted";
   switch (judgement.label) {
     case 'contradicted':
       return 'a cited passage contradicts it, so it is never inserted';
     case 'unsupported':
-      return judgement.entailment === undefined ? "the cited passages share none of the sentence's key terms" : 'the cited passages do not state it';
+      return 'the cited passages do not state it';
     default:
       return judgement.reason === 'no NLI model' ? 'related to the cited passages, but without an NLI model support cannot be confirmed' : 'there is no passage to check it against';
   }

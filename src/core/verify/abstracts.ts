@@ -1,5 +1,6 @@
 import type { BibEntry } from '../bibliography/types';
 import { abstractSentences } from '../index/passages';
+import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
 
 /** Where an abstract came from, for the user to judge the evidence drawn from it. */
@@ -73,8 +74,9 @@ export async function abstractOf(entry: BibEntry, record: SourceRecord, sources:
   if (fromBib !== undefined) return { abstract: { text: fromBib, from: 'bib' }, incomplete: false };
   const fromRecord = abstractText(record.abstract);
   if (fromRecord !== undefined) return { abstract: { text: fromRecord, from: record.source }, incomplete: false };
-  const doi = record.doi ?? entry.doi;
-  const arxivId = record.arxivId ?? entry.arxivId;
+  // Only identifiers the sources can be asked about: one they cannot read is no question at all.
+  const doi = [record.doi, entry.doi].map((d) => d && normalizeDoi(d)).find((d) => d !== undefined);
+  const arxivId = [record.arxivId, entry.arxivId].map((a) => a && normalizeArxivId(a)).find((a) => a !== undefined);
   let incomplete = false;
   for (const source of sources) {
     if (source.id === record.source) continue;

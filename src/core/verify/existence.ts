@@ -1,6 +1,7 @@
 import type { BibEntry } from '../bibliography/types';
 import { SourceError, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../sources/types';
 import { SOURCE_NAMES } from '../sources/config';
+import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { whyNotIndexed } from './indexable';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
 import { arxivPartOfDoi, venueWords } from './normalize';
@@ -146,7 +147,7 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
     preprint ??= verdict;
   }
 
-  if (entry.title) {
+  if (hasSearchWords(entry)) {
     const query = { title: entry.title, authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 };
     const verdict = await askAll(sources, attempts, request, (s, options) => s.search(query, options), (records) => {
       const best = pickBestMatch(entry, records);
@@ -254,14 +255,25 @@ type IdentifierLookup = readonly [
   (source: PaperSource, id: string, options: RequestOptions) => Promise<SourceRecord | undefined> | undefined,
 ];
 
+/**
+ * The lookups by the entry's identifiers that can be made: an identifier the sources cannot read (the
+ * intrinsic check reports it as malformed) is asked of none, so that nothing counts it as answered.
+ */
 function identifierLookups(entry: BibEntry): IdentifierLookup[] {
   const lookups: IdentifierLookup[] = [];
-  if (entry.doi) lookups.push(['doi', entry.doi, (s, id, options) => s.byDoi?.(id, options)]);
-  if (entry.arxivId) lookups.push(['arxiv', entry.arxivId, (s, id, options) => s.byArxivId?.(id, options)]);
+  const doi = entry.doi === undefined ? undefined : normalizeDoi(entry.doi);
+  const arxivId = entry.arxivId === undefined ? undefined : normalizeArxivId(entry.arxivId);
+  if (doi) lookups.push(['doi', doi, (s, id, options) => s.byDoi?.(id, options)]);
+  if (arxivId) lookups.push(['arxiv', arxivId, (s, id, options) => s.byArxivId?.(id, options)]);
   // A PubMed or PubMed Central id: Europe PMC's, for works cited that way (`pmid = {…}`) without a DOI.
   const pubMed = entry.pmid ?? entry.pmcid;
   if (pubMed && !entry.doi) lookups.push(['pubmed', pubMed, (s, id, options) => s.byPubMedId?.(id, options)]);
   return lookups;
+}
+
+/** Whether the entry has a title with a word to search for: "???" would ask the sources nothing. */
+function hasSearchWords(entry: BibEntry): entry is BibEntry & { readonly title: string } {
+  return entry.title !== undefined && /[\p{L}\p{N}]/u.test(entry.title);
 }
 
 /**
@@ -294,8 +306,8 @@ async function ask<T>(
 }
 
 function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], attempts: Attempts, doiNamesOther: SourceRecord | undefined): ExistenceVerdict {
-  if (!entry.title && !entry.doi && !entry.arxivId) {
-    return { status: 'unchecked', reason: 'The entry has no title, DOI or arXiv id to look up.' };
+  if (!hasSearchWords(entry) && identifierLookups(entry).length === 0) {
+    return { status: 'unchecked', reason: 'The entry has no title, DOI or arXiv id that can be looked up.' };
   }
   // In the configured order, not the order the answers happened to arrive in.
   const answered = sources.map((s) => s.id).filter((id) => attempts.answered.has(id));

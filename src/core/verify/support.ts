@@ -63,6 +63,11 @@ export interface SupportJudgement {
   /** Why, in a few words, when the label alone does not say it (`no abstract`, `no NLI model`). */
   readonly reason?: string;
   readonly relevance: number;
+  /**
+   * The cited text shares none of the claim's key terms: it is about something else, whatever a model
+   * made of it (set on every label but `contradicted`).
+   */
+  readonly unrelated?: true;
   /** Highest entailment over the abstract and its sentences; undefined without a model. */
   readonly entailment?: number;
   readonly contradiction?: number;
@@ -115,12 +120,13 @@ export async function judgeSupport(
   const whole = sentences.length > 0 ? deps.relevance(claim, [sentences.join(' ')]).score : 0;
   const relevance = Math.max(byText.score, whole);
   const closest = shown[byText.best] ?? shown[0];
+  // A low score alone is not enough: on a manuscript's own topic every word is common, and a cited
+  // text that shares the sentence's rarer terms is on its topic, whatever the score.
+  const unrelated = relevance < thresholds.relevance && byText.sharesKeyTerm !== true ? (true as const) : undefined;
   if (!deps.nli) {
-    // A low score alone is not enough: on a manuscript's own topic every word is common, and a cited
-    // text that shares the sentence's rarer terms is on its topic, whatever the score.
     const about = sentences.length > 0 ? 'the abstract' : 'the full text';
-    return relevance < thresholds.relevance && byText.sharesKeyTerm !== true
-      ? { label: 'unsupported', reason: `${about} shares none of the sentence's key terms`, relevance, sentence: closest.text, evidence: closest.place }
+    return unrelated
+      ? { label: 'unsupported', reason: `${about} shares none of the sentence's key terms`, relevance, unrelated, sentence: closest.text, evidence: closest.place }
       : { label: 'unverifiable', reason: 'no NLI model', relevance, sentence: closest.text, evidence: closest.place };
   }
   const passagePremises = fullText.map((p): Premise => ({ premise: p.text, shown: p.text, place: placeOf(p) }));
@@ -142,11 +148,12 @@ export async function judgeSupport(
   if (contra.value >= thresholds.contradiction && contra.value > entail.value) {
     return { ...base, label: 'contradicted', sentence: premises[contra.index].shown, evidence: premises[contra.index].place };
   }
-  if (entail.value >= thresholds.entailment) return { ...base, label: 'supported', sentence: premises[entail.index].shown, evidence: premises[entail.index].place };
+  const related = { ...base, ...(unrelated ? { unrelated } : {}) };
+  if (entail.value >= thresholds.entailment) return { ...related, label: 'supported', sentence: premises[entail.index].shown, evidence: premises[entail.index].place };
   if (thresholds.neutral !== undefined && Math.min(...scores.map((s) => s.neutral)) < thresholds.neutral) {
-    return { ...base, label: 'unverifiable', reason: 'the model could not tell', sentence: closest.text, evidence: closest.place };
+    return { ...related, label: 'unverifiable', reason: 'the model could not tell', sentence: closest.text, evidence: closest.place };
   }
-  return { ...base, label: 'unsupported', sentence: closest.text, evidence: closest.place };
+  return { ...related, label: 'unsupported', sentence: closest.text, evidence: closest.place };
 }
 
 /** What the model reads as evidence, what the user is shown of it, and where it is. */
