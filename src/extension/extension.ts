@@ -66,11 +66,19 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     checker.onDidChange(() => statusBar.update()),
     lookups.onDidChange(() => statusBar.update()),
     context.secrets.onDidChange(() => checker.referencesChanged()),
-    vscode.window.onDidChangeActiveTextEditor(() => statusBar.update()),
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      statusBar.update();
+      checker.stoppedTyping();
+    }),
+    vscode.window.onDidChangeTextEditorSelection((e) => checker.stoppedTyping(e.textEditor.document.uri.fsPath, e.selections[0]?.active)),
+    vscode.workspace.onDidSaveTextDocument(() => checker.stoppedTyping()),
     vscode.workspace.onDidOpenTextDocument((d) => void checker.documentChanged(d, true)),
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (e.contentChanges.length === 0) return;
-      if (isManuscript(e.document)) void checker.documentChanged(e.document);
+      if (isManuscript(e.document)) {
+        checker.typed(e);
+        void checker.documentChanged(e.document);
+      }
       else if (e.document.languageId === 'bibtex') checker.dependencyChanged(e.document.uri.fsPath);
     }),
     vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
