@@ -16,6 +16,7 @@ import { EvidenceActions } from './evidenceActions';
 import { CitationHoverProvider } from './hover';
 import { EvidenceLibrary } from './library';
 import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
+import { FIND_REAL_PAPER, findRealPaper } from './realPaper';
 import { ReferenceLookups } from './references';
 import { StatusBar } from './statusBar';
 import { registerSuggest, type SuggestApi } from './suggest';
@@ -101,15 +102,11 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
       await nli.download();
       checker.recheckAll();
     }),
+    vscode.commands.registerCommand(FIND_REAL_PAPER, (file: unknown, key: unknown) => findRealPaper(checker, lookups, file, key)),
     vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showEvidence(checker, fullTexts, abstracts, file, key, evidence)),
     vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
     // Files given as arguments are imported without asking: how the host bench imports its papers.
     vscode.commands.registerCommand('attest.importPapers', (files?: unknown) => library.importFiles(urisIn(files))),
-    vscode.commands.registerCommand('attest.findEvidenceFor', async (uri: vscode.Uri, range: vscode.Range) => {
-      const editor = await vscode.window.showTextDocument(uri);
-      editor.selection = new vscode.Selection(range.start, range.end);
-      await vscode.commands.executeCommand('attest.findEvidence');
-    }),
     vscode.commands.registerCommand('attest.downloadEncoder', async () => {
       await encoder.download();
       library.reset();
