@@ -22,7 +22,7 @@ suite('a new user', () => {
       () => (ended = true),
       () => (ended = true),
     );
-    await waitFor('the download command to end', () => (ended ? true : undefined), () => 'still waiting', 90_000);
+    await waitFor('the download command to end', () => (ended ? true : undefined), () => 'still waiting', 45_000);
     await download;
     assert.strictEqual(editor.document.isDirty, false);
   });

@@ -111,6 +111,16 @@ suite('reference check', () => {
     const tex = await vscode.workspace.openTextDocument(doiTex);
     await vscode.window.showTextDocument(tex);
     const [mismatch] = await waitFor('a metadata-mismatch warning on the DOI', () => nonEmpty(attestDiagnostics(doiBib, 'metadata-mismatch')), () => describeDiagnostics(doiBib), 20_000);
+    // The package's page shows this moment: a hover on the citation and the Problems panel.
+    const texEditor = await vscode.window.showTextDocument(tex);
+    const cited = uniqueRange(tex, 'kim2019spindles').start.translate(0, 2);
+    texEditor.selection = new vscode.Selection(cited, cited);
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
+    await showProblems();
+    await vscode.commands.executeCommand('editor.action.showHover');
+    await screenshot('marketplace');
+    await vscode.commands.executeCommand('editor.action.hideHover').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
     const bib = await vscode.workspace.openTextDocument(doiBib);
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doiBib, mismatch.range);
     const fix = actions.find((a) => a.title === 'Use the metadata of the matched record');
