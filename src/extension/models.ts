@@ -51,6 +51,8 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
    * notification centre, and the download command or a new setting must not wait on it.
    */
   private answerPrompt?: (download: boolean) => void;
+  /** Counts resets: a load begun before the last one neither asks the user nor records their answer. */
+  private generation = 0;
 
   constructor(
     private readonly kind: ModelKind<T>,
@@ -102,13 +104,13 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
 
   /** The model setting changed: the next use loads the new one. */
   async reset(): Promise<void> {
+    this.generation++;
     const previous = this.loading;
     this.loading = undefined;
+    this.declined = false;
     // A prompt about the model set before is answered "Not Now", so that its load ends.
     this.answerPrompt?.(false);
-    const loaded = await previous;
-    this.declined = false;
-    await loaded?.model.dispose();
+    await (await previous)?.model.dispose();
   }
 
   private settings(): { model: string; preferQuantized: boolean; threads: number } {
@@ -117,6 +119,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   }
 
   private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
+    const generation = this.generation;
     const { model, preferQuantized, threads } = this.settings();
     if (model.trim() === '') return undefined;
     if (!onnxRuntimeAvailable()) {
@@ -127,7 +130,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     try {
       const location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
-        if (!(await this.fetch(location, files, userAsked))) return undefined;
+        if (!(await this.fetch(location, files, userAsked, generation))) return undefined;
       }
       const loaded = await this.kind.start(location.dir, { preferQuantized, threads });
       this.log.info(`Model loaded from ${location.dir}`);
@@ -142,11 +145,12 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   }
 
   /** Asks before the download (the user decides what leaves and arrives), then downloads with progress and cancel. */
-  private async fetch(location: Extract<ModelLocation, { kind: 'hub' }>, files: string[], userAsked: boolean): Promise<boolean> {
+  private async fetch(location: Extract<ModelLocation, { kind: 'hub' }>, files: string[], userAsked: boolean, generation: number): Promise<boolean> {
     if (!userAsked) {
-      if (this.declined) return false;
+      const current = (): boolean => generation === this.generation;
+      if (this.declined || !current()) return false;
       if (!(await this.askConsent(location.repo))) {
-        this.declined = true;
+        if (current()) this.declined = true;
         return false;
       }
     }
