@@ -48,11 +48,9 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   private declined = false;
   /**
    * Answers the consent prompt shown now, if one is: its notification can sit unanswered in the
-   * notification centre, and the download command or a new setting must not wait on it.
+   * notification centre, and the download command must not wait on it.
    */
   private answerPrompt?: (download: boolean) => void;
-  /** Counts resets: a load begun before the last one neither asks the user nor records their answer. */
-  private generation = 0;
 
   constructor(
     private readonly kind: ModelKind<T>,
@@ -104,12 +102,9 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
 
   /** The model setting changed: the next use loads the new one. */
   async reset(): Promise<void> {
-    this.generation++;
     const previous = this.loading;
     this.loading = undefined;
     this.declined = false;
-    // A prompt about the model set before is answered "Not Now", so that its load ends.
-    this.answerPrompt?.(false);
     await (await previous)?.model.dispose();
   }
 
@@ -119,7 +114,6 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   }
 
   private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
-    const generation = this.generation;
     const { model, preferQuantized, threads } = this.settings();
     if (model.trim() === '') return undefined;
     if (!onnxRuntimeAvailable()) {
@@ -130,7 +124,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     try {
       const location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
-        if (!(await this.fetch(location, files, userAsked, generation))) return undefined;
+        if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
       const loaded = await this.kind.start(location.dir, { preferQuantized, threads });
       this.log.info(`Model loaded from ${location.dir}`);
@@ -145,12 +139,11 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   }
 
   /** Asks before the download (the user decides what leaves and arrives), then downloads with progress and cancel. */
-  private async fetch(location: Extract<ModelLocation, { kind: 'hub' }>, files: string[], userAsked: boolean, generation: number): Promise<boolean> {
+  private async fetch(location: Extract<ModelLocation, { kind: 'hub' }>, files: string[], userAsked: boolean): Promise<boolean> {
     if (!userAsked) {
-      const current = (): boolean => generation === this.generation;
-      if (this.declined || !current()) return false;
+      if (this.declined) return false;
       if (!(await this.askConsent(location.repo))) {
-        if (current()) this.declined = true;
+        this.declined = true;
         return false;
       }
     }
