@@ -57,7 +57,14 @@
       case 'searching':
         return isString(m.claim);
       case 'results':
-        return isString(m.claim) && MODES.includes(m.mode) && listOf(isString)(m.notes) && optional((v) => v === true)(m.encoderDownload) && listOf(isItem)(m.items);
+        return (
+          isString(m.claim) &&
+          MODES.includes(m.mode) &&
+          listOf(isString)(m.notes) &&
+          optional((v) => v === true)(m.encoderDownload) &&
+          optional(isString)(m.replacing) &&
+          listOf(isItem)(m.items)
+        );
       case 'failed':
         return isString(m.claim) && isString(m.message);
       case 'outcome':
@@ -132,8 +139,10 @@
       outcomes = [];
     } else {
       const list = el('ol', 'results');
+      // Searched from a citation to replace: the first button replaces its key instead of citing beside it.
+      const citeLabel = message.replacing === undefined ? strings.actions.citeHere : format(strings.replaceCitation, message.replacing);
       outcomes = message.items.map((item, index) => {
-        const { node, outcome } = result(item, index);
+        const { node, outcome } = result(item, index, citeLabel);
         list.append(node);
         return outcome;
       });
@@ -161,7 +170,7 @@
     return quote;
   }
 
-  function result(item, index) {
+  function result(item, index, citeLabel) {
     const node = el('li', 'result');
 
     const heading = el('div', 'heading');
@@ -188,7 +197,7 @@
     const buttons = el('div', 'actions');
     for (const action of ACTIONS) {
       if ((action === 'openPaper' && !item.link) || (action === 'addToBibliography' && item.existing)) continue;
-      const button = el('button', action === 'citeHere' ? 'primary' : 'secondary', strings.actions[action]);
+      const button = el('button', action === 'citeHere' ? 'primary' : 'secondary', action === 'citeHere' ? citeLabel : strings.actions[action]);
       if (action === 'openPaper') button.title = item.link;
       button.addEventListener('click', () => send(action, index));
       buttons.append(button);

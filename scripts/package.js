@@ -58,7 +58,12 @@ const loadedApart = {
 };
 
 /** What the installed extension reads besides its bundles. */
-const ASSETS = ['package.nls.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes'];
+const ASSETS = ['package.nls.json', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes'];
+/**
+ * The package's own page (the Marketplace's and the Extensions view's): what Attest does and how to
+ * start, for someone installing it. The repository's README.md is for contributors.
+ */
+const MARKETPLACE_README = 'media/marketplace/README.md';
 
 /**
  * The NLI model built into Attest (src/core/models/builtIn.ts finds it at the package's root): its
@@ -180,7 +185,9 @@ async function packageTarget(target, outDir) {
 
   const vsix = path.join(outDir, `${manifest.name}-${target}-${manifest.version}.vsix`);
   // The dependencies are already in the stage; --no-dependencies keeps vsce from asking npm about them.
-  execFileSync(process.execPath, [require.resolve('@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--target', target, '--out', vsix], {
+  // vsce places the page at the package's root as readme.md; its picture is named from there, so the links stay as written.
+  const page = ['--readme-path', MARKETPLACE_README, '--no-rewrite-relative-links'];
+  execFileSync(process.execPath, [require.resolve('@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', ...page, '--target', target, '--out', vsix], {
     cwd: stage,
     stdio: 'inherit',
   });

@@ -87,7 +87,7 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
           })),
         }
       : {}),
-    ...(result.supports ? { missingAbstracts: missingAbstracts(result.supports), supportModel: supportModel(result.supports) ?? null } : {}),
+    ...(result.supports ? { missingAbstracts: missingAbstracts(result.supports, result.verdicts), supportModel: supportModel(result.supports) ?? null } : {}),
     ...(result.verdicts
       ? {
           references: [...result.verdicts.values()].map(({ entry, verdict, abstract, retraction }) => ({
@@ -141,8 +141,11 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
   lines.push(`${forTerminal(path.relative(cwd, result.root) || result.root)}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
   if (result.verdicts) lines.push(forTerminal(referenceSummary(result.verdicts), '\n'));
   if (result.supports) {
-    const { cited, withoutAbstract } = missingAbstracts(result.supports);
-    if (withoutAbstract > 0) lines.push(`support: ${withoutAbstract} of ${cited} cited works have no abstract to check against.`);
+    const { cited, withoutAbstract, notLookedUp } = missingAbstracts(result.supports, result.verdicts);
+    if (withoutAbstract > notLookedUp) lines.push(`support: ${withoutAbstract - notLookedUp} of ${cited} cited works have no abstract to check against.`);
+    if (notLookedUp > 0) {
+      lines.push(`support: the abstracts of ${notLookedUp} of ${cited} cited works were not looked up (no source answered for them); the support check had nothing to read for them.`);
+    }
     const model = supportModel(result.supports);
     if (model !== undefined) lines.push(forTerminal(`support: judged by the NLI model ${model}.`));
   }

@@ -52,6 +52,13 @@ export class Checker implements vscode.Disposable {
   /** Judgements by model, claim and abstract, kept across sessions. */
   private readonly judgements: LookupCache;
 
+  /**
+   * Where the writer is typing in a manuscript: a key being typed is not in any bibliography until it
+   * is finished, so its missing-key error waits until the cursor leaves it (or the editor, or the file
+   * is saved) rather than flashing at every pause.
+   */
+  private typing?: { readonly file: string; readonly position: vscode.Position };
+
   /** Reference checks of whole bibliographies ("Attest: Check References"), by .bib file. */
   private readonly bibliographyVerdicts = new Map<string, Verdicts>();
 
@@ -84,6 +91,24 @@ export class Checker implements vscode.Disposable {
     const roots = this.rootsContaining(file);
     if (roots.length === 0) roots.push(await manuscriptRootOf(file, this.workspace, this.session.manuscripts, workspaceTexFiles));
     for (const root of roots) this.schedule(root, immediately ? 0 : this.config.debounceMs);
+  }
+
+  /** The writer typed in a manuscript: the cursor is where the last change ends. */
+  typed(event: vscode.TextDocumentChangeEvent): void {
+    const last = event.contentChanges.at(-1);
+    if (!last) return;
+    const lines = last.text.split('\n');
+    const line = last.range.start.line + lines.length - 1;
+    const character = (lines.length === 1 ? last.range.start.character : 0) + (lines.at(-1)?.length ?? 0);
+    this.typing = { file: event.document.uri.fsPath, position: new vscode.Position(line, character) };
+  }
+
+  /** The cursor moved, the writer saved or went to another editor: the key they typed is finished. */
+  stoppedTyping(file?: string, position?: vscode.Position): void {
+    const typing = this.typing;
+    if (!typing || (file === typing.file && position?.isEqual(typing.position))) return;
+    this.typing = undefined;
+    this.publish();
   }
 
   /** A file changed, was created or deleted on disk, or in an editor: re-check every manuscript that depends on it. */
@@ -295,8 +320,16 @@ export class Checker implements vscode.Disposable {
       if (!merged.has(file)) this.diagnostics.delete(vscode.Uri.file(file));
     }
     this.publishedFindings.clear();
+    const typing = this.typing;
+    const beingTyped = (f: Finding): boolean =>
+      f.code === 'missing-key' &&
+      f.file === typing?.file &&
+      f.range.start.line === typing.position.line &&
+      f.range.end.line === typing.position.line &&
+      f.range.start.character <= typing.position.character &&
+      typing.position.character <= f.range.end.character;
     for (const [file, findings] of merged) {
-      this.diagnostics.set(vscode.Uri.file(file), findings.map(toDiagnostic));
+      this.diagnostics.set(vscode.Uri.file(file), findings.filter((f) => !beingTyped(f)).map(toDiagnostic));
       this.publishedFindings.set(file, findings);
     }
     this.changed.fire();

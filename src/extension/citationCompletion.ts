@@ -31,7 +31,11 @@ export interface LibraryPapers {
  * thread: 100,000 of them indexed or searched here would freeze the editor as the writer types.
  */
 export class CitationCompletionProvider implements vscode.CompletionItemProvider, vscode.Disposable {
-  static readonly triggerCharacters = ['{', ',', '@'];
+  /**
+   * Where a key starts, and the characters keys have inside them that are not word characters
+   * (`Smith:2019ab`, `doe-2020`, `arXiv.1706/x`): typing one of those would otherwise close the list.
+   */
+  static readonly triggerCharacters = ['{', ',', '@', ':', '-', '.', '/'];
   private readonly completer = new KeyCompleter();
   /** The bibliographies the index holds, as parsed objects: while they are the same, an edit of the manuscript changes nothing. */
   private indexed: readonly Bibliography[] = [];

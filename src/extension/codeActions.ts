@@ -5,6 +5,7 @@ import { isWebLink } from '../core/webLink';
 import { fieldsFromRecord } from '../core/verify/fixes';
 import { RETRACTION_CODES } from '../core/verify/retractionFindings';
 import type { Checker } from './checker';
+import { FIND_REAL_PAPER } from './realPaper';
 import { DIAGNOSTIC_SOURCE, toRange } from './diagnostics';
 
 /**
@@ -24,6 +25,7 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       if (!finding) continue;
       if (finding.code === 'missing-key') actions.push(...this.keyReplacements(document, diagnostic, finding));
       if (finding.code === 'metadata-mismatch') actions.push(...this.useMatchedMetadata(document, diagnostic, finding));
+      if (finding.code === 'not-found') actions.push(...this.wayForward(document, diagnostic, finding));
       if (SUPPORT_CODES.has(finding.code)) actions.push(...this.supportActions(document, diagnostic, finding));
       if (RETRACTION_CODES.includes(finding.code)) actions.push(...this.retractionActions(document, diagnostic, finding));
       const url = finding.evidence?.record?.url;
@@ -56,6 +58,21 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
     if (citation?.claim) {
       const subject = { key: citation.key, claim: { text: citation.claim.text } };
       actions.push(command(vscode.l10n.t('Ignore for this citation, with a reason…'), 'attest.ignoreRetraction', [file, subject], diagnostic));
+    }
+    return actions;
+  }
+
+  /**
+   * For a reference no source has: look for the paper it meant (a misremembered title, made-up
+   * authors), or, on its citation, find evidence for the sentence and replace the citation with it.
+   */
+  private wayForward(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {
+    if (finding.key === undefined) return [];
+    const file = document.uri.fsPath;
+    const actions = [command(vscode.l10n.t('Find the real paper in the sources'), FIND_REAL_PAPER, [file, finding.key], diagnostic)];
+    const citation = this.checker.resultFor(file)?.citations.find((c) => c.file === file && toRange(c.range).isEqual(diagnostic.range));
+    if (citation?.claim) {
+      actions.push(command(vscode.l10n.t('Find evidence for this sentence, to replace this citation'), 'attest.findEvidenceFor', [document.uri, toRange(citation.claim.range), diagnostic.range], diagnostic));
     }
     return actions;
   }

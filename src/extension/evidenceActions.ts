@@ -86,6 +86,23 @@ export class EvidenceActions {
     };
   }
 
+  /** Replaces the cited key that ends at the target with the paper's, adding the paper to the bibliography when it is new there. */
+  async replaceCitation(target: CitationTarget, key: string, paper: Paper): Promise<Outcome> {
+    const start = target.offset - key.length;
+    let there = true;
+    const cited = await this.insertCiting(target.uri, [paper], (text, keys) => {
+      there = text.slice(start, target.offset) === key;
+      return there ? { offset: start, length: key.length, text: keys[0] } : { offset: target.offset, length: 0, text: '' };
+    });
+    if (!cited.ok) return cited;
+    if (!there) return { ok: false, message: vscode.l10n.t('The citation of {0} is no longer there; nothing was replaced.', key) };
+    const [replacement] = cited.keys;
+    return {
+      ok: true,
+      message: cited.added ? vscode.l10n.t('Replaced {0} with {1}, and added {1} to {2}.', key, replacement, path.basename(cited.added.file)) : vscode.l10n.t('Replaced {0} with {1}.', key, replacement),
+    };
+  }
+
   /**
    * Edits the manuscript with what `write` makes of the papers' keys, and adds the papers its
    * bibliographies lack to the first one it names, in one edit: one undo takes back both. Nothing is

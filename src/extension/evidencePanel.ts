@@ -71,6 +71,7 @@ function panelStrings(): PanelStrings {
     fullText: t('Full text, {0}:'),
     actions: { citeHere: t('Cite here'), addToBibliography: t('Add to bibliography'), openPaper: t('Open paper') },
     downloadEncoder: t('Download the encoder'),
+    replaceCitation: t('Replace {0} with this'),
   };
 }
 

@@ -51,6 +51,8 @@ export type PanelMessage =
       readonly notes: readonly string[];
       /** The sentence encoder is set but not downloaded yet: the page offers its download. */
       readonly encoderDownload?: true;
+      /** The key of the citation the search was made to replace (a possibly fabricated one): Cite here replaces it. */
+      readonly replacing?: string;
       readonly items: readonly EvidenceItem[];
     }
   /** The search did not finish; `message` says why, ready to show. */
@@ -98,4 +100,6 @@ export interface PanelStrings {
   readonly actions: Readonly<Record<ResultAction, string>>;
   /** The button that downloads the sentence encoder. */
   readonly downloadEncoder: string;
+  /** The cite button's label when the search replaces a citation; `{0}` is its key. */
+  readonly replaceCitation: string;
 }

@@ -17,6 +17,7 @@ import { EvidenceActions } from './evidenceActions';
 import { CitationHoverProvider } from './hover';
 import { EvidenceLibrary } from './library';
 import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
+import { FIND_REAL_PAPER, findRealPaper } from './realPaper';
 import { ReferenceLookups } from './references';
 import { StatusBar } from './statusBar';
 import { registerSuggest, type SuggestApi } from './suggest';
@@ -67,11 +68,19 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     checker.onDidChange(() => statusBar.update()),
     lookups.onDidChange(() => statusBar.update()),
     context.secrets.onDidChange(() => checker.referencesChanged()),
-    vscode.window.onDidChangeActiveTextEditor(() => statusBar.update()),
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      statusBar.update();
+      checker.stoppedTyping();
+    }),
+    vscode.window.onDidChangeTextEditorSelection((e) => checker.stoppedTyping(e.textEditor.document.uri.fsPath, e.selections[0]?.active)),
+    vscode.workspace.onDidSaveTextDocument(() => checker.stoppedTyping()),
     vscode.workspace.onDidOpenTextDocument((d) => void checker.documentChanged(d, true)),
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (e.contentChanges.length === 0) return;
-      if (isManuscript(e.document)) void checker.documentChanged(e.document);
+      if (isManuscript(e.document)) {
+        checker.typed(e);
+        void checker.documentChanged(e.document);
+      }
       else if (e.document.languageId === 'bibtex') checker.dependencyChanged(e.document.uri.fsPath);
     }),
     vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
@@ -94,16 +103,12 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
       await nli.download();
       checker.recheckAll();
     }),
+    vscode.commands.registerCommand(FIND_REAL_PAPER, (file: unknown, key: unknown) => findRealPaper(checker, lookups, file, key)),
     vscode.commands.registerCommand('attest.showCitedAbstract', (file: string, key: string, evidence?: string) => showEvidence(checker, fullTexts, abstracts, file, key, evidence)),
     vscode.commands.registerCommand('attest.ignoreVerdict', (file: string, subject: VerdictSubject) => checker.ignoreVerdict(file, subject)),
     vscode.commands.registerCommand('attest.ignoreRetraction', (file: string, subject: VerdictSubject) => ignoreRetraction(checker, file, subject)),
     // Files given as arguments are imported without asking: how the host bench imports its papers.
     vscode.commands.registerCommand('attest.importPapers', (files?: unknown) => library.importFiles(urisIn(files))),
-    vscode.commands.registerCommand('attest.findEvidenceFor', async (uri: vscode.Uri, range: vscode.Range) => {
-      const editor = await vscode.window.showTextDocument(uri);
-      editor.selection = new vscode.Selection(range.start, range.end);
-      await vscode.commands.executeCommand('attest.findEvidence');
-    }),
     vscode.commands.registerCommand('attest.downloadEncoder', async () => {
       await encoder.download();
       library.reset();

@@ -41,6 +41,9 @@ export function registerFindEvidence(
     vscode.commands.registerCommand('attest.findEvidence', () => feature.run()),
     ...RESULT_ACTIONS.map((action) => vscode.commands.registerCommand(`attest.evidence.${action}`, (index: unknown) => feature.receive({ type: action, index }))),
   );
+  context.subscriptions.push(
+    vscode.commands.registerCommand('attest.findEvidenceFor', (uri: vscode.Uri, claim: vscode.Range, replacing?: vscode.Range) => feature.runFor(uri, claim, replacing)),
+  );
   return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement) };
 }
 
@@ -102,6 +105,19 @@ class FindEvidence implements vscode.Disposable {
       return undefined;
     }
     return this.find(claim, new Anchor(document.uri, document.offsetAt(selection.end)));
+  }
+
+  /**
+   * Searches for the sentence at `claim` in `uri`; with `replacing`, the range of a cited key (one no
+   * source knows), Cite here replaces that key instead of citing after the sentence.
+   */
+  async runFor(uri: vscode.Uri, claim: vscode.Range, replacing?: vscode.Range): Promise<ResultsMessage | undefined> {
+    const editor = await vscode.window.showTextDocument(uri);
+    editor.selection = new vscode.Selection(claim.start, claim.end);
+    if (!replacing) return this.run();
+    const text = plainText(editor.document, editor.selection);
+    if (text === '') return undefined;
+    return this.find(text, new Anchor(uri, editor.document.offsetAt(replacing.end), editor.document.getText(replacing)));
   }
 
   /** Searches for `claim`, to be cited at `target`; resolves to what the panel then lists. */
@@ -173,7 +189,7 @@ class FindEvidence implements vscode.Disposable {
     try {
       switch (action) {
         case 'citeHere':
-          return await this.actions.citeHere(target, paper);
+          return await (target.replacing === undefined ? this.actions.citeHere(target, paper) : this.actions.replaceCitation(target, target.replacing, paper));
         case 'addToBibliography':
           return await this.actions.addToBibliography(target.uri, paper);
         case 'openPaper':
@@ -205,7 +221,8 @@ class FindEvidence implements vscode.Disposable {
   }
 
   /** The search as the page lists it, with each paper's entry if a bibliography of the manuscript has it already. */
-  private async view({ claim, results, verdicts }: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
+  private async view(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
+    const { claim, results, verdicts } = search;
     const papers = results.results.map((r) => r.paper);
     const existing = manuscript ? await this.actions.existingEntries(manuscript, papers) : [];
     const passages = (await this.passages?.(claim, papers).catch(() => undefined)) ?? [];
@@ -215,6 +232,7 @@ class FindEvidence implements vscode.Disposable {
       mode: results.mode,
       notes: results.notes,
       ...(results.notes.includes(ENCODER_NOT_DOWNLOADED_NOTE) && { encoderDownload: true }),
+      ...(search.target.replacing !== undefined && { replacing: search.target.replacing }),
       items: results.results.map((evidence, i) => {
         const passage = passages[i];
         return {
@@ -233,7 +251,7 @@ class FindEvidence implements vscode.Disposable {
   private async downloadEncoder(): Promise<void> {
     await vscode.commands.executeCommand('attest.downloadEncoder');
     const search = this.search;
-    if (search && !this.running) await this.find(search.claim, new Anchor(search.target.uri, search.target.offset));
+    if (search && !this.running) await this.find(search.claim, new Anchor(search.target.uri, search.target.offset, search.target.replacing));
   }
 
   /** Nobody is looking any more: a search under way is of no use, and must not open the panel again. */
@@ -264,9 +282,11 @@ class Anchor implements CitationTarget, vscode.Disposable {
   private current: number;
   private readonly listener: vscode.Disposable;
 
+  /** @param replacing the cited key that ends at `offset`, when the search is to replace it */
   constructor(
     readonly uri: vscode.Uri,
     offset: number,
+    readonly replacing?: string,
   ) {
     this.current = offset;
     this.listener = vscode.workspace.onDidChangeTextDocument((e) => {

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { BibEntry } from '../core/bibliography/types';
 import { listAuthors } from '../core/bibliography/describe';
 import { SOURCE_NAMES } from '../core/sources/config';
-import type { SourceRecord } from '../core/sources/types';
+import type { SourceErrorKind, SourceRecord } from '../core/sources/types';
 import { passagePlace, type FullTextSource } from '../core/fulltext/types';
 import type { CitationSupport } from '../core/verify/claims';
 import type { ExistenceVerdict } from '../core/verify/existence';
@@ -25,7 +25,8 @@ export class CitationHoverProvider implements vscode.HoverProvider {
     if (!citation) return undefined;
     const range = new vscode.Range(citation.range.start.line, citation.range.start.character, citation.range.end.line, citation.range.end.character);
     const entry = result.bibliographies.flatMap((b) => b.entries).find((e) => e.key === citation.key);
-    if (!entry) return new vscode.Hover(describeMissing(citation.key), range);
+    // A missing key's error says so in the same hover, with the keys it probably meant.
+    if (!entry) return undefined;
     const verdict = result.verdicts?.get(citation.key)?.verdict;
     const support = result.supports?.find((s) => s.citation === citation);
     const parts = [describeEntry(entry)];
@@ -67,6 +68,18 @@ function describeSupport({ judgement, supportedTogether, fullText }: CitationSup
   return md;
 }
 
+/** Why a source could not answer, as a writer would say it. */
+const FAILURE_WORDS: Readonly<Record<SourceErrorKind, string>> = {
+  unreachable: vscode.l10n.t('could not be reached'),
+  unavailable: vscode.l10n.t('answered with an error'),
+  timeout: vscode.l10n.t('did not answer in time'),
+  'rate-limited': vscode.l10n.t('asked Attest to slow down'),
+  unauthorized: vscode.l10n.t('refused the request (check its API key)'),
+  malformed: vscode.l10n.t('sent an answer Attest could not read'),
+  offline: vscode.l10n.t('not asked: Attest is set to work offline and has no saved answer'),
+  cancelled: vscode.l10n.t('the check was stopped before it answered'),
+};
+
 const FULL_TEXT_NAMES: Readonly<Record<FullTextSource, string>> = { europepmc: 'Europe PMC', arxiv: 'arXiv', core: 'CORE', pdf: 'PDF' };
 
 /** What the open sources said, with a link to the record the verdict rests on. */
@@ -91,10 +104,15 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
       if (verdict.doiNamesOther) md.appendMarkdown(`\n\n${markdownText(vscode.l10n.t('Its DOI belongs to:'))} ${link(verdict.doiNamesOther)}`);
       break;
     case 'unchecked': {
-      // The reason's first line says what happened; each further line says why one source could not answer.
-      const [summary, ...perSource] = verdict.reason.split('\n');
+      // The reason's first line says what happened; the lines after it are the sources' own words
+      // (hosts, HTTP codes), which go to the Attest output. Here each source's failure in plain words.
+      const [summary] = verdict.reason.split('\n');
       md.appendMarkdown(`$(question) ${markdownText(vscode.l10n.t('Not checked: {0}', summary))}`);
-      if (perSource.length > 0) md.appendMarkdown(`\n\n${perSource.map((line) => `- ${markdownText(line)}`).join('\n')}`);
+      const failures = verdict.failures ?? [];
+      if (failures.length > 0) {
+        md.appendMarkdown(`\n\n${failures.map(({ source, kind }) => `- ${markdownText(`${SOURCE_NAMES[source]}: ${FAILURE_WORDS[kind]}`)}`).join('\n')}`);
+        md.appendMarkdown(`\n\n*${markdownText(vscode.l10n.t('Not a sign that the reference is wrong. The details are in the Attest output (View: Output, then Attest).'))}*`);
+      }
       break;
     }
   }
@@ -112,8 +130,4 @@ function describeEntry(entry: BibEntry): vscode.MarkdownString {
   const file = vscode.Uri.file(entry.file).with({ fragment: `L${entry.range.start.line + 1}` });
   md.appendMarkdown(`[${markdownText(`${vscode.workspace.asRelativePath(entry.file)}:${entry.range.start.line + 1}`)}](${linkTarget(file.toString())}) · ${markdownCode(entry.key)}`);
   return md;
-}
-
-function describeMissing(key: string): vscode.MarkdownString {
-  return new vscode.MarkdownString(vscode.l10n.t('{0} is not in any bibliography of this manuscript.', markdownCode(key)));
 }

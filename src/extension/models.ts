@@ -50,6 +50,11 @@ export interface ModelKind<T extends { dispose(): Promise<void> }> {
 export class LocalModel<T extends { dispose(): Promise<void> }> implements vscode.Disposable {
   private loading?: Promise<Loaded<T> | undefined>;
   private declined = false;
+  /**
+   * Answers the consent prompt shown now, if one is: its notification can sit unanswered in the
+   * notification centre, and the download command must not wait on it.
+   */
+  private answerPrompt?: (download: boolean) => void;
 
   constructor(
     private readonly kind: ModelKind<T>,
@@ -85,10 +90,16 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     return location.kind === 'hub' && !(await hasFiles(location.dir, exportFiles(preferQuantized))) ? 'not-downloaded' : undefined;
   }
 
-  /** The download command: downloads (or re-checks) the configured model whatever was answered before. */
+  /**
+   * The download command: downloads (or re-checks) the configured model whatever was answered before.
+   * A consent prompt still unanswered counts as answered "Download": the load that asked goes on.
+   */
   async download(): Promise<void> {
-    await this.reset();
-    this.loading = this.load(true);
+    if (this.answerPrompt) this.answerPrompt(true);
+    else {
+      await this.reset();
+      this.loading = this.load(true);
+    }
     const loaded = await this.loading;
     if (loaded) void vscode.window.showInformationMessage(vscode.l10n.t('The model {0} is ready.', loaded.name ?? loaded.id));
   }
@@ -141,13 +152,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
   private async fetch(location: Extract<ModelLocation, { kind: 'hub' }>, files: string[], userAsked: boolean): Promise<boolean> {
     if (!userAsked) {
       if (this.declined) return false;
-      const download = vscode.l10n.t('Download');
-      const choice = await vscode.window.showInformationMessage(
-        vscode.l10n.t('{0} ({1}, downloaded once from Hugging Face and run on this machine.)', this.kind.purpose, location.repo),
-        download,
-        vscode.l10n.t('Not Now'),
-      );
-      if (choice !== download) {
+      if (!(await this.askConsent(location.repo))) {
         this.declined = true;
         return false;
       }
@@ -183,6 +188,22 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
         }
       },
     );
+  }
+
+  /** Whether the user agrees to the download: by the prompt's button, or by the download command while the prompt waits. */
+  private async askConsent(repo: string): Promise<boolean> {
+    const download = vscode.l10n.t('Download');
+    const answered = new Promise<boolean>((resolve) => (this.answerPrompt = resolve));
+    const prompt = vscode.window.showInformationMessage(
+      vscode.l10n.t('{0} ({1}, downloaded once from Hugging Face and run on this machine.)', this.kind.purpose, repo),
+      download,
+      vscode.l10n.t('Not Now'),
+    );
+    try {
+      return await Promise.race([answered, Promise.resolve(prompt).then((choice) => choice === download)]);
+    } finally {
+      this.answerPrompt = undefined;
+    }
   }
 
   dispose(): void {

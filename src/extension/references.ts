@@ -5,7 +5,8 @@ import { LookupCache } from '../core/sources/cache';
 import type { SourceGates } from '../core/sources/gates';
 import { createSources, publicOrigin, SECRET_SOURCE, type SourceKey, type SourceSecrets } from '../core/sources/registry';
 import { SourceError, type PaperSource } from '../core/sources/types';
-import { VerdictCache, verifyEntries, type Verdicts } from '../core/verify/references';
+import { SOURCE_NAMES } from '../core/sources/config';
+import { failureReasons, unreachedSources, VerdictCache, verifyEntries, type Verdicts } from '../core/verify/references';
 import type { Config } from './config';
 
 /** Where each credential for a source's public API is kept in the editor's secret storage. */
@@ -25,6 +26,9 @@ export function secretName(name: keyof SourceSecrets, origin: string): string {
   return origin === publicOrigin(SECRET_SOURCE[name]) ? SECRET_KEYS[name] : `${SECRET_KEYS[name]}:${origin}`;
 }
 
+/** How long before a source failure seen again is written to the output again. */
+const RELOG_AFTER_MS = 5 * 60_000;
+
 export interface Progress {
   readonly done: number;
   readonly total: number;
@@ -41,6 +45,10 @@ export class ReferenceLookups implements vscode.Disposable {
   private readonly runs = new Map<string, AbortController>();
   private readonly progressById = new Map<string, Progress>();
   private readonly changed = new vscode.EventEmitter<void>();
+  /** When each source failure was last written to the output, so a check every few seconds does not repeat it. */
+  private readonly logged = new Map<string, number>();
+  /** Whether the user has been told that no source could be reached, since the last answer. */
+  private saidUnreached = false;
   /** Fires when lookups start, advance or end: the status bar shows them. */
   readonly onDidChange = this.changed.event;
 
@@ -85,6 +93,7 @@ export class ReferenceLookups implements vscode.Disposable {
           this.changed.fire();
         },
       });
+      this.report(verdicts);
       return verdicts;
     } catch (error) {
       if (error instanceof SourceError && error.kind === 'cancelled') return undefined;
@@ -98,6 +107,36 @@ export class ReferenceLookups implements vscode.Disposable {
         this.changed.fire();
       }
     }
+  }
+
+  /**
+   * Writes why sources could not answer to the Attest output (each reason once a few minutes, with the
+   * time the channel stamps), and says once, plainly, when no source could be reached at all: that is
+   * the machine's network, not Attest and not the references.
+   */
+  private report(verdicts: Verdicts): void {
+    const now = Date.now();
+    for (const [reason, count] of failureReasons(verdicts)) {
+      if (now - (this.logged.get(reason) ?? -Infinity) < RELOG_AFTER_MS) continue;
+      this.logged.set(reason, now);
+      this.log.warn(vscode.l10n.t('{0} (for {1} references)', reason, count));
+    }
+    const unreached = unreachedSources(verdicts);
+    if (!unreached) {
+      // Answers came: should the network go again, that is worth saying again.
+      if ([...verdicts.values()].some((l) => l.verdict.status !== 'unchecked')) this.saidUnreached = false;
+      return;
+    }
+    if (this.saidUnreached) return;
+    this.saidUnreached = true;
+    const show = vscode.l10n.t('Show Details');
+    const message = vscode.l10n.t(
+      'Attest could not reach {0}, so your references are not checked yet; none is marked wrong. Check the internet connection, or a proxy or firewall. Attest asks again in a few minutes.',
+      unreached.map((source) => SOURCE_NAMES[source]).join(', '),
+    );
+    void vscode.window.showWarningMessage(message, show).then((choice) => {
+      if (choice === show) this.log.show(true);
+    });
   }
 
   cancelAll(): void {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { CheckResult } from '../core/check';
 import { describeUnchecked } from '../core/verify/references';
 import { missingAbstracts } from '../core/verify/claims';
 import type { Checker } from './checker';
@@ -21,43 +22,38 @@ export class StatusBar implements vscode.Disposable {
     if (progress) return this.busy(vscode.l10n.t('Attest: looking up references {0}/{1}', progress.done, progress.total));
     if (this.checker.judging) return this.busy(vscode.l10n.t('Attest: judging citations'));
     this.item.command = 'workbench.actions.view.problems';
-    const editor = vscode.window.activeTextEditor;
-    const result = editor ? this.checker.resultFor(editor.document.uri.fsPath) : undefined;
+    const file = vscode.window.activeTextEditor?.document.uri.fsPath;
+    // A .bib is no manuscript of its own: the manuscript citing from it speaks for it.
+    const result = file === undefined ? undefined : (this.checker.resultFor(file) ?? this.checker.allResults().find((r) => r.bibliographyFiles.includes(file)));
     if (!result) {
       this.item.hide();
       return;
     }
-    const counts = { error: 0, warning: 0, other: 0 };
-    for (const f of result.findings) {
-      if (f.severity === 'error') counts.error++;
-      else if (f.severity === 'warning') counts.warning++;
-      else counts.other++;
-    }
+    const counts = { error: 0, warning: 0, information: 0, hint: 0 };
+    for (const f of result.findings) counts[f.severity]++;
     const keys = new Set(result.citations.map((c) => c.key)).size;
     const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
     const unchecked = result.verdicts ? [...result.verdicts.values()].filter((l) => l.verdict.status === 'unchecked').length : 0;
     // Offline or with every source failing, a clean bar would read as "all references checked".
     const notChecked = unchecked > 0 ? ` $(question) ${vscode.l10n.t('{0} not checked', unchecked)}` : '';
-    // Cited works found retracted, each once however often it is cited: the error a writer most needs to see.
+    // VS Code's own status bar counts the problems; this says whether Attest has something to say, and
+    // the cited works found retracted, each once however often it is cited: the error a writer most needs to see.
     const retracted = new Set(result.findings.filter((f) => f.code === 'retracted').map((f) => f.key)).size;
     const retractedText = retracted > 0 ? ` $(circle-slash) ${vscode.l10n.t('{0} retracted', retracted)}` : '';
-    this.item.text =
-      counts.error + counts.warning === 0
-        ? `$(pass) ${vscode.l10n.t('Attest')}${notChecked}`
-        : `$(error) ${counts.error} $(warning) ${counts.warning}${retractedText} ${vscode.l10n.t('Attest')}${notChecked}`;
+    this.item.text = `${counts.error + counts.warning === 0 ? '$(pass)' : '$(warning)'}${retractedText} ${vscode.l10n.t('Attest')}${notChecked}`;
     const summary = vscode.l10n.t(
-      'Citations: {0} (keys: {1}); bibliography entries: {2}. Errors: {3}, warnings: {4}, notes: {5}.',
+      'Citations: {0} (keys: {1}); bibliography entries: {2}. In the Problems panel: {3} errors, {4} warnings, {5} notes.',
       result.citations.length,
       keys,
       entries,
       counts.error,
       counts.warning,
-      counts.other,
+      counts.information,
     );
+    // Hints are dotted underlines in the editor, which the Problems panel does not list.
+    const hints = counts.hint > 0 ? vscode.l10n.t('{0} hints (such as unused entries) show in the editor only.', counts.hint) : undefined;
     const why = result.verdicts && describeUnchecked(result.verdicts);
-    const missing = result.supports ? missingAbstracts(result.supports) : undefined;
-    const noAbstract = missing && missing.withoutAbstract > 0 ? vscode.l10n.t('{0} of {1} cited works have no abstract to check against.', missing.withoutAbstract, missing.cited) : undefined;
-    this.item.tooltip = [summary, why, noAbstract].filter((line) => line).join('\n');
+    this.item.tooltip = [summary, hints, why, ...abstractLines(result)].filter((line) => line).join('\n');
     this.item.show();
   }
 
@@ -72,4 +68,14 @@ export class StatusBar implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
+}
+
+/** What the support check could not read: works without an abstract, and works whose abstract was never looked for. */
+function abstractLines(result: CheckResult): string[] {
+  if (!result.supports) return [];
+  const { cited, withoutAbstract, notLookedUp } = missingAbstracts(result.supports, result.verdicts);
+  const lines: string[] = [];
+  if (withoutAbstract > notLookedUp) lines.push(vscode.l10n.t('{0} of {1} cited works have no abstract to check against.', withoutAbstract - notLookedUp, cited));
+  if (notLookedUp > 0) lines.push(vscode.l10n.t('The abstracts of {0} of {1} cited works were not looked up (no source answered for them); the support check had nothing to read for them.', notLookedUp, cited));
+  return lines;
 }

@@ -83,4 +83,26 @@ describe('using a matched record\'s metadata', () => {
     assert.equal(after.doi, '10.1109/cvpr.2016.90');
     assert.equal(after.venue, 'CVPR', 'fields that did not differ stay as written');
   });
+
+  it('writes a DOI and a URL as they are, underscores and all, and reads them back the same', () => {
+    const bib = '@article{kim2020,\n  title = {Sleep},\n  doi = {10.1000/wrong},\n  year = {2020}\n}\n';
+    const [entry] = parseBibliography(bib, '/x.bib').entries;
+    const doi = '10.1016/S0140-6736(20)30183-5_a%b~c';
+    const url = 'https://example.org/a_b?q=1&r=%20#top';
+    const fields = fieldsFromRecord(entry, { source: 'crossref', id: 'x', title: 'Sleep', authors: [], doi }, [{ field: 'doi', status: 'differ', expected: '', found: '' }]);
+    fields.set('url', url);
+    const updated = applyEdits(bib, setFields(bib, 0, fields));
+    assert.match(updated, /doi = \{10\.1016\/S0140-6736\(20\)30183-5_a%b~c\}/);
+    assert.ok(updated.includes(`url = {${url}}`), updated);
+    const [after] = parseBibliography(updated, '/x.bib').entries;
+    assert.equal(after.doi, doi);
+    assert.equal(after.url, url);
+  });
+
+  it('leaves out a DOI or URL that could not stay inside its braces as it is', () => {
+    const bib = '@article{x,\n  title = {T}\n}\n';
+    for (const doi of ['10.1234/x}}@preamble{"\\input{/etc/passwd}"}@misc{zz,note={},', '10.1234/a\\_b', '10.1234/a\nb']) {
+      assert.deepEqual(setFields(bib, 0, new Map([['doi', doi]])), [], JSON.stringify(doi));
+    }
+  });
 });

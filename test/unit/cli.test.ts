@@ -111,9 +111,11 @@ describe('attest check', () => {
     );
     const quiet = await attest('check', tex, '--offline', '--cache', dir);
     assert.doesNotMatch(quiet.out, /unverifiable/);
-    assert.match(quiet.out, /^support: 2 of 2 cited works have no abstract to check against\.$/m);
+    // Offline, no abstract was looked for: that is not "no abstract".
+    assert.doesNotMatch(quiet.out, /have no abstract/);
+    assert.match(quiet.out, /^support: the abstracts of 2 of 2 cited works were not looked up \(no source answered for them\); the support check had nothing to read for them\.$/m);
     const report = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--format', 'json')).out) as { missingAbstracts: unknown };
-    assert.deepEqual(report.missingAbstracts, { cited: 2, withoutAbstract: 2 });
+    assert.deepEqual(report.missingAbstracts, { cited: 2, withoutAbstract: 2, notLookedUp: 2 });
     await fs.writeFile(path.join(dir, 'config.json'), '{"attest.support.reportMissingAbstracts": true}');
     const detailed = await attest('check', tex, '--offline', '--cache', dir, '--config', path.join(dir, 'config.json'), '--min-severity', 'hint');
     assert.equal(detailed.out.match(/\[unverifiable\]/g)?.length, 3);

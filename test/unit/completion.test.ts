@@ -121,6 +121,18 @@ describe('citation key completion', () => {
     assert.equal(keyContext('\\ref{fig', 'latex'), undefined);
   });
 
+  it('completes keys with a colon in them, as reference managers write them, past the colon', () => {
+    const colons = new KeyCompleter([
+      { key: 'Rivera:2019as', title: 'Aspirin and stroke in older adults', authors: 'Ana Rivera', year: 2019 },
+      { key: 'Rivera:2021hf', title: 'Heart failure after stroke', authors: 'Ana Rivera', year: 2021 },
+    ]);
+    const context = keyContext('as shown \\citep{Rivera:2019', 'latex');
+    assert.deepEqual(context, { start: 16, typed: 'Rivera:2019' });
+    assert.deepEqual(colons.complete(context?.typed ?? '').map((c) => c.key), ['Rivera:2019as']);
+    assert.deepEqual(colons.complete('Rivera:').map((c) => c.key), ['Rivera:2019as', 'Rivera:2021hf']);
+    assert.deepEqual(keyContext('see [@Rivera:20', 'markdown'), { start: 6, typed: 'Rivera:20' });
+  });
+
   it('knows when the cursor is in a pandoc citation', () => {
     assert.deepEqual(keyContext('As shown [see @vasw', 'markdown'), { start: 15, typed: 'vasw' });
     assert.deepEqual(keyContext('@hoch', 'markdown'), { start: 1, typed: 'hoch' });

@@ -3,7 +3,7 @@ import type * as http from 'node:http';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { SOURCE_IDS, sourcesConfigFrom } from '../../src/core/sources/config';
 import { createSources, publicOrigin, type SourceSecrets } from '../../src/core/sources/registry';
-import { describeUnchecked, referenceFindings, verifyEntries } from '../../src/core/verify/references';
+import { describeUnchecked, failureReasons, referenceFindings, unreachedSources, verifyEntries } from '../../src/core/verify/references';
 import { ScriptedServer, sendJson, sendText } from './support/server';
 
 const KEY = 'sk-attest-test-5b9e1c';
@@ -79,6 +79,29 @@ describe('references against sources that fail', () => {
       assert.ok(server.requests.length > 0);
     });
   }
+
+  it('says plainly, in one sentence, that no source could be reached when nothing answers at the address', async () => {
+    // A server closed at once leaves a port where nothing listens: every connection is refused.
+    const gone = await ScriptedServer.start((_, res) => sendText(res, 200, ''));
+    const base = gone.baseUrl;
+    await gone.close();
+    const verdicts = await verifyEntries(CLASSICS, sourcesAt(base), { timeLimitMs: 10_000 });
+    assert.deepEqual([...verdicts.values()].map((l) => l.verdict.status), ['unchecked', 'unchecked', 'unchecked']);
+    assert.deepEqual(unreachedSources(verdicts)?.sort(), [...SOURCE_IDS].sort());
+    assert.match(
+      describeUnchecked(verdicts) ?? '',
+      /^No source could be reached \(.*Crossref.*\), so none of the 3 references was checked; none is marked wrong\. Check the internet connection, or a proxy or firewall between this machine and the sources\.$/,
+    );
+    // The sources' own words, host and all, are kept for the log.
+    assert.ok([...failureReasons(verdicts).keys()].some((reason) => reason.includes(new URL(base).host)), [...failureReasons(verdicts).keys()].join('\n'));
+  });
+
+  it('does not call sources unreachable that answered, even with errors', async () => {
+    const server = await serve((_, res) => sendText(res, 503, 'Service Unavailable'));
+    const verdicts = await verifyEntries(CLASSICS, sourcesAt(server.baseUrl), { timeLimitMs: 2500 });
+    assert.equal(unreachedSources(verdicts), undefined);
+    assert.match(describeUnchecked(verdicts) ?? '', /^3 references not checked: /);
+  });
 
   it('skips a source that asks to wait 59 s for the rest of the check, says why once, and asks it again in the next check', async () => {
     const server = await serve((_, res) => sendText(res, 429, 'Too Many Requests', { 'retry-after': '59' }));

@@ -169,6 +169,23 @@ describe('the paper library', () => {
       assert.deepEqual(open.results.map((r) => r.paper.id), ['open']);
     });
 
+    it('lists a work found through two sources once, where it ranks best, and fills the list from further down', async () => {
+      const library = await lexicalLibrary();
+      const abstract = 'Low-dose aspirin halved the risk of stroke in adults over seventy.';
+      await library.add([
+        paper('doi:10.1/halved', 'Aspirin halves stroke risk', abstract, { doi: '10.1/HALVED', year: 2020 }),
+        paper('semanticscholar:abc', 'Aspirin Halves Stroke Risk.', abstract, { year: 2021 }),
+        paper('arxiv:2001.00001', 'Aspirin halves stroke risk', abstract, { doi: '10.48550/arXiv.2001.00001', year: 2020 }),
+        // The same title, years apart, is another work (a reply, a second edition).
+        paper('doi:10.1/reply', 'Aspirin halves stroke risk', abstract, { doi: '10.1/reply', year: 2024 }),
+      ]);
+      const found = await library.find({ text: 'Aspirin halves the risk of stroke.', limit: 3 });
+      const ids = found.results.map((r) => r.paper.id);
+      assert.deepEqual(ids.filter((id) => id !== 'doi:10.1/reply' && !id.startsWith('aspirin-')).length, 1, ids.join(', '));
+      assert.ok(ids.includes('doi:10.1/reply'), ids.join(', '));
+      assert.equal(ids.length, 3, 'the place of the copies is taken by the next works');
+    });
+
     it('refuses a dense or hybrid mode it cannot keep to', () => {
       assert.throws(() => new PaperLibrary({} as PaperStore, { mode: 'dense' }), /needs a sentence encoder \(attest\.retrieval\.encoder\.model\)/);
     });

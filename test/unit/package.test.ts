@@ -62,6 +62,16 @@ describe('npm run package', function () {
     assert.ok(all.length < 110, `${all.length} files`);
   });
 
+  it('opens its page with what Attest does, a picture in the package, and how to start, not with the contributors\' commands', () => {
+    const page = packages.get('linux-x64')?.readAsText('extension/readme.md') ?? '';
+    assert.match(page, /^# Attest/);
+    assert.match(page, /## Getting started/);
+    assert.doesNotMatch(page, /npm ci|npm test/);
+    const pictures = [...page.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]);
+    assert.ok(pictures.length > 0, 'a picture');
+    for (const picture of pictures) assert.ok(files('linux-x64').includes(`extension/${picture}`), picture);
+  });
+
   it('runs the paper library’s worker as installed: a store opened, papers imported from BibTeX and found', async () => {
     const installed = path.join(dir, 'installed');
     packages.get('linux-x64')?.extractAllTo(installed);

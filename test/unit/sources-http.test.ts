@@ -264,13 +264,13 @@ describe('the HTTP client of the sources', () => {
       assert.equal(server.requests.length, 4);
     });
 
-    it('reports "unavailable" when nothing listens, without retrying', async () => {
+    it('reports "unreachable" when nothing listens, without retrying', async () => {
       const server = await serve(() => undefined);
       const baseUrl = server.baseUrl;
       await server.close();
       servers.splice(servers.indexOf(server), 1);
       const http = new HttpClient({ source: 'openalex', baseUrl, requestsPerSecond: 10, maxConcurrent: 1, privateParams: { api_key: SECRET } });
-      const error = await failsWith(http.getJson('/works'), 'unavailable');
+      const error = await failsWith(http.getJson('/works'), 'unreachable');
       assert.match(error.message, /Could not reach 127\.0\.0\.1/);
       assert.ok(!error.message.includes(SECRET));
     });
@@ -282,8 +282,8 @@ describe('the HTTP client of the sources', () => {
       servers.splice(servers.indexOf(server), 1);
       // One request every 10 s: a second request that went to the network would wait its turn and say "Could not reach".
       const http = new HttpClient({ source: 'openalex', baseUrl, requestsPerSecond: 0.1, maxConcurrent: 1 });
-      await failsWith(http.getJson('/works'), 'unavailable');
-      const again = await failsWith(http.getJson('/works/other'), 'unavailable');
+      await failsWith(http.getJson('/works'), 'unreachable');
+      const again = await failsWith(http.getJson('/works/other'), 'unreachable');
       assert.match(again.message, /could not be reached moments ago/);
     });
   });

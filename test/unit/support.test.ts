@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { parseBibliography } from '../../src/core/bibliography/parse';
 import { checkManuscript, CheckSession } from '../../src/core/check';
 import { LookupCache } from '../../src/core/sources/cache';
 import { isAbstract } from '../../src/core/verify/abstracts';
@@ -6,6 +7,8 @@ import { abstractSentences, checkSupport, missingAbstracts, supportFindings } fr
 import { analyze } from '../../src/core/index/analyzer';
 import { BackgroundFrequencies } from '../../src/core/verify/background';
 import { TermStatistics, tfidfRelevance } from '../../src/core/verify/relevance';
+import type { ExistenceVerdict } from '../../src/core/verify/existence';
+import type { Verdicts } from '../../src/core/verify/references';
 import { judgeSupport, type RelevanceScorer } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { overlap, RuleNli } from './support/ruleNli';
@@ -105,7 +108,17 @@ describe('checking the citations of a manuscript for support', () => {
     assert.equal(found[0].evidence?.sentence, 'The cache decreases speed.');
     const detailed = supportFindings(judged, undefined, { reportMissingAbstracts: true });
     assert.deepEqual(detailed.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning'], ['none', 'unverifiable', 'hint']]);
-    assert.deepEqual(missingAbstracts(judged), { cited: 3, withoutAbstract: 1 });
+    // No source was asked for `none`: its abstract was not looked up.
+    assert.deepEqual(missingAbstracts(judged, undefined), { cited: 3, withoutAbstract: 1, notLookedUp: 1 });
+    const [entry] = parseBibliography('@article{none, title={None}}', '/p/refs.bib').entries;
+    const record = { source: 'crossref' as const, id: 'x', title: 'None', authors: [] };
+    const foundRecord: ExistenceVerdict = { status: 'found', record, via: 'title' };
+    const answered: Verdicts = new Map([['none', { entry, verdict: foundRecord }]]);
+    assert.deepEqual(missingAbstracts(judged, answered), { cited: 3, withoutAbstract: 1, notLookedUp: 0 }, 'a record without an abstract is an answer');
+    const failed: Verdicts = new Map([['none', { entry, verdict: { status: 'unchecked', reason: 'No source could answer.' } }]]);
+    assert.deepEqual(missingAbstracts(judged, failed), { cited: 3, withoutAbstract: 1, notLookedUp: 1 });
+    const timedOut: Verdicts = new Map([['none', { entry, verdict: foundRecord, abstractUnanswered: true }]]);
+    assert.deepEqual(missingAbstracts(judged, timedOut), { cited: 3, withoutAbstract: 1, notLookedUp: 1 });
   });
 
   it('takes an abstract field too short to be an abstract for none', async () => {

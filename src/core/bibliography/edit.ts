@@ -1,4 +1,4 @@
-import { escapeLatexSpecials } from './escape';
+import { escapeLatexSpecials, verbatimBibtexValue } from './escape';
 
 /** A replacement of `length` characters at `offset` of a .bib file's text. */
 export interface TextEdit {
@@ -7,10 +7,14 @@ export interface TextEdit {
   readonly text: string;
 }
 
+/** Fields read verbatim by biblatex and the styles: an identifier, an address. */
+const VERBATIM_FIELDS = new Set(['doi', 'url']);
+
 /**
  * Edits that set fields of the entry starting at `entryOffset` (its `@`) to new values, leaving the
  * rest of the entry as the user wrote it: an existing field's value is replaced in place, a missing
- * field is added before the closing brace. Plain-text values are escaped for BibTeX here.
+ * field is added before the closing brace. Plain-text values are escaped for BibTeX here, except a
+ * DOI's or URL's, which is written as it is or, if it cannot be, not at all.
  * Returns no edits when the entry cannot be read (the caller then changes nothing).
  */
 /** A field's new value: plain text to escape, or BibTeX already written (an author list with braced names). */
@@ -23,7 +27,9 @@ export function setFields(text: string, entryOffset: number, values: ReadonlyMap
   const missing: string[] = [];
   for (const [name, value] of values) {
     const field = entry.fields.get(name.toLowerCase());
-    const braced = `{${typeof value === 'string' ? escapeBibtex(value) : value.bibtex}}`;
+    const written = typeof value !== 'string' ? value.bibtex : VERBATIM_FIELDS.has(name.toLowerCase()) ? verbatimBibtexValue(value) : escapeBibtex(value);
+    if (written === undefined) continue;
+    const braced = `{${written}}`;
     if (field) edits.push({ offset: field.valueStart, length: field.valueEnd - field.valueStart, text: braced });
     else missing.push(`${name} = ${braced}`);
   }

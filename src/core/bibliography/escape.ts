@@ -14,3 +14,12 @@ const SPECIALS: Readonly<Record<string, string>> = {
 export function escapeLatexSpecials(value: string): string {
   return value.replace(/[\\{}~^&%$#_]/g, (c) => SPECIALS[c]);
 }
+
+/**
+ * An identifier or web address as a BibTeX value: written as it is, since biblatex and the styles read
+ * `doi` and `url` verbatim (`\_` in a DOI is a broken link). Undefined when it could not stay inside its
+ * braces as it is: a brace or backslash, or a control character or line break.
+ */
+export function verbatimBibtexValue(value: string): string | undefined {
+  return /[{}\\\p{Cc}]/u.test(value) ? undefined : value;
+}

@@ -12,6 +12,7 @@ import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMo
 import type { Embedder } from '../models/embedder';
 import { paperFromRecord, type Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
+import { distinctWorks } from './distinctWorks';
 import { rankPapers, type Ranked } from './hybrid';
 import { PaperStore, type VectorBatch } from './store';
 
@@ -143,13 +144,13 @@ export class PaperLibrary implements EvidenceFinder {
   }
 
   /**
-   * The best `limit` papers; with `openAccessOnly`, rankings go deeper until enough open-access
-   * papers are found or the library has no more.
+   * The best `limit` papers, each work once; with `openAccessOnly`, rankings go deeper until enough
+   * open-access papers are found or the library has no more.
    */
   private rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Ranked[] {
     const indexes = { lexical: this.store.lexical, dense: this.store.dense };
     for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
-      const ranked = rankPapers(indexes, { text: query.text, vector }, mode, depth);
+      const ranked = distinctWorks(rankPapers(indexes, { text: query.text, vector }, mode, depth), ({ id }) => this.store.get(id) as Paper);
       const kept = query.openAccessOnly ? ranked.filter(({ id }) => this.store.get(id)?.openAccessUrl !== undefined) : ranked;
       if (kept.length >= query.limit || depth >= this.store.size) return kept.slice(0, query.limit);
     }

@@ -22,7 +22,7 @@
  * during this run; every other 404 or 410 (a search endpoint moved, a proxy, a misconfigured mirror)
  * is 'unavailable'. Everything else throws `SourceError` when the source could not answer:
  *   401/403 → 'unauthorized' (says `whenRefused`, or names `credentialsSetting`); 429 until retries run out → 'rate-limited';
- *   5xx until retries run out, other statuses, network failure → 'unavailable'; no answer within
+ *   5xx until retries run out, other statuses → 'unavailable'; no connection → 'unreachable'; no answer within
  *   `timeoutMs` → 'timeout'; `signal` aborted → 'cancelled'; invalid JSON or a body over 20 MB →
  *   'malformed'; offline and not in the cache → 'offline'.
  * 429 and 5xx are retried up to 3 times, waiting `Retry-After` when given or an exponential backoff
@@ -226,7 +226,7 @@ export class HttpClient {
 
   private async fetchWithRetries(publicUrl: URL, signal: AbortSignal | undefined, init: RequestInit, health: SourceHealth): Promise<Answer> {
     if (Date.now() < this.unreachableUntil) {
-      throw this.error('unavailable', `${this.host} could not be reached moments ago; not asking again yet.`);
+      throw this.error('unreachable', `${this.host} could not be reached moments ago; not asking again yet.`);
     }
     const url = new URL(publicUrl);
     for (const [name, value] of Object.entries(this.options.privateParams ?? {})) url.searchParams.set(name, value);
@@ -270,8 +270,10 @@ export class HttpClient {
   private async attempt(url: URL, signal: AbortSignal | undefined, init: RequestInit): Promise<Attempt> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let reached = false;
     try {
       const { response, leftOrigin } = await this.fetchFollowingRedirects(url, combined, init);
+      reached = true;
       const { status } = response;
       if (status === 404 || status === 410) {
         await response.body?.cancel();
@@ -290,8 +292,9 @@ export class HttpClient {
       if (error instanceof SourceError) throw error;
       if (signal?.aborted) throw error;
       if (timeout.aborted) throw this.error('timeout', `${this.host} did not answer within ${this.timeoutMs / 1000} s.`);
+      if (reached) throw this.error('unavailable', `${this.host} broke off its answer: ${this.redact(describeNetworkError(error))}.`);
       this.unreachableUntil = Date.now() + UNREACHABLE_FOR_MS;
-      throw this.error('unavailable', `Could not reach ${this.host}: ${this.redact(describeNetworkError(error))}.`);
+      throw this.error('unreachable', `Could not reach ${this.host}: ${this.redact(describeNetworkError(error))}.`);
     }
   }
 

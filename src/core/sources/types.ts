@@ -85,8 +85,12 @@ export interface PaperSource {
   prefetch?(ids: { readonly dois: readonly string[]; readonly arxivIds: readonly string[] }, options?: RequestOptions): Promise<void>;
 }
 
-/** Why a source could not answer. None of these means the work does not exist. */
-export type SourceErrorKind = 'offline' | 'rate-limited' | 'unavailable' | 'timeout' | 'malformed' | 'cancelled' | 'unauthorized';
+/**
+ * Why a source could not answer. None of these means the work does not exist. 'unreachable': no
+ * connection was made (no network, a proxy, a firewall, a wrong address); 'unavailable': it was made
+ * and the answer was an error.
+ */
+export type SourceErrorKind = 'offline' | 'rate-limited' | 'unreachable' | 'unavailable' | 'timeout' | 'malformed' | 'cancelled' | 'unauthorized';
 
 export class SourceError extends Error {
   constructor(

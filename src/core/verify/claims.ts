@@ -9,6 +9,7 @@ import type { Citation } from '../manuscript/types';
 import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
 import type { ExistenceVerdict } from './existence';
+import type { Verdicts } from './references';
 import { sortFindings } from '../check';
 import { abstractText } from './abstracts';
 import { BackgroundFrequencies } from './background';
@@ -201,10 +202,25 @@ function isMissingAbstract(judgement: SupportJudgement): boolean {
 }
 
 /** How many distinct cited works were judged, and how many of them had no abstract to judge against. */
-export function missingAbstracts(supports: readonly CitationSupport[]): { readonly cited: number; readonly withoutAbstract: number } {
+export interface MissingAbstracts {
+  readonly cited: number;
+  readonly withoutAbstract: number;
+  /**
+   * Of those without one, how many no source answered for (it failed, was offline, ran out of time,
+   * or reference checks are off): their abstract was never looked for, which is not "no abstract".
+   */
+  readonly notLookedUp: number;
+}
+
+export function missingAbstracts(supports: readonly CitationSupport[], verdicts: Verdicts | undefined): MissingAbstracts {
   const cited = new Set(supports.map((s) => s.citation.key));
   const without = new Set(supports.filter((s) => isMissingAbstract(s.judgement)).map((s) => s.citation.key));
-  return { cited: cited.size, withoutAbstract: without.size };
+  let notLookedUp = 0;
+  for (const key of without) {
+    const lookup = verdicts?.get(key);
+    if (!lookup || lookup.verdict.status === 'unchecked' || lookup.abstractUnanswered) notLookedUp++;
+  }
+  return { cited: cited.size, withoutAbstract: without.size, notLookedUp };
 }
 
 function round(value: number): number {

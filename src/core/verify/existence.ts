@@ -1,5 +1,5 @@
 import type { BibEntry } from '../bibliography/types';
-import { SourceError, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../sources/types';
+import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
 import { SOURCE_NAMES } from '../sources/config';
 import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { whyNotIndexed } from './indexable';
@@ -48,9 +48,17 @@ type Verdict =
       readonly status: 'unchecked';
       /** Why, one short line per source that could not answer. */
       readonly reason: string;
+      /** What kept each source that could not answer from answering, for plain words in the editor. */
+      readonly failures?: readonly SourceFailure[];
       /** The check's time limit ran out before this entry was looked up: not kept, asked again next time. */
       readonly timedOut?: boolean;
     };
+
+/** A source that could not answer, and why in one word. */
+export interface SourceFailure {
+  readonly source: SourceId;
+  readonly kind: SourceErrorKind;
+}
 
 /** A not-found verdict needs this many sources to have answered, so one source's gap is not taken for fabrication. */
 const MIN_ANSWERS_FOR_NOT_FOUND = 2;
@@ -321,7 +329,8 @@ function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], a
         : answered.length < MIN_ANSWERS_FOR_NOT_FOUND
           ? `Only ${SOURCE_NAMES[answered[0]]} answered; a verdict needs two.`
           : `Only ${answered.map((id) => SOURCE_NAMES[id]).join(' and ')} answered, and they index only part of the literature.`;
-    return { status: 'unchecked', reason: [heard, ...why].join('\n') };
+    const failures = [...attempts.failures].map(([source, failure]): SourceFailure => ({ source, kind: failure.kind }));
+    return { status: 'unchecked', reason: [heard, ...why].join('\n'), ...(failures.length > 0 && { failures }) };
   }
   const notIndexed = entry.doi || entry.arxivId ? undefined : whyNotIndexed(entry);
   if (notIndexed) return { status: 'unchecked', reason: `No record found, but ${notIndexed}.` };

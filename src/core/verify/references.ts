@@ -4,7 +4,7 @@ import { sortFindings, type CheckResult } from '../check';
 import type { Evidence, Finding } from '../findings';
 import { SOURCE_NAMES } from '../sources/config';
 import { CheckRun } from '../sources/health';
-import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
+import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
 import { abstractOf, type Abstract } from './abstracts';
 import { resolveEntry, type ExistenceVerdict } from './existence';
 import { retractionOf, type RetractionStatus } from './retraction';
@@ -211,20 +211,55 @@ function whenCancelled<T>(value: T): (error: unknown) => T {
  * said once however many entries and sources it stopped. Undefined when every reference was checked.
  */
 export function describeUnchecked(verdicts: Verdicts): string | undefined {
+  const unreached = unreachedSources(verdicts);
+  if (unreached) {
+    const names = unreached.map((id) => SOURCE_NAMES[id]).join(', ');
+    return (
+      `No source could be reached (${names}), so none of the ${verdicts.size} references was checked; none is marked wrong. ` +
+      'Check the internet connection, or a proxy or firewall between this machine and the sources.'
+    );
+  }
+  const unchecked = [...verdicts.values()].filter(({ verdict }) => verdict.status === 'unchecked').length;
+  if (unchecked === 0) return undefined;
+  const ranked = [...failureReasons(verdicts)].sort((a, b) => b[1] - a[1]);
+  const shown = ranked.slice(0, 3).map(([reason, count]) => `${reason.replace(/\.$/, '')} (${count})`);
+  const more = ranked.length > 3 ? `; ${ranked.length - 3} other reasons` : '';
+  return `${unchecked} reference${unchecked === 1 ? '' : 's'} not checked: ${shown.join('; ')}${more}.`;
+}
+
+/**
+ * Why references could not be checked, each reason with the number of references it stopped: a
+ * source's failure (its host and what it answered, if anything), or why the entry was not asked.
+ */
+export function failureReasons(verdicts: Verdicts): Map<string, number> {
   const reasons = new Map<string, number>();
-  let unchecked = 0;
   for (const { verdict } of verdicts.values()) {
     if (verdict.status !== 'unchecked') continue;
-    unchecked++;
     const lines = verdict.reason.split('\n');
     // The first line says how many answered; the source lines after it say why the others did not.
     for (const line of new Set(lines.length > 1 ? lines.slice(1) : lines)) reasons.set(line, (reasons.get(line) ?? 0) + 1);
   }
-  if (unchecked === 0) return undefined;
-  const ranked = [...reasons].sort((a, b) => b[1] - a[1]);
-  const shown = ranked.slice(0, 3).map(([reason, count]) => `${reason.replace(/\.$/, '')} (${count})`);
-  const more = ranked.length > 3 ? `; ${ranked.length - 3} other reasons` : '';
-  return `${unchecked} reference${unchecked === 1 ? '' : 's'} not checked: ${shown.join('; ')}${more}.`;
+  return reasons;
+}
+
+/** Failures that say the source was not reached at all (no network, a firewall, a dead address), as opposed to an answer. */
+const UNREACHED_KINDS: ReadonlySet<SourceErrorKind> = new Set(['unreachable', 'timeout']);
+
+/**
+ * The sources asked, when not one of them could be reached for any reference: no network, a proxy or
+ * a firewall, which is the machine's state and says nothing of the references. Undefined when any
+ * source answered for any reference, or a source answered with a refusal, a limit or garbage.
+ */
+export function unreachedSources(verdicts: Verdicts): SourceId[] | undefined {
+  const sources = new Set<SourceId>();
+  for (const { verdict } of verdicts.values()) {
+    if (verdict.status !== 'unchecked') return undefined;
+    // The check's time limit may end lookups that had not failed yet: they neither show nor refute it.
+    if (verdict.timedOut) continue;
+    if (!verdict.failures || verdict.failures.some((f) => !UNREACHED_KINDS.has(f.kind))) return undefined;
+    for (const { source } of verdict.failures) sources.add(source);
+  }
+  return sources.size > 0 ? [...sources] : undefined;
 }
 
 /** The entries of a check worth looking up: those the manuscript cites (all of them under `\nocite{*}`). */

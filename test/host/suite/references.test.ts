@@ -24,6 +24,15 @@ const RECORDS: SourceRecord[] = [
     doi: '10.1109/cvpr.2016.90',
   },
   { source: 'crossref', id: 'other', title: 'Gated Feedback Recurrent Neural Networks', authors: [{ family: 'Chung', given: 'Junyoung' }], year: 2015 },
+  {
+    source: 'crossref',
+    id: 'spindles',
+    title: 'Sleep Spindles and Overnight Memory Consolidation',
+    authors: [{ family: 'Kim', given: 'Sun' }, { family: 'Park', given: 'Ji' }],
+    year: 2019,
+    venue: 'Journal of Sleep Research',
+    doi: '10.1111/jsr_12345',
+  },
 ];
 
 suite('reference check', () => {
@@ -94,6 +103,47 @@ suite('reference check', () => {
     await vscode.commands.executeCommand('undo');
     assert.strictEqual(bib.getText(), original, 'one undo restores the entry');
     await vscode.commands.executeCommand('workbench.action.files.revert');
+  });
+
+  test('the fix writes a DOI with an underscore as it is, and the hover then shows the record found', async () => {
+    const doiTex = fixtureUri('refcheck', 'doi.tex');
+    const doiBib = fixtureUri('refcheck', 'doi.bib');
+    const tex = await vscode.workspace.openTextDocument(doiTex);
+    await vscode.window.showTextDocument(tex);
+    const [mismatch] = await waitFor('a metadata-mismatch warning on the DOI', () => nonEmpty(attestDiagnostics(doiBib, 'metadata-mismatch')), () => describeDiagnostics(doiBib), 20_000);
+    // The package's page shows this moment: a hover on the citation and the Problems panel.
+    const texEditor = await vscode.window.showTextDocument(tex);
+    const cited = uniqueRange(tex, 'kim2019spindles').start.translate(0, 2);
+    texEditor.selection = new vscode.Selection(cited, cited);
+    await vscode.commands.executeCommand('workbench.action.closeSidebar');
+    await showProblems();
+    await vscode.commands.executeCommand('editor.action.showHover');
+    await screenshot('marketplace');
+    await vscode.commands.executeCommand('editor.action.hideHover').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
+    const bib = await vscode.workspace.openTextDocument(doiBib);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doiBib, mismatch.range);
+    const fix = actions.find((a) => a.title === 'Use the metadata of the matched record');
+    assert.ok(fix?.edit, `actions: ${actions.map((a) => a.title).join(', ')}`);
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    try {
+      assert.match(bib.getText(), /doi {5}= \{10\.1111\/jsr_12345\}/, bib.getText());
+      await waitFor('the warning to clear', () => (attestDiagnostics(doiBib, 'metadata-mismatch').length === 0 ? true : undefined), () => describeDiagnostics(doiBib), 20_000);
+      const at = uniqueRange(tex, 'kim2019spindles').start.translate(0, 2);
+      let shown = '';
+      await waitFor(
+        'the hover to show the record found',
+        async () => {
+          shown = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doiTex, at));
+          return /Found in Crossref/.test(shown) && !/metadata differs/.test(shown) ? true : undefined;
+        },
+        () => shown,
+        20_000,
+      );
+    } finally {
+      await vscode.window.showTextDocument(bib);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
   });
 });
 
