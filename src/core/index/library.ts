@@ -129,7 +129,7 @@ export class PaperLibrary implements EvidenceFinder {
       return { mode: 'lexical' };
     }
     if (this.mode === 'lexical') return { mode: 'lexical' };
-    const unembedded = this.store.withoutVectors(encoder.model).length;
+    const unembedded = this.store.countWithoutVectors(encoder.model);
     if (unembedded === this.store.size) {
       if (unembedded > 0) notes.push(`Ranked by words alone: no paper of the library is embedded with ${encoder.model} yet.`);
       return { mode: 'lexical' };

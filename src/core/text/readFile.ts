@@ -93,7 +93,8 @@ function tooLarge(file: string, maxBytes: number, what: string): FileTooLargeErr
   return new FileTooLargeError(file, `${file} ${what} the ${megabytes(maxBytes)} MB limit for files Attest reads; it was not read.`);
 }
 
-function notRegular(stats: Stats): string | undefined {
+/** What a file is when it is not a regular file, as a message names it; undefined for a regular file. */
+export function notRegular(stats: Stats): string | undefined {
   if (stats.isFile()) return undefined;
   if (stats.isDirectory()) return 'a folder';
   if (stats.isFIFO()) return 'a named pipe (FIFO)';
