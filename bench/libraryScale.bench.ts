@@ -63,7 +63,7 @@ async function benchSize(dir: string, size: number): Promise<void> {
 /** Runs `attest ARGS` in a process of its own; its wall time and peak resident memory. */
 function timed(args: readonly string[]): { seconds: number; peakMb: number } {
   const report = path.join(os.tmpdir(), `attest-scale-time-${process.pid}`);
-  execFileSync('/usr/bin/time', ['-f', '%e %M', '-o', report, process.execPath, CLI, ...args], { stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 26 });
+  execFileSync('/usr/bin/time', ['-f', '%e %M', '-o', report, process.execPath, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
   const [seconds, kilobytes] = execFileSync('cat', [report]).toString().trim().split(/\s+/).map(Number);
   return { seconds, peakMb: kilobytes / 1024 };
 }

@@ -1,11 +1,13 @@
 import * as path from 'node:path';
-import { OnnxNliModel, type NliModel } from '../core/models/nli';
+import type { NliModel } from '../core/models/nli';
 
 /** The NLI model the CLI was given (`--nli-model DIR` or `ATTEST_NLI_MODEL`), loaded, with its id for caches and reports. */
 export async function loadNliModel(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<{ model: NliModel; id: string } | undefined> {
   const dir = flag ?? (env.ATTEST_NLI_MODEL?.trim() || undefined);
   if (!dir) return undefined;
   const resolved = path.resolve(dir);
+  // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
+  const { OnnxNliModel } = await import('../core/models/nli');
   return { model: await OnnxNliModel.load(resolved, { preferQuantized: true }), id: path.basename(resolved) };
 }
 

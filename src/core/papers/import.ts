@@ -56,17 +56,35 @@ export function importPapers(text: string, format: PaperFormat, file: string): I
 // JSON Lines
 
 export function papersFromJsonLines(text: string): ImportResult {
-  const papers: Paper[] = [];
-  const problems: ImportProblem[] = [];
-  text.split('\n').forEach((line, at) => {
-    if (line.trim() === '') return;
-    try {
-      papers.push(paperFromJson(JSON.parse(line) as unknown));
-    } catch (error) {
-      problems.push({ line: at + 1, message: error instanceof SyntaxError ? 'not JSON' : (error as Error).message });
-    }
-  });
-  return { papers, problems, leftOut: 0 };
+  const result: ImportResult = { papers: [], problems: [], leftOut: 0 };
+  text.split('\n').forEach((line, at) => readJsonLine(line, at + 1, result));
+  return result;
+}
+
+/**
+ * JSON Lines as they are read, `batch` papers at a time (the last batch may be smaller), each with
+ * the problems of its lines: an import of any size holds one batch in memory.
+ */
+export async function* papersFromJsonLineStream(lines: AsyncIterable<string>, batch: number): AsyncIterableIterator<ImportResult> {
+  let result: ImportResult = { papers: [], problems: [], leftOut: 0 };
+  let number = 0;
+  for await (const line of lines) {
+    readJsonLine(line, ++number, result);
+    if (result.papers.length < batch) continue;
+    yield result;
+    result = { papers: [], problems: [], leftOut: 0 };
+  }
+  if (result.papers.length > 0 || result.problems.length > 0) yield result;
+}
+
+/** Adds the line's paper to `result`, or its problem; a blank line is neither. */
+function readJsonLine(line: string, number: number, result: ImportResult): void {
+  if (line.trim() === '') return;
+  try {
+    result.papers.push(paperFromJson(JSON.parse(line) as unknown));
+  } catch (error) {
+    result.problems.push({ line: number, message: error instanceof SyntaxError ? 'not JSON' : (error as Error).message });
+  }
 }
 
 /** Throws a message for the line when a field is missing or of the wrong type. */
