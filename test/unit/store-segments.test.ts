@@ -20,18 +20,16 @@ function paper(i: number, tag = ''): Paper {
 const QUERIES = ['aspirin stroke', 'glacier memory exercise', 'coffee', 'statin liver dose risk', 'revised', 'nothing matches this'];
 
 describe('the paper store, read a segment at a time', () => {
-  let dir: string;
-  let remove: () => Promise<void>;
   const originalRename = fs.rename;
-
+  let temp: Awaited<ReturnType<typeof makeTempDir>>;
+  let dir: string;
   beforeEach(async () => {
-    const temp = await makeTempDir();
-    remove = temp.remove;
+    temp = await makeTempDir();
     dir = path.join(temp.dir, 'library');
   });
   afterEach(async () => {
     fs.rename = originalRename;
-    await remove();
+    await temp.remove();
   });
 
   /** What one index in memory of the same papers, added in the same order, answers. */

@@ -110,6 +110,8 @@ export interface LexicalPart {
  */
 export class LexicalParts implements LexicalSearch {
   private readonly searcher = new Bm25Searcher(SETTINGS);
+  /** Each term's weight once read: a best sentence weighs every term of an abstract, each a read of its postings. */
+  private readonly idf = new Map<string, number>();
 
   constructor(private readonly parts: readonly LexicalPart[]) {}
 
@@ -120,6 +122,10 @@ export class LexicalParts implements LexicalSearch {
 
   bestSentence(query: string, abstract: string): Passage | undefined {
     const bm25 = this.parts.map((part) => part.bm25);
-    return bestSentence(query, abstract, (term) => partsIdf(bm25, term, TEXT));
+    return bestSentence(query, abstract, (term) => {
+      let weight = this.idf.get(term);
+      if (weight === undefined) this.idf.set(term, (weight = partsIdf(bm25, term, TEXT)));
+      return weight;
+    });
   }
 }

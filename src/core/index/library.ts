@@ -147,7 +147,8 @@ export class PaperLibrary implements EvidenceFinder {
    * papers are found or the library has no more.
    */
   private rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Ranked[] {
-    const indexes = { lexical: this.store.lexical, dense: this.store.dense };
+    // The vectors are read at the first search by meaning, never for one by words.
+    const indexes = { lexical: this.store.lexical, dense: mode === 'lexical' ? undefined : this.store.dense };
     for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
       const ranked = rankPapers(indexes, { text: query.text, vector }, mode, depth);
       const kept = query.openAccessOnly ? ranked.filter(({ id }) => this.store.get(id)?.openAccessUrl !== undefined) : ranked;

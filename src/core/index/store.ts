@@ -49,8 +49,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, constants, promises as fs } from 'node:fs';
+import { endianness } from 'node:os';
 import * as path from 'node:path';
-import * as lockfile from 'proper-lockfile';
+import type * as Lockfile from 'proper-lockfile';
 import type { Paper } from '../papers/paper';
 import { LARGEST_TEXT_BYTES, NotRegularFileError, openRegularFile } from '../text/readFile';
 import { DenseIndex, type DenseIndexData } from './dense';
@@ -190,12 +191,13 @@ interface Change {
 
 type Writer = SegmentWriter;
 
-/** Where a paper is: a row of a segment on disk, or in memory (`IN_MEMORY`). */
-interface Place {
-  readonly segment: number;
-  readonly row: number;
-}
+/**
+ * Where a paper is: a row of a segment on disk, as one number (`segment × SEGMENT_ROWS + row`, no
+ * object for each of 100,000 papers), or `IN_MEMORY`.
+ */
+type Place = number;
 const IN_MEMORY = -1;
+const SEGMENT_ROWS = 1 << 24;
 
 /** The papers not in any segment on disk: unsaved ones, or all of a library read whole. */
 class MemoryPart {
@@ -215,8 +217,8 @@ export class PaperStore {
   private view: LexicalParts | undefined;
   private vectorModel: string | undefined;
   private vectorDimension = 0;
-  /** The papers with a vector of `vectorModel`, on disk or in memory. */
-  private vectorIds = new Set<string>();
+  /** The papers with a vector of `vectorModel`, on disk or in memory; read at the first need (see `embedded`). */
+  private vectorIds: Set<string> | undefined;
   /** The vectors, read at the first search by meaning. */
   private denseIndex: DenseIndex | undefined;
   /** The vectors of the changes not saved yet, for a dense index read after them. */
@@ -304,7 +306,7 @@ export class PaperStore {
     this.view = undefined;
     this.vectorModel = undefined;
     this.vectorDimension = 0;
-    this.vectorIds = new Set();
+    this.vectorIds = undefined;
     this.denseIndex = undefined;
     this.vectorsUnsaved = [];
     this.vectorsReplaced = false;
@@ -341,7 +343,7 @@ export class PaperStore {
     }
     for (const paper of this.memory.papers.values()) {
       this.memory.index.add(paper);
-      this.places.set(paper.id, { segment: IN_MEMORY, row: 0 });
+      this.places.set(paper.id, IN_MEMORY);
     }
     this.damaged = damaged;
     this.dirty = true;
@@ -385,7 +387,7 @@ export class PaperStore {
   get(id: string): Paper | undefined {
     const place = this.places.get(id);
     if (place === undefined) return undefined;
-    return place.segment === IN_MEMORY ? this.memory.papers.get(id) : this.segments[place.segment].paperAt(place.row);
+    return place === IN_MEMORY ? this.memory.papers.get(id) : this.segments[Math.floor(place / SEGMENT_ROWS)].paperAt(place % SEGMENT_ROWS);
   }
 
   /** Every paper, read from the files a megabyte at a time, then those only in memory. */
@@ -397,7 +399,7 @@ export class PaperStore {
 
   /** Papers that have no vector from `model`: all of them when the store holds another encoder's. */
   withoutVectors(model: string): Paper[] {
-    const ids = this.vectorModel === model ? this.vectorIds : new Set<string>();
+    const ids = this.vectorModel === model ? this.embedded() : new Set<string>();
     return [...this.papers()].filter((paper) => !ids.has(paper.id));
   }
 
@@ -405,8 +407,19 @@ export class PaperStore {
   countWithoutVectors(model: string): number {
     if (this.vectorModel !== model) return this.size;
     let count = this.size;
-    for (const id of this.vectorIds) if (this.places.has(id)) count--;
+    for (const id of this.embedded()) if (this.places.has(id)) count--;
     return count;
+  }
+
+  /** The ids of the papers with a vector of `vectorModel`, read from the vector segments the first time. */
+  private embedded(): Set<string> {
+    if (this.vectorIds === undefined) {
+      const ids = new Set<string>();
+      if (!this.vectorsReplaced) for (const segment of this.manifest?.vectors?.segments ?? []) for (const id of readVectorIdsSync(this.dir, segment)) ids.add(id);
+      for (const batch of this.vectorsUnsaved) for (const id of batch.ids) ids.add(id);
+      this.vectorIds = ids;
+    }
+    return this.vectorIds;
   }
 
   /**
@@ -450,11 +463,11 @@ export class PaperStore {
   private index(papers: readonly Paper[]): void {
     for (const paper of papers) {
       const place = this.places.get(paper.id);
-      if (place !== undefined && place.segment !== IN_MEMORY) {
-        const segment = this.segments[place.segment];
-        (this.dead[place.segment] ??= new Uint8Array(segment.count))[place.row] = 1;
+      if (place !== undefined && place !== IN_MEMORY) {
+        const at = Math.floor(place / SEGMENT_ROWS);
+        (this.dead[at] ??= new Uint8Array(this.segments[at].count))[place % SEGMENT_ROWS] = 1;
       }
-      this.places.set(paper.id, { segment: IN_MEMORY, row: 0 });
+      this.places.set(paper.id, IN_MEMORY);
       this.memory.papers.set(paper.id, paper);
       this.memory.index.add(paper);
     }
@@ -472,7 +485,7 @@ export class PaperStore {
       this.vectorsUnsaved = [];
       this.denseIndex = new DenseIndex(dimension);
     }
-    for (const id of batch.ids) this.vectorIds.add(id);
+    for (const id of batch.ids) this.vectorIds?.add(id);
     this.vectorsUnsaved.push(batch);
     const dense = this.denseIndex;
     batch.ids.forEach((id, at) => dense?.add(id, batch.vectors[at]));
@@ -538,9 +551,12 @@ export class PaperStore {
     const manifest = this.manifest as Manifest;
     const fresh = new PaperStore(this.dir);
     await fresh.openManifest(manifest, this.segments);
-    const dense = this.vectorModel === fresh.vectorModel && this.vectorDimension === fresh.vectorDimension ? this.denseIndex : undefined;
+    const same = this.vectorModel === fresh.vectorModel && this.vectorDimension === fresh.vectorDimension;
+    const dense = same ? this.denseIndex : undefined;
+    const embedded = same ? this.vectorIds : undefined;
     this.takeOver(fresh);
     this.denseIndex = dense;
+    this.vectorIds = embedded;
     for (const change of this.unsaved) this.apply(change);
   }
 
@@ -556,6 +572,8 @@ export class PaperStore {
     } catch (error) {
       throw StoreWriteError.of(this.dir, error);
     }
+    // Loaded by the first writer: a reader never takes the lock.
+    const lockfile: typeof Lockfile = await import('proper-lockfile');
     const waitUntil = Date.now() + LOCK_WAIT_MS;
     for (;;) {
       try {
@@ -638,13 +656,13 @@ export class PaperStore {
   /** The papers of `segments` from `from` on that no later one holds again, read from disk. */
   private async mergedPapers(segments: readonly SegmentFiles[], from: number): Promise<Iterable<Paper>> {
     const opened = await openSegments(this.dir, segments, this.segments);
-    const places = placesOf(opened);
+    const { places } = placesOf(opened);
     const kept = this.segments;
     return (function* (): Iterable<Paper> {
       try {
         for (let at = from; at < opened.length; at++) {
           const segment = opened[at];
-          yield* segment.papers((row) => places.get(segment.ids[row])?.segment === at);
+          yield* segment.papers((row) => places.get(segment.ids[row]) === at * SEGMENT_ROWS + row);
         }
       } finally {
         for (const segment of opened) if (!kept.includes(segment)) segment.close();
@@ -670,16 +688,13 @@ export class PaperStore {
    */
   private async openManifest(manifest: Manifest, open: readonly DiskSegment[]): Promise<void> {
     this.segments = await openSegments(this.dir, manifest.segments, open);
-    this.places = placesOf(this.segments);
-    this.dead = deadRows(this.segments, this.places);
+    ({ places: this.places, dead: this.dead } = placesOf(this.segments));
     if (manifest.vectors) {
+      // Their ids are read at the first search that needs them: a search by words needs none.
       for (const segment of manifest.vectors.segments) {
-        const ids = await readVectorIds(this.dir, segment);
-        const stray = ids.find((id) => !this.places.has(id));
-        if (stray !== undefined) throw new DamagedStore(`${segment.ids} has a vector for '${stray}', which is in no papers file`);
-        const { size } = await fs.stat(path.join(this.dir, segment.file));
-        if (size !== segment.count * manifest.vectors.dimension * 4) throw new DamagedStore(`${segment.file} holds ${size} bytes, not ${segment.count} vectors of ${manifest.vectors.dimension} floats`);
-        for (const id of ids) this.vectorIds.add(id);
+        const stats = await fs.stat(path.join(this.dir, segment.file));
+        if (!stats.isFile()) throw new DamagedStore(`${segment.file} is not a regular file`);
+        if (stats.size !== segment.count * manifest.vectors.dimension * 4) throw new DamagedStore(`${segment.file} holds ${stats.size} bytes, not ${segment.count} vectors of ${manifest.vectors.dimension} floats`);
       }
       this.vectorModel = manifest.vectors.model;
       this.vectorDimension = manifest.vectors.dimension;
@@ -694,14 +709,13 @@ export class PaperStore {
     this.memory = new MemoryPart(lexical);
     for (const paper of papers) {
       this.memory.papers.set(paper.id, paper);
-      this.places.set(paper.id, { segment: IN_MEMORY, row: 0 });
+      this.places.set(paper.id, IN_MEMORY);
     }
     if (manifest.vectors) {
       const { model, dimension, segments } = manifest.vectors;
       for (const segment of segments) {
         const ids = await readVectorIds(this.dir, segment);
         if (ids.some((id) => !this.places.has(id))) throw new DamagedStore(`${segment.ids} has a vector for a paper that is in no papers file`);
-        for (const id of ids) this.vectorIds.add(id);
       }
       this.vectorModel = model;
       this.vectorDimension = dimension;
@@ -867,23 +881,25 @@ async function openSegments(dir: string, files: readonly SegmentFiles[], open: r
   return segments;
 }
 
-/** Where each paper is: the last segment that holds it. */
-function placesOf(segments: readonly DiskSegment[]): Map<string, Place> {
+/**
+ * Where each paper is, the last segment that holds it, and per segment the rows a later one holds
+ * again (undefined for a segment without any).
+ */
+function placesOf(segments: readonly DiskSegment[]): { places: Map<string, Place>; dead: (Uint8Array | undefined)[] } {
   const places = new Map<string, Place>();
-  segments.forEach((segment, at) => segment.ids.forEach((id, row) => places.set(id, { segment: at, row })));
-  return places;
-}
-
-/** Per segment, its rows that are not where their paper is; undefined for a segment without any. */
-function deadRows(segments: readonly DiskSegment[], places: ReadonlyMap<string, Place>): (Uint8Array | undefined)[] {
-  return segments.map((segment, at) => {
-    let dead: Uint8Array | undefined;
+  const dead: (Uint8Array | undefined)[] = segments.map(() => undefined);
+  segments.forEach((segment, at) => {
+    const base = at * SEGMENT_ROWS;
     segment.ids.forEach((id, row) => {
-      const place = places.get(id);
-      if (place?.segment !== at || place.row !== row) (dead ??= new Uint8Array(segment.count))[row] = 1;
+      const earlier = places.get(id);
+      if (earlier !== undefined) {
+        const where = Math.floor(earlier / SEGMENT_ROWS);
+        (dead[where] ??= new Uint8Array(segments[where].count))[earlier % SEGMENT_ROWS] = 1;
+      }
+      places.set(id, base + row);
     });
-    return dead;
   });
+  return { places, dead };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -981,10 +997,13 @@ async function writeVectors(data: DenseIndexData, write: Writer): Promise<Vector
 /** The vectors of a segment, read whole: the first search by meaning needs them all. */
 function readVectors(dir: string, segment: VectorSegment, dimension: number): DenseIndexData {
   const bytes = readWholeSync(path.join(dir, segment.file), segment.count * dimension * 4);
+  const ids = readVectorIdsSync(dir, segment);
+  // The bytes are the floats where the machine is little-endian, as nearly all are.
+  if (endianness() === 'LE') return { ids, vectors: new Float32Array(bytes.buffer, bytes.byteOffset, segment.count * dimension) };
   const vectors = new Float32Array(segment.count * dimension);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let i = 0; i < vectors.length; i++) vectors[i] = view.getFloat32(i * 4, true);
-  return { ids: readVectorIdsSync(dir, segment), vectors };
+  return { ids, vectors };
 }
 
 /** The ids of a vector segment, checked against its count. */

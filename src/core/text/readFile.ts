@@ -15,15 +15,8 @@ export const SMALL_FILE_BYTES = 64 * 1024 * 1024;
  * Returns undefined when there is no such file.
  */
 export async function readFileBounded(file: string, maxBytes: number): Promise<Buffer | undefined> {
-  let opened: OpenedFile;
-  try {
-    opened = await openRegularFile(file);
-  } catch (error) {
-    if (error instanceof UnreadableFileError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new UnreadableFileError(file, openFailure(file, code, error));
-  }
+  const opened = await openToRead(file);
+  if (opened === undefined) return undefined;
   const { handle, stats } = opened;
   try {
     if (stats.size > maxBytes) throw tooLarge(file, maxBytes, `is ${megabytes(stats.size)} MB, over`);
@@ -51,6 +44,18 @@ export async function readFileBounded(file: string, maxBytes: number): Promise<B
 export async function readTextFile(file: string, maxBytes: number): Promise<DecodedText | undefined> {
   const bytes = await readFileBounded(file, maxBytes);
   return bytes && decodeTextWithEncoding(bytes, file);
+}
+
+/** The file opened by `openRegularFile`, undefined when there is none; other failures said as `UnreadableFileError`. */
+async function openToRead(file: string): Promise<OpenedFile | undefined> {
+  try {
+    return await openRegularFile(file);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new UnreadableFileError(file, openFailure(file, code, error));
+  }
 }
 
 interface OpenedFile {
@@ -91,14 +96,8 @@ export async function readNamedTextFile(file: string, maxBytes: number): Promise
  * whole by `readNamedTextFile`, which tells which.
  */
 export async function* readNamedTextLines(file: string, maxBytes: number): AsyncIterableIterator<string> {
-  let opened: OpenedFile;
-  try {
-    opened = await openRegularFile(file);
-  } catch (error) {
-    if (error instanceof UnreadableFileError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UnreadableFileError(file, code === 'ENOENT' || code === 'ENOTDIR' ? `${file} does not exist.` : openFailure(file, code, error));
-  }
+  const opened = await openToRead(file);
+  if (opened === undefined) throw new UnreadableFileError(file, `${file} does not exist.`);
   const { handle, stats } = opened;
   let whole = false;
   try {
