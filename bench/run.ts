@@ -6,6 +6,7 @@ import { benchFullText } from './fulltext.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchHostIfInstalled } from './host.bench';
 import { benchEndlessFile, benchHostile } from './hostile.bench';
+import { benchLibraryScale } from './libraryScale.bench';
 import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchRetrieval } from './retrieval.bench';
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   await benchHallmark();
   console.log('');
   await benchRetrieval();
+  console.log('');
+  await benchLibraryScale();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
   console.log('\nfull texts: passage picking on Citation-Integrity, PDF reading');

@@ -2,12 +2,12 @@ import * as path from 'node:path';
 import { PaperLibrary, type Encoder } from '../core/index/library';
 import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
-import { formatOf, importPapers, papersFromJsonLineStream, type ImportResult, type PaperFormat } from '../core/papers/import';
+import { formatOf, importFileInBatches, type ImportResult, type PaperFormat } from '../core/papers/import';
 import { parseCommandLine } from './args';
 import { UnreadableFileError } from '../core/text/decode';
-import { LARGEST_TEXT_BYTES, readNamedTextFile, readNamedTextLines } from '../core/text/readFile';
 import type { Console } from './main';
 import { forTerminal, showProgress } from './terminal';
+import { IMPORT_BATCH } from '../core/index/library';
 
 export const INDEX_USAGE = `Usage: attest index add FILE... --store DIR [--embed-model DIR]
 
@@ -22,11 +22,7 @@ Exit status: 0 imported, 2 usage or I/O failure.`;
 
 /** How many problems of one file are listed before the rest are only counted. */
 const SHOWN_PROBLEMS = 20;
-/**
- * Papers read, indexed and saved together: each batch is a segment of the library, and an import
- * that stops keeps the batches saved before it. At 100,000 papers, ten segments, and memory for one.
- */
-const IMPORT_BATCH = 10_000;
+
 
 /** `attest index add`. */
 export async function indexCommand(args: readonly string[], io: Console): Promise<number> {
@@ -49,7 +45,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     let added = 0;
     for (const [at, file] of files.entries()) {
       const problems = new ProblemReport(file, io);
-      for await (const batch of importBatches(file, formats[at] as PaperFormat)) {
+      for await (const batch of importFileInBatches(file, formats[at] as PaperFormat, IMPORT_BATCH)) {
         problems.add(batch);
         await library.add(batch.papers, { onProgress: progress('Embedding', encoder, added) });
         added += batch.papers.length;
@@ -69,16 +65,6 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   } finally {
     await encoder?.embedder.dispose();
   }
-}
-
-/**
- * A file's papers a batch at a time, each batch saved before the next is read: JSON Lines stream,
- * so an import of any size holds one batch; BibTeX and RIS, which reference managers keep in files
- * of thousands of entries, are read whole.
- */
-async function* importBatches(file: string, format: PaperFormat): AsyncIterableIterator<ImportResult> {
-  if (format === 'jsonl') yield* papersFromJsonLineStream(readNamedTextLines(file, LARGEST_TEXT_BYTES), IMPORT_BATCH);
-  else yield importPapers(await readNamedTextFile(file, LARGEST_TEXT_BYTES), format, path.resolve(file));
 }
 
 /** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */

@@ -44,6 +44,11 @@ export interface AddOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
+/**
+ * Papers an import reads, indexes and saves together: each batch is a segment of the library, and an
+ * import that stops keeps the batches saved before it. At 100,000 papers, ten segments, and memory for one.
+ */
+export const IMPORT_BATCH = 10_000;
 /** Papers embedded and saved together, so an import that stops halfway keeps what it did. */
 const EMBED_CHUNK = 512;
 /** How deep each ranking goes before fusion: recall@100 is what the benchmark measures. */

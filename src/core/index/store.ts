@@ -390,11 +390,15 @@ export class PaperStore {
     return place === IN_MEMORY ? this.memory.papers.get(id) : this.segments[Math.floor(place / SEGMENT_ROWS)].paperAt(place % SEGMENT_ROWS);
   }
 
-  /** Every paper, read from the files a megabyte at a time, then those only in memory. */
-  *papers(): IterableIterator<Paper> {
+  /**
+   * Every paper from the `from`th on, read from the files a megabyte at a time, then those only in
+   * memory. The papers before `from` are counted, not read.
+   */
+  *papers(from = 0): IterableIterator<Paper> {
     const { segments, dead, memory } = this;
-    for (const [at, segment] of segments.entries()) yield* segment.papers((row) => !dead[at]?.[row]);
-    yield* memory.papers.values();
+    let skip = from;
+    for (const [at, segment] of segments.entries()) yield* segment.papers((row) => !dead[at]?.[row] && skip-- <= 0);
+    for (const paper of memory.papers.values()) if (skip-- <= 0) yield paper;
   }
 
   /** Papers that have no vector from `model`: all of them when the store holds another encoder's. */

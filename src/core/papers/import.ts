@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import type * as CitationJsModule from '../bibliography/citationJs';
 import { parseBibliography } from '../bibliography/parse';
 import type { Author, BibEntry, Bibliography } from '../bibliography/types';
+import { LARGEST_TEXT_BYTES, readNamedTextFile, readNamedTextLines } from '../text/readFile';
 import type { Paper } from './paper';
 
 export type PaperFormat = 'jsonl' | 'bibtex' | 'ris';
@@ -75,6 +76,16 @@ export async function* papersFromJsonLineStream(lines: AsyncIterable<string>, ba
     result = { papers: [], problems: [], leftOut: 0 };
   }
   if (result.papers.length > 0 || result.problems.length > 0) yield result;
+}
+
+/**
+ * A file's papers a batch at a time, for a caller that saves each batch before the next is read:
+ * JSON Lines stream, so an import of any size holds one batch; BibTeX and RIS, which reference
+ * managers keep in files of thousands of entries, are read whole, as one batch.
+ */
+export async function* importFileInBatches(file: string, format: PaperFormat, batch: number): AsyncIterableIterator<ImportResult> {
+  if (format === 'jsonl') yield* papersFromJsonLineStream(readNamedTextLines(file, LARGEST_TEXT_BYTES), batch);
+  else yield importPapers(await readNamedTextFile(file, LARGEST_TEXT_BYTES), format, path.resolve(file));
 }
 
 /** Adds the line's paper to `result`, or its problem; a blank line is neither. */
