@@ -6,6 +6,7 @@ import { benchFullText } from './fulltext.bench';
 import { benchHallmark } from './hallmark.bench';
 import { benchHostIfInstalled } from './host.bench';
 import { benchEndlessFile, benchHostile, benchHostileFullTexts, benchPdfBombs } from './hostile.bench';
+import { benchLibraryScale } from './libraryScale.bench';
 import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchEvidenceSentence } from './evidenceSentence.bench';
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   await benchRetrieval();
   console.log('\nevidence sentences: the sentence shown under a result, against SciFact dev rationales');
   await benchEvidenceSentence();
+  console.log('');
+  await benchLibraryScale();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
   console.log('\nthe built-in NLI model: SciFact, Citation-Integrity and Check-COVID dev, latency, memory, VSIX');

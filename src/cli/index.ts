@@ -2,13 +2,12 @@ import * as path from 'node:path';
 import { PaperLibrary, type Encoder } from '../core/index/library';
 import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
-import { OnnxEmbedder } from '../core/models/embedder';
-import { formatOf, importPapers, type ImportResult } from '../core/papers/import';
-import type { Paper } from '../core/papers/paper';
+import { formatOf, importFileInBatches, type ImportResult, type PaperFormat } from '../core/papers/import';
 import { parseCommandLine } from './args';
-import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
+import { UnreadableFileError } from '../core/text/decode';
 import type { Console } from './main';
 import { forTerminal, showProgress } from './terminal';
+import { IMPORT_BATCH } from '../core/index/library';
 
 export const INDEX_USAGE = `Usage: attest index add FILE... --store DIR [--embed-model DIR]
 
@@ -24,6 +23,7 @@ Exit status: 0 imported, 2 usage or I/O failure.`;
 /** How many problems of one file are listed before the rest are only counted. */
 const SHOWN_PROBLEMS = 20;
 
+
 /** `attest index add`. */
 export async function indexCommand(args: readonly string[], io: Console): Promise<number> {
   const parsed = parseCommandLine('index', { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' } } }, INDEX_USAGE, io);
@@ -33,36 +33,33 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   if (subcommand !== 'add') return usage(io, subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`);
   if (files.length === 0) return usage(io, 'no file given');
   if (!store) return usage(io, '--store DIR is required');
-  const papers: Paper[] = [];
-  for (const file of files) {
-    const format = formatOf(file);
-    if (format === undefined) return usage(io, `cannot tell the format of ${file}: name it .jsonl, .bib or .ris`);
-    let text: string;
-    try {
-      text = await readNamedTextFile(file, LARGEST_TEXT_BYTES);
-    } catch (error) {
-      io.err(`attest index: ${(error as Error).message}\n`);
-      return 2;
-    }
-    const result = importPapers(text, format, path.resolve(file));
-    reportImport(file, result, io);
-    for (const paper of result.papers) papers.push(paper);
-  }
+  const formats = files.map(formatOf);
+  const unknown = files.find((_, at) => formats[at] === undefined);
+  if (unknown !== undefined) return usage(io, `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`);
 
   let encoder: Encoder | undefined;
   try {
     encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));
     const { library, messages } = await PaperLibrary.open(store, { encoder });
     for (const message of messages) io.err(`attest index: ${message}\n`);
-    await library.add(papers, { onProgress: progress('Embedding', encoder) });
+    let added = 0;
+    for (const [at, file] of files.entries()) {
+      const problems = new ProblemReport(file, io);
+      for await (const batch of importFileInBatches(file, formats[at] as PaperFormat, IMPORT_BATCH)) {
+        problems.add(batch);
+        await library.add(batch.papers, { onProgress: progress('Embedding', encoder, added) });
+        added += batch.papers.length;
+      }
+      problems.finish();
+    }
     const embedded = await library.embedMissing({ onProgress: progress('Embedding earlier papers', encoder) });
     const vectors = library.store.encoder;
     const also = embedded > 0 ? `, embedded ${embedded} added earlier` : '';
     const size = `the library in ${store} holds ${library.store.size} papers${vectors ? ` (vectors: ${vectors.model}, ${vectors.dimension} dimensions)` : ''}`;
-    io.out(`Added ${papers.length} papers${also}; ${forTerminal(size)}.\n`);
+    io.out(`Added ${added} papers${also}; ${forTerminal(size)}.\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof ModelError) && !(error instanceof StoreError) && !isFileSystemError(error)) throw error;
+    if (!(error instanceof ModelError) && !(error instanceof StoreError) && !(error instanceof UnreadableFileError) && !isFileSystemError(error)) throw error;
     io.err(`attest index: ${(error as Error).message}\n`);
     return 2;
   } finally {
@@ -79,6 +76,8 @@ export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
 export async function loadEncoder(dir: string | undefined): Promise<Encoder | undefined> {
   if (dir === undefined) return undefined;
   const resolved = path.resolve(dir);
+  // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
+  const { OnnxEmbedder } = await import('../core/models/embedder');
   return { model: path.basename(resolved), embedder: await OnnxEmbedder.load(resolved) };
 }
 
@@ -87,16 +86,33 @@ export function isFileSystemError(error: unknown): boolean {
   return typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
-function reportImport(file: string, result: ImportResult, io: Console): void {
-  for (const problem of result.problems.slice(0, SHOWN_PROBLEMS)) io.err(`attest index: ${file}:${problem.line}: ${problem.message}\n`);
-  if (result.problems.length > SHOWN_PROBLEMS) io.err(`attest index: ${file}: ${result.problems.length - SHOWN_PROBLEMS} more lines could not be read\n`);
-  if (result.leftOut > 0) io.err(`attest index: ${file}: ${result.leftOut} ${result.leftOut === 1 ? 'entry' : 'entries'} without an abstract left out\n`);
+/** A file's unreadable lines, the first few listed as they come and the rest counted at the end. */
+class ProblemReport {
+  private problems = 0;
+  private leftOut = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly io: Console,
+  ) {}
+
+  add(result: ImportResult): void {
+    for (const problem of result.problems) {
+      if (this.problems++ < SHOWN_PROBLEMS) this.io.err(`attest index: ${this.file}:${problem.line}: ${problem.message}\n`);
+    }
+    this.leftOut += result.leftOut;
+  }
+
+  finish(): void {
+    if (this.problems > SHOWN_PROBLEMS) this.io.err(`attest index: ${this.file}: ${this.problems - SHOWN_PROBLEMS} more lines could not be read\n`);
+    if (this.leftOut > 0) this.io.err(`attest index: ${this.file}: ${this.leftOut} ${this.leftOut === 1 ? 'entry' : 'entries'} without an abstract left out\n`);
+  }
 }
 
-/** Progress on standard error while papers are embedded, when a person is watching. */
-function progress(what: string, encoder: Encoder | undefined): ((done: number, total: number) => void) | undefined {
+/** Progress on standard error while papers are embedded, when a person is watching; `before` were embedded by earlier batches. */
+function progress(what: string, encoder: Encoder | undefined, before = 0): ((done: number, total: number) => void) | undefined {
   if (!encoder || !process.stderr.isTTY) return undefined;
-  return (done, total) => showProgress(what, done, total);
+  return (done, total) => showProgress(what, before + done, before + total);
 }
 
 function usage(io: Console, problem: string): number {

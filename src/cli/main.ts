@@ -1,8 +1,3 @@
-import { checkCommand, CHECK_USAGE } from './check';
-import { indexCommand, INDEX_USAGE } from './index';
-import { searchCommand, SEARCH_USAGE } from './search';
-import { suggestCommand, SUGGEST_USAGE } from './suggest';
-import { verify, VERIFY_USAGE } from './verify';
 import { forTerminal } from './terminal';
 import { attestVersion } from './version';
 
@@ -34,9 +29,14 @@ export const processConsole: Console = {
   err: (text) => process.stderr.write(forTerminal(text, '\n')),
 };
 
+/**
+ * Each command's module is loaded when it runs: `attest search` never loads what `attest check`
+ * needs, and nothing loads ONNX Runtime before a model runs.
+ */
 export async function main(argv: readonly string[], io: Console = processConsole): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
+    const [{ CHECK_USAGE }, { VERIFY_USAGE }, { INDEX_USAGE }, { SEARCH_USAGE }, { SUGGEST_USAGE }] = await Promise.all([import('./check'), import('./verify'), import('./index'), import('./search'), import('./suggest')]);
     io.out(`${COMMANDS}\n\n${CHECK_USAGE}\n\n${VERIFY_USAGE}\n\n${INDEX_USAGE}\n\n${SEARCH_USAGE}\n\n${SUGGEST_USAGE}\n`);
     return EXIT_OK;
   }
@@ -44,13 +44,13 @@ export async function main(argv: readonly string[], io: Console = processConsole
     io.out(`${attestVersion()}\n`);
     return EXIT_OK;
   }
-  if (command === 'verify') return verify(rest, io);
-  if (command === 'index') return indexCommand(rest, io);
-  if (command === 'search') return searchCommand(rest, io);
-  if (command === 'suggest') return suggestCommand(rest, io);
+  if (command === 'verify') return (await import('./verify')).verify(rest, io);
+  if (command === 'index') return (await import('./index')).indexCommand(rest, io);
+  if (command === 'search') return (await import('./search')).searchCommand(rest, io);
+  if (command === 'suggest') return (await import('./suggest')).suggestCommand(rest, io);
   if (command !== 'check') {
     io.err(`attest: ${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${COMMANDS}\n`);
     return EXIT_USAGE;
   }
-  return checkCommand(rest, io);
+  return (await import('./check')).checkCommand(rest, io);
 }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
-import { OnnxNliModel, type NliModel } from '../core/models/nli';
+import type { NliModel } from '../core/models/nli';
 
 /** A loaded NLI model: `id` keys the judgement cache, `name` says in reports which model judged. */
 export interface LoadedNli {
@@ -19,6 +19,8 @@ export const NO_MODEL = 'none';
 export async function loadNliModel(flag: string | undefined, env: NodeJS.ProcessEnv, builtIn = builtInNliFolder): Promise<LoadedNli | undefined> {
   const named = flag ?? (env.ATTEST_NLI_MODEL?.trim() || undefined);
   if (named === NO_MODEL) return undefined;
+  // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
+  const { OnnxNliModel } = await import('../core/models/nli');
   if (named === undefined) {
     const dir = await builtIn();
     if (dir === undefined) return undefined;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+// The module itself, not a copy of its properties: the store opens segments with its openSync.
+import nodeFs = require('node:fs');
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../src/cli/main';
@@ -9,6 +10,7 @@ import type { Paper } from '../../src/core/papers/paper';
 import { makeTempDir, snapshot } from './support/tempDir';
 import { asUnprivilegedUser, skipUnlessModesApply } from './unprivileged';
 
+const fs = nodeFs.promises;
 const STORE_MODULE = require.resolve('../../src/core/index/store');
 
 function papers(prefix: string, count: number): Paper[] {
@@ -73,17 +75,26 @@ describe('a paper store shared by several writers', function () {
 
   describe('when the disk fails for a while', () => {
     const realOpen = fs.open;
+    const realOpenSync = nodeFs.openSync;
     afterEach(() => {
       fs.open = realOpen;
+      nodeFs.openSync = realOpenSync;
     });
 
-    /** Makes opening the store's papers files fail with `code` until `heal` is called. */
+    /** Makes opening the store's papers files, read whole or a line at a time, fail with `code` until `heal` is called. */
     function failPapersFiles(code: string): () => void {
       let failing = true;
+      const fail = (file: unknown): void => {
+        if (failing && String(file).endsWith('.papers.jsonl')) throw Object.assign(new Error(`${code}: simulated`), { code, syscall: 'open' });
+      };
       fs.open = (async (...args: Parameters<typeof realOpen>) => {
-        if (failing && String(args[0]).endsWith('.papers.jsonl')) throw Object.assign(new Error(`${code}: simulated`), { code, syscall: 'open' });
+        fail(args[0]);
         return realOpen(...args);
       }) as typeof fs.open;
+      nodeFs.openSync = ((...args: Parameters<typeof realOpenSync>) => {
+        fail(args[0]);
+        return realOpenSync(...args);
+      }) as typeof nodeFs.openSync;
       return () => {
         failing = false;
       };
@@ -144,8 +155,8 @@ describe('a paper store shared by several writers', function () {
       const { store } = await PaperStore.open(dir);
       await store.add(papers('a', 30));
       await store.add(papers('b', 20));
-      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { papers: { file: string }[]; lexical: { file: string } };
-      return { papersFiles: manifest.papers.map((p) => path.join(dir, p.file)), lexical: path.join(dir, manifest.lexical.file) };
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { segments: { papers: string; lexical: string }[] };
+      return { papersFiles: manifest.segments.map((s) => path.join(dir, s.papers)), lexical: path.join(dir, manifest.segments[0].lexical) };
     }
 
     it('rebuilds from the other files, without waiting, when a papers file is a named pipe', async () => {
@@ -228,8 +239,8 @@ describe('a paper store shared by several writers', function () {
       const { store } = await PaperStore.open(dir);
       await store.add(papers('kept', 150));
       await store.add(papers('locked', 50));
-      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { papers: { file: string }[] };
-      const locked = path.join(dir, manifest.papers[1].file);
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { segments: { papers: string }[] };
+      const locked = path.join(dir, manifest.segments[1].papers);
       await fs.chmod(locked, 0o000);
       await fs.chmod(path.dirname(dir), 0o755);
       await fs.chmod(dir, 0o755);

@@ -66,7 +66,7 @@ interface Expansion {
  * radix tree of the words' document counts chooses which words rank and which filter.
  *
  *   const index = new PaperKeyIndex();
- *   await index.catchUp(() => store.papers());   // the papers not indexed yet, a slice at a time
+ *   await index.catchUp((from) => store.papers(from));   // the papers not indexed yet, a slice at a time
  *   index.complete('residual lear', 100);        // [{ key: 'he2016deep', paper }]
  */
 export class PaperKeyIndex {
@@ -114,23 +114,25 @@ export class PaperKeyIndex {
    * a slice of milliseconds at a time, letting the thread go between slices. One pass at a time: a
    * call during a pass gets that pass, which reads on to the end.
    */
-  catchUp(source: () => Iterable<Paper>): Promise<void> {
+  catchUp(source: (from: number) => Iterable<Paper>): Promise<void> {
     this.pass ??= this.readOn(source).finally(() => (this.pass = undefined));
     return this.pass;
   }
 
-  private async readOn(source: () => Iterable<Paper>): Promise<void> {
+  private async readOn(source: (from: number) => Iterable<Paper>): Promise<void> {
     for (;;) {
       const started = performance.now();
-      let at = 0;
-      // Read afresh after each pause: the library may have been reloaded meanwhile.
-      for (const paper of source()) {
-        if (at++ < this.read) continue;
-        if (performance.now() - started > INDEX_SLICE_MS) break;
+      let more = false;
+      // Read afresh after each pause, from the first paper not read: the library may have been reloaded meanwhile.
+      for (const paper of source(this.read)) {
+        if (performance.now() - started > INDEX_SLICE_MS) {
+          more = true;
+          break;
+        }
         this.add([paper]);
         this.read++;
       }
-      if (at <= this.read) return;
+      if (!more) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -68,8 +68,7 @@ export class Bm25Index {
   private readonly ids: (string | undefined)[] = [];
   private readonly docs = new Map<string, number>();
   private readonly fields: Field[];
-  /** Scores of the query being ranked, by doc number; all zero between searches. */
-  private scores = new Float64Array(0);
+  private searcher: Bm25Searcher | undefined;
 
   constructor(private readonly settings: Bm25Settings) {
     this.fields = settings.fieldWeights.map(() => ({ postings: new Map(), lengths: [], totalLength: 0 }));
@@ -146,40 +145,42 @@ export class Bm25Index {
 
   /** Inverse document frequency of a term in one field: high for rare terms, near 0 for common ones. */
   idf(term: string, field: number): number {
-    const list = this.fields[field].postings.get(term);
-    return list === undefined ? 0 : idf(list.length, this.docs.size);
+    return partsIdf([this.asPart()], term, field);
   }
 
   /** The `limit` best documents for query terms weighted by how often the query says them. */
   search(query: ReadonlyMap<string, number>, limit: number): Bm25Hit[] {
-    if (this.scores.length < this.ids.length) this.scores = new Float64Array(this.ids.length * 2);
-    const scores = this.scores;
-    const touched: number[] = [];
-    const { k1, b, fieldWeights } = this.settings;
-    const count = this.docs.size;
-    this.fields.forEach((field, f) => {
-      if (field.totalLength === 0) return;
-      // BM25's length normalisation k1·(1 − b + b·length/average), split into a constant and a slope.
-      const base = k1 * (1 - b);
-      const slope = (k1 * b * count) / field.totalLength;
-      const { lengths } = field;
-      for (const [term, queryWeight] of query) {
-        const list = field.postings.get(term);
-        if (list === undefined) continue;
-        const weight = queryWeight * fieldWeights[f] * idf(list.length, count) * (k1 + 1);
-        if (!(weight > 0)) continue;
-        for (const entry of list) {
-          const tf = entry % FREQUENCY_LIMIT;
-          const doc = (entry - tf) / FREQUENCY_LIMIT;
-          // Every contribution is positive, so a zero score means the document is not touched yet.
-          if (scores[doc] === 0) touched.push(doc);
-          scores[doc] += (weight * tf) / (tf + base + slope * lengths[doc]);
-        }
+    this.searcher ??= new Bm25Searcher(this.settings);
+    return this.searcher.search([this.asPart()], query, limit).map(({ doc, score }) => ({ id: this.ids[doc] as string, score }));
+  }
+
+  /** The index as one part of a search: removed documents have no postings, so none is dead. */
+  asPart(): Bm25Part {
+    const { fields } = this;
+    return {
+      rows: this.ids.length,
+      live: this.docs.size,
+      totalLengths: fields.map((field) => field.totalLength),
+      lengths: (field) => fields[field].lengths,
+      postings: (term, field) => fields[field].postings.get(term),
+    };
+  }
+
+  /** The id of each doc number; undefined where a document was removed. */
+  idAt(doc: number): string | undefined {
+    return this.ids[doc];
+  }
+
+  /** Every term of every field. */
+  *terms(): IterableIterator<string> {
+    const seen = new Set<string>();
+    for (const field of this.fields) {
+      for (const term of field.postings.keys()) {
+        if (seen.has(term)) continue;
+        seen.add(term);
+        yield term;
       }
-    });
-    const best = topDocs(touched, scores, limit);
-    for (const doc of touched) scores[doc] = 0;
-    return best.map(({ doc, score }) => ({ id: this.ids[doc] as string, score }));
+    }
   }
 
   /** Renumbers documents densely, so removed documents leave nothing behind. */
@@ -200,6 +201,109 @@ export class Bm25Index {
     });
     return { ids, fields };
   }
+}
+
+/**
+ * Documents a search reads: an index in memory, or a segment of the paper library on disk. Postings
+ * are `posting` numbers, doc numbers ascending, each doc a row of the part.
+ */
+export interface Bm25Part {
+  /** Doc numbers run from 0 to `rows` − 1. */
+  readonly rows: number;
+  /** Docs whose postings do not count (a later part holds their document again); absent when all count. */
+  readonly dead?: Uint8Array;
+  /** How many documents count. */
+  readonly live: number;
+  /** Each field's length summed over the documents that count. */
+  readonly totalLengths: readonly number[];
+  lengths(field: number): ArrayLike<number>;
+  postings(term: string, field: number): ArrayLike<number> | undefined;
+}
+
+/** A document of a search over parts: its part's position in the list, and its doc number there. */
+export interface PartHit {
+  readonly part: number;
+  readonly doc: number;
+  readonly score: number;
+}
+
+/**
+ * BM25 over parts as if they were one index: a term's document frequency, the document count and
+ * the average lengths are those of the documents that count in all of them, so the scores are those
+ * one index of the same documents, added in the same order, gives.
+ */
+export class Bm25Searcher {
+  /** Scores of the query being ranked, by position across the parts; all zero between searches. */
+  private scores = new Float64Array(0);
+
+  constructor(private readonly settings: Bm25Settings) {}
+
+  search(parts: readonly Bm25Part[], query: ReadonlyMap<string, number>, limit: number): PartHit[] {
+    const bases: number[] = [];
+    let rows = 0;
+    for (const part of parts) {
+      bases.push(rows);
+      rows += part.rows;
+    }
+    if (this.scores.length < rows) this.scores = new Float64Array(rows * 2);
+    const scores = this.scores;
+    const touched: number[] = [];
+    const { k1, b, fieldWeights } = this.settings;
+    const count = parts.reduce((sum, part) => sum + part.live, 0);
+    fieldWeights.forEach((fieldWeight, f) => {
+      const totalLength = parts.reduce((sum, part) => sum + part.totalLengths[f], 0);
+      if (totalLength === 0) return;
+      // BM25's length normalisation k1·(1 − b + b·length/average), split into a constant and a slope.
+      const base = k1 * (1 - b);
+      const slope = (k1 * b * count) / totalLength;
+      for (const [term, queryWeight] of query) {
+        const lists = parts.map((part) => part.postings(term, f));
+        const frequency = documentFrequency(parts, lists);
+        if (frequency === 0) continue;
+        const weight = queryWeight * fieldWeight * idf(frequency, count) * (k1 + 1);
+        if (!(weight > 0)) continue;
+        lists.forEach((list, p) => {
+          if (list === undefined) return;
+          const { dead } = parts[p];
+          const lengths = parts[p].lengths(f);
+          const offset = bases[p];
+          for (let i = 0; i < list.length; i++) {
+            const entry = list[i];
+            const tf = entry % FREQUENCY_LIMIT;
+            const doc = (entry - tf) / FREQUENCY_LIMIT;
+            if (dead?.[doc]) continue;
+            // Every contribution is positive, so a zero score means the document is not touched yet.
+            if (scores[offset + doc] === 0) touched.push(offset + doc);
+            scores[offset + doc] += (weight * tf) / (tf + base + slope * lengths[doc]);
+          }
+        });
+      }
+    });
+    const best = topDocs(touched, scores, limit);
+    for (const doc of touched) scores[doc] = 0;
+    return best.map(({ doc, score }) => {
+      let p = parts.length - 1;
+      while (bases[p] > doc) p--;
+      return { part: p, doc: doc - bases[p], score };
+    });
+  }
+}
+
+/** Inverse document frequency of a term in one field over parts (see `Bm25Searcher`). */
+export function partsIdf(parts: readonly Bm25Part[], term: string, field: number): number {
+  const frequency = documentFrequency(parts, parts.map((part) => part.postings(term, field)));
+  return frequency === 0 ? 0 : idf(frequency, parts.reduce((sum, part) => sum + part.live, 0));
+}
+
+function documentFrequency(parts: readonly Bm25Part[], lists: readonly (ArrayLike<number> | undefined)[]): number {
+  let frequency = 0;
+  lists.forEach((list, p) => {
+    if (list === undefined) return;
+    const { dead } = parts[p];
+    if (dead === undefined) frequency += list.length;
+    else for (let i = 0; i < list.length; i++) if (!dead[docOf(list[i])]) frequency++;
+  });
+  return frequency;
 }
 
 function idf(documentFrequency: number, documentCount: number): number {

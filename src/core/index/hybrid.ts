@@ -13,7 +13,7 @@
  */
 import type { SearchMode } from '../evidence';
 import type { DenseIndex } from './dense';
-import type { LexicalIndex } from './lexical';
+import type { LexicalSearch } from './lexical';
 
 export const RRF_K = 60;
 
@@ -23,7 +23,7 @@ export interface Ranked {
 }
 
 export interface Indexes {
-  readonly lexical: LexicalIndex;
+  readonly lexical: LexicalSearch;
   /** Absent, or missing some papers, while vectors are not computed yet. */
   readonly dense?: DenseIndex;
 }

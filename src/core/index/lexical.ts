@@ -18,7 +18,7 @@
  */
 import type { Paper } from '../papers/paper';
 import { analyze, termFrequencies } from './analyzer';
-import { Bm25Index, type Bm25Hit, type Bm25IndexData, type Bm25Settings } from './bm25';
+import { Bm25Index, Bm25Searcher, partsIdf, type Bm25Hit, type Bm25IndexData, type Bm25Part, type Bm25Settings } from './bm25';
 import { bestSentence, type Passage } from './passages';
 
 /** Fields in the order `add` gives them: the title, then title and abstract as one text. */
@@ -33,7 +33,15 @@ const SETTINGS: Bm25Settings = { k1: 1.2, b: 0.7, fieldWeights: [0.2, 1] };
 export type LexicalHit = Bm25Hit;
 export type LexicalIndexData = Bm25IndexData;
 
-export class LexicalIndex {
+/** What Find Evidence asks of the lexical side, whether one index in memory or the library's segments. */
+export interface LexicalSearch {
+  /** The `limit` papers that best match the query, best first. */
+  search(query: string, limit: number): LexicalHit[];
+  /** The abstract's sentence that best matches the query, weighing terms by their rarity in the papers searched. */
+  bestSentence(query: string, abstract: string): Passage | undefined;
+}
+
+export class LexicalIndex implements LexicalSearch {
   private bm25 = new Bm25Index(SETTINGS);
 
   static fromJSON(data: LexicalIndexData): LexicalIndex {
@@ -71,5 +79,53 @@ export class LexicalIndex {
 
   toJSON(): LexicalIndexData {
     return this.bm25.toJSON();
+  }
+
+  /** The index as a part of a search over several (see `LexicalParts`). */
+  asPart(): Bm25Part {
+    return this.bm25.asPart();
+  }
+
+  /** The paper id of a doc number of `asPart`; undefined where it was removed. */
+  idAt(doc: number): string | undefined {
+    return this.bm25.idAt(doc);
+  }
+
+  /** Every term the index holds. */
+  terms(): IterableIterator<string> {
+    return this.bm25.terms();
+  }
+}
+
+/** A part of a `LexicalParts` search: its postings, and the paper id of each of its doc numbers. */
+export interface LexicalPart {
+  readonly bm25: Bm25Part;
+  idAt(doc: number): string | undefined;
+}
+
+/**
+ * Lexical search over several parts as if they were one index: the library's segments on disk, and
+ * in memory the papers not saved yet. The ranking is the one a single index of the same papers,
+ * added in the same order, gives.
+ */
+export class LexicalParts implements LexicalSearch {
+  private readonly searcher = new Bm25Searcher(SETTINGS);
+  /** Each term's weight once read: a best sentence weighs every term of an abstract, each a read of its postings. */
+  private readonly idf = new Map<string, number>();
+
+  constructor(private readonly parts: readonly LexicalPart[]) {}
+
+  search(query: string, limit: number): LexicalHit[] {
+    const bm25 = this.parts.map((part) => part.bm25);
+    return this.searcher.search(bm25, termFrequencies(analyze(query)), limit).map(({ part, doc, score }) => ({ id: this.parts[part].idAt(doc) as string, score }));
+  }
+
+  bestSentence(query: string, abstract: string): Passage | undefined {
+    const bm25 = this.parts.map((part) => part.bm25);
+    return bestSentence(query, abstract, (term) => {
+      let weight = this.idf.get(term);
+      if (weight === undefined) this.idf.set(term, (weight = partsIdf(bm25, term, TEXT)));
+      return weight;
+    });
   }
 }

@@ -45,6 +45,11 @@ export interface AddOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
+/**
+ * Papers an import reads, indexes and saves together: each batch is a segment of the library, and an
+ * import that stops keeps the batches saved before it. At 100,000 papers, ten segments, and memory for one.
+ */
+export const IMPORT_BATCH = 10_000;
 /** Papers embedded and saved together, so an import that stops halfway keeps what it did. */
 const EMBED_CHUNK = 512;
 /** How deep each ranking goes before fusion: recall@100 is what the benchmark measures. */
@@ -130,7 +135,7 @@ export class PaperLibrary implements EvidenceFinder {
       return { mode: 'lexical' };
     }
     if (this.mode === 'lexical') return { mode: 'lexical' };
-    const unembedded = this.store.withoutVectors(encoder.model).length;
+    const unembedded = this.store.countWithoutVectors(encoder.model);
     if (unembedded === this.store.size) {
       if (unembedded > 0) notes.push(`Ranked by words alone: no paper of the library is embedded with ${encoder.model} yet.`);
       return { mode: 'lexical' };
@@ -148,7 +153,8 @@ export class PaperLibrary implements EvidenceFinder {
    * open-access papers are found or the library has no more.
    */
   private rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Ranked[] {
-    const indexes = { lexical: this.store.lexical, dense: this.store.dense };
+    // The vectors are read at the first search by meaning, never for one by words.
+    const indexes = { lexical: this.store.lexical, dense: mode === 'lexical' ? undefined : this.store.dense };
     for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
       const ranked = distinctWorks(rankPapers(indexes, { text: query.text, vector }, mode, depth), ({ id }) => this.store.get(id) as Paper);
       const kept = query.openAccessOnly ? ranked.filter(({ id }) => this.store.get(id)?.openAccessUrl !== undefined) : ranked;

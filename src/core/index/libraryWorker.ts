@@ -6,11 +6,10 @@
 import { parentPort } from 'node:worker_threads';
 import { PaperKeyIndex, type PaperMatch } from '../completion/libraryKeys';
 import type { Embedder, TextKind } from '../models/embedder';
-import { importPapers } from '../papers/import';
+import { importFileInBatches, type ImportProblem } from '../papers/import';
 import type { PaperSource, SourceRecord } from '../sources/types';
 import { UnreadableFileError } from '../text/decode';
-import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../text/readFile';
-import { PaperLibrary } from './library';
+import { IMPORT_BATCH, PaperLibrary } from './library';
 import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, WorkerToHost } from './libraryProtocol';
 import { PaperStore, type OpenedStore } from './store';
 
@@ -103,7 +102,7 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
     case 'find':
       return ready.find({ text: task.text, limit: task.limit, openAccessOnly: task.openAccessOnly, signal });
     case 'add': {
-      const papers = task.onlyNew ? task.papers.filter((paper) => !ready.store.get(paper.id)) : task.papers;
+      const papers = task.onlyNew ? task.papers.filter((paper) => !ready.store.has(paper.id)) : task.papers;
       if (papers.length > 0) await ready.add(papers, { signal, onProgress });
       return papers.length;
     }
@@ -126,7 +125,7 @@ async function complete(store: PaperStore, typed: string, limit: number, signal:
     keyIndexes.set(store, index);
   }
   // Papers added since the last completion are indexed in the background, a slice at a time; this one answers from what is indexed.
-  void index.catchUp(() => store.papers());
+  void index.catchUp((from) => store.papers(from));
   // Let a newer keystroke's cancellation of this one arrive first: a writer typing on has moved past it.
   await new Promise((resolve) => setImmediate(resolve));
   signal.throwIfAborted();
@@ -140,16 +139,21 @@ async function importFile(
   signal: AbortSignal,
   onProgress: (done: number, total: number) => void,
 ): Promise<ImportSummary> {
-  let text: string;
+  let added = 0;
+  let problemCount = 0;
+  const problems: ImportProblem[] = [];
   try {
-    text = await readNamedTextFile(file, LARGEST_TEXT_BYTES);
+    for await (const batch of importFileInBatches(file, format, IMPORT_BATCH)) {
+      problems.push(...batch.problems.slice(0, PROBLEMS_SHOWN - problems.length));
+      problemCount += batch.problems.length;
+      await ready.add(batch.papers, { signal, onProgress: (done, total) => onProgress(added + done, added + total) });
+      added += batch.papers.length;
+    }
   } catch (error) {
     if (error instanceof UnreadableFileError) return { unreadable: error.message };
     throw error;
   }
-  const { papers, problems } = importPapers(text, format, file);
-  await ready.add(papers, { signal, onProgress });
-  return { added: papers.length, problemCount: problems.length, problems: problems.slice(0, PROBLEMS_SHOWN) };
+  return { added, problemCount, problems };
 }
 
 async function answer(id: number, work: (signal: AbortSignal) => Promise<unknown>): Promise<void> {

@@ -9,17 +9,25 @@
  * A folder of immutable data files and one `manifest.json` naming the files that make up the
  * library now:
  *
- *   manifest.json                 { format, version, generation, papers, lexical, vectors? }
- *   g000003-1a2b3c4d.papers.jsonl   one Paper per line
- *   g000003-1a2b3c4d.lexical.jsonl  LexicalIndex.toJSON(), a line at a time (see lexicalLines)
- *   g000003-1a2b3c4d.vectors.f32    unit vectors, little-endian float32, row by row
+ *   manifest.json                     { format, version, generation, segments, vectors? }
+ *   g000003-1a2b3c4d.papers.jsonl     one Paper per line
+ *   g000003-1a2b3c4d.lexical.bin      that segment's lexical index and where each line starts (segment.ts)
+ *   g000003-1a2b3c4d.vectors.f32      unit vectors, little-endian float32, row by row
  *   g000003-1a2b3c4d.vector-ids.json  the papers' ids in the order of the rows
  *
- * Adding papers writes only the new papers (and vectors) as one more segment and a new manifest; the
- * lexical index stays as saved and the load adds the papers of later segments to it. Once those are
- * many, a save compacts: one papers file, one vectors file, a new lexical snapshot. So saving the few
- * papers a live search found costs milliseconds at any size, and opening a large library never
- * re-indexes it (at 100,000 papers indexing takes about 20 s, loading 4 to 5 s; bench/retrieval.bench.ts).
+ * Opening reads the manifest and, of each segment, its ids, line offsets, field lengths and terms;
+ * a search reads the postings of its terms and the lines of the papers it returns, and the vectors
+ * the first time it ranks by meaning. So a query on a library of 100,000 papers costs a fraction of a
+ * second from a cold start, not the seconds of reading it whole (bench/libraryScale.bench.ts).
+ *
+ * Adding papers writes them (and their vectors) as one more segment, indexed on their own, and a new
+ * manifest: a search over the segments weighs terms over all of them, leaving out the rows a later
+ * segment holds again, so it ranks as one index of the library would. Past 32 segments a save merges
+ * those after the largest into one. Memory holds the papers not saved yet, never the library: an
+ * import streams through it a batch at a time.
+ *
+ * Format version 1 (one lexical snapshot as JSON lines, read whole) is still read, whole, and the next
+ * save writes the library in this format.
  *
  * A save is atomic: data files are written under new names and flushed, then the manifest is written
  * to a temporary file and renamed over the old one, so a crash at any point leaves the previous
@@ -40,16 +48,22 @@
  * writer is waited for.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, constants, promises as fs } from 'node:fs';
+import { endianness } from 'node:os';
 import * as path from 'node:path';
-import * as lockfile from 'proper-lockfile';
+import type * as Lockfile from 'proper-lockfile';
 import type { Paper } from '../papers/paper';
 import { LARGEST_TEXT_BYTES, NotRegularFileError, openRegularFile } from '../text/readFile';
 import { DenseIndex, type DenseIndexData } from './dense';
-import { LexicalIndex, type LexicalIndexData } from './lexical';
+import { LexicalIndex, LexicalParts, type LexicalIndexData, type LexicalSearch } from './lexical';
+import { DamagedSegment, DiskSegment, parsePaper, writeSegment, type SegmentFiles, type SegmentWriter } from './segment';
 
-/** Bumped when the files change shape; a store of an older version is rebuilt from its papers, one of a newer version left alone. */
-export const STORE_VERSION = 1;
+/**
+ * Bumped when the files change shape; a store of the earlier version is read and saved again in this
+ * one, one of a version before that rebuilt from its papers, one of a newer version left alone.
+ */
+export const STORE_VERSION = 2;
+const EARLIER_VERSION = 1;
 const FORMAT = 'attest-paper-store';
 const MANIFEST = 'manifest.json';
 /** Where a save keeps the papers files the rebuild it writes could not read in full. */
@@ -91,18 +105,21 @@ interface Manifest {
   readonly version: typeof STORE_VERSION;
   readonly generation: number;
   /** Later segments replace papers of earlier ones with the same id. */
+  readonly segments: readonly SegmentFiles[];
+  readonly vectors?: EncoderId & { readonly segments: readonly VectorSegment[] };
+}
+
+/** Format version 1: papers files, and one lexical snapshot over the first `lexical.segments` of them. */
+interface EarlierManifest {
+  readonly format: typeof FORMAT;
+  readonly version: typeof EARLIER_VERSION;
+  readonly generation: number;
   readonly papers: readonly Segment[];
-  /** A snapshot of the lexical index over the papers of the first `segments` segments. */
   readonly lexical: { readonly file: string; readonly segments: number };
   readonly vectors?: EncoderId & { readonly segments: readonly VectorSegment[] };
 }
 
-/**
- * Papers outside the lexical snapshot are indexed again at every load: past 1,000 of them (a fifth of
- * a second) or a tenth of the library, a save compacts. Past 32 segments too, so the folder stays small.
- */
-const TAIL_PAPERS = 1000;
-const TAIL_SHARE = 0.1;
+/** Segments a search reads: a few syscalls each per query term, so a few dozen at most. */
 const MAX_SEGMENTS = 32;
 /** How often a load starts over because a save replaced the files it was reading. */
 const LOAD_ATTEMPTS = 3;
@@ -172,17 +189,47 @@ interface Change {
   readonly vectors?: VectorBatch;
 }
 
-/** Writes a data file of this save's generation, named by `suffix`; returns its name. */
-type Writer = (suffix: string, content: Content) => Promise<string>;
+type Writer = SegmentWriter;
+
+/**
+ * Where a paper is: a row of a segment on disk, as one number (`segment × SEGMENT_ROWS + row`, no
+ * object for each of 100,000 papers), or `IN_MEMORY`.
+ */
+type Place = number;
+const IN_MEMORY = -1;
+const SEGMENT_ROWS = 1 << 24;
+
+/** The papers not in any segment on disk: unsaved ones, or all of a library read whole. */
+class MemoryPart {
+  readonly papers = new Map<string, Paper>();
+
+  constructor(readonly index = new LexicalIndex()) {}
+}
 
 export class PaperStore {
-  private byId = new Map<string, Paper>();
-  private lexicalIndex = new LexicalIndex();
-  private denseIndex: DenseIndex | undefined;
+  /** The segments of `manifest`, open. */
+  private segments: DiskSegment[] = [];
+  /** Per segment, the rows a later segment or memory holds again; undefined where none is. */
+  private dead: (Uint8Array | undefined)[] = [];
+  private places = new Map<string, Place>();
+  private memory = new MemoryPart();
+  /** Built at the first search after a change. */
+  private view: LexicalParts | undefined;
   private vectorModel: string | undefined;
+  private vectorDimension = 0;
+  /** The papers with a vector of `vectorModel`, on disk or in memory; read at the first need (see `embedded`). */
+  private vectorIds: Set<string> | undefined;
+  /** The vectors, read at the first search by meaning. */
+  private denseIndex: DenseIndex | undefined;
+  /** The vectors of the changes not saved yet, for a dense index read after them. */
+  private vectorsUnsaved: VectorBatch[] = [];
+  /** The vector segments on disk belong to another encoder than memory's: a save leaves them out. */
+  private vectorsReplaced = false;
   /** What is on disk; undefined before the first save. */
   private manifest: Manifest | undefined;
-  /** Memory holds something the segments on disk do not: the next save writes everything. */
+  /** The data files the manifest on disk names, of whichever version: a save keeps them for readers that read it. */
+  private diskFiles: readonly string[] = [];
+  /** Memory holds papers no segment on disk has, besides the unsaved changes: the next save writes every paper. */
   private dirty = false;
   /** Changes in memory and not yet saved: re-applied when a save finds that another process wrote. */
   private unsaved: Change[] = [];
@@ -196,7 +243,7 @@ export class PaperStore {
   private constructor(readonly dir: string) {}
 
   /**
-   * Loads the store in `dir`; a folder without one gives an empty store. A damaged store is rebuilt
+   * Opens the store in `dir`; a folder without one gives an empty store. A damaged store is rebuilt
    * in memory from its papers files, and the message says so; the next save writes it back. Throws
    * `StoreReadError` when the files cannot be read now. Never writes or deletes anything.
    */
@@ -204,6 +251,7 @@ export class PaperStore {
     const store = new PaperStore(dir);
     const problem = await store.loadFromDisk();
     if (problem === undefined) return { store, messages: [] };
+    if (problem === 'earlier-format') return { store, messages: [`The paper library in ${dir} was saved by an earlier Attest: it was read whole, which takes longer; it is saved in the current format, which reads only what a search needs, when papers are next added.`] };
     const what = `The paper library in ${dir} could not be read (${problem.reason})`;
     const lines = problem.skipped > 0 ? `, skipping ${problem.skipped} unreadable ${problem.skipped === 1 ? 'line' : 'lines'}` : '';
     const done = problem.readable === 0 ? 'started empty' : `rebuilt its index from ${store.size} papers${lines}`;
@@ -214,9 +262,10 @@ export class PaperStore {
 
   /**
    * Replaces what is in memory with what is on disk. Returns what was damaged when the store had to be
-   * rebuilt from its papers files; throws `StoreReadError` for errors that may pass.
+   * rebuilt from its papers files, or that it is of the earlier format; throws `StoreReadError` for
+   * errors that may pass.
    */
-  private async loadFromDisk(): Promise<{ reason: string; readable: number; skipped: number; damaged: readonly string[] } | undefined> {
+  private async loadFromDisk(): Promise<{ reason: string; readable: number; skipped: number; damaged: readonly string[] } | 'earlier-format' | undefined> {
     let damage = '';
     for (let attempt = 0; attempt < LOAD_ATTEMPTS; attempt++) {
       this.clear();
@@ -229,12 +278,16 @@ export class PaperStore {
         break;
       }
       try {
-        await this.load(read.manifest);
+        if (read.kind === 'earlier') {
+          await this.loadEarlier(read.manifest);
+          return 'earlier-format';
+        }
+        await this.openManifest(read.manifest, []);
         return undefined;
       } catch (error) {
         // A save that finished while this load ran deletes files older than the last generation.
         const again = await readManifest(this.dir);
-        if (isMissingFile(error) && again.kind === 'valid' && JSON.stringify(again.manifest) !== JSON.stringify(read.manifest)) continue;
+        if (isMissingFile(error) && again.kind !== 'none' && JSON.stringify(again) !== JSON.stringify(read)) continue;
         if (!isDamage(error)) throw new StoreReadError(this.dir, error);
         damage = errorMessage(error);
         break;
@@ -245,11 +298,20 @@ export class PaperStore {
   }
 
   private clear(): void {
-    this.byId.clear();
-    this.lexicalIndex = new LexicalIndex();
-    this.denseIndex = undefined;
+    for (const segment of this.segments) segment.close();
+    this.segments = [];
+    this.dead = [];
+    this.places = new Map();
+    this.memory = new MemoryPart();
+    this.view = undefined;
     this.vectorModel = undefined;
+    this.vectorDimension = 0;
+    this.vectorIds = undefined;
+    this.denseIndex = undefined;
+    this.vectorsUnsaved = [];
+    this.vectorsReplaced = false;
     this.manifest = undefined;
+    this.diskFiles = [];
     this.damaged = [];
   }
 
@@ -261,7 +323,7 @@ export class PaperStore {
    */
   private async rebuild(): Promise<{ readable: number; skipped: number }> {
     const manifest = await readManifest(this.dir);
-    const files = manifest.kind === 'valid' ? manifest.manifest.papers.map((s) => s.file) : await papersFilesIn(this.dir);
+    const files = manifest.kind === 'valid' || manifest.kind === 'earlier' ? papersFilesOf(manifest.manifest) : await papersFilesIn(this.dir);
     let readable = 0;
     let skipped = 0;
     const damaged: string[] = [];
@@ -274,46 +336,94 @@ export class PaperStore {
         if (isMissingFile(error) || error instanceof NotRegularFileError) continue;
         throw new StoreReadError(this.dir, error);
       }
-      for (const paper of read.papers) this.byId.set(paper.id, paper);
+      for (const paper of read.papers) this.memory.papers.set(paper.id, paper);
       if (read.skipped > 0) damaged.push(file);
       skipped += read.skipped;
       readable++;
     }
-    for (const paper of this.byId.values()) this.lexicalIndex.add(paper);
+    for (const paper of this.memory.papers.values()) {
+      this.memory.index.add(paper);
+      this.places.set(paper.id, IN_MEMORY);
+    }
     this.damaged = damaged;
     this.dirty = true;
     return { readable, skipped };
   }
 
   get size(): number {
-    return this.byId.size;
+    return this.places.size;
   }
 
-  get lexical(): LexicalIndex {
-    return this.lexicalIndex;
+  /** The lexical side of the library: segments on disk, read as a search needs them, and memory. */
+  get lexical(): LexicalSearch {
+    this.view ??= new LexicalParts([
+      ...this.segments.map((segment, at) => ({ bm25: segment.part(this.dead[at]), idAt: (row: number) => segment.ids[row] })),
+      { bm25: this.memory.index.asPart(), idAt: (doc: number) => this.memory.index.idAt(doc) },
+    ]);
+    return this.view;
   }
 
-  /** Vectors of the papers embedded so far; see `encoder` for whose. */
+  /** Vectors of the papers embedded so far, read from disk at the first call; see `encoder` for whose. */
   get dense(): DenseIndex | undefined {
+    if (this.vectorModel === undefined) return undefined;
+    if (this.denseIndex === undefined) {
+      const dense = new DenseIndex(this.vectorDimension);
+      if (!this.vectorsReplaced) for (const segment of this.manifest?.vectors?.segments ?? []) dense.addAll(readVectors(this.dir, segment, this.vectorDimension));
+      for (const batch of this.vectorsUnsaved) batch.ids.forEach((id, at) => dense.add(id, batch.vectors[at]));
+      this.denseIndex = dense;
+    }
     return this.denseIndex;
   }
 
   get encoder(): EncoderId | undefined {
-    return this.denseIndex && this.vectorModel !== undefined ? { model: this.vectorModel, dimension: this.denseIndex.dimension } : undefined;
+    return this.vectorModel === undefined ? undefined : { model: this.vectorModel, dimension: this.vectorDimension };
   }
 
+  has(id: string): boolean {
+    return this.places.has(id);
+  }
+
+  /** The paper, read from its segment's file when it is on disk. */
   get(id: string): Paper | undefined {
-    return this.byId.get(id);
+    const place = this.places.get(id);
+    if (place === undefined) return undefined;
+    return place === IN_MEMORY ? this.memory.papers.get(id) : this.segments[Math.floor(place / SEGMENT_ROWS)].paperAt(place % SEGMENT_ROWS);
   }
 
-  papers(): IterableIterator<Paper> {
-    return this.byId.values();
+  /**
+   * Every paper from the `from`th on, read from the files a megabyte at a time, then those only in
+   * memory. The papers before `from` are counted, not read.
+   */
+  *papers(from = 0): IterableIterator<Paper> {
+    const { segments, dead, memory } = this;
+    let skip = from;
+    for (const [at, segment] of segments.entries()) yield* segment.papers((row) => !dead[at]?.[row] && skip-- <= 0);
+    for (const paper of memory.papers.values()) if (skip-- <= 0) yield paper;
   }
 
   /** Papers that have no vector from `model`: all of them when the store holds another encoder's. */
   withoutVectors(model: string): Paper[] {
-    const dense = this.vectorModel === model ? this.denseIndex : undefined;
-    return [...this.byId.values()].filter((paper) => !dense?.has(paper.id));
+    const ids = this.vectorModel === model ? this.embedded() : new Set<string>();
+    return [...this.papers()].filter((paper) => !ids.has(paper.id));
+  }
+
+  /** How many papers have no vector from `model`. */
+  countWithoutVectors(model: string): number {
+    if (this.vectorModel !== model) return this.size;
+    let count = this.size;
+    for (const id of this.embedded()) if (this.places.has(id)) count--;
+    return count;
+  }
+
+  /** The ids of the papers with a vector of `vectorModel`, read from the vector segments the first time. */
+  private embedded(): Set<string> {
+    if (this.vectorIds === undefined) {
+      const ids = new Set<string>();
+      if (!this.vectorsReplaced) for (const segment of this.manifest?.vectors?.segments ?? []) for (const id of readVectorIdsSync(this.dir, segment)) ids.add(id);
+      for (const batch of this.vectorsUnsaved) for (const id of batch.ids) ids.add(id);
+      this.vectorIds = ids;
+    }
+    return this.vectorIds;
   }
 
   /**
@@ -327,7 +437,7 @@ export class PaperStore {
   async add(papers: readonly Paper[], vectors?: VectorBatch): Promise<void> {
     if (vectors) {
       const adding = new Set(papers.map((p) => p.id));
-      checkVectors(vectors, (id) => this.byId.has(id) || adding.has(id));
+      checkVectors(vectors, (id) => this.places.has(id) || adding.has(id));
     }
     const change: Change = { papers: [...papers], vectors: vectors && vectors.ids.length > 0 ? vectors : undefined };
     this.unsaved.push(change);
@@ -356,36 +466,38 @@ export class PaperStore {
 
   private index(papers: readonly Paper[]): void {
     for (const paper of papers) {
-      this.byId.set(paper.id, paper);
-      this.lexicalIndex.add(paper);
+      const place = this.places.get(paper.id);
+      if (place !== undefined && place !== IN_MEMORY) {
+        const at = Math.floor(place / SEGMENT_ROWS);
+        (this.dead[at] ??= new Uint8Array(this.segments[at].count))[place % SEGMENT_ROWS] = 1;
+      }
+      this.places.set(paper.id, IN_MEMORY);
+      this.memory.papers.set(paper.id, paper);
+      this.memory.index.add(paper);
     }
+    this.view = undefined;
   }
 
   private addVectors(batch: VectorBatch): void {
     const dimension = batch.vectors[0].length;
-    if (this.denseIndex === undefined || this.vectorModel !== batch.model || this.denseIndex.dimension !== dimension) {
-      // The segments on disk hold the other encoder's vectors: only a full save drops them.
-      if (this.denseIndex !== undefined) this.dirty = true;
-      this.denseIndex = new DenseIndex(dimension);
+    if (this.vectorModel !== batch.model || this.vectorDimension !== dimension) {
+      // The segments on disk hold the other encoder's vectors: the next save leaves them out.
+      this.vectorsReplaced = this.manifest?.vectors !== undefined;
       this.vectorModel = batch.model;
+      this.vectorDimension = dimension;
+      this.vectorIds = new Set();
+      this.vectorsUnsaved = [];
+      this.denseIndex = new DenseIndex(dimension);
     }
+    for (const id of batch.ids) this.vectorIds?.add(id);
+    this.vectorsUnsaved.push(batch);
     const dense = this.denseIndex;
-    batch.ids.forEach((id, at) => dense.add(id, batch.vectors[at]));
-  }
-
-  /** These papers' vectors as the dense index keeps them (unit length), for a save to write. */
-  private rowsOf(ids: readonly string[]): DenseIndexData | undefined {
-    const dense = this.denseIndex;
-    const unique = [...new Set(ids)].filter((id) => dense?.has(id));
-    if (!dense || unique.length === 0) return undefined;
-    const rows = new Float32Array(unique.length * dense.dimension);
-    unique.forEach((id, at) => rows.set(dense.vector(id) as Float32Array, at * dense.dimension));
-    return { ids: unique, vectors: rows };
+    batch.ids.forEach((id, at) => dense?.add(id, batch.vectors[at]));
   }
 
   /**
    * Brings memory up to what is on disk when another process saved since this one last read or wrote:
-   * its papers are loaded, then this process's unsaved changes are applied again on top.
+   * its segments are opened, then this process's unsaved changes are applied again on top.
    */
   private async catchUp(): Promise<void> {
     const disk = await readManifest(this.dir);
@@ -394,14 +506,29 @@ export class PaperStore {
     // Into a store of its own, so that searches meanwhile, and a failure, see memory as it was.
     const fresh = new PaperStore(this.dir);
     await fresh.loadFromDisk();
-    this.byId = fresh.byId;
-    this.lexicalIndex = fresh.lexicalIndex;
-    this.denseIndex = fresh.denseIndex;
-    this.vectorModel = fresh.vectorModel;
-    this.manifest = fresh.manifest;
-    this.damaged = fresh.damaged;
+    this.takeOver(fresh);
     this.dirty ||= fresh.dirty;
     for (const change of this.unsaved) this.apply(change);
+  }
+
+  /** Memory becomes what `other` read; the segments this one had and that one has not are closed. */
+  private takeOver(other: PaperStore): void {
+    const kept = new Set(other.segments);
+    for (const segment of this.segments) if (!kept.has(segment)) segment.close();
+    this.segments = other.segments;
+    this.dead = other.dead;
+    this.places = other.places;
+    this.memory = other.memory;
+    this.view = undefined;
+    this.vectorModel = other.vectorModel;
+    this.vectorDimension = other.vectorDimension;
+    this.vectorIds = other.vectorIds;
+    this.denseIndex = other.denseIndex;
+    this.vectorsUnsaved = other.vectorsUnsaved;
+    this.vectorsReplaced = other.vectorsReplaced;
+    this.manifest = other.manifest;
+    this.diskFiles = other.diskFiles;
+    this.damaged = other.damaged;
   }
 
   private async save(change: Change): Promise<void> {
@@ -412,11 +539,29 @@ export class PaperStore {
       await this.catchUp();
       const saved = await this.saveLocked(compromised);
       this.unsaved = this.unsaved.filter((c) => !saved.includes(c));
+      await this.reopenAfterSave();
     } catch (error) {
       throw StoreWriteError.of(this.dir, error);
     } finally {
       await release().catch(() => undefined);
     }
+  }
+
+  /**
+   * Opens what this save wrote in place of the memory it came from, keeping the segments already
+   * open and the dense index, which holds the vectors just saved; changes still unsaved stay in memory.
+   */
+  private async reopenAfterSave(): Promise<void> {
+    const manifest = this.manifest as Manifest;
+    const fresh = new PaperStore(this.dir);
+    await fresh.openManifest(manifest, this.segments);
+    const same = this.vectorModel === fresh.vectorModel && this.vectorDimension === fresh.vectorDimension;
+    const dense = same ? this.denseIndex : undefined;
+    const embedded = same ? this.vectorIds : undefined;
+    this.takeOver(fresh);
+    this.denseIndex = dense;
+    this.vectorIds = embedded;
+    for (const change of this.unsaved) this.apply(change);
   }
 
   /**
@@ -431,6 +576,8 @@ export class PaperStore {
     } catch (error) {
       throw StoreWriteError.of(this.dir, error);
     }
+    // Loaded by the first writer: a reader never takes the lock.
+    const lockfile: typeof Lockfile = await import('proper-lockfile');
     const waitUntil = Date.now() + LOCK_WAIT_MS;
     for (;;) {
       try {
@@ -464,111 +611,126 @@ export class PaperStore {
    * holds the lock. Returns the changes now saved.
    */
   private async saveLocked(compromised: () => Error | undefined): Promise<readonly Change[]> {
-    const previous = this.manifest;
-    const generation = (previous?.generation ?? 0) + 1;
-    const prefix = `g${String(generation).padStart(6, '0')}-${randomBytes(4).toString('hex')}`;
+    const previous = this.diskFiles;
+    const generation = (this.manifest?.generation ?? 0) + 1;
     const written: string[] = [];
     const write: Writer = async (suffix, content) => {
-      const file = `${prefix}.${suffix}`;
+      const file = `g${String(generation).padStart(6, '0')}-${randomBytes(4).toString('hex')}.${suffix}`;
       written.push(file);
       await writeNew(path.join(this.dir, file), content);
       return file;
     };
-    const compact = previous === undefined || this.dirty || this.needsCompaction(previous);
     const saved = this.unsaved.filter((c) => this.applied.has(c));
     try {
       await keepDamaged(this.dir, this.damaged);
-      const next = compact ? await this.writeAll(generation, write) : await this.writeSegment(previous, generation, saved, write);
+      const segments = await this.writeSegments(write);
+      const next: Manifest = { format: FORMAT, version: STORE_VERSION, generation, segments, ...(await this.writeVectorSegments(write)) };
       const lost = compromised();
       if (lost) throw new Error(`another process took over the paper library's lock while this one was saving (${lost.message}); nothing was saved`);
       await replaceFile(path.join(this.dir, MANIFEST), JSON.stringify(next, null, 1));
       this.manifest = next;
+      this.diskFiles = filesOf(next);
       this.damaged = [];
       this.dirty = false;
+      this.vectorsReplaced = false;
     } catch (error) {
-      this.dirty = true;
       await Promise.all(written.map((file) => fs.rm(path.join(this.dir, file), { force: true }).catch(() => undefined)));
       throw error;
     }
-    await collectGarbage(this.dir, [this.manifest, previous]);
+    await collectGarbage(this.dir, [...this.diskFiles, ...previous]);
     return saved;
   }
 
-  private needsCompaction(manifest: Manifest): boolean {
-    const tail = manifest.papers.slice(manifest.lexical.segments).reduce((sum, segment) => sum + segment.count, 0);
-    return tail > Math.max(TAIL_PAPERS, this.size * TAIL_SHARE) || manifest.papers.length >= MAX_SEGMENTS || (manifest.vectors?.segments.length ?? 0) >= MAX_SEGMENTS;
+  /**
+   * The segments of the next manifest: memory as one more segment; every paper as one when memory
+   * holds more than the changes (a rebuilt or earlier-format library); and past `MAX_SEGMENTS`, the
+   * segments after the largest merged into one, so a merge rewrites the papers added since it.
+   */
+  private async writeSegments(write: Writer): Promise<SegmentFiles[]> {
+    if (this.dirty || this.manifest === undefined) return this.size === 0 ? [] : [await writeSegment(this.papers(), write)];
+    const segments = this.segments.map((segment) => segment.files);
+    if (this.memory.papers.size > 0) segments.push(await writeSegment(this.memory.papers.values(), write));
+    if (segments.length <= MAX_SEGMENTS) return segments;
+    const largest = segments.reduce((best, segment, at) => (segment.count > segments[best].count ? at : best), 0);
+    const from = largest === segments.length - 1 ? 0 : largest + 1;
+    const merged = await this.mergedPapers(segments, from);
+    return [...segments.slice(0, from), await writeSegment(merged, write)];
   }
 
-  /** Everything in memory, taken now so that additions during the writes wait for the next save. */
-  private async writeAll(generation: number, write: Writer): Promise<Manifest> {
-    const papers = [...this.byId.values()];
-    const lexical = this.lexicalIndex.toJSON();
-    const vectors = this.denseIndex?.toData();
-    const encoder = this.encoder;
-    const papersFile = await write('papers.jsonl', paperLines(papers));
-    const lexicalFile = await write('lexical.jsonl', lexicalLines(lexical));
-    return {
-      format: FORMAT,
-      version: STORE_VERSION,
-      generation,
-      papers: [{ file: papersFile, count: papers.length }],
-      lexical: { file: lexicalFile, segments: 1 },
-      ...(encoder && vectors && { vectors: { ...encoder, segments: [await writeVectors(vectors, write)] } }),
-    };
-  }
-
-  private async writeSegment(previous: Manifest, generation: number, changes: readonly Change[], write: Writer): Promise<Manifest> {
-    const added = new Map<string, Paper>();
-    for (const change of changes) for (const paper of change.papers) added.set(paper.id, paper);
-    const papers = added.size === 0 ? [] : [{ file: await write('papers.jsonl', paperLines([...added.values()])), count: added.size }];
-    const encoder = this.encoder;
-    const rows = this.rowsOf(changes.flatMap((change) => (change.vectors && change.vectors.model === this.vectorModel ? change.vectors.ids : [])));
-    const vectorSegments = rows ? [await writeVectors(rows, write)] : [];
-    return {
-      ...previous,
-      generation,
-      papers: [...previous.papers, ...papers],
-      ...(encoder && { vectors: { ...encoder, segments: [...(previous.vectors?.segments ?? []), ...vectorSegments] } }),
-    };
-  }
-
-  /** Throws when a file is missing, truncated or inconsistent with the manifest. */
-  private async load(manifest: Manifest): Promise<void> {
-    const covered = manifest.papers.slice(0, manifest.lexical.segments);
-    const tail = manifest.papers.slice(manifest.lexical.segments);
-    for (const segment of covered) for (const paper of await this.readSegment(segment)) this.byId.set(paper.id, paper);
-    this.lexicalIndex = LexicalIndex.fromJSON(await readLexical(path.join(this.dir, manifest.lexical.file)));
-    if (this.lexicalIndex.size !== this.byId.size || [...this.byId.keys()].some((id) => !this.lexicalIndex.has(id))) {
-      throw new DamagedStore(`${manifest.lexical.file} does not index the papers of ${covered.map((s) => s.file).join(', ')}`);
-    }
-    for (const segment of tail) {
-      for (const paper of await this.readSegment(segment)) {
-        this.byId.set(paper.id, paper);
-        this.lexicalIndex.add(paper);
+  /** The papers of `segments` from `from` on that no later one holds again, read from disk. */
+  private async mergedPapers(segments: readonly SegmentFiles[], from: number): Promise<Iterable<Paper>> {
+    const opened = await openSegments(this.dir, segments, this.segments);
+    const { places } = placesOf(opened);
+    const kept = this.segments;
+    return (function* (): Iterable<Paper> {
+      try {
+        for (let at = from; at < opened.length; at++) {
+          const segment = opened[at];
+          yield* segment.papers((row) => places.get(segment.ids[row]) === at * SEGMENT_ROWS + row);
+        }
+      } finally {
+        for (const segment of opened) if (!kept.includes(segment)) segment.close();
       }
-    }
+    })();
+  }
+
+  /** The vectors part of the next manifest: the segments on disk and one of the unsaved vectors, or all as one past `MAX_SEGMENTS`. */
+  private async writeVectorSegments(write: Writer): Promise<Pick<Manifest, 'vectors'>> {
+    const encoder = this.encoder;
+    if (encoder === undefined) return {};
+    const previous = this.vectorsReplaced ? [] : this.manifest?.vectors?.segments ?? [];
+    let segments = [...previous];
+    const rows = unitRows(this.vectorsUnsaved, encoder.dimension);
+    if (rows) segments.push(await writeVectors(rows, write));
+    if (segments.length > MAX_SEGMENTS) segments = [await writeVectors((this.dense as DenseIndex).toData(), write)];
+    return segments.length === 0 ? {} : { vectors: { ...encoder, segments } };
+  }
+
+  /**
+   * Opens the manifest's segments, reusing those of `open` already open, and reads which papers have
+   * vectors. Throws when a file is missing, truncated or inconsistent with the manifest.
+   */
+  private async openManifest(manifest: Manifest, open: readonly DiskSegment[]): Promise<void> {
+    this.segments = await openSegments(this.dir, manifest.segments, open);
+    ({ places: this.places, dead: this.dead } = placesOf(this.segments));
     if (manifest.vectors) {
-      const dense = new DenseIndex(manifest.vectors.dimension);
+      // Their ids are read at the first search that needs them: a search by words needs none.
       for (const segment of manifest.vectors.segments) {
-        const data = await readVectors(this.dir, segment, manifest.vectors.dimension);
-        const stray = data.ids.find((id) => !this.byId.has(id));
-        if (stray !== undefined) throw new DamagedStore(`${segment.ids} has a vector for '${stray}', which is in no papers file`);
-        dense.addAll(data);
+        const stats = await fs.stat(path.join(this.dir, segment.file));
+        if (!stats.isFile()) throw new DamagedStore(`${segment.file} is not a regular file`);
+        if (stats.size !== segment.count * manifest.vectors.dimension * 4) throw new DamagedStore(`${segment.file} holds ${stats.size} bytes, not ${segment.count} vectors of ${manifest.vectors.dimension} floats`);
       }
-      this.denseIndex = dense;
       this.vectorModel = manifest.vectors.model;
+      this.vectorDimension = manifest.vectors.dimension;
     }
     this.manifest = manifest;
+    this.diskFiles = filesOf(manifest);
   }
 
-  private async readSegment(segment: Segment): Promise<Paper[]> {
-    const { papers } = await readPapers(path.join(this.dir, segment.file), 'strict');
-    if (papers.length !== segment.count) throw new DamagedStore(`${segment.file} holds ${papers.length} papers, not ${segment.count}`);
-    return papers;
+  /** A library of format version 1, read whole into memory; the next save writes it in this format. */
+  private async loadEarlier(manifest: EarlierManifest): Promise<void> {
+    const { papers, lexical } = await readEarlier(this.dir, manifest);
+    this.memory = new MemoryPart(lexical);
+    for (const paper of papers) {
+      this.memory.papers.set(paper.id, paper);
+      this.places.set(paper.id, IN_MEMORY);
+    }
+    if (manifest.vectors) {
+      const { model, dimension, segments } = manifest.vectors;
+      for (const segment of segments) {
+        const ids = await readVectorIds(this.dir, segment);
+        if (ids.some((id) => !this.places.has(id))) throw new DamagedStore(`${segment.ids} has a vector for a paper that is in no papers file`);
+      }
+      this.vectorModel = model;
+      this.vectorDimension = dimension;
+      // The vector files are as this version writes them: the next manifest names them again.
+      this.manifest = { format: FORMAT, version: STORE_VERSION, generation: manifest.generation, segments: [], vectors: manifest.vectors };
+    } else this.manifest = { format: FORMAT, version: STORE_VERSION, generation: manifest.generation, segments: [] };
+    this.diskFiles = earlierFilesOf(manifest);
+    this.dirty = true;
   }
 }
 
-/** Throws before anything changes when a batch of vectors cannot be added. */
 function checkVectors(batch: VectorBatch, known: (id: string) => boolean): void {
   if (batch.ids.length !== batch.vectors.length) throw new RangeError(`${batch.ids.length} ids but ${batch.vectors.length} vectors`);
   const unknown = batch.ids.find((id) => !known(id));
@@ -585,6 +747,7 @@ type ManifestRead =
   | { readonly kind: 'unreadable'; readonly error: unknown }
   | { readonly kind: 'invalid'; readonly reason: string }
   | { readonly kind: 'newer'; readonly version: number }
+  | { readonly kind: 'earlier'; readonly manifest: EarlierManifest }
   | { readonly kind: 'valid'; readonly manifest: Manifest };
 
 async function readManifest(dir: string): Promise<ManifestRead> {
@@ -603,14 +766,24 @@ async function readManifest(dir: string): Promise<ManifestRead> {
   }
   if (!isObject(json) || json.format !== FORMAT) return { kind: 'invalid', reason: `${MANIFEST} is not an Attest paper library's` };
   if (typeof json.version === 'number' && json.version > STORE_VERSION) return { kind: 'newer', version: json.version };
-  if (json.version !== STORE_VERSION) return { kind: 'invalid', reason: `it is format version ${String(json.version)}; this Attest reads version ${STORE_VERSION}` };
+  if (json.version === EARLIER_VERSION) return isEarlierManifest(json) ? { kind: 'earlier', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
+  if (json.version !== STORE_VERSION) return { kind: 'invalid', reason: `it is format version ${String(json.version)}; this Attest reads versions ${EARLIER_VERSION} and ${STORE_VERSION}` };
   return isManifest(json) ? { kind: 'valid', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
 }
 
 function isManifest(json: Record<string, unknown>): json is Record<string, unknown> & Manifest {
+  const { generation, segments, vectors } = json;
+  const isFiles = (s: unknown): boolean => isObject(s) && typeof s.papers === 'string' && typeof s.lexical === 'string' && isCount(s.count);
+  return isCount(generation) && Array.isArray(segments) && segments.every(isFiles) && isVectors(vectors);
+}
+
+function isEarlierManifest(json: Record<string, unknown>): json is Record<string, unknown> & EarlierManifest {
   const { generation, papers, lexical, vectors } = json;
   if (!isCount(generation) || !Array.isArray(papers) || !papers.every(isSegment) || !isObject(lexical)) return false;
-  if (typeof lexical.file !== 'string' || !isCount(lexical.segments) || lexical.segments > papers.length) return false;
+  return typeof lexical.file === 'string' && isCount(lexical.segments) && lexical.segments <= papers.length && isVectors(vectors);
+}
+
+function isVectors(vectors: unknown): boolean {
   if (vectors === undefined) return true;
   return (
     isObject(vectors) &&
@@ -635,7 +808,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Data files are `g<generation>-<random>.<kind>`; nothing else in the folder is the store's. */
-const DATA_FILE = /^g(\d+)-[0-9a-f]{8}\.(?:papers\.jsonl|lexical\.jsonl|vectors\.f32|vector-ids\.json)$/;
+const DATA_FILE = /^g(\d+)-[0-9a-f]{8}\.(?:papers\.jsonl|lexical\.bin|lexical\.jsonl|vectors\.f32|vector-ids\.json)$/;
 const TEMP_FILE = /^manifest\.json\.[0-9a-f]{8}\.tmp$/;
 
 async function papersFilesIn(dir: string): Promise<string[]> {
@@ -645,12 +818,12 @@ async function papersFilesIn(dir: string): Promise<string[]> {
 }
 
 /**
- * Deletes the data files that neither this manifest nor the previous one names, and temporary
- * files of failed saves. The previous manifest's files stay for readers that read it just before
- * this save. Failures are ignored: a file left behind costs space, never correctness.
+ * Deletes the data files that neither this manifest nor the previous one names (`keep`), and
+ * temporary files of failed saves. The previous manifest's files stay for readers that read it just
+ * before this save. Failures are ignored: a file left behind costs space, never correctness.
  */
-async function collectGarbage(dir: string, manifests: readonly (Manifest | undefined)[]): Promise<void> {
-  const keep = new Set(manifests.flatMap((m) => (m === undefined ? [] : filesOf(m))));
+async function collectGarbage(dir: string, files: readonly string[]): Promise<void> {
+  const keep = new Set(files);
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const doomed = names.filter((name) => (DATA_FILE.test(name) && !keep.has(name)) || TEMP_FILE.test(name));
   await Promise.all(doomed.map((name) => fs.rm(path.join(dir, name), { force: true }).catch(() => undefined)));
@@ -678,14 +851,66 @@ async function keepDamaged(dir: string, files: readonly string[]): Promise<void>
 }
 
 function filesOf(manifest: Manifest): string[] {
-  return [...manifest.papers.map((s) => s.file), manifest.lexical.file, ...(manifest.vectors?.segments.flatMap((s) => [s.file, s.ids]) ?? [])];
+  return [...manifest.segments.flatMap((s) => [s.papers, s.lexical]), ...vectorFilesOf(manifest)];
+}
+
+function earlierFilesOf(manifest: EarlierManifest): string[] {
+  return [...manifest.papers.map((s) => s.file), manifest.lexical.file, ...vectorFilesOf(manifest)];
+}
+
+function vectorFilesOf(manifest: Manifest | EarlierManifest): string[] {
+  return manifest.vectors?.segments.flatMap((s) => [s.file, s.ids]) ?? [];
+}
+
+function papersFilesOf(manifest: Manifest | EarlierManifest): string[] {
+  return manifest.version === STORE_VERSION ? manifest.segments.map((s) => s.papers) : manifest.papers.map((s) => s.file);
+}
+
+// ---------------------------------------------------------------------------------------
+// Segments
+
+/** The segments the files name, open; those of `open` are reused, the rest opened now. */
+async function openSegments(dir: string, files: readonly SegmentFiles[], open: readonly DiskSegment[]): Promise<DiskSegment[]> {
+  const byFile = new Map(open.map((segment) => [segment.files.lexical, segment]));
+  const segments: DiskSegment[] = [];
+  try {
+    for (const file of files) {
+      const reused = byFile.get(file.lexical);
+      segments.push(reused && reused.files.papers === file.papers && reused.count === file.count ? reused : await DiskSegment.open(dir, file));
+    }
+  } catch (error) {
+    for (const segment of segments) if (!open.includes(segment)) segment.close();
+    throw error;
+  }
+  return segments;
+}
+
+/**
+ * Where each paper is, the last segment that holds it, and per segment the rows a later one holds
+ * again (undefined for a segment without any).
+ */
+function placesOf(segments: readonly DiskSegment[]): { places: Map<string, Place>; dead: (Uint8Array | undefined)[] } {
+  const places = new Map<string, Place>();
+  const dead: (Uint8Array | undefined)[] = segments.map(() => undefined);
+  segments.forEach((segment, at) => {
+    const base = at * SEGMENT_ROWS;
+    segment.ids.forEach((id, row) => {
+      const earlier = places.get(id);
+      if (earlier !== undefined) {
+        const where = Math.floor(earlier / SEGMENT_ROWS);
+        (dead[where] ??= new Uint8Array(segments[where].count))[earlier % SEGMENT_ROWS] = 1;
+      }
+      places.set(id, base + row);
+    });
+  });
+  return { places, dead };
 }
 
 // ---------------------------------------------------------------------------------------
 // Files
 
 /** Text produced a chunk at a time, so no file needs one string of its whole size. */
-type Content = Iterable<string> | Uint8Array;
+type Content = Parameters<SegmentWriter>[1];
 
 /** About a megabyte of text per write. */
 const CHUNK = 1 << 20;
@@ -724,10 +949,6 @@ async function replaceFile(file: string, text: string): Promise<void> {
   }
 }
 
-function* paperLines(papers: readonly Paper[]): Iterable<string> {
-  for (const paper of papers) yield `${JSON.stringify(paper)}\n`;
-}
-
 async function readPapers(file: string, mode: 'strict' | 'lenient'): Promise<{ papers: Paper[]; skipped: number }> {
   const papers: Paper[] = [];
   let skipped = 0;
@@ -746,30 +967,6 @@ async function readPapers(file: string, mode: 'strict' | 'lenient'): Promise<{ p
     await handle.close();
   }
   return { papers, skipped };
-}
-
-function parsePaper(line: string): Paper | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(json) || typeof json.id !== 'string' || json.id === '' || typeof json.title !== 'string' || !Array.isArray(json.authors)) return undefined;
-  return json as unknown as Paper;
-}
-
-/**
- * The lexical index as lines: its ids, then each field's lengths followed by one line per term's
- * postings. One `JSON.stringify` of the whole index would pass V8's largest string (about 512 MB)
- * near 450,000 abstracts.
- */
-function* lexicalLines(data: LexicalIndexData): Iterable<string> {
-  yield `${JSON.stringify({ ids: data.ids })}\n`;
-  for (const field of data.fields) {
-    yield `${JSON.stringify({ lengths: field.lengths })}\n`;
-    for (const [term, postings] of Object.entries(field.postings)) yield `${JSON.stringify([term, postings])}\n`;
-  }
 }
 
 async function readLexical(file: string): Promise<LexicalIndexData> {
@@ -801,21 +998,84 @@ async function writeVectors(data: DenseIndexData, write: Writer): Promise<Vector
   return { file, ids, count: data.ids.length };
 }
 
-async function readVectors(dir: string, segment: VectorSegment, dimension: number): Promise<DenseIndexData> {
-  const ids: unknown = JSON.parse(await readRegular(path.join(dir, segment.ids), LARGEST_TEXT_BYTES));
-  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
-  const { handle, stats } = await openRegularFile(path.join(dir, segment.file));
-  let bytes: Buffer;
-  try {
-    if (stats.size !== segment.count * dimension * 4) throw new DamagedStore(`${segment.file} holds ${stats.size} bytes, not ${segment.count} vectors of ${dimension} floats`);
-    bytes = await handle.readFile();
-  } finally {
-    await handle.close();
-  }
+/** The vectors of a segment, read whole: the first search by meaning needs them all. */
+function readVectors(dir: string, segment: VectorSegment, dimension: number): DenseIndexData {
+  const bytes = readWholeSync(path.join(dir, segment.file), segment.count * dimension * 4);
+  const ids = readVectorIdsSync(dir, segment);
+  // The bytes are the floats where the machine is little-endian, as nearly all are.
+  if (endianness() === 'LE') return { ids, vectors: new Float32Array(bytes.buffer, bytes.byteOffset, segment.count * dimension) };
   const vectors = new Float32Array(segment.count * dimension);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let i = 0; i < vectors.length; i++) vectors[i] = view.getFloat32(i * 4, true);
-  return { ids: ids as string[], vectors };
+  return { ids, vectors };
+}
+
+/** The ids of a vector segment, checked against its count. */
+async function readVectorIds(dir: string, segment: VectorSegment): Promise<string[]> {
+  return vectorIds(await readRegular(path.join(dir, segment.ids), LARGEST_TEXT_BYTES), segment);
+}
+
+function readVectorIdsSync(dir: string, segment: VectorSegment): string[] {
+  return vectorIds(Buffer.from(readWholeSync(path.join(dir, segment.ids))).toString('utf8'), segment);
+}
+
+function vectorIds(text: string, segment: VectorSegment): string[] {
+  const ids: unknown = JSON.parse(text);
+  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
+  return ids as string[];
+}
+
+/** A regular file whole, of `size` bytes when given; anything else is damage. */
+function readWholeSync(file: string, size?: number): Uint8Array {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new DamagedStore(`${path.basename(file)} is not a regular file`);
+    if (size !== undefined && stats.size !== size) throw new DamagedStore(`${path.basename(file)} holds ${stats.size} bytes, not ${size}`);
+    if (stats.size > LARGEST_TEXT_BYTES * 4) throw new DamagedStore(`${path.basename(file)} is ${stats.size} bytes, more than the library writes`);
+    const bytes = new Uint8Array(stats.size);
+    for (let done = 0; done < bytes.length; ) {
+      const read = readSync(fd, bytes, done, bytes.length - done, done);
+      if (read === 0) throw new DamagedStore(`${path.basename(file)} ends early`);
+      done += read;
+    }
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The unsaved vectors as unit rows, the last of an id winning; undefined when there are none. */
+function unitRows(batches: readonly VectorBatch[], dimension: number): DenseIndexData | undefined {
+  const rows = new DenseIndex(dimension);
+  for (const batch of batches) batch.ids.forEach((id, at) => rows.add(id, batch.vectors[at]));
+  return rows.size === 0 ? undefined : rows.toData();
+}
+
+/**
+ * A library of format version 1, whole: the papers of the segments its lexical snapshot covers,
+ * the snapshot, then the papers of later segments indexed on top. Throws when they disagree.
+ */
+async function readEarlier(dir: string, manifest: EarlierManifest): Promise<{ papers: Paper[]; lexical: LexicalIndex }> {
+  const byId = new Map<string, Paper>();
+  const segment = async (s: Segment): Promise<Paper[]> => {
+    const { papers } = await readPapers(path.join(dir, s.file), 'strict');
+    if (papers.length !== s.count) throw new DamagedStore(`${s.file} holds ${papers.length} papers, not ${s.count}`);
+    return papers;
+  };
+  const covered = manifest.papers.slice(0, manifest.lexical.segments);
+  for (const s of covered) for (const paper of await segment(s)) byId.set(paper.id, paper);
+  const lexical = LexicalIndex.fromJSON(await readLexical(path.join(dir, manifest.lexical.file)));
+  if (lexical.size !== byId.size || [...byId.keys()].some((id) => !lexical.has(id))) {
+    throw new DamagedStore(`${manifest.lexical.file} does not index the papers of ${covered.map((s) => s.file).join(', ')}`);
+  }
+  for (const s of manifest.papers.slice(manifest.lexical.segments)) {
+    for (const paper of await segment(s)) {
+      byId.set(paper.id, paper);
+      lexical.add(paper);
+    }
+  }
+  return { papers: [...byId.values()], lexical };
 }
 
 /** The file is little-endian whatever machine wrote it, so a library can move between machines. */
@@ -842,7 +1102,7 @@ async function readRegular(file: string, maxBytes: number): Promise<string> {
  * where the library keeps one (a FIFO, a link to a device): not an error that may pass.
  */
 function isDamage(error: unknown): boolean {
-  return error instanceof DamagedStore || error instanceof SyntaxError || error instanceof NotRegularFileError || isMissingFile(error);
+  return error instanceof DamagedStore || error instanceof DamagedSegment || error instanceof SyntaxError || error instanceof NotRegularFileError || isMissingFile(error);
 }
 
 function isMissingFile(error: unknown): boolean {

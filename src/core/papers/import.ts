@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import type * as CitationJsModule from '../bibliography/citationJs';
 import { parseBibliography } from '../bibliography/parse';
 import type { Author, BibEntry, Bibliography } from '../bibliography/types';
+import { LARGEST_TEXT_BYTES, readNamedTextFile, readNamedTextLines } from '../text/readFile';
 import type { Paper } from './paper';
 
 export type PaperFormat = 'jsonl' | 'bibtex' | 'ris';
@@ -56,17 +57,45 @@ export function importPapers(text: string, format: PaperFormat, file: string): I
 // JSON Lines
 
 export function papersFromJsonLines(text: string): ImportResult {
-  const papers: Paper[] = [];
-  const problems: ImportProblem[] = [];
-  text.split('\n').forEach((line, at) => {
-    if (line.trim() === '') return;
-    try {
-      papers.push(paperFromJson(JSON.parse(line) as unknown));
-    } catch (error) {
-      problems.push({ line: at + 1, message: error instanceof SyntaxError ? 'not JSON' : (error as Error).message });
-    }
-  });
-  return { papers, problems, leftOut: 0 };
+  const result: ImportResult = { papers: [], problems: [], leftOut: 0 };
+  text.split('\n').forEach((line, at) => readJsonLine(line, at + 1, result));
+  return result;
+}
+
+/**
+ * JSON Lines as they are read, `batch` papers at a time (the last batch may be smaller), each with
+ * the problems of its lines: an import of any size holds one batch in memory.
+ */
+export async function* papersFromJsonLineStream(lines: AsyncIterable<string>, batch: number): AsyncIterableIterator<ImportResult> {
+  let result: ImportResult = { papers: [], problems: [], leftOut: 0 };
+  let number = 0;
+  for await (const line of lines) {
+    readJsonLine(line, ++number, result);
+    if (result.papers.length < batch) continue;
+    yield result;
+    result = { papers: [], problems: [], leftOut: 0 };
+  }
+  if (result.papers.length > 0 || result.problems.length > 0) yield result;
+}
+
+/**
+ * A file's papers a batch at a time, for a caller that saves each batch before the next is read:
+ * JSON Lines stream, so an import of any size holds one batch; BibTeX and RIS, which reference
+ * managers keep in files of thousands of entries, are read whole, as one batch.
+ */
+export async function* importFileInBatches(file: string, format: PaperFormat, batch: number): AsyncIterableIterator<ImportResult> {
+  if (format === 'jsonl') yield* papersFromJsonLineStream(readNamedTextLines(file, LARGEST_TEXT_BYTES), batch);
+  else yield importPapers(await readNamedTextFile(file, LARGEST_TEXT_BYTES), format, path.resolve(file));
+}
+
+/** Adds the line's paper to `result`, or its problem; a blank line is neither. */
+function readJsonLine(line: string, number: number, result: ImportResult): void {
+  if (line.trim() === '') return;
+  try {
+    result.papers.push(paperFromJson(JSON.parse(line) as unknown));
+  } catch (error) {
+    result.problems.push({ line: number, message: error instanceof SyntaxError ? 'not JSON' : (error as Error).message });
+  }
 }
 
 /** Throws a message for the line when a field is missing or of the wrong type. */

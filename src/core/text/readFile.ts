@@ -16,15 +16,8 @@ export const SMALL_FILE_BYTES = 64 * 1024 * 1024;
  * Returns undefined when there is no such file.
  */
 export async function readFileBounded(file: string, maxBytes: number): Promise<Buffer | undefined> {
-  let opened: OpenedFile;
-  try {
-    opened = await openRegularFile(file);
-  } catch (error) {
-    if (error instanceof UnreadableFileError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new UnreadableFileError(file, openFailure(file, code, error));
-  }
+  const opened = await openToRead(file);
+  if (opened === undefined) return undefined;
   const { handle, stats } = opened;
   try {
     if (stats.size > maxBytes) throw tooLarge(file, maxBytes, `is ${megabytes(stats.size)} MB, over`);
@@ -52,6 +45,18 @@ export async function readFileBounded(file: string, maxBytes: number): Promise<B
 export async function readTextFile(file: string, maxBytes: number): Promise<DecodedText | undefined> {
   const bytes = await readFileBounded(file, maxBytes);
   return bytes && decodeTextWithEncoding(bytes, file);
+}
+
+/** The file opened by `openRegularFile`, undefined when there is none; other failures said as `UnreadableFileError`. */
+async function openToRead(file: string): Promise<OpenedFile | undefined> {
+  try {
+    return await openRegularFile(file);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new UnreadableFileError(file, openFailure(file, code, error));
+  }
 }
 
 interface OpenedFile {
@@ -82,6 +87,55 @@ export async function readNamedTextFile(file: string, maxBytes: number): Promise
   const read = await readTextFile(file, maxBytes);
   if (!read) throw new UnreadableFileError(file, `${file} does not exist${mayNotBeUtf8(file) ? notUtf8Note : ''}.`);
   return read.text;
+}
+
+/**
+ * A file the user named, a line at a time (split at line feeds, as `text.split('\n')` splits), for
+ * inputs too large to hold as one string, such as a collection of papers to import. Read as
+ * `readFileBounded` reads, to `maxBytes` at most. UTF-8 is decoded as it comes, its BOM dropped; a file
+ * whose first megabyte is not UTF-8 (UTF-16 with a BOM, Windows-1252, binary) is read and decoded
+ * whole by `readNamedTextFile`, which tells which.
+ */
+export async function* readNamedTextLines(file: string, maxBytes: number): AsyncIterableIterator<string> {
+  const opened = await openToRead(file);
+  if (opened === undefined) throw new UnreadableFileError(file, `${file} does not exist.`);
+  const { handle, stats } = opened;
+  let whole = false;
+  try {
+    if (stats.size > maxBytes) throw tooLarge(file, maxBytes, `is ${megabytes(stats.size)} MB, over`);
+    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+    let total = 0;
+    let pending = '';
+    for (let first = true; ; first = false) {
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      total += bytesRead;
+      if (total > maxBytes) throw tooLarge(file, maxBytes, 'is over');
+      let text: string;
+      try {
+        text = decoder.decode(buffer.subarray(0, bytesRead), { stream: bytesRead > 0 });
+      } catch {
+        if (!first) throw new UnreadableFileError(file, `${file} is not UTF-8 throughout; save it as UTF-8 and import it again.`);
+        whole = true;
+        break;
+      }
+      if (first && text.includes('\0')) {
+        whole = true;
+        break;
+      }
+      const lines = (pending + text).split('\n');
+      pending = lines.pop() ?? '';
+      yield* lines;
+      if (bytesRead === 0) break;
+    }
+    if (!whole && pending !== '') yield pending;
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw error;
+    throw new UnreadableFileError(file, `${file} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  } finally {
+    await handle.close();
+  }
+  if (whole) yield* (await readNamedTextFile(file, maxBytes)).split('\n');
 }
 
 /** A FIFO, device, socket or folder where a file was expected. */

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import * as nodeFs from 'node:fs';
+import * as path from 'node:path';
+import { main } from '../../src/cli/main';
+import { LexicalIndex } from '../../src/core/index/lexical';
+import { PaperStore, STORE_VERSION } from '../../src/core/index/store';
+import type { Paper } from '../../src/core/papers/paper';
+import { makeTempDir, snapshot } from './support/tempDir';
+
+const fs = nodeFs.promises;
+
+const WORDS = 'aspirin stroke statin liver glacier alpine coffee sleep memory exercise cohort trial risk dose'.split(' ');
+
+/** Paper `i`: words drawn by its number, so that papers share terms in different measure. */
+function paper(i: number, tag = ''): Paper {
+  const words = (n: number, salt: number): string => Array.from({ length: n }, (_, k) => WORDS[(i * 7 + k * (salt + (i % 5)) + (k >> 2)) % WORDS.length]).join(' ');
+  return { id: `p${i}`, title: `${words(4, 3)} ${tag}`.trim(), authors: [{ family: 'Doe' }], abstract: `${words(20, 1)}. ${words(12, 2)} ${tag}.` };
+}
+
+const QUERIES = ['aspirin stroke', 'glacier memory exercise', 'coffee', 'statin liver dose risk', 'revised', 'nothing matches this'];
+
+describe('the paper store, read a segment at a time', () => {
+  const originalRename = fs.rename;
+  let temp: Awaited<ReturnType<typeof makeTempDir>>;
+  let dir: string;
+  beforeEach(async () => {
+    temp = await makeTempDir();
+    dir = path.join(temp.dir, 'library');
+  });
+  afterEach(async () => {
+    fs.rename = originalRename;
+    await temp.remove();
+  });
+
+  /** What one index in memory of the same papers, added in the same order, answers. */
+  function eager(batches: readonly (readonly Paper[])[]): LexicalIndex {
+    const index = new LexicalIndex();
+    for (const batch of batches) for (const p of batch) index.add(p);
+    return index;
+  }
+
+  it('ranks as one index of the same papers would, with papers replaced by later segments left out', async () => {
+    const batches = [
+      Array.from({ length: 120 }, (_, i) => paper(i)),
+      Array.from({ length: 60 }, (_, i) => paper(120 + i)),
+      // Papers of both earlier segments again, revised: their first rows must neither rank nor count.
+      [paper(3, 'revised'), paper(130, 'revised'), paper(77, 'revised')],
+      [paper(200)],
+    ];
+    const { store: writer } = await PaperStore.open(dir);
+    for (const batch of batches) await writer.add(batch);
+    const { store, messages } = await PaperStore.open(dir);
+    assert.deepEqual(messages, []);
+    const index = eager(batches);
+    assert.equal(store.size, index.size);
+    for (const query of QUERIES) {
+      assert.deepEqual(store.lexical.search(query, 15), index.search(query, 15), query);
+      assert.deepEqual(writer.lexical.search(query, 15), index.search(query, 15), `${query}, in the writer`);
+    }
+    const abstract = paper(5).abstract as string;
+    assert.deepEqual(store.lexical.bestSentence('glacier alpine', abstract), index.bestSentence('glacier alpine', abstract));
+    assert.equal(store.get('p130')?.title, paper(130, 'revised').title);
+    assert.deepEqual([...store.papers()].map((p) => p.id).sort(), [...new Set(batches.flat().map((p) => p.id))].sort());
+  });
+
+  it('still ranks as one index would after its segments are merged', async () => {
+    const { store: writer } = await PaperStore.open(dir);
+    const batches = [Array.from({ length: 50 }, (_, i) => paper(i)), ...Array.from({ length: 40 }, (_, i) => [paper(50 + i), paper(i * 2, 'revised')])];
+    for (const batch of batches) await writer.add(batch);
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { segments: unknown[] };
+    assert.ok(manifest.segments.length <= 32, `${manifest.segments.length} segments`);
+    const { store } = await PaperStore.open(dir);
+    const index = eager(batches);
+    for (const query of QUERIES) assert.deepEqual(store.lexical.search(query, 20), index.search(query, 20), query);
+  });
+
+  describe('a library saved by the earlier format', () => {
+    const first = Array.from({ length: 40 }, (_, i) => paper(i));
+    const tail = [paper(40), paper(7, 'revised')];
+
+    /** Format version 1 as Attest wrote it: papers files, a lexical snapshot over the first, vectors. */
+    async function writeEarlierLibrary(): Promise<void> {
+      await fs.mkdir(dir, { recursive: true });
+      const lines = (papers: readonly Paper[]): string => papers.map((p) => `${JSON.stringify(p)}\n`).join('');
+      await fs.writeFile(path.join(dir, 'g000002-00000001.papers.jsonl'), lines(first));
+      await fs.writeFile(path.join(dir, 'g000002-00000002.papers.jsonl'), lines(tail));
+      const data = eager([first]).toJSON();
+      const lexical = [JSON.stringify({ ids: data.ids }), ...data.fields.flatMap((f) => [JSON.stringify({ lengths: f.lengths }), ...Object.entries(f.postings).map((entry) => JSON.stringify(entry))])];
+      await fs.writeFile(path.join(dir, 'g000001-00000003.lexical.jsonl'), `${lexical.join('\n')}\n`);
+      const vectors = Buffer.alloc(2 * 2 * 4);
+      [1, 0, 0, 1].forEach((x, at) => vectors.writeFloatLE(x, at * 4));
+      await fs.writeFile(path.join(dir, 'g000001-00000004.vectors.f32'), vectors);
+      await fs.writeFile(path.join(dir, 'g000001-00000004.vector-ids.json'), JSON.stringify(['p1', 'p2']));
+      const manifest = {
+        format: 'attest-paper-store',
+        version: 1,
+        generation: 2,
+        papers: [
+          { file: 'g000002-00000001.papers.jsonl', count: first.length },
+          { file: 'g000002-00000002.papers.jsonl', count: tail.length },
+        ],
+        lexical: { file: 'g000001-00000003.lexical.jsonl', segments: 1 },
+        vectors: { model: 'tiny', dimension: 2, segments: [{ file: 'g000001-00000004.vectors.f32', ids: 'g000001-00000004.vector-ids.json', count: 2 }] },
+      };
+      await fs.writeFile(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+    }
+
+    it('is read whole without writing anything, and saved in the current format, vectors kept, by the next add', async () => {
+      await writeEarlierLibrary();
+      const before = await snapshot(dir);
+      const { store, messages } = await PaperStore.open(dir);
+      assert.equal(messages.length, 1);
+      assert.match(messages[0], /saved by an earlier Attest: it was read whole.*saved in the current format.*when papers are next added/);
+      assert.deepEqual(await snapshot(dir), before, 'opening wrote nothing');
+      const index = eager([first, tail]);
+      assert.equal(store.size, 41);
+      for (const query of QUERIES) assert.deepEqual(store.lexical.search(query, 10), index.search(query, 10), query);
+      assert.deepEqual(store.encoder, { model: 'tiny', dimension: 2 });
+
+      await store.add([paper(41)]);
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { version: number; segments: unknown[] };
+      assert.equal(manifest.version, STORE_VERSION);
+      const { store: again, messages: none } = await PaperStore.open(dir);
+      assert.deepEqual(none, []);
+      assert.equal(again.size, 42);
+      assert.equal(again.get('p7')?.title, paper(7, 'revised').title);
+      for (const query of QUERIES) assert.deepEqual(again.lexical.search(query, 10), eager([first, tail, [paper(41)]]).search(query, 10), query);
+      assert.deepEqual(again.dense?.search(Float32Array.from([0, 1]), 2).map((hit) => hit.id), ['p2', 'p1']);
+    });
+  });
+
+  it('keeps the batches an interrupted attest index add saved, and a consistent library', async () => {
+    const corpus = path.join(path.dirname(dir), 'corpus.jsonl');
+    // Over one batch of the import (10,000 papers): the second batch's save is made to fail.
+    const count = 10_500;
+    await fs.writeFile(corpus, Array.from({ length: count }, (_, i) => JSON.stringify({ id: `c${i}`, title: `Paper ${i} on ${WORDS[i % WORDS.length]}` })).join('\n'));
+    let manifests = 0;
+    fs.rename = (async (from: nodeFs.PathLike, to: nodeFs.PathLike) => {
+      if (String(to).endsWith('manifest.json') && ++manifests === 2) throw Object.assign(new Error('EIO: simulated'), { code: 'EIO', syscall: 'rename' });
+      return originalRename(from, to);
+    }) as typeof fs.rename;
+    let err = '';
+    const code = await main(['index', 'add', corpus, '--store', dir], { out: () => undefined, err: (t) => (err += t) });
+    assert.equal(code, 2);
+    assert.match(err, /could not be saved \(EIO: simulated\); its files hold what they held before/);
+    fs.rename = originalRename;
+
+    const { store, messages } = await PaperStore.open(dir);
+    assert.deepEqual(messages, []);
+    assert.equal(store.size, 10_000);
+    assert.equal(store.get('c9999')?.title, `Paper 9999 on ${WORDS[9999 % WORDS.length]}`);
+    assert.deepEqual((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp')), []);
+
+    let out = '';
+    assert.equal(await main(['index', 'add', corpus, '--store', dir], { out: (t) => (out += t), err: () => undefined }), 0);
+    assert.match(out, new RegExp(`^Added ${count} papers; the library in .* holds ${count} papers\\.`));
+  });
+});
