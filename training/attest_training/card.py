@@ -22,7 +22,8 @@ def write_card(folder: Path, metrics: dict) -> None:
 
 A 3-way cross-encoder (entailment / contradiction / neutral): premise = the cited work's text (its
 abstract, whole or its sentences most relevant to the claim within {training['max_length']} tokens),
-hypothesis = the claim. Trained by `training/` in the Attest repository at commit `{training['commit']}`.
+hypothesis = the claim. Trained by `training/` in the Attest repository at commit `{training['commit']}`
+(exported and measured at `{training.get('exported_at', training['commit'])}`).
 
 - **Base**: {metrics['base']['name']} ({metrics['base']['licence']}), from PyPI `{metrics['base']['package']}`
   (wheel SHA-256 `{metrics['base']['wheel_sha256']}`).
@@ -33,8 +34,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
   learning rate {training['learning_rate']}, seed {training['seed']}, {training['seconds']} s on {training['device']} (torch {training['torch']}).
 - **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
   {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
-- **Thresholds** (`attest.json`): contradiction {metrics['thresholds']['contradiction']} (the lowest reaching
-  {training['contradiction_precision']:.0%} pooled dev precision; above 1, never), then entailment {metrics['thresholds']['entailment']} and
+- **Thresholds** (`attest.json`): contradiction {_threshold(metrics['thresholds']['contradiction'], training['contradiction_precision'])}, then entailment {metrics['thresholds']['entailment']} and
   neutral {metrics['thresholds']['neutral']} (best mean macro-F1 with {training['neutral_precision']:.0%} pooled neutral precision). Below
   all three the model abstains and Attest says the claim could not be judged.
 
@@ -51,6 +51,12 @@ Trained on biomedical and COVID-19 claims; other fields are out of its domain. I
 not that the claim is false.
 """
     (folder / "README.md").write_text(text)
+
+
+def _threshold(value: float, precision: float) -> str:
+    if value > 1:
+        return f"none (no threshold reached {precision:.0%} pooled dev precision, so the model never says contradicted)"
+    return f"{value} (the lowest reaching {precision:.0%} pooled dev precision)"
 
 
 def _pct(value: float | None) -> str:

@@ -64,13 +64,14 @@ def main() -> None:
         # The model was trained before (`--keep-weights`): what that run measured travels with its weights.
         trained = json.loads((base / "training.json").read_text())
         history, best_epoch, trained_seconds, trained_on = trained["history"], trained["best_epoch"], trained["seconds"], trained["device"]
+        trained_at = trained.get("commit", "unknown")
     else:
         history, best_epoch = train(model, tokenizer, train_inputs, dev, dev_inputs, args, device)
-        trained_seconds, trained_on = time.time() - started, str(device)
+        trained_seconds, trained_on, trained_at = time.time() - started, str(device), commit()
     if args.keep_weights:
         model.save_pretrained(args.keep_weights)
         tokenizer.save_pretrained(args.keep_weights)
-        record = {"history": history, "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on}
+        record = {"history": history, "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "commit": trained_at}
         (Path(args.keep_weights) / "training.json").write_text(json.dumps(record, indent=2) + "\n")
 
     out = Path(args.out)
@@ -88,16 +89,18 @@ def main() -> None:
     if min(agreement.values()) < args.min_agreement:
         raise SystemExit(f"the int8 model agrees with the trained one on only {agreement} of dev labels (needed {args.min_agreement}); not writing {out}")
     thresholds, chosen = choose_thresholds(with_gold(dev, int8_probabilities), args.contradiction_precision, args.neutral_precision)
-    np.savez(staging / "dev_probabilities.npz", **{name: p for name, p in int8_probabilities.items()})
+    np.savez(out.with_name(out.name + ".dev-probabilities.npz"), **{name: p for name, p in int8_probabilities.items()})
     log(f"thresholds {thresholds} ({chosen})")
 
     save_tokenizer(tokenizer, staging, args.max_length)
     save_config(model, staging)
-    (staging / "attest.json").write_text(json.dumps({"premise": "abstract", "thresholds": asdict(thresholds)}, indent=2) + "\n")
+    # A contradiction threshold above 1 is one no probability reaches: the extension reads null as "never".
+    shipped = {k: (None if v > 1 else v) for k, v in asdict(thresholds).items()}
+    (staging / "attest.json").write_text(json.dumps({"premise": "abstract", "thresholds": shipped}, indent=2) + "\n")
     metrics = {
         "model": MODEL_NAME,
         "base": {"name": base_model.NAME, "licence": base_model.LICENCE, "package": f"{base_model.PACKAGE}=={base_model.VERSION}", "wheel_sha256": base_model.WHEEL_SHA256, "folder": str(base)},
-        "training": {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": commit()},
+        "training": {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": trained_at, "exported_at": commit()},
         "history": history,
         "dev_trained_argmax": report(with_gold(dev, torch_probabilities), None),
         "dev_int8_thresholds": report(with_gold(dev, int8_probabilities), thresholds),
