@@ -37,6 +37,7 @@ suite('citation completion', () => {
       assert.ok(doc.lineAt(lineNumber).text.endsWith(' See \\citep{aspirin2019'), doc.lineAt(lineNumber).text);
     } finally {
       await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }
   });
 });

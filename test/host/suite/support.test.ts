@@ -108,7 +108,7 @@ suite('support check beside Find Evidence', () => {
       const extension = vscode.extensions.getExtension<EvidenceApi>('attest.attest');
       assert.ok(extension);
       const paper = (id: string, abstract?: string): Evidence => ({ paper: { id, title: id, authors: [], abstract }, score: 1 });
-      (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [paper('with', 'Daily aspirin reduced the risk of stroke.'), paper('without')] }) });
+      (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [paper('with', 'We followed 2,000 adults over 70 for five years. Daily aspirin reduced the risk of stroke by a fifth.'), paper('without')] }) });
       const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
       const editor = await vscode.window.showTextDocument(document);
       const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
