@@ -39,7 +39,7 @@ def export_int8(model, folder: Path, workdir: Path) -> Path:
     return int8
 
 
-def onnx_probabilities(graph: Path, tokenizer, inputs, max_length: int, threads: int = 0) -> np.ndarray:
+def onnx_probabilities(graph: Path, inputs, threads: int = 0) -> np.ndarray:
     options = onnxruntime.SessionOptions()
     if threads:
         options.intra_op_num_threads = threads
@@ -47,15 +47,12 @@ def onnx_probabilities(graph: Path, tokenizer, inputs, max_length: int, threads:
     # One pair at a time, as the extension runs a quantized graph: its activations are scaled by their
     # range over the batch, padding included, so a batch would change each pair's probabilities.
     out = []
-    for start in range(0, len(inputs)):
-        chunk = inputs[start : start + 1]
-        width = max(len(ids) for ids, _, _ in chunk)
-        feed = {name: np.zeros((len(chunk), width), dtype=np.int64) for name in INPUTS}
-        feed["input_ids"][:] = tokenizer.pad_token_id
-        for row, (ids, types, _) in enumerate(chunk):
-            feed["input_ids"][row, : len(ids)] = ids
-            feed["token_type_ids"][row, : len(types)] = types
-            feed["attention_mask"][row, : len(ids)] = 1
+    for ids, types, _ in inputs:
+        feed = {
+            "input_ids": np.array([ids], dtype=np.int64),
+            "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
+            "token_type_ids": np.array([types], dtype=np.int64),
+        }
         logits = session.run(["logits"], feed)[0]
         exp = np.exp(logits - logits.max(axis=1, keepdims=True))
         out.append(exp / exp.sum(axis=1, keepdims=True))

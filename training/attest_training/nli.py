@@ -38,7 +38,8 @@ def main() -> None:
     args = parse_args()
     started = time.time()
     set_seed(args.seed)
-    torch.set_num_threads(args.threads) if args.threads else None
+    if args.threads:
+        torch.set_num_threads(args.threads)
     base = Path(args.base) if args.base else base_model.fetch(Path(args.cache).expanduser())
     device = torch.device(args.device)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
@@ -57,7 +58,6 @@ def main() -> None:
     log(f"{len(train_pairs)} training pairs ({kinds(train_pairs)}); dev {', '.join(f'{n} {len(p)}' for n, p in dev.items())}")
 
     encode = Encoder(tokenizer, args.max_length)
-    train_inputs = [encode.pair(p, training=True) for p in train_pairs]
     dev_inputs = {name: [encode.pair(p, training=False) for p in pairs] for name, pairs in dev.items()}
 
     if args.export_only:
@@ -66,6 +66,7 @@ def main() -> None:
         history, best_epoch, trained_seconds, trained_on = trained["history"], trained["best_epoch"], trained["seconds"], trained["device"]
         trained_at = trained.get("commit", "unknown")
     else:
+        train_inputs = [encode.pair(p, training=True) for p in train_pairs]
         history, best_epoch = train(model, tokenizer, train_inputs, dev, dev_inputs, args, device)
         trained_seconds, trained_on, trained_at = time.time() - started, str(device), commit()
     if args.keep_weights:
@@ -81,7 +82,7 @@ def main() -> None:
     model.cpu().eval()
     torch_probabilities = {name: predict(model, tokenizer, inputs, args, torch.device("cpu")) for name, inputs in dev_inputs.items()}
     graph = export_int8(model, staging / "onnx", workdir=staging / "fp32")
-    int8_probabilities = {name: onnx_probabilities(graph, tokenizer, inputs, args.max_length) for name, inputs in dev_inputs.items()}
+    int8_probabilities = {name: onnx_probabilities(graph, inputs) for name, inputs in dev_inputs.items()}
     agreement = {
         name: round(float((torch_probabilities[name].argmax(1) == int8_probabilities[name].argmax(1)).mean()), 4) for name in dev
     }
