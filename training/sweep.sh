@@ -7,16 +7,17 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 configs=(
-  "L128-E2 --max-length 128 --epochs 2"
-  "L128-E2-lr1e4 --max-length 128 --epochs 2 --learning-rate 1e-4"
-  "L128-E3 --max-length 128 --epochs 3"
-  "L192-E2 --max-length 192 --epochs 2"
-  "L256-E2 --max-length 256 --epochs 2"
+  "L128-E6 --max-length 128 --epochs 6"
+  "L128-E6-bal --max-length 128 --epochs 6 --balance-labels"
+  "L128-E6-lr1e4 --max-length 128 --epochs 6 --learning-rate 1e-4"
+  "L128-E10-b32-lr1e4 --max-length 128 --epochs 10 --batch-size 32 --learning-rate 1e-4"
+  "L128-E10-b32-lr1e4-bal --max-length 128 --epochs 10 --batch-size 32 --learning-rate 1e-4 --balance-labels"
+  "L192-E6-bal --max-length 192 --epochs 6 --balance-labels"
 )
 for config in "${configs[@]}"; do
   set -- $config
   name=$1; shift
-  python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/$name" --keep-weights "$WORK/$name.weights" --min-agreement 0.9 --device "${DEVICE:-cuda}" "$@" > "$WORK/$name.log" 2>&1 &
+  timeout "${LIMIT:-0}" python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/$name" --keep-weights "$WORK/$name.weights" --min-agreement 0.9 --device "${DEVICE:-cuda}" --threads 2 "$@" > "$WORK/$name.log" 2>&1 &
 done
 # The CPU cost of training on 2 threads (pinned to 2 cores), 120 annotated claims' pairs, one epoch at 128 tokens.
 taskset -c 0,1 python3 -m attest_training.nli --data "$DATA" --base "$BASE" --out "$WORK/cpu-probe" --device cpu --threads 2 \
