@@ -72,7 +72,8 @@ def choose_thresholds(
     `contradiction_precision` (a wrong "contradicted" is the worst thing a writer can be shown), else
     never (1.01). Then the entailment and neutral thresholds that maximise the mean of the datasets'
     macro-F1 while pooled neutral precision reaches `neutral_precision` (a wrong "unsupported" sends
-    the writer after a citation that was fine); below both, the model abstains.
+    the writer after a citation that was fine), or with neutral never said when no threshold is that
+    precise; below both, the model abstains.
     """
     gold = np.concatenate([g for g, _ in splits.values()])
     probs = np.concatenate([p for _, p in splits.values()])
@@ -80,9 +81,9 @@ def choose_thresholds(
     contradiction = next((t for t in grid if _precise(gold, decide(probs, Thresholds(0.0, t, 1.01)), CONTRADICTION, contradiction_precision)), 1.01)
     best, best_score = Thresholds(1.01, contradiction, 1.01), -1.0
     for t_e in [round(float(x), 2) for x in np.arange(0.20, 0.951, 0.02)]:
-        for t_n in [round(float(x), 2) for x in np.arange(0.30, 0.991, 0.02)]:
+        for t_n in [round(float(x), 2) for x in np.arange(0.30, 0.991, 0.02)] + [1.01]:
             candidate = Thresholds(t_e, contradiction, t_n)
-            if not _precise(gold, decide(probs, candidate), NEUTRAL, neutral_precision):
+            if t_n <= 1 and not _precise(gold, decide(probs, candidate), NEUTRAL, neutral_precision):
                 continue
             score = float(np.mean([macro_f1(g, decide(p, candidate)) for g, p in splits.values()]))
             if score > best_score:

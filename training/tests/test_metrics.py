@@ -19,3 +19,12 @@ def test_no_contradiction_threshold_when_no_threshold_is_precise_enough():
     probs = np.array([[0.9, 0.05, 0.05]] * 40)
     thresholds, _ = choose_thresholds({"d": (gold, probs)}, contradiction_precision=0.85, neutral_precision=0.8)
     assert thresholds.contradiction > 1
+
+
+def test_neutral_is_never_said_when_no_threshold_is_precise_enough_and_entailment_still_is():
+    gold = np.array([E, N] * 20)
+    probs = np.array([[0.05, 0.8, 0.15], [0.05, 0.15, 0.8]] * 10 + [[0.05, 0.15, 0.8], [0.05, 0.8, 0.15]] * 10)
+    thresholds, chosen = choose_thresholds({"d": (gold, probs)}, contradiction_precision=0.85, neutral_precision=0.8)
+    assert thresholds.neutral > 1
+    assert thresholds.entailment <= 0.8
+    assert chosen["mean_macro_f1"] > 0
