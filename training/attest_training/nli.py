@@ -270,7 +270,7 @@ def parse_args() -> argparse.Namespace:
     # Issue 19's acceptance asks that 75% of contradicted verdicts be right; dev asks a margin above that.
     parser.add_argument("--contradiction-precision", type=float, default=0.80)
     parser.add_argument("--neutral-precision", type=float, default=0.80)
-    parser.add_argument("--min-agreement", type=float, default=0.97)
+    parser.add_argument("--min-agreement", type=float, default=0.93)
     parser.add_argument("--export-only", action="store_true", help="--base holds weights --keep-weights saved: export and measure them without training")
     parser.add_argument("--keep-weights", help="also save the trained PyTorch weights here, to export again without training")
     parser.add_argument("--limit", type=int, default=0, help="train on this many pairs only (a smoke test)")
