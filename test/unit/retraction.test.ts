@@ -106,6 +106,7 @@ const CITED = `@article{mehra2020, title={Hydroxychloroquine or chloroquine with
 @article{pubmedonly2005, title={Vaccination and regressive autism in young children}, author={Pubmedian, Pat}, journal={Lancet}, year={1998}, pmid={9500320}}
 @article{titleonly2011, title={Chronic fatigue syndrome and a murine retrovirus in blood cells}, author={Lombardi, Vincent}, journal={Science}, year={2009}}
 @article{inplace2013, title={Arsenic-based life in a mono lake bacterium}, author={Inplace, Ida}, journal={Science}, year={2013}, doi={10.1126/science.inplace}}
+@article{titlemark2019, title={Serum biomarkers of sleep quality in shift workers}, author={Marked, Mara}, journal={Sleep Medicine}, year={2019}, doi={10.1016/j.sleep.2019.1}}
 @misc{withdrawnpreprint, title={A proof of the Riemann hypothesis via spectral flows}, author={Prover, Pia}, year={2019}, eprint={1901.00001}, archiveprefix={arXiv}}`;
 
 function notice(DOI: string, type: string, date: Record<string, unknown>): Record<string, unknown> {
@@ -159,6 +160,8 @@ const WORKS: readonly SimulatedWork[] = [
   // Retracted in place: its Crossref notice points at itself, and OpenAlex calls it retracted.
   { doi: '10.1126/science.inplace', title: 'Arsenic-based life in a mono lake bacterium', family: 'Inplace', given: 'Ida', year: 2013, journal: 'Science', isRetracted: true,
     updateTo: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))], updatedBy: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))] },
+  // Marked on its title by the publisher, with no notice listed yet and OpenAlex not knowing.
+  { doi: '10.1016/j.sleep.2019.1', title: 'Serum biomarkers of sleep quality in shift workers', crossrefTitle: 'RETRACTED: Serum biomarkers of sleep quality in shift workers', family: 'Marked', given: 'Mara', year: 2019, journal: 'Sleep Medicine', isRetracted: false },
   { title: 'A proof of the Riemann hypothesis via spectral flows', family: 'Prover', given: 'Pia', year: 2019, arxiv: { id: '1901.00001', comment: 'This paper has been withdrawn by the author due to a gap in the proof of Lemma 3', pdf: false } },
 ];
 
@@ -207,6 +210,7 @@ describe('retractions of cited works, against the five sources', () => {
       pubmedonly2005: ['retracted@bib', 'retracted@tex'],
       titleonly2011: ['retracted@bib', 'retracted@tex'],
       inplace2013: ['retracted@bib', 'retracted@tex'],
+      titlemark2019: ['retracted@bib', 'retracted@tex'],
       withdrawnpreprint: ['withdrawn@bib', 'withdrawn@tex'],
     });
     // The "RETRACTED:" and "WITHDRAWN:" marks on the records' titles are no metadata mismatch.

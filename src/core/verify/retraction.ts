@@ -9,6 +9,7 @@ import type { BibEntry } from '../bibliography/types';
 import { RETRACTING, type NoticeType, type UpdateNotice, type UpdateSignals } from '../sources/notices';
 import { SourceError, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../sources/types';
 import { SOURCE_NAMES } from '../sources/config';
+import { hasRetractionMark } from './normalize';
 
 /** How old a cached answer may be for its retraction status: a week, where metadata is kept a month. */
 export const RETRACTION_CACHE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -57,7 +58,7 @@ export async function retractionOf(entry: BibEntry, record: SourceRecord, source
   const broadAnswered = asking.answers.some((a) => a.source !== 'arxiv');
   const then = reporting.filter((s) => s.byPubMedId);
   await Promise.all(then.map((source) => asking.ask(source, pubMed ? source.byPubMedId?.(pubMed, request) : !broadAnswered && doi ? source.byDoi?.(doi, request) : undefined)));
-  if (asking.answers.length > 0) return combineUpdates(asking.answers);
+  if (asking.answers.length > 0) return combineUpdates(withTitleMarks(asking.answers));
   if (asking.failures.length > 0) return { status: 'unchecked', notices: [], sources: [], reason: `No source could say whether it was retracted (${asking.failures.join('; ')}).`, failed: true };
   const reason = asking.asked ? 'No source that reports retractions holds the work.' : 'No source that reports retractions could be asked: the work has no DOI, PubMed or arXiv id they hold.';
   return { status: 'unchecked', notices: [], sources: [], reason };
@@ -89,6 +90,16 @@ class Asking {
     const record = this.answers.find((a) => a.record.pmid || a.record.pmcid)?.record;
     return record?.pmid ?? record?.pmcid;
   }
+}
+
+/**
+ * The answers, each whose record's title bears the publisher's "RETRACTED:" mark counted as calling the
+ * work retracted: the mark often comes years before a source lists the notice. Not where an answer shows
+ * the record to be a notice: one publisher titles its notices "Retracted: <the work's title>".
+ */
+function withTitleMarks<A extends { readonly updates: UpdateSignals; readonly record: SourceRecord }>(answers: readonly A[]): A[] {
+  if (answers.some((a) => a.updates.isNotice || a.updates.updatesItself)) return [...answers];
+  return answers.map((a) => (hasRetractionMark(a.record.title) ? { ...a, updates: { ...a.updates, retracted: true } } : a));
 }
 
 /**
