@@ -36,7 +36,7 @@ class Pair:
     label: str
     # Indices into `sentences` that the annotators marked as the evidence; empty for neutral pairs.
     evidence: tuple[int, ...] = field(default=())
-    # How the pair was made: "cited" (as annotated), "evidence-only", "evidence-removed", "near-uncited", "negated".
+    # How the pair was made: "cited" (as annotated), "evidence-only", "evidence-removed", "near-uncited".
     kind: str = "cited"
 
 
@@ -184,45 +184,6 @@ EVIDENCE_ONLY_RATE = 0.5
 OTHER_SENTENCES_RATE = 0.5
 EVIDENCE_REMOVED_RATE = 0.25
 NEAR_UNCITED_RATE = 0.25
-# No NLI data reaches these machines, and a model trained on about 1,800 annotated contradictions said
-# "contradicted" at 40-46% precision on dev. SciFact's own refuted claims were written by negating
-# supported ones; so is this: a supported claim negated, against the same text, is a contradiction.
-NEGATED_RATE = 0.5
-
-# A claim's negation by its first cue: a direction word turned round, a negation taken out (so that
-# "not" alone never means contradiction), or else "not" after the first auxiliary verb.
-_OPPOSITES = {
-    "increase": "decrease", "increases": "decreases", "increased": "decreased", "increasing": "decreasing",
-    "higher": "lower", "upregulates": "downregulates", "upregulated": "downregulated",
-    "up-regulates": "down-regulates", "up-regulated": "down-regulated", "positively": "negatively",
-    "positive": "negative", "promotes": "inhibits", "promote": "inhibit", "improves": "worsens",
-    "improved": "worsened", "enhances": "reduces", "enhanced": "reduced", "elevated": "reduced",
-    "beneficial": "harmful", "effective": "ineffective", "activates": "inhibits", "activated": "inhibited",
-    "greater": "smaller", "more": "less",
-}
-_OPPOSITES.update({v: k for k, v in list(_OPPOSITES.items()) if v not in _OPPOSITES})
-_OPPOSITE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _OPPOSITES), key=len, reverse=True)) + r")\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:(can)not|(is|are|was|were|does|do|did|has|have|will|could|should|may) not|(no longer|not|no))\b ?", re.IGNORECASE)
-_AUXILIARY = re.compile(r"\b(is|are|was|were|can|does|do|did|will|could|should)\b(?! not\b)", re.IGNORECASE)
-
-
-def negated(claim: str) -> str | None:
-    """The claim turned into one its supporting text contradicts, or None when it has no cue to turn."""
-    negation = _NEGATION.search(claim)
-    opposite = _OPPOSITE.search(claim)
-    if negation and (not opposite or negation.start() < opposite.start()):
-        kept = negation.group(1) or negation.group(2)
-        turned = claim[: negation.start()] + (kept + " " if kept else "") + claim[negation.end() :]
-        return turned[:1].upper() + turned[1:]
-    if opposite:
-        word = opposite.group(1)
-        turned = _OPPOSITES[word.lower()]
-        turned = turned.capitalize() if word[0].isupper() else turned
-        return claim[: opposite.start()] + turned + claim[opposite.end() :]
-    auxiliary = _AUXILIARY.search(claim)
-    if auxiliary:
-        return claim[: auxiliary.end()] + " not" + claim[auxiliary.end() :]
-    return None
 
 
 def augmented(pairs: Iterable[Pair], corpus_of: dict[str, "Corpus"], seed: int) -> list[Pair]:
@@ -231,8 +192,7 @@ def augmented(pairs: Iterable[Pair], corpus_of: dict[str, "Corpus"], seed: int) 
     the short premises full-text passages give), as many other sentences of the same text, next to each
     other (neutral), and the text with every evidence sentence taken out (neutral, where three sentences
     remain); and for a claim, an abstract of its corpus near it that it does not cite (neutral): the
-    hard negatives a writer meets when a citation points at a paper on the topic that does not say it;
-    and a supported claim negated, against its text (contradiction).
+    hard negatives a writer meets when a citation points at a paper on the topic that does not say it.
     """
     rng = random.Random(seed)
     out: list[Pair] = []
@@ -249,9 +209,6 @@ def augmented(pairs: Iterable[Pair], corpus_of: dict[str, "Corpus"], seed: int) 
             rest = tuple(s for i, s in enumerate(pair.sentences) if i not in evidence)
             if len(rest) >= 3 and rng.random() < EVIDENCE_REMOVED_RATE:
                 out.append(Pair(pair.dataset, pair.claim, rest, "neutral", (), "evidence-removed"))
-            turned = negated(pair.claim) if pair.label == "entailment" and pair.kind == "cited" else None
-            if turned and rng.random() < NEGATED_RATE:
-                out.append(Pair(pair.dataset, turned, pair.sentences, "contradiction", pair.evidence, "negated"))
         key = (pair.dataset, pair.claim)
         if key not in seen_claims:
             seen_claims.add(key)

@@ -1,6 +1,6 @@
 import random
 
-from attest_training.pairs import Corpus, Pair, augmented, clean_claim, negated, other_sentences, relevance_order, select_sentences
+from attest_training.pairs import Corpus, Pair, augmented, clean_claim, other_sentences, relevance_order, select_sentences
 
 
 def test_citation_integrity_markers_leave_the_claim_as_the_extension_sees_it():
@@ -41,27 +41,6 @@ def test_derived_pairs_keep_labels_where_the_evidence_is_and_are_neutral_where_i
     for pair in derived:
         if pair.kind == "evidence-only":
             assert pair.label == "contradiction" and pair.sentences == (sentences[4],)
-        elif pair.kind not in ("cited", "negated"):
+        elif pair.kind != "cited":
             assert pair.label == "neutral" and sentences[4] not in pair.sentences
     assert {p.kind for p in derived} >= {"cited", "evidence-only", "other-sentences", "evidence-removed", "near-uncited"}
-
-
-def test_a_claim_is_negated_by_its_first_cue_and_a_negation_is_taken_out_as_often_as_put_in():
-    assert negated("Aspirin increases the risk of bleeding.") == "Aspirin decreases the risk of bleeding."
-    assert negated("Metformin is associated with lower mortality.") == "Metformin is associated with higher mortality."
-    assert negated("Smoking does not cause lung cancer.") == "Smoking does cause lung cancer."
-    assert negated("Vitamin D cannot prevent fractures.") == "Vitamin D can prevent fractures."
-    assert negated("No effect was seen in children.") == "Effect was seen in children."
-    assert negated("Knowledge is power.") == "Knowledge is not power."
-    assert negated("CRISPR edits genes.") is None
-
-
-def test_only_supported_claims_as_annotated_are_negated_and_then_contradict_the_same_text():
-    sentences = tuple(f"Sentence {i} about statins and mortality." for i in range(6))
-    supported = [Pair("x", f"Statins lower mortality by {n}%.", sentences, "entailment", (4,)) for n in range(40)]
-    refuted = [Pair("x", f"Statins increase mortality by {n}%.", sentences, "contradiction", (4,)) for n in range(40)]
-    derived = augmented(supported + refuted, {"x": Corpus([sentences])}, seed=3)
-    turned = [p for p in derived if p.kind == "negated"]
-    assert 10 <= len(turned) <= 30
-    for pair in turned:
-        assert pair.label == "contradiction" and pair.sentences == sentences and pair.claim.startswith("Statins higher mortality")
