@@ -39,6 +39,8 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
   private readonly completer = new KeyCompleter();
   /** The bibliographies the index holds, as parsed objects: while they are the same, an edit of the manuscript changes nothing. */
   private indexed: readonly Bibliography[] = [];
+  /** The update of the index to `indexed`, under way or done. */
+  private indexing: Promise<void> = Promise.resolve();
   private library?: LibraryPapers;
   /** The library's answer being waited for: a newer keystroke cancels it. */
   private asking?: AbortController;
@@ -65,7 +67,9 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
     const context = keyContext(line.slice(from), language);
     const result = this.checker.resultFor(document.uri.fsPath);
     if (!context || !result) return undefined;
-    this.prepare(result);
+    // The index may still hold another manuscript's bibliographies: their keys are no completions here.
+    await this.prepare(result);
+    if (token.isCancellationRequested) return undefined;
     const range = new vscode.Range(position.line, from + context.start, position.line, position.character);
     const keys = this.completer.complete(context.typed);
     // Ask for as many more as the bibliographies matched: the library's copies of their works are left out.
@@ -112,16 +116,21 @@ export class CitationCompletionProvider implements vscode.CompletionItemProvider
     this.timer = setTimeout(() => {
       const document = vscode.window.activeTextEditor?.document;
       const result = document && this.checker.resultFor(document.uri.fsPath);
-      if (result) this.prepare(result);
+      if (result) void this.prepare(result);
     }, IDLE_MS);
   }
 
-  private prepare(result: CheckResult): void {
+  /** Resolves once the index holds `result`'s bibliographies. */
+  private prepare(result: CheckResult): Promise<void> {
     const { bibliographies } = result;
-    if (bibliographies.length === this.indexed.length && bibliographies.every((b, i) => b === this.indexed[i])) return;
+    if (bibliographies.length === this.indexed.length && bibliographies.every((b, i) => b === this.indexed[i])) return this.indexing;
     this.indexed = bibliographies;
-    // The first search compiles the search's code: better now than at the writer's first keystroke.
-    void this.completer.setEntries(bibliographies.flatMap((b) => b.entries)).then(() => this.completer.complete('warm searches'));
+    this.indexing = this.completer.setEntries(bibliographies.flatMap((b) => b.entries)).then(
+      // The first search compiles the search's code: better now than at the writer's first keystroke.
+      () => void this.completer.complete('warm searches'),
+      () => undefined,
+    );
+    return this.indexing;
   }
 
   dispose(): void {

@@ -378,7 +378,8 @@ async function main() {
   ];
   const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   const stopTail = tailFile(path.join(tmp, 'mocha.log'));
-  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  // A machine under load can take minutes to serve the workbench: the run's own limit bounds the wait.
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: TIMEOUT_MS });
   say(`workbench loading, tests start when the extension host is up (${elapsed()})`);
 
   const serverDied = new Promise((_, reject) =>

@@ -9,7 +9,7 @@ import { BackgroundFrequencies } from '../../src/core/verify/background';
 import { TermStatistics, tfidfRelevance } from '../../src/core/verify/relevance';
 import type { ExistenceVerdict } from '../../src/core/verify/existence';
 import type { Verdicts } from '../../src/core/verify/references';
-import { judgeSupport, type RelevanceScorer } from '../../src/core/verify/support';
+import { judgeSupport, type RelevanceScorer, type SupportThresholds } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { overlap, RuleNli } from './support/ruleNli';
 import { makeTempDir } from './support/tempDir';
@@ -94,11 +94,11 @@ describe('checking the citations of a manuscript for support', () => {
     '@article{note, title={A note for an abstract}, abstract={R Foundation for Statistical Computing, Vienna, Austria.}}',
   ].join('\n');
 
-  async function supports(tex: string, nli: RuleNli, cache?: LookupCache): Promise<Awaited<ReturnType<typeof checkSupport>>> {
+  async function supports(tex: string, nli: RuleNli, cache?: LookupCache, thresholds?: Partial<SupportThresholds>): Promise<Awaited<ReturnType<typeof checkSupport>>> {
     const ws = new MemoryWorkspace({ '/p/m.tex': `${tex}\n\\bibliography{refs}`, '/p/refs.bib': bib });
     const result = await checkManuscript('/p/m.tex', ws, new CheckSession());
     assert.ok(result);
-    return checkSupport(result, { relevance: overlap, nli: { model: nli, id: 'rules' } }, cache);
+    return checkSupport(result, { relevance: overlap, nli: { model: nli, id: 'rules' }, thresholds }, cache);
   }
 
   it('gives each citation its own verdict and finding', async () => {
@@ -145,6 +145,18 @@ describe('checking the citations of a manuscript for support', () => {
     assert.ok(first.calls > 0);
     assert.equal(second.calls, 0);
     assert.equal(again[0].judgement.label, 'supported');
+  });
+
+  it('judges again under thresholds the user changed, rather than answer from the cache what the old ones decided', async () => {
+    const cache = new LookupCache((await makeTempDir()).dir);
+    const claim = 'The cache increases speed \\cite{fast}.';
+    assert.equal((await supports(claim, new RuleNli(), cache))[0].judgement.label, 'supported');
+    // No entailment reaches 1: under that threshold the same pair is unsupported, whatever was judged before.
+    const stricter = await supports(claim, new RuleNli(), cache, { entailment: 1, contradiction: 1 });
+    assert.equal(stricter[0].judgement.label, 'unsupported');
+    const back = new RuleNli();
+    assert.equal((await supports(claim, back, cache))[0].judgement.label, 'supported');
+    assert.equal(back.calls, 0, 'the judgement under the first thresholds is still kept');
   });
 
   it('leaves out verdicts the user chose to ignore', async () => {

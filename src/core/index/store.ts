@@ -449,17 +449,24 @@ export class PaperStore {
     return save;
   }
 
+  /** Applies `change` a slice at a time, letting searches and loads in between. */
   private async applyInSlices(change: Change): Promise<void> {
-    for (let start = 0; start < change.papers.length; start += INDEX_SLICE) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-      this.index(change.papers.slice(start, start + INDEX_SLICE));
-    }
-    if (change.vectors) this.addVectors(change.vectors);
-    this.applied.add(change);
+    const steps = this.applicationOf(change);
+    while (!steps.next().done) await new Promise((resolve) => setImmediate(resolve));
   }
 
+  /** Applies `change` at once: again, over what another store read, so that no search sees it half applied. */
   private apply(change: Change): void {
-    this.index(change.papers);
+    const steps = this.applicationOf(change);
+    while (!steps.next().done);
+  }
+
+  /** Indexes `change`'s papers a slice per step; the last step adds its vectors and counts it applied. */
+  private *applicationOf(change: Change): Generator<void> {
+    for (let start = 0; start < change.papers.length; start += INDEX_SLICE) {
+      if (start > 0) yield;
+      this.index(change.papers.slice(start, start + INDEX_SLICE));
+    }
     if (change.vectors) this.addVectors(change.vectors);
     this.applied.add(change);
   }

@@ -4,6 +4,7 @@
  * must neither vanish nor turn into "O(N3)". Hand-written because no library renders TeX math to plain
  * text: the renderers (KaTeX, MathJax) produce markup, and their text output is for screen readers.
  */
+import { DelimiterIndex } from './delimiters';
 
 /** A piece of rendered text and the source offset it stands for. */
 export interface MathPiece {
@@ -53,12 +54,14 @@ export function renderMath(
   macros: MacroLookup = new Map(),
   onUndefined: (name: string) => void = () => undefined,
 ): MathPiece[] {
-  const closers = matchBraces(source, from, to);
+  // The math's own braces, matched as a parser matches the document's: a group ends at its span's end.
+  const delimiters = new DelimiterIndex(source.slice(from, to), { latexComments: false });
   /** What a brace prints, for the groups that print one: "10^{4-9}" is "10^(4-9)", "\frac{a}{b+c}" is "a/(b+c)". */
   const braces = new Map<number, string>();
   const group = (open: number, before: string, after: string): number | undefined => {
-    const close = source[open] === '{' ? closers.get(open) : undefined;
-    if (close === undefined) return undefined;
+    const closed = source[open] === '{' ? delimiters.closeOf(open - from) : -1;
+    if (closed < 0) return undefined;
+    const close = closed + from;
     const several = close - open > 2;
     braces.set(open, several ? `${before}(` : before);
     braces.set(close, several ? `)${after}` : after);
@@ -126,18 +129,3 @@ function command(
   return end - 1;
 }
 
-/** Where each `{` between `from` and `to` closes, in one pass. */
-function matchBraces(source: string, from: number, to: number): Map<number, number> {
-  const closers = new Map<number, number>();
-  const open: number[] = [];
-  for (let j = from; j < to; j++) {
-    const c = source[j];
-    if (c === '\\') j++;
-    else if (c === '{') open.push(j);
-    else if (c === '}') {
-      const start = open.pop();
-      if (start !== undefined) closers.set(start, j);
-    }
-  }
-  return closers;
-}

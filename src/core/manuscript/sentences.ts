@@ -9,8 +9,9 @@ export interface Span {
 /**
  * Abbreviations after which a period does not end a sentence even before a capital letter
  * ("Fig. 2", "et al. (2019)", "e.g. Gaussian"). Compared lower-cased, without the final period.
+ * The one list: a suggestion's reply is split into sentences by it too (`suggest/parse.ts`).
  */
-const NON_FINAL_ABBREVIATIONS = new Set([
+export const NON_FINAL_ABBREVIATIONS: ReadonlySet<string> = new Set([
   'al', 'e.g', 'i.e', 'cf', 'vs', 'viz', 'fig', 'figs', 'eq', 'eqs', 'eqn', 'eqns', 'sec', 'secs', 'sect',
   'ref', 'refs', 'tab', 'tabs', 'ch', 'chap', 'app', 'no', 'nos', 'vol', 'vols', 'p', 'pp', 'dr', 'mr', 'mrs',
   'ms', 'prof', 'st', 'jr', 'sr', 'approx', 'resp', 'a.k.a', 'w.r.t', 'e.t.c', 'ca', 'thm', 'lem', 'def',

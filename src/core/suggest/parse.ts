@@ -12,6 +12,7 @@
  *
  * One pass over the text, with patterns that cannot backtrack: a draft is whatever a server sends.
  */
+import { NON_FINAL_ABBREVIATIONS } from '../manuscript/sentences';
 import { citationLike } from './citationLike';
 import { DEFAULT_DRAFT_LIMITS, type DraftLimits } from './limits';
 import { normalizeDraft, NOTE_MARK } from './normalize';
@@ -42,8 +43,6 @@ export type ParsedDraft =
 const LIST_OF_WORKS = /^(?:references?|sources?|bibliography|works\s{1,3}cited|citations?|further\s{1,3}reading|reading\s{1,3}list|see\s{1,3}also|literature|notes?)[\s*_]{0,6}(?::|$)/iu;
 /** What a list item or a heading starts with. */
 const LIST_ITEM = /^(?:[-*•+]|\d{1,3}[.)])\s/u;
-/** Words that end in a full stop without ending the sentence. */
-const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'al', 'fig', 'figs', 'eq', 'eqs', 'approx', 'ca', 'resp', 'no', 'vol', 'pp', 'dr', 'prof', 'st', 'mr', 'ms', 'inc', 'ltd', 'viz', 'sec', 'ref', 'refs']);
 /** More than a draft of a few sentences could hold: past this many, the rest of a reply is not read. */
 const MAX_REMOVALS = 50;
 /** A marker listing more numbers than this is not one: no draft cites that many sources at once. */
@@ -187,7 +186,7 @@ function isAbbreviation(text: string, dot: number): boolean {
   let start = dot;
   while (start > 0 && dot - start < 12 && /[\p{L}.]/u.test(text[start - 1])) start--;
   const word = text.slice(start, dot).toLowerCase();
-  return ABBREVIATIONS.has(word) || /^\p{L}$/u.test(word);
+  return NON_FINAL_ABBREVIATIONS.has(word) || /^\p{L}$/u.test(word);
 }
 
 /** A `[n]` marker starting at `at`: its numbers and where it ends; undefined when the bracket is anything else. */

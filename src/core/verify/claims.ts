@@ -139,7 +139,10 @@ async function cached(
   if (!cache || (abstract === undefined && passages.length === 0)) return judge();
   // Without passages the key is the one judgements had before full texts, so those stay valid.
   const read = passages.length === 0 ? '' : `:${hash(JSON.stringify(passages.map((p) => [p.section, p.page ?? null, p.text])))}`;
-  const key = `support:${deps.nli?.id ?? 'relevance'}:${hash(claim)}:${hash(abstract ?? '')}${read}`;
+  // The label is the model's scores under the thresholds in effect: a judgement made under other thresholds
+  // (the user changed one, or a model setting landed before its thresholds) is not this one.
+  const judgedBy = `${deps.nli?.id ?? 'relevance'}:${hash(JSON.stringify(thresholdsFor(deps)))}`;
+  const key = `support:${judgedBy}:${hash(claim)}:${hash(abstract ?? '')}${read}`;
   const hit = await cache.get(key);
   if (hit?.status === 200) return JSON.parse(hit.body) as SupportJudgement;
   const judgement = await judge();

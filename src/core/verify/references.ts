@@ -4,6 +4,7 @@ import { sortFindings, type CheckResult } from '../check';
 import type { Evidence, Finding } from '../findings';
 import { SOURCE_NAMES } from '../sources/config';
 import { CheckRun } from '../sources/health';
+import { SignalFanOut } from '../signalFanOut';
 import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
 import { abstractOf, type Abstract } from './abstracts';
 import { resolveEntry, type ExistenceVerdict } from './existence';
@@ -135,6 +136,8 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
   // A source that keeps failing is skipped for the rest of this check, and said so once.
   const request: RequestOptions = { signal, run: new CheckRun() };
+  // Each lookup listens to a signal of its own, so the check's does not carry one listener per request waiting.
+  const lookups = new SignalFanOut(signal);
   const timedOut = (entry: BibEntry): Lookup => ({
     entry,
     verdict: { status: 'unchecked', reason: `The check's time limit (${Math.round((options.timeLimitMs ?? 0) / 1000)} s) ran out first.`, timedOut: true },
@@ -145,8 +148,11 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
       let lookup = options.cache?.get(entry);
       try {
-        const fresh = (): Promise<Lookup> => lookUp(entry, sources, request);
-        lookup ??= deadline?.aborted ? timedOut(entry) : await (options.cache?.shared(entry, signal, fresh) ?? fresh());
+        const looked = (own: AbortSignal | undefined): Promise<Lookup> => {
+          const fresh = (): Promise<Lookup> => lookUp(entry, sources, { ...request, signal: own });
+          return options.cache?.shared(entry, own, fresh) ?? fresh();
+        };
+        lookup ??= deadline?.aborted ? timedOut(entry) : await lookups.run(looked);
       } catch (error) {
         if (!(error instanceof SourceError && error.kind === 'cancelled' && deadline?.aborted && !options.signal?.aborted)) throw error;
         lookup = timedOut(entry);
@@ -161,7 +167,11 @@ export async function verifyEntries(entries: readonly BibEntry[], sources: reado
   } catch (error) {
     if (!deadline?.aborted || options.signal?.aborted) throw error;
   }
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
+  } finally {
+    lookups.dispose();
+  }
   if (options.signal?.aborted) throw new SourceError('cancelled', 'The reference check was cancelled.');
   // Keep the bibliography's order, whatever order the workers finished in.
   return new Map([...unique.keys()].filter((k) => verdicts.has(k)).map((k) => [k, verdicts.get(k)!]));

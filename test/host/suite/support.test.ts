@@ -55,6 +55,24 @@ suite('support check', () => {
     assert.doesNotMatch(noAbstractHover, /relevance/);
   });
 
+  test('a changed threshold judges the citations again: the verdict follows the setting, not a judgement kept from before', async () => {
+    await waitFor('an unsupported verdict on aspirin2019', () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')), () => describeDiagnostics(texUri()), 30_000);
+    const tex = await vscode.workspace.openTextDocument(texUri());
+    let hover = '';
+    const hoverOnAspirin = async (): Promise<string> =>
+      (hover = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), uniqueRange(tex, 'aspirin2019').start.translate(0, 2))));
+    // The model entails aspirin2019's sentence far above 0.5: under that threshold it is supported.
+    // (The diagnostic alone would not tell: it is gone for a moment while every check runs.)
+    await attest().update('support.entailmentThreshold', 0.5, vscode.ConfigurationTarget.Workspace);
+    try {
+      await waitFor('a supported verdict on aspirin2019', async () => (/Abstract only: supported/.test(await hoverOnAspirin()) ? true : undefined), () => hover, 30_000);
+      assert.deepStrictEqual(attestDiagnostics(texUri(), 'unsupported'), []);
+    } finally {
+      await attest().update('support.entailmentThreshold', 1, vscode.ConfigurationTarget.Workspace);
+    }
+    await waitFor('the unsupported verdict back', () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')), () => describeDiagnostics(texUri()), 30_000);
+  });
+
   test('a citation of a work without an abstract is marked only when the setting asks for it', async () => {
     await attest().update('support.reportMissingAbstracts', true, vscode.ConfigurationTarget.Workspace);
     try {
