@@ -1,10 +1,11 @@
 /**
  * Ways to fuse a lexical and a dense ranking, tried by the retrieval bench on SciFact's training
  * claims so the one Find Evidence ships (src/core/index/hybrid.ts) is chosen by measurement:
- * reciprocal-rank fusion with other constants, depths and weights, and a convex combination of the
- * two sides' scores scaled to [0, 1] within each side's candidates.
+ * reciprocal-rank fusion with several constants, weights and depths, and convex combinations of the
+ * two sides' scores, scaled to [0, 1] (min-max) or standardised (z, the one shipped) over each side's
+ * candidates.
  */
-import type { Ranked } from '../src/core/index/hybrid';
+import { standardisedFusion, type Ranked } from '../src/core/index/hybrid';
 
 export interface FusionVariant {
   readonly name: string;
@@ -47,12 +48,19 @@ function convex(denseWeight: number, depth: number): FusionVariant {
   };
 }
 
+function standardised(denseWeight: number, depth: number): FusionVariant {
+  return { name: `scores, z, dense weight ${denseWeight}, depth ${depth}`, depth, fuse: (lexical, dense) => standardisedFusion(lexical, dense, denseWeight) };
+}
+
 function sorted(scores: ReadonlyMap<string, number>): Ranked[] {
   return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id, score]) => ({ id, score }));
 }
 
+const WEIGHTS = [0.4, 0.5, 0.6, 0.7, 0.8];
+const DEPTHS = [100, 1000];
+
 export const FUSION_VARIANTS: readonly FusionVariant[] = [
-  ...[10, 30, 60, 100].flatMap((k) => [100, 300].map((depth) => weightedRrf(k, 1, depth))),
-  ...[0.5, 1.5, 2, 3].map((weight) => weightedRrf(60, weight, 100)),
-  ...[0.3, 0.4, 0.5, 0.6, 0.7, 0.8].flatMap((weight) => [100, 300].map((depth) => convex(weight, depth))),
+  ...[1, 10, 60].flatMap((k) => [1, 2].flatMap((weight) => DEPTHS.map((depth) => weightedRrf(k, weight, depth)))),
+  ...WEIGHTS.flatMap((weight) => DEPTHS.map((depth) => convex(weight, depth))),
+  ...WEIGHTS.flatMap((weight) => DEPTHS.map((depth) => standardised(weight, depth))),
 ];

@@ -143,7 +143,7 @@ function reportFusionVariants(indexes: Required<Indexes>, claims: ReadonlyMap<st
     });
   const trained = FUSION_VARIANTS.map((variant) => ({ variant, train: run(variant, judgements.train) }));
   console.log('    fusion variants, nDCG@10 on the training claims (recall@100):');
-  for (const { variant, train } of trained) console.log(`      ${variant.name.padEnd(44)}${train.ndcg.toFixed(3)} (${train.recall.toFixed(3)})`);
+  for (const { variant, train } of trained) console.log(`      ${variant.name.padEnd(48)}${train.ndcg.toFixed(3)} (${train.recall.toFixed(3)})`);
   const best = trained.reduce((a, b) => (b.train.ndcg > a.train.ndcg ? b : a));
   const test = run(best.variant, judgements.test);
   console.log(`${'    best on train, on test'.padEnd(34)}nDCG@10 ${test.ndcg.toFixed(3)}  recall@100 ${test.recall.toFixed(3)}   ${best.variant.name}`);

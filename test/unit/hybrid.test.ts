@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { DenseIndex } from '../../src/core/index/dense';
-import { rankPapers, reciprocalRankFusion } from '../../src/core/index/hybrid';
+import { FUSION, rankPapers, standardisedFusion } from '../../src/core/index/hybrid';
 import { LexicalIndex } from '../../src/core/index/lexical';
 import { ENCODER_NOT_DOWNLOADED_NOTE, NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
 import { PaperStore } from '../../src/core/index/store';
@@ -13,31 +13,55 @@ import { writeModelFolder } from './support/onnx/folders';
 import { encoderGraph } from './support/onnx/graphs';
 import { makeTempDir } from './support/tempDir';
 
-/** Reciprocal-rank fusion's score with the customary k = 60. */
-const rrf = (...ranks: number[]): number => ranks.reduce((sum, rank) => sum + 1 / (60 + rank), 0);
-
 function paper(id: string, title: string, abstract: string, extra: Partial<Paper> = {}): Paper {
   return { id, title, abstract, authors: [], ...extra };
 }
 
-describe('reciprocal-rank fusion', () => {
-  it('scores each paper 1/(60 + rank) summed over the rankings it is in', () => {
-    const fused = reciprocalRankFusion([[{ id: 'a' }, { id: 'b' }, { id: 'c' }], [{ id: 'c' }, { id: 'a' }, { id: 'd' }]]);
-    assert.deepEqual(fused, [
-      { id: 'a', score: rrf(1, 2) },
-      { id: 'c', score: rrf(3, 1) },
-      { id: 'b', score: rrf(2) },
-      { id: 'd', score: rrf(3) },
+describe('score fusion', () => {
+  // Lexically a > b > c; by meaning c > a > d. Each side's z-scores: ±√1.5 and 0.
+  const lexical = [
+    { id: 'a', score: 3 },
+    { id: 'b', score: 2 },
+    { id: 'c', score: 1 },
+  ];
+  const dense = [
+    { id: 'c', score: 0.9 },
+    { id: 'a', score: 0.5 },
+    { id: 'd', score: 0.1 },
+  ];
+  const z = Math.sqrt(1.5);
+
+  function assertRanking(actual: readonly { id: string; score: number }[], expected: readonly [string, number][]): void {
+    assert.deepEqual(actual.map((r) => r.id), expected.map(([id]) => id));
+    actual.forEach((r, at) => assert.ok(Math.abs(r.score - expected[at][1]) < 1e-12, `${r.id}: ${r.score} is not ${expected[at][1]}`));
+  }
+
+  it('mixes the standardised scores by the weight, a paper one side lacks counting as its weakest candidate there', () => {
+    assertRanking(standardisedFusion(lexical, dense, 0.7), [
+      ['c', 0.3 * -z + 0.7 * z],
+      ['a', 0.3 * z],
+      ['b', 0.7 * -z],
+      ['d', 0.3 * -z + 0.7 * -z],
     ]);
+    assert.deepEqual(standardisedFusion(lexical, dense, 0.3).map((r) => r.id), ['a', 'b', 'c', 'd']);
   });
 
-  it('breaks ties by the better single rank, then by the first ranking', () => {
-    assert.deepEqual(
-      reciprocalRankFusion([[{ id: 'x' }, { id: 'y' }, { id: 'z' }], [{ id: 'y' }, { id: 'x' }]]).map((r) => r.id),
-      ['x', 'y', 'z'],
-    );
-    // w: ranks 2 and 2; v: ranks 1 and 3. 1/61 + 1/63 > 2/62, so v wins on score before ties matter.
-    assert.deepEqual(reciprocalRankFusion([[{ id: 'v' }, { id: 'w' }], [{ id: 'u' }, { id: 'w' }, { id: 'v' }]]).map((r) => r.id), ['v', 'w', 'u']);
+  it('does not let the size of BM25 scores outweigh cosines', () => {
+    const louder = lexical.map(({ id, score }) => ({ id, score: 40 * score + 7 }));
+    assert.deepEqual(standardisedFusion(louder, dense, 0.7), standardisedFusion(lexical, dense, 0.7));
+  });
+
+  it('ranks by the other side when one side has no candidates or no spread, ties in the lexical order', () => {
+    assertRanking(standardisedFusion([], dense, 0.7), [
+      ['c', 0.7 * z],
+      ['a', 0],
+      ['d', 0.7 * -z],
+    ]);
+    const flat = [
+      { id: 'x', score: 0.4 },
+      { id: 'y', score: 0.4 },
+    ];
+    assert.deepEqual(standardisedFusion(lexical, flat, 0.7).map((r) => r.id), ['a', 'b', 'c', 'x', 'y']);
   });
 });
 
@@ -89,22 +113,19 @@ describe('hybrid ranking over fixed vectors', () => {
     return { lexical, dense };
   }
 
-  it('ranks each side as its index does, and fuses them by rank', () => {
+  it('ranks each side as its index does, and fuses their scores', () => {
     const both = indexes();
     assert.deepEqual(rankPapers(both, query, 'lexical', 10).map((r) => r.id), ['p1', 'p2', 'p4']);
     assert.deepEqual(rankPapers(both, query, 'dense', 10).map((r) => r.id), ['p2', 'p3', 'p1', 'p4']);
-    assert.deepEqual(rankPapers(both, query, 'hybrid', 10), [
-      { id: 'p2', score: rrf(2, 1) },
-      { id: 'p1', score: rrf(1, 3) },
-      { id: 'p4', score: rrf(3, 4) },
-      { id: 'p3', score: rrf(2) },
-    ]);
+    const fused = standardisedFusion(both.lexical.search(query.text, 10), both.dense.search(query.vector, 10), FUSION.denseWeight);
+    assert.deepEqual(rankPapers(both, query, 'hybrid', 10), fused);
+    // p2 is second by words and first by meaning; p3, which shares no word with the query, still ranks by meaning.
+    assert.deepEqual(fused.map((r) => r.id).slice(0, 2), ['p2', 'p1']);
+    assert.ok(fused.some((r) => r.id === 'p3'));
   });
 
-  it('fuses only as deep as asked, so a paper one side ranks low drops out', () => {
-    assert.deepEqual(rankPapers(indexes(), query, 'hybrid', 2).map((r) => r.id), ['p2', 'p1']);
-    // p1 first by words, p2 first by meaning: a tie, which goes to the lexical ranking.
-    assert.deepEqual(rankPapers(indexes(), query, 'hybrid', 1), [{ id: 'p1', score: rrf(1) }]);
+  it('fuses at least FUSION.depth candidates a side, so the first results do not depend on how many are asked for', () => {
+    assert.deepEqual(rankPapers(indexes(), query, 'hybrid', 1), rankPapers(indexes(), query, 'hybrid', 10).slice(0, 1));
   });
 });
 
@@ -236,11 +257,11 @@ describe('the paper library', () => {
 
   describe('with the sentence encoder the tests build', () => {
     /** What the library should rank by meaning, computed here from the encoder's own vectors. */
-    async function byMeaning(embedder: OnnxEmbedder, papers: readonly Paper[], text: string): Promise<string[]> {
+    async function byMeaning(embedder: OnnxEmbedder, papers: readonly Paper[], text: string): Promise<{ id: string; score: number }[]> {
       const [query] = await embedder.embed([text], 'query');
       const vectors = await embedder.embed(papers.map((p) => `${p.title} ${p.abstract ?? ''}`.trim()), 'passage');
       const cosine = (v: Float32Array) => v.reduce((sum, x, d) => sum + x * query[d], 0);
-      return papers.map((p, i) => ({ id: p.id, score: cosine(vectors[i]) })).sort((a, b) => b.score - a.score).map((s) => s.id);
+      return papers.map((p, i) => ({ id: p.id, score: cosine(vectors[i]) })).sort((a, b) => b.score - a.score);
     }
 
     it('embeds the papers it adds, keeps their vectors, and ranks by meaning and by both', async () => {
@@ -255,11 +276,11 @@ describe('the paper library', () => {
       const byDense = await dense.find({ text: claim, limit: papers.length });
       assert.equal(byDense.mode, 'dense');
       assert.deepEqual(byDense.notes, []);
-      assert.deepEqual(byDense.results.map((r) => r.paper.id), expected);
+      assert.deepEqual(byDense.results.map((r) => r.paper.id), expected.map((r) => r.id));
 
       const hybrid = await library.find({ text: claim, limit: 3 });
       assert.equal(hybrid.mode, 'hybrid');
-      const fused = reciprocalRankFusion([library.store.lexical.search(claim, 100), expected.map((id) => ({ id }))]);
+      const fused = standardisedFusion(library.store.lexical.search(claim, FUSION.depth), expected, FUSION.denseWeight);
       assert.deepEqual(hybrid.results.map((r) => r.paper.id), fused.slice(0, 3).map((r) => r.id));
 
       const { store } = await PaperStore.open(path.join(dir, 'library'));

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { OnnxEmbedder } from '../../src/core/models/embedder';
 import { ModelError } from '../../src/core/models/errors';
+import { modelLocation } from '../../src/core/models/location';
 import { TextTokenizer } from '../../src/core/models/tokenizer';
+import { REPO_ROOT } from './helpers';
 import { assertClose, unit } from './support/onnx/expect';
 import { MINILM_TOKENIZER, writeModelFolder } from './support/onnx/folders';
 import { encoderGraph, encoderStates } from './support/onnx/graphs';
@@ -27,11 +30,13 @@ describe('the ONNX sentence encoder', () => {
   const cleanups: Array<() => Promise<void>> = [];
   const encoders: OnnxEmbedder[] = [];
 
-  async function load(nameOrPath: string, files: Record<string, string> = {}, batchSize?: number): Promise<OnnxEmbedder> {
+  async function load(nameOrPath: string | undefined, files: Record<string, string> = {}, batchSize?: number, folder = (dir: string) => dir): Promise<OnnxEmbedder> {
     const temp = await makeTempDir();
     cleanups.push(temp.remove);
-    await writeModelFolder(temp.dir, { model: encoderGraph(), config: encoderConfig(nameOrPath), files });
-    const encoder = await OnnxEmbedder.load(temp.dir, { batchSize, threads: 1 });
+    const dir = folder(temp.dir);
+    const config = nameOrPath === undefined ? { ...encoderConfig(''), _name_or_path: undefined } : encoderConfig(nameOrPath);
+    await writeModelFolder(dir, { model: encoderGraph(), config, files });
+    const encoder = await OnnxEmbedder.load(dir, { batchSize, threads: 1 });
     encoders.push(encoder);
     return encoder;
   }
@@ -56,6 +61,19 @@ describe('the ONNX sentence encoder', () => {
     const queryIds = [...tokenizer.encode(BGE_QUERY_PREFIX + TEXT).ids];
     assert.deepEqual(queryIds.slice(-10), TEXT_IDS.slice(1));
     assertClose(query, unit(encoderStates(queryIds)[0]));
+  });
+
+  it('knows the encoder the settings offer by name, from its download folder alone: [CLS] state, bge instruction before queries', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+    };
+    const offered = manifest.contributes.configuration.properties['attest.retrieval.encoder.model'].default;
+    assert.equal(offered, 'Xenova/bge-small-en-v1.5', 'the encoder that measured best for its size on SciFact (README)');
+    // Where the download lands, with a config.json that does not name the model.
+    const encoder = await load(undefined, {}, undefined, (storage) => modelLocation(offered, storage, storage).dir);
+    const [query] = await encoder.embed([TEXT], 'query');
+    const tokenizer = new TextTokenizer(JSON.parse(readFileSync(MINILM_TOKENIZER, 'utf8')) as object, {}, 512, 0);
+    assertClose(query, unit(encoderStates([...tokenizer.encode(BGE_QUERY_PREFIX + TEXT).ids])[0]));
   });
 
   it('follows 1_Pooling/config.json over its defaults', async () => {

@@ -1,21 +1,21 @@
 /**
- * Hybrid ranking: the lexical index's ranking and the dense index's, fused by reciprocal rank.
+ * Hybrid ranking: the lexical index's ranking and the dense index's, fused by their scores.
  *
  *   rankPapers({ lexical, dense }, { text, vector }, 'hybrid', 100)   // [{ id, score }], best first
  *
- * Reciprocal-rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009) scores a paper Σ 1/(k + rank)
- * over the rankings it appears in. It reads ranks only, so BM25 scores (unbounded) and cosines (in
- * [-1, 1]) never have to be put on one scale, and a paper both rankings place well beats one that
- * only one of them likes. k = 60 is the paper's value and the common default; it is not tuned yet:
- * the retrieval bench measures it against other constants, depths, weights and a score-based fusion
- * on SciFact's training claims (bench/fusion.ts) for every encoder `npm run models:fetch` fetched,
- * once that encoder's SciFact embeddings are in the bench's cache.
+ * Each side's scores are put on one scale by standardising them over that side's candidates (BM25
+ * is unbounded, a cosine lies in [-1, 1]), then mixed: (1 − w)·lexical + w·dense. A paper only one
+ * side found counts as that side's weakest candidate on the other. The weight and the depth were
+ * chosen on BEIR SciFact's training claims among reciprocal-rank fusion (k, weights, depths) and
+ * min-max and z-score mixes (bench/fusion.ts, figures in the README); with bge-small-en-v1.5 this
+ * mix led on the training claims, where reciprocal-rank fusion with k = 60 trailed it by 0.025 nDCG@10.
  */
 import type { SearchMode } from '../evidence';
 import type { DenseIndex } from './dense';
 import type { LexicalSearch } from './lexical';
 
-export const RRF_K = 60;
+/** The fusion Find Evidence ships: the dense side's weight, and how many papers each side offers at least. */
+export const FUSION = { denseWeight: 0.7, depth: 1000 } as const;
 
 export interface Ranked {
   readonly id: string;
@@ -35,36 +35,46 @@ export interface RankQuery {
 }
 
 /**
- * The `depth` best papers for the query in `mode`. A hybrid ranking fuses each side's first `depth`
- * papers, so it can rank a paper that only one side found.
+ * The `depth` best papers for the query in `mode`. A hybrid ranking fuses each side's first
+ * `FUSION.depth` papers (more when `depth` asks for more), so it can rank a paper that only one
+ * side found, and each side's scale is judged on a sample that does not shrink with `depth`.
  */
 export function rankPapers(indexes: Indexes, query: RankQuery, mode: SearchMode, depth: number): Ranked[] {
   if (mode === 'lexical') return indexes.lexical.search(query.text, depth);
   const { dense } = indexes;
   if (dense === undefined || query.vector === undefined) throw new Error(`A ${mode} search needs a dense index and the query's vector.`);
-  const nearest = dense.search(query.vector, depth);
-  if (mode === 'dense') return nearest;
-  return reciprocalRankFusion([indexes.lexical.search(query.text, depth), nearest]).slice(0, depth);
+  if (mode === 'dense') return dense.search(query.vector, depth);
+  const candidates = Math.max(depth, FUSION.depth);
+  return standardisedFusion(indexes.lexical.search(query.text, candidates), dense.search(query.vector, candidates), FUSION.denseWeight).slice(0, depth);
 }
 
 /**
- * Fuses rankings, each best first. Equal scores go to the paper with the better single rank, then to
- * the one the earlier ranking placed first, so the order never depends on map iteration.
+ * (1 − denseWeight)·z(lexical) + denseWeight·z(dense), where z standardises a side's scores over its
+ * candidates; a paper missing from a side gets that side's lowest z. Equal scores go to the paper
+ * the lexical ranking placed first, then to the dense ranking's order, so the order never depends on
+ * map iteration.
  */
-export function reciprocalRankFusion(rankings: readonly (readonly { readonly id: string }[])[]): Ranked[] {
-  const fused = new Map<string, { score: number; bestRank: number; order: number }>();
-  rankings.forEach((ranking) =>
-    ranking.forEach(({ id }, at) => {
-      const rank = at + 1;
-      const entry = fused.get(id);
-      if (entry === undefined) fused.set(id, { score: 1 / (RRF_K + rank), bestRank: rank, order: fused.size });
-      else {
-        entry.score += 1 / (RRF_K + rank);
-        entry.bestRank = Math.min(entry.bestRank, rank);
-      }
-    }),
-  );
-  return [...fused]
-    .sort(([, a], [, b]) => b.score - a.score || a.bestRank - b.bestRank || a.order - b.order)
-    .map(([id, { score }]) => ({ id, score }));
+export function standardisedFusion(lexical: readonly Ranked[], dense: readonly Ranked[], denseWeight: number): Ranked[] {
+  const lexicalZ = standardised(lexical);
+  const denseZ = standardised(dense);
+  const lexicalFloor = lowest(lexicalZ.values());
+  const denseFloor = lowest(denseZ.values());
+  // A Set keeps the lexical ranking's order, then the dense one's papers the lexical side lacks; the sort is stable.
+  return [...new Set([...lexicalZ.keys(), ...denseZ.keys()])]
+    .map((id) => ({ id, score: (1 - denseWeight) * (lexicalZ.get(id) ?? lexicalFloor) + denseWeight * (denseZ.get(id) ?? denseFloor) }))
+    .sort((a, b) => b.score - a.score);
+}
+
+/** Each candidate's score as standard deviations from the candidates' mean; all 0 when they are equal. */
+function standardised(ranking: readonly Ranked[]): Map<string, number> {
+  const mean = ranking.reduce((sum, { score }) => sum + score, 0) / Math.max(ranking.length, 1);
+  const deviation = Math.sqrt(ranking.reduce((sum, { score }) => sum + (score - mean) ** 2, 0) / Math.max(ranking.length, 1));
+  return new Map(ranking.map(({ id, score }) => [id, deviation > 0 ? (score - mean) / deviation : 0]));
+}
+
+/** The least of the values, 0 when there are none (a side with no candidates gives no one an edge). */
+function lowest(values: Iterable<number>): number {
+  let least = 0;
+  for (const value of values) least = Math.min(least, value);
+  return least;
 }
