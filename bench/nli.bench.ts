@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { analyze } from '../src/core/index/analyzer';
-import { builtInIdentity, builtInNliFolder } from '../src/core/models/builtIn';
+import { builtInIdentity, builtInNliFolder, type ModelIdentity } from '../src/core/models/builtIn';
 import { OnnxNliModel, type NliModel } from '../src/core/models/nli';
 import { WorkerNliModel } from '../src/core/models/pool';
 import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
@@ -33,16 +33,16 @@ export async function benchShippedModel(): Promise<void> {
     console.log('  built-in NLI model: skipped, models/attest-nli is not in this repository');
     return;
   }
-  const { name } = await builtInIdentity(dir);
-  console.log(`  built-in NLI model: ${name}, ${dir}`);
+  const identity = await builtInIdentity(dir);
+  console.log(`  built-in NLI model: ${identity.name}, ${dir}`);
   const memory = await modelMemory(dir);
   const datasets = await devSets();
-  await judgeDevSets(dir, datasets);
+  await judgeDevSets(dir, identity, datasets);
   // A model training/ made, measured beside the built-in one: it replaces it only when these figures say so.
   const candidate = process.env.ATTEST_NLI_CANDIDATE;
   if (candidate) {
-    console.log(`  candidate NLI model (ATTEST_NLI_CANDIDATE): ${(await builtInIdentity(candidate)).name}, ${candidate}`);
-    await judgeDevSets(candidate, datasets);
+    console.log(`  candidate NLI model (ATTEST_NLI_CANDIDATE): ${candidate}`);
+    await judgeDevSets(candidate, { id: `candidate:${candidate}`, name: 'candidate' }, datasets);
   }
   const abstracts = datasets.flatMap((d) => d.claims.flatMap((c) => c.cited.map((doc) => ({ claim: c.claim, abstract: d.abstracts.get(doc) ?? [] }))));
   await latency(dir, abstracts.filter((a) => a.abstract.length >= 9 && a.abstract.length <= 11));
@@ -60,11 +60,11 @@ async function devSets(): Promise<Dataset[]> {
   return datasets;
 }
 
-async function judgeDevSets(dir: string, datasets: readonly Dataset[]): Promise<void> {
-  const { id, name } = await builtInIdentity(dir);
+/** Each dev set judged by the model in `dir`, its lines naming it as `identity` does. */
+async function judgeDevSets(dir: string, identity: ModelIdentity, datasets: readonly Dataset[]): Promise<void> {
   const model = await OnnxNliModel.load(dir, { preferQuantized: true, threads: 2 });
   try {
-    for (const data of datasets) await nliQuality(data, model, name, id);
+    for (const data of datasets) await nliQuality(data, model, identity.name, identity.id);
   } finally {
     await model.dispose();
   }
