@@ -114,6 +114,11 @@ describe('reading a model folder', () => {
       assert.deepEqual((await readModelFolder(dir)).judging, { premise: 'abstract', thresholds: { entailment: 0.4, contradiction: Number.POSITIVE_INFINITY, neutral: 0.7 } });
     });
 
+    it('reads a null neutral threshold, which training writes when none was precise enough, as a model that never says unsupported', async () => {
+      await attestJson({ premise: 'abstract', thresholds: { entailment: 0.4, contradiction: null, neutral: null } });
+      assert.deepEqual((await readModelFolder(dir)).judging, { premise: 'abstract', thresholds: { entailment: 0.4, contradiction: Number.POSITIVE_INFINITY, neutral: Number.POSITIVE_INFINITY } });
+    });
+
     for (const [what, value, message] of [
       ['a neutral threshold out of range', { premise: 'abstract', thresholds: { entailment: 0.5, contradiction: 0.8, neutral: 0 } }, /"thresholds\.neutral" should be a probability above 0 and at most 1, not 0/],
       ['an unknown premise', { premise: 'sentences', thresholds: { entailment: 0.5, contradiction: 0.8 } }, /"premise" should be "abstract", not "sentences"/],

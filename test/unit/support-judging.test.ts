@@ -73,6 +73,15 @@ describe('judging with a model trained on whole abstracts (attest.json premise "
     );
   });
 
+  it('never says unsupported with a model whose neutral threshold is null, and still says supported', async () => {
+    const judging: JudgingParameters = { premise: 'abstract', thresholds: { entailment: 0.6, contradiction: Number.POSITIVE_INFINITY, neutral: Number.POSITIVE_INFINITY } };
+    const judge = (scores: NliScores) => judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
+    assert.deepEqual(
+      [await judge({ entailment: 0.1, contradiction: 0.1, neutral: 0.8 }), await judge({ entailment: 0.7, contradiction: 0.1, neutral: 0.2 })].map((j) => j.label),
+      ['unverifiable', 'supported'],
+    );
+  });
+
   it("lets the thresholds the user set override the model's", async () => {
     const nli = { model: new FixedNli({ entailment: 0.55, contradiction: 0.3, neutral: 0.15 }, WHOLE), id: 'm' };
     assert.equal((await judgeSupport('Aspirin reduces the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli })).label, 'unsupported');

@@ -35,7 +35,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
 - **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
   {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
 - **Thresholds** (`attest.json`): contradiction {_threshold(metrics['thresholds']['contradiction'], training['contradiction_precision'])}, then entailment {metrics['thresholds']['entailment']} and
-  neutral {metrics['thresholds']['neutral']} (best mean macro-F1 with {training['neutral_precision']:.0%} pooled neutral precision). Below
+  neutral {'none (no threshold was that precise, so the model never says unsupported)' if metrics['thresholds']['neutral'] > 1 else metrics['thresholds']['neutral']} (best mean macro-F1 with {training['neutral_precision']:.0%} pooled neutral precision). Below
   all three the model abstains and Attest says the claim could not be judged.
 
 ## Dev figures (int8 graph, shipped thresholds; dev splits also chose them, so these are optimistic)

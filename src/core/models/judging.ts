@@ -7,10 +7,10 @@
  * `premise: "abstract"`: the model was trained on the whole abstract (first segment) against the claim,
  * so it judges the abstract as one premise; when abstract and claim do not fit its length, the
  * abstract's sentences most relevant to the claim, in their own order (see `RankedPremise`).
- * Thresholds: the probabilities from which it calls a claim supported or contradicted; `contradiction`
- * null when no threshold reached the precision asked on the dev splits (the model never says it), and
- * `neutral`, when given, the probability from which it calls a claim unsupported: below all three it
- * cannot tell, and says so rather than guess.
+ * Thresholds: the probabilities from which it calls a claim supported, contradicted or (`neutral`, when
+ * given) unsupported: below all three it cannot tell, and says so rather than guess. `contradiction` or
+ * `neutral` is null when no threshold reached the precision asked on the dev splits: the model never
+ * says it.
  * A folder without attest.json (any Hugging Face NLI export) is judged sentence by sentence.
  */
 import { ModelError } from './errors';
@@ -32,6 +32,8 @@ export function readJudging(json: object, file: string): JudgingParameters {
   if (typeof thresholds !== 'object' || thresholds === null || Array.isArray(thresholds)) throw wrong('"thresholds" should be an object with "entailment" and "contradiction"');
   const given = thresholds as Record<string, unknown>;
   const threshold = (name: 'entailment' | 'contradiction' | 'neutral'): number => {
+    // No probability reaches it: the model never says that verdict.
+    if (name !== 'entailment' && given[name] === null) return Number.POSITIVE_INFINITY;
     const value = given[name];
     if (typeof value !== 'number' || !(value > 0 && value <= 1)) throw wrong(`"thresholds.${name}" should be a probability above 0 and at most 1, not ${JSON.stringify(value) ?? 'missing'}`);
     return value;
@@ -40,8 +42,7 @@ export function readJudging(json: object, file: string): JudgingParameters {
     premise: premise as JudgingParameters['premise'],
     thresholds: {
       entailment: threshold('entailment'),
-      // No probability reaches it: the model never calls a claim contradicted.
-      contradiction: given.contradiction === null ? Number.POSITIVE_INFINITY : threshold('contradiction'),
+      contradiction: threshold('contradiction'),
       ...(given.neutral !== undefined && { neutral: threshold('neutral') }),
     },
   };
