@@ -51,7 +51,7 @@ export async function benchRetrievalQuality(): Promise<{ scifact: Scifact; index
   const { index, ms: buildMs } = build(papers);
   const judgements = { test: await readQrels('test'), train: await readQrels('train') };
   for (const split of ['test', 'train'] as const) {
-    const quality = evaluateRanker(judgements[split], (id) => index.search(queries.get(id) ?? '', 100));
+    const quality = await evaluateRanker(judgements[split], (id) => index.search(queries.get(id) ?? '', 100));
     const note = split === 'test' ? 'BM25 (Anserini) 0.679' : 'the split the settings were tuned on';
     const label = `  lexical, ${split} (${judgements[split].size} claims)`.padEnd(34);
     console.log(`${label}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}   ${note}`);
@@ -103,18 +103,18 @@ async function benchEncoder(name: string, dir: string, cache: string, lexical: L
     const indexes = { lexical, dense };
     for (const mode of ['dense', 'hybrid'] as const) {
       for (const split of ['test', 'train'] as const) {
-        const quality = evaluateRanker(judgements[split], (id) => rankPapers(indexes, { text: scifact.claims.get(id) ?? '', vector: queryVector.get(id) }, mode, 100));
+        const quality = await evaluateRanker(judgements[split], (id) => rankPapers(indexes, { text: scifact.claims.get(id) ?? '', vector: queryVector.get(id) }, mode, 100));
         console.log(`${`    ${mode}, ${split}`.padEnd(34)}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}${mode === 'hybrid' ? '   as shipped (hybrid.ts)' : ''}`);
       }
     }
-    reportFusionVariants(indexes, scifact.claims, queryVector, judgements);
+    await reportFusionVariants(indexes, scifact.claims, queryVector, judgements);
 
     const latency: number[] = [];
     for (const id of [...judgements.test.keys()].slice(0, LATENCY_CLAIMS)) {
       const claim = scifact.claims.get(id) ?? '';
       const { ms: queryMs } = await time(async () => {
         const [vector] = await encoder.embed([claim], 'query');
-        rankPapers(indexes, { text: claim, vector }, 'hybrid', 100);
+        await rankPapers(indexes, { text: claim, vector }, 'hybrid', 100);
       });
       latency.push(queryMs);
     }
@@ -134,18 +134,19 @@ async function cachedEmbeddingsIfPresent(dir: string, scifact: Scifact, cache: s
 }
 
 /** Every fusion variant on the training claims, the best of each kind then on the test claims. */
-function reportFusionVariants(indexes: Required<Indexes>, claims: ReadonlyMap<string, string>, vectors: ReadonlyMap<string, Float32Array | undefined>, judgements: Record<Split, Judgements>): void {
-  const run = (variant: FusionVariant, judged: Judgements): Quality =>
-    evaluateRanker(judged, (id) => {
+async function reportFusionVariants(indexes: Required<Indexes>, claims: ReadonlyMap<string, string>, vectors: ReadonlyMap<string, Float32Array | undefined>, judgements: Record<Split, Judgements>): Promise<void> {
+  const run = (variant: FusionVariant, judged: Judgements): Promise<Quality> =>
+    evaluateRanker(judged, async (id) => {
       const vector = vectors.get(id);
       if (vector === undefined) return [];
-      return variant.fuse(indexes.lexical.search(claims.get(id) ?? '', variant.depth), indexes.dense.search(vector, variant.depth)).slice(0, 100);
+      return variant.fuse(indexes.lexical.search(claims.get(id) ?? '', variant.depth), await indexes.dense.search(vector, variant.depth)).slice(0, 100);
     });
-  const trained = FUSION_VARIANTS.map((variant) => ({ variant, train: run(variant, judgements.train) }));
+  const trained: { variant: FusionVariant; train: Quality }[] = [];
+  for (const variant of FUSION_VARIANTS) trained.push({ variant, train: await run(variant, judgements.train) });
   console.log('    fusion variants, nDCG@10 on the training claims (recall@100):');
   for (const { variant, train } of trained) console.log(`      ${variant.name.padEnd(48)}${train.ndcg.toFixed(3)} (${train.recall.toFixed(3)})`);
   const best = trained.reduce((a, b) => (b.train.ndcg > a.train.ndcg ? b : a));
-  const test = run(best.variant, judgements.test);
+  const test = await run(best.variant, judgements.test);
   console.log(`${'    best on train, on test'.padEnd(34)}nDCG@10 ${test.ndcg.toFixed(3)}  recall@100 ${test.recall.toFixed(3)}   ${best.variant.name}`);
 }
 
@@ -154,11 +155,13 @@ interface Quality {
   readonly recall: number;
 }
 
-function evaluateRanker(judgements: Judgements, rank: (query: string) => readonly { readonly id: string }[]): Quality {
+type Ranking = readonly { readonly id: string }[];
+
+async function evaluateRanker(judgements: Judgements, rank: (query: string) => Ranking | Promise<Ranking>): Promise<Quality> {
   let ndcg = 0;
   let recall = 0;
   for (const [query, judged] of judgements) {
-    const ranking = rank(query).map((hit) => hit.id);
+    const ranking = (await rank(query)).map((hit) => hit.id);
     ndcg += ndcgAt(ranking, judged, 10);
     recall += recallAt(ranking, judged, 100);
   }
@@ -181,10 +184,10 @@ async function reportDenseAndStore(papers: readonly Paper[], dimension: number):
   for (let i = 0; i < 100; i++) {
     const query = vector();
     const start = performance.now();
-    dense.search(query, 100);
+    await dense.search(query, 100);
     search.push(performance.now() - start);
   }
-  console.log(`${`    dense search, ${dimension}-d, top 100`.padEnd(34)}p50 ${ms(percentile(search, 50))}  p95 ${ms(percentile(search, 95))}   one core, brute force`);
+  console.log(`${`    dense search, ${dimension}-d, top 100`.padEnd(34)}p50 ${ms(percentile(search, 50))}  p95 ${ms(percentile(search, 95))}   brute force, ONNX Runtime on 2 threads`);
   console.log(`${'    heap, lexical + dense index'.padEnd(34)}${(heap / 1024 / 1024).toFixed(0)} MB used (the papers, both indexes and their vectors)`);
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-store-'));

@@ -66,28 +66,60 @@ describe('score fusion', () => {
 });
 
 describe('the dense index', () => {
-  it('ranks by cosine, scaling vectors to unit length, ties to the paper added first', () => {
+  it('ranks by cosine, scaling vectors to unit length, ties to the paper added first', async () => {
     const index = new DenseIndex(2);
     index.add('long', Float32Array.from([30, 40]));
     index.add('east', Float32Array.from([1, 0]));
     index.add('same', Float32Array.from([0.6, 0.8]));
     index.add('west', Float32Array.from([-2, 0]));
-    const hits = index.search(Float32Array.from([3, 4]), 3);
+    const hits = await index.search(Float32Array.from([3, 4]), 3);
     assert.deepEqual(hits.map((h) => h.id), ['long', 'same', 'east']);
     assert.ok(Math.abs(hits[0].score - 1) < 1e-6 && Math.abs(hits[2].score - 0.6) < 1e-6);
-    assert.deepEqual(index.search(Float32Array.from([-1, 0]), 1).map((h) => h.id), ['west']);
+    assert.deepEqual((await index.search(Float32Array.from([-1, 0]), 1)).map((h) => h.id), ['west']);
   });
 
-  it('replaces a vector added again, and comes back whole from its data', () => {
+  it('replaces a vector added again, and comes back whole from its data', async () => {
     const index = new DenseIndex(3);
     for (let i = 0; i < 40; i++) index.add(`p${i}`, Float32Array.from([1, i, 0]));
     index.add('p0', Float32Array.from([0, 0, 5]));
     assert.equal(index.size, 40);
     const copy = new DenseIndex(3);
     copy.addAll(index.toData());
-    assert.deepEqual(copy.search(Float32Array.from([0, 0, 1]), 2), index.search(Float32Array.from([0, 0, 1]), 2));
-    assert.equal(copy.search(Float32Array.from([0, 0, 1]), 1)[0].id, 'p0');
+    assert.deepEqual(await copy.search(Float32Array.from([0, 0, 1]), 2), await index.search(Float32Array.from([0, 0, 1]), 2));
+    assert.equal((await copy.search(Float32Array.from([0, 0, 1]), 1))[0].id, 'p0');
     assert.throws(() => index.add('bad', Float32Array.from([1, 2])), /3 dimensions, got 2/);
+  });
+
+  it('scores every paper of a library several blocks long exactly, whichever way its vectors came in', async () => {
+    let seed = 11;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+    const dimension = 24;
+    const vectors = Array.from({ length: 5000 }, () => Float32Array.from({ length: dimension }, random));
+    const index = new DenseIndex(dimension);
+    const bulk = new DenseIndex(dimension);
+    vectors.slice(0, 3000).forEach((v, row) => bulk.add(`p${row}`, v));
+    index.addAll(bulk.toData());
+    vectors.slice(3000).forEach((v, at) => index.add(`p${3000 + at}`, v));
+    // A paper of the second block turns into the query's twin.
+    const query = Float32Array.from({ length: dimension }, random);
+    vectors[2500] = query.map((x) => x * 3);
+    index.add('p2500', vectors[2500]);
+
+    const unit = (v: Float32Array): number[] => {
+      const norm = Math.hypot(...v);
+      return [...v].map((x) => x / norm);
+    };
+    const q = unit(query);
+    const expected = vectors.map((v, row) => ({ id: `p${row}`, score: unit(v).reduce((sum, x, d) => sum + x * q[d], 0) })).sort((a, b) => b.score - a.score);
+    const hits = await index.search(query, 50);
+    assert.deepEqual(hits.map((h) => h.id), expected.slice(0, 50).map((e) => e.id));
+    hits.forEach((hit, at) => assert.ok(Math.abs(hit.score - expected[at].score) < 1e-5, `${hit.id}: ${hit.score} against ${expected[at].score}`));
+    assert.equal(hits[0].id, 'p2500');
+    assert.deepEqual([...(index.vector('p4999') ?? [])].map((x) => x.toFixed(5)), unit(vectors[4999]).map((x) => x.toFixed(5)));
+    const copy = new DenseIndex(dimension);
+    copy.addAll(index.toData());
+    assert.deepEqual(await copy.search(query, 50), hits);
+    assert.deepEqual(await new DenseIndex(dimension).search(query, 5), []);
   });
 });
 
@@ -113,19 +145,19 @@ describe('hybrid ranking over fixed vectors', () => {
     return { lexical, dense };
   }
 
-  it('ranks each side as its index does, and fuses their scores', () => {
+  it('ranks each side as its index does, and fuses their scores', async () => {
     const both = indexes();
-    assert.deepEqual(rankPapers(both, query, 'lexical', 10).map((r) => r.id), ['p1', 'p2', 'p4']);
-    assert.deepEqual(rankPapers(both, query, 'dense', 10).map((r) => r.id), ['p2', 'p3', 'p1', 'p4']);
-    const fused = standardisedFusion(both.lexical.search(query.text, 10), both.dense.search(query.vector, 10), FUSION.denseWeight);
-    assert.deepEqual(rankPapers(both, query, 'hybrid', 10), fused);
+    assert.deepEqual((await rankPapers(both, query, 'lexical', 10)).map((r) => r.id), ['p1', 'p2', 'p4']);
+    assert.deepEqual((await rankPapers(both, query, 'dense', 10)).map((r) => r.id), ['p2', 'p3', 'p1', 'p4']);
+    const fused = standardisedFusion(both.lexical.search(query.text, 10), await both.dense.search(query.vector, 10), FUSION.denseWeight);
+    assert.deepEqual(await rankPapers(both, query, 'hybrid', 10), fused);
     // p2 is second by words and first by meaning; p3, which shares no word with the query, still ranks by meaning.
     assert.deepEqual(fused.map((r) => r.id).slice(0, 2), ['p2', 'p1']);
     assert.ok(fused.some((r) => r.id === 'p3'));
   });
 
-  it('fuses at least FUSION.depth candidates a side, so the first results do not depend on how many are asked for', () => {
-    assert.deepEqual(rankPapers(indexes(), query, 'hybrid', 1), rankPapers(indexes(), query, 'hybrid', 10).slice(0, 1));
+  it('fuses at least FUSION.depth candidates a side, so the first results do not depend on how many are asked for', async () => {
+    assert.deepEqual(await rankPapers(indexes(), query, 'hybrid', 1), (await rankPapers(indexes(), query, 'hybrid', 10)).slice(0, 1));
   });
 });
 

@@ -131,7 +131,7 @@ describe('the paper store', () => {
     await store.add(SECOND, vectors('encoder-a', { 'doi:10.1/coffee': [0, 1] }));
     assert.deepEqual(store.withoutVectors('encoder-a').map((p) => p.id), ['doi:10.1/statins', 'local-3', 'local-5']);
     let after = await reopen();
-    assert.deepEqual(after.dense?.search(Float32Array.from([0, 1]), 5).map((h) => h.id), ['doi:10.1/coffee', 'doi:10.1/aspirin']);
+    assert.deepEqual((await after.dense?.search(Float32Array.from([0, 1]), 5))?.map((h) => h.id), ['doi:10.1/coffee', 'doi:10.1/aspirin']);
     await after.add([], vectors('encoder-b', { 'local-3': [1, 0, 0] }));
     after = await reopen();
     assert.deepEqual(after.encoder, { model: 'encoder-b', dimension: 3 });

@@ -7,12 +7,12 @@ import { normalizeText } from '../verify/normalize';
  * sources can be stored under two ids (a DOI, and another source's own id for a record without one)
  * and then ranks twice with the same score. Two papers are one work when they have the same DOI or
  * arXiv id, or the same title and abstract with years at most one apart and no DOI or arXiv id that
- * differs: two records that only share a title (a reply, an erratum) stay apart. Linear in the ranking.
+ * differs: two records that only share a title (a reply, an erratum) stay apart. Linear in the ranking,
+ * and lazy: a caller that needs the first ten works reads only as many papers as it takes to find them.
  */
-export function distinctWorks<T>(ranked: readonly T[], paperOf: (item: T) => Paper): T[] {
+export function* distinctWorks<T>(ranked: Iterable<T>, paperOf: (item: T) => Paper): Generator<T> {
   const seenIds = new Set<string>();
   const seenTexts = new Map<string, Paper[]>();
-  const kept: T[] = [];
   for (const item of ranked) {
     const paper = paperOf(item);
     const { doi, arxiv } = identifiersOf(paper);
@@ -20,11 +20,10 @@ export function distinctWorks<T>(ranked: readonly T[], paperOf: (item: T) => Pap
     const text = normalizeText(`${paper.title}\n${paper.abstract ?? ''}`);
     const sameText = text === '' ? [] : (seenTexts.get(text) ?? []);
     if (ids.some((id) => seenIds.has(id)) || sameText.some((other) => sameWork(paper, other))) continue;
-    kept.push(item);
+    yield item;
     for (const id of ids) seenIds.add(id);
     if (text !== '') seenTexts.set(text, [...sameText, paper]);
   }
-  return kept;
 }
 
 /** Two papers of one title and abstract: the same work unless their years or identifiers say otherwise. */

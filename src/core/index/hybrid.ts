@@ -1,7 +1,7 @@
 /**
  * Hybrid ranking: the lexical index's ranking and the dense index's, fused by their scores.
  *
- *   rankPapers({ lexical, dense }, { text, vector }, 'hybrid', 100)   // [{ id, score }], best first
+ *   await rankPapers({ lexical, dense }, { text, vector }, 'hybrid', 100)   // [{ id, score }], best first
  *
  * Each side's scores are put on one scale by standardising them over that side's candidates (BM25
  * is unbounded, a cosine lies in [-1, 1]), then mixed: (1 − w)·lexical + w·dense. A paper only one
@@ -39,13 +39,14 @@ export interface RankQuery {
  * `FUSION.depth` papers (more when `depth` asks for more), so it can rank a paper that only one
  * side found, and each side's scale is judged on a sample that does not shrink with `depth`.
  */
-export function rankPapers(indexes: Indexes, query: RankQuery, mode: SearchMode, depth: number): Ranked[] {
+export async function rankPapers(indexes: Indexes, query: RankQuery, mode: SearchMode, depth: number): Promise<Ranked[]> {
   if (mode === 'lexical') return indexes.lexical.search(query.text, depth);
   const { dense } = indexes;
   if (dense === undefined || query.vector === undefined) throw new Error(`A ${mode} search needs a dense index and the query's vector.`);
   if (mode === 'dense') return dense.search(query.vector, depth);
   const candidates = Math.max(depth, FUSION.depth);
-  return standardisedFusion(indexes.lexical.search(query.text, candidates), dense.search(query.vector, candidates), FUSION.denseWeight).slice(0, depth);
+  const byMeaning = await dense.search(query.vector, candidates);
+  return standardisedFusion(indexes.lexical.search(query.text, candidates), byMeaning, FUSION.denseWeight).slice(0, depth);
 }
 
 /**

@@ -102,7 +102,7 @@ export class PaperLibrary implements EvidenceFinder {
     const notes: string[] = [];
     if (this.options.liveSources?.length) await this.searchSources(query, notes);
     const { mode, vector } = await this.rankingFor(query, notes);
-    const ranked = this.rank(query, mode, vector);
+    const ranked = await this.rank(query, mode, vector);
     signal?.throwIfAborted();
     const results = ranked.map(({ id, score }): Evidence => {
       const paper = this.store.get(id) as Paper;
@@ -152,13 +152,17 @@ export class PaperLibrary implements EvidenceFinder {
    * The best `limit` papers, each work once; with `openAccessOnly`, rankings go deeper until enough
    * open-access papers are found or the library has no more.
    */
-  private rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Ranked[] {
+  private async rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Promise<Ranked[]> {
     // The vectors are read at the first search by meaning, never for one by words.
     const indexes = { lexical: this.store.lexical, dense: mode === 'lexical' ? undefined : this.store.dense };
     for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
-      const ranked = distinctWorks(rankPapers(indexes, { text: query.text, vector }, mode, depth), ({ id }) => this.store.get(id) as Paper);
-      const kept = query.openAccessOnly ? ranked.filter(({ id }) => this.store.get(id)?.openAccessUrl !== undefined) : ranked;
-      if (kept.length >= query.limit || depth >= this.store.size) return kept.slice(0, query.limit);
+      const ranked = await rankPapers(indexes, { text: query.text, vector }, mode, depth);
+      const kept: Ranked[] = [];
+      for (const found of distinctWorks(ranked, ({ id }) => this.store.get(id) as Paper)) {
+        if (kept.length >= query.limit) return kept;
+        if (!query.openAccessOnly || this.store.get(found.id)?.openAccessUrl !== undefined) kept.push(found);
+      }
+      if (kept.length >= query.limit || depth >= this.store.size) return kept;
     }
   }
 

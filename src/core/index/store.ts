@@ -221,6 +221,8 @@ export class PaperStore {
   private vectorIds: Set<string> | undefined;
   /** The vectors, read at the first search by meaning. */
   private denseIndex: DenseIndex | undefined;
+  /** `countWithoutVectors`' last answer and the sets it counted, which only ever grow, at their sizes then. */
+  private unembeddedCount: { places: Map<string, Place>; placesSize: number; ids: Set<string>; idsSize: number; count: number } | undefined;
   /** The vectors of the changes not saved yet, for a dense index read after them. */
   private vectorsUnsaved: VectorBatch[] = [];
   /** The vector segments on disk belong to another encoder than memory's: a save leaves them out. */
@@ -407,11 +409,20 @@ export class PaperStore {
     return [...this.papers()].filter((paper) => !ids.has(paper.id));
   }
 
-  /** How many papers have no vector from `model`. */
+  /**
+   * How many papers have no vector from `model`. Every search by meaning asks, so the count is kept
+   * until the papers or the vectors change: counting 100,000 ids took 20 ms a query.
+   */
   countWithoutVectors(model: string): number {
     if (this.vectorModel !== model) return this.size;
-    let count = this.size;
-    for (const id of this.embedded()) if (this.places.has(id)) count--;
+    const { places } = this;
+    const ids = this.embedded();
+    const last = this.unembeddedCount;
+    // Both sets are replaced, never emptied, when the store reloads; otherwise they only grow.
+    if (last?.places === places && last.placesSize === places.size && last.ids === ids && last.idsSize === ids.size) return last.count;
+    let count = places.size;
+    for (const id of ids) if (places.has(id)) count--;
+    this.unembeddedCount = { places, placesSize: places.size, ids, idsSize: ids.size, count };
     return count;
   }
 

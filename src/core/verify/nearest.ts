@@ -49,7 +49,7 @@ export async function nearestRecords(entry: BibEntry, sources: readonly PaperSou
     .flat()
     .map((record) => ({ record, match: compareEntryToRecord(entry, record) }))
     .sort((a, b) => b.match.score - a.match.score);
-  const records = distinctWorks(ranked, ({ record }) => paperFromRecord(record))
+  const records = [...distinctWorks(ranked, ({ record }) => paperFromRecord(record))]
     .slice(0, OFFERED)
     .map(({ record, match }) => ({ record, differences: match.differences }));
   return { records, failures: [...new Set(failures)] };

@@ -15,6 +15,9 @@ const SPECIAL_LETTERS: Readonly<Record<string, string>> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŋ: 'ng',
 };
 
+/** Any letter written out above or in GREEK_NAMES: one pass of a regular expression, not a function call a character. */
+const SPELLED_OUT = new RegExp(`[${[...Object.keys(SPECIAL_LETTERS), ...Object.keys(GREEK_NAMES)].join('')}]`, 'gu');
+
 
 /** LaTeX commands that only format their argument; their names are not words of the text. */
 const FORMATTING_COMMANDS =
@@ -36,7 +39,7 @@ export function normalizeText(value: string): string {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .toLowerCase();
-  text = Array.from(text, (ch) => SPECIAL_LETTERS[ch] ?? (GREEK_NAMES[ch] === undefined ? ch : ` ${GREEK_NAMES[ch]} `)).join('');
+  text = text.replace(SPELLED_OUT, (ch) => SPECIAL_LETTERS[ch] ?? ` ${GREEK_NAMES[ch]} `);
   return text
     .replace(/&/g, ' and ')
     // Braces group letters in BibTeX ("{B}ayes"); they never separate words.
