@@ -405,6 +405,8 @@ export class PaperStore {
 
   /** Papers that have no vector from `model`: all of them when the store holds another encoder's. */
   withoutVectors(model: string): Paper[] {
+    // Read no paper when none lacks one: every search from the CLI asks.
+    if (this.countWithoutVectors(model) === 0) return [];
     const ids = this.vectorModel === model ? this.embedded() : new Set<string>();
     return [...this.papers()].filter((paper) => !ids.has(paper.id));
   }
