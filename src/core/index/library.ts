@@ -101,8 +101,7 @@ export class PaperLibrary implements EvidenceFinder {
     signal?.throwIfAborted();
     const notes: string[] = [];
     if (this.options.liveSources?.length) await this.searchSources(query, notes);
-    const { mode, vector } = await this.rankingFor(query, notes);
-    const ranked = await this.rank(query, mode, vector);
+    const { mode, ranked } = await this.rankOrFallBack(query, await this.rankingFor(query, notes), notes);
     signal?.throwIfAborted();
     const results = ranked.map(({ id, score }): Evidence => {
       const paper = this.store.get(id) as Paper;
@@ -146,6 +145,21 @@ export class PaperLibrary implements EvidenceFinder {
     }
     const [vector] = await encoder.embedder.embed([query.text], 'query', query.signal);
     return { mode: this.mode, vector };
+  }
+
+  /**
+   * A search by meaning that fails (ONNX Runtime could not be loaded, vectors of another size than
+   * the encoder's) still answers, by words, and says why.
+   */
+  private async rankOrFallBack(query: EvidenceQuery, ranking: { mode: SearchMode; vector?: Float32Array }, notes: string[]): Promise<{ mode: SearchMode; ranked: Ranked[] }> {
+    try {
+      return { mode: ranking.mode, ranked: await this.rank(query, ranking.mode, ranking.vector) };
+    } catch (error) {
+      if (ranking.mode === 'lexical') throw error;
+      query.signal?.throwIfAborted();
+      notes.push(`Ranked by words alone: the search by meaning failed (${(error as Error).message}).`);
+      return { mode: 'lexical', ranked: await this.rank(query, 'lexical', undefined) };
+    }
   }
 
   /**

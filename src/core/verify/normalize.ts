@@ -18,7 +18,6 @@ const SPECIAL_LETTERS: Readonly<Record<string, string>> = {
 /** Any letter written out above or in GREEK_NAMES: one pass of a regular expression, not a function call a character. */
 const SPELLED_OUT = new RegExp(`[${[...Object.keys(SPECIAL_LETTERS), ...Object.keys(GREEK_NAMES)].join('')}]`, 'gu');
 
-
 /** LaTeX commands that only format their argument; their names are not words of the text. */
 const FORMATTING_COMMANDS =
   /\\(?:emph|textit|textbf|textsc|texttt|textrm|textsf|textup|textnormal|text|mathrm|mathbf|mathit|mathcal|mathbb|mathsf|mathtt|mathfrak|boldsymbol|bm|operatorname|url|href|mbox|hbox|uppercase|lowercase|MakeUppercase|MakeLowercase|NoCaseChange|protect|relax)\b\s*/g;
