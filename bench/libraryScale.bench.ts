@@ -51,9 +51,7 @@ async function benchSize(dir: string, size: number): Promise<void> {
     console.log(`${label}index add ${seconds.toFixed(1)} s, peak ${peakMb.toFixed(0)} MB`);
   } else console.log(`${label}index add: reusing ${store} (delete it to measure again)`);
 
-  const cold: number[] = [];
-  for (let run = 0; run < COLD_RUNS; run++) cold.push(timed(['search', '--store', store, '--query', CLAIM]).seconds * 1000);
-  console.log(`${label}cold search (whole command) p50 ${median(cold).toFixed(0)} ms, peak ${timed(['search', '--store', store, '--query', CLAIM]).peakMb.toFixed(0)} MB`);
+  console.log(`${label}cold search (whole command) ${coldRuns(['search', '--store', store, '--query', CLAIM])}`);
 
   const start = performance.now();
   const { library } = await PaperLibrary.open(store);
@@ -66,11 +64,15 @@ async function benchSize(dir: string, size: number): Promise<void> {
   console.log(`${label}hybrid query p50 ${times.p50.toFixed(1)} ms, p95 ${times.p95.toFixed(1)} ms (${DIMENSION}-d, random vectors)`);
   if (await isLaidOut(ENCODER, encoderCache())) {
     const args = ['search', '--store', store, '--embed-model', path.join(encoderCache(), ENCODER.name), '--query', CLAIM];
-    const coldHybrid: number[] = [];
-    for (let run = 0; run < COLD_RUNS; run++) coldHybrid.push(timed(args).seconds * 1000);
-    console.log(`${label}cold hybrid search (whole command, ${ENCODER.name}) p50 ${median(coldHybrid).toFixed(0)} ms, peak ${timed(args).peakMb.toFixed(0)} MB`);
+    console.log(`${label}cold hybrid search (whole command, ${ENCODER.name}) ${coldRuns(args)}`);
   } else console.log(`${label}cold hybrid search: skipped, ${ENCODER.name} not fetched (npm run models:fetch)`);
   console.log(`${label}on disk ${(await sizeOf(store) / 1024 / 1024).toFixed(0)} MB with vectors`);
+}
+
+/** `attest ARGS` run COLD_RUNS times, each a fresh process: its median time, and the peak memory of one more run. */
+function coldRuns(args: readonly string[]): string {
+  const times = Array.from({ length: COLD_RUNS }, () => timed(args).seconds * 1000);
+  return `p50 ${median(times).toFixed(0)} ms, peak ${timed(args).peakMb.toFixed(0)} MB`;
 }
 
 /** Runs `attest ARGS` in a process of its own; its wall time and peak resident memory. */

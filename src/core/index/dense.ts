@@ -59,8 +59,7 @@ export class DenseIndex {
     const row = this.rows.get(id);
     if (row === undefined) return undefined;
     const vector = new Float32Array(this.dimension);
-    const at = this.slot(row);
-    for (let d = 0; d < this.dimension; d++) vector[d] = this.blocks[at + d * BLOCK_ROWS];
+    this.copyRow(row, vector, 0);
     return vector;
   }
 
@@ -101,10 +100,7 @@ export class DenseIndex {
   /** Row by row, a copy, so later additions never change what a save is writing. */
   toData(): DenseIndexData {
     const vectors = new Float32Array(this.ids.length * this.dimension);
-    for (let row = 0; row < this.ids.length; row++) {
-      const at = this.slot(row);
-      for (let d = 0; d < this.dimension; d++) vectors[row * this.dimension + d] = this.blocks[at + d * BLOCK_ROWS];
-    }
+    for (let row = 0; row < this.ids.length; row++) this.copyRow(row, vectors, row * this.dimension);
     return { ids: [...this.ids], vectors };
   }
 
@@ -115,6 +111,12 @@ export class DenseIndex {
   /** Where the row's first dimension is kept; its d-th is BLOCK_ROWS · d further on. */
   private slot(row: number): number {
     return Math.floor(row / BLOCK_ROWS) * this.blockSize + (row % BLOCK_ROWS);
+  }
+
+  /** Copies the row's vector into `target` from `from` on. */
+  private copyRow(row: number, target: Float32Array, from: number): void {
+    const at = this.slot(row);
+    for (let d = 0; d < this.dimension; d++) target[from + d] = this.blocks[at + d * BLOCK_ROWS];
   }
 
   /** Writes `source[from … from + dimension)` times `scale` as the paper's vector. */

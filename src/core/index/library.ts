@@ -22,6 +22,11 @@ export const NO_ENCODER_NOTE = `Ranked by words alone: no sentence encoder is co
 export const ENCODER_NOT_DOWNLOADED_NOTE =
   `Ranked by words alone: the sentence encoder set in ${ENCODER_SETTING} is not downloaded yet (Attest: Download the Sentence Encoder).`;
 
+/** A paper of a ranking, read from the store. */
+interface RankedPaper extends Ranked {
+  readonly paper: Paper;
+}
+
 export interface Encoder {
   /** The model's name, kept with the vectors so that one model's are never compared with another's. */
   readonly model: string;
@@ -103,8 +108,7 @@ export class PaperLibrary implements EvidenceFinder {
     if (this.options.liveSources?.length) await this.searchSources(query, notes);
     const { mode, ranked } = await this.rankOrFallBack(query, await this.rankingFor(query, notes), notes);
     signal?.throwIfAborted();
-    const results = ranked.map(({ id, score }): Evidence => {
-      const paper = this.store.get(id) as Paper;
+    const results = ranked.map(({ paper, score }): Evidence => {
       const sentence = paper.abstract === undefined ? undefined : this.store.lexical.bestSentence(query.text, paper.abstract)?.text;
       return { paper, score, ...(sentence !== undefined && { sentence }) };
     });
@@ -151,7 +155,7 @@ export class PaperLibrary implements EvidenceFinder {
    * A search by meaning that fails (ONNX Runtime could not be loaded, vectors of another size than
    * the encoder's) still answers, by words, and says why.
    */
-  private async rankOrFallBack(query: EvidenceQuery, ranking: { mode: SearchMode; vector?: Float32Array }, notes: string[]): Promise<{ mode: SearchMode; ranked: Ranked[] }> {
+  private async rankOrFallBack(query: EvidenceQuery, ranking: { mode: SearchMode; vector?: Float32Array }, notes: string[]): Promise<{ mode: SearchMode; ranked: RankedPaper[] }> {
     try {
       return { mode: ranking.mode, ranked: await this.rank(query, ranking.mode, ranking.vector) };
     } catch (error) {
@@ -166,18 +170,23 @@ export class PaperLibrary implements EvidenceFinder {
    * The best `limit` papers, each work once; with `openAccessOnly`, rankings go deeper until enough
    * open-access papers are found or the library has no more.
    */
-  private async rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Promise<Ranked[]> {
+  private async rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Promise<RankedPaper[]> {
     // The vectors are read at the first search by meaning, never for one by words.
     const indexes = { lexical: this.store.lexical, dense: mode === 'lexical' ? undefined : this.store.dense };
     for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
       const ranked = await rankPapers(indexes, { text: query.text, vector }, mode, depth);
-      const kept: Ranked[] = [];
-      for (const found of distinctWorks(ranked, ({ id }) => this.store.get(id) as Paper)) {
+      const kept: RankedPaper[] = [];
+      for (const found of distinctWorks(this.withPapers(ranked), ({ paper }) => paper)) {
         if (kept.length >= query.limit) return kept;
-        if (!query.openAccessOnly || this.store.get(found.id)?.openAccessUrl !== undefined) kept.push(found);
+        if (!query.openAccessOnly || found.paper.openAccessUrl !== undefined) kept.push(found);
       }
       if (kept.length >= query.limit || depth >= this.store.size) return kept;
     }
+  }
+
+  /** Each ranked paper read from the store as it is asked for, once: a paper on disk costs a read. */
+  private *withPapers(ranked: readonly Ranked[]): Generator<RankedPaper> {
+    for (const { id, score } of ranked) yield { id, score, paper: this.store.get(id) as Paper };
   }
 
   /** Adds what the sources find for the claim; a source that fails is noted, never fatal. */
