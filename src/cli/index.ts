@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { PaperLibrary, type Encoder } from '../core/index/library';
 import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
@@ -6,6 +5,7 @@ import { formatOf, importFileInBatches, type ImportResult, type PaperFormat } fr
 import { parseCommandLine } from './args';
 import { UnreadableFileError } from '../core/text/decode';
 import type { Console } from './main';
+import { encoderDir, isFileSystemError, loadEncoder } from './encoder';
 import { forTerminal, showProgress } from './terminal';
 import { IMPORT_BATCH } from '../core/index/library';
 
@@ -65,25 +65,6 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   } finally {
     await encoder?.embedder.dispose();
   }
-}
-
-/** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
-export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  return flag ?? (env.ATTEST_EMBED_MODEL?.trim() || undefined);
-}
-
-/** The encoder in `dir`, loaded and named by its folder. */
-export async function loadEncoder(dir: string | undefined): Promise<Encoder | undefined> {
-  if (dir === undefined) return undefined;
-  const resolved = path.resolve(dir);
-  // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
-  const { OnnxEmbedder } = await import('../core/models/embedder');
-  return { model: path.basename(resolved), embedder: await OnnxEmbedder.load(resolved) };
-}
-
-/** An error of the store's files (permissions, a full disk), reported like an unreadable input. */
-export function isFileSystemError(error: unknown): boolean {
-  return typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 /** A file's unreadable lines, the first few listed as they come and the rest counted at the end. */

@@ -1,9 +1,8 @@
 import { promises as fs } from 'node:fs';
 import type { SearchMode } from '../core/evidence';
-import { ENCODER_SETTING, NO_ENCODER_NOTE, PaperLibrary, type Encoder } from '../core/index/library';
-import { StoreError } from '../core/index/store';
+import type { Encoder } from '../core/index/library';
 import { ModelError } from '../core/models/errors';
-import { encoderDir, isFileSystemError, loadEncoder } from './index';
+import { encoderDir, isFileSystemError, startEncoder } from './encoder';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
@@ -62,6 +61,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   if (values.format !== 'jsonl') return usage(io, `--format must be jsonl, not '${values.format}'`);
   const encoderFolder = encoderDir(values['embed-model'], process.env);
   if (mode !== undefined && mode !== 'lexical' && encoderFolder === undefined) {
+    const { ENCODER_SETTING } = await import('../core/index/library');
     io.err(`attest search: --mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL (in the editor, ${ENCODER_SETTING}).\n`);
     return 2;
   }
@@ -75,11 +75,17 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     return 2;
   }
 
-  let encoder: Encoder | undefined;
+  let started: { encoder: Encoder; ready: Promise<void> } | undefined;
   try {
-    encoder = await loadEncoder(encoderFolder);
+    // The encoder starts first, in a thread of its own: making its session is the longest part of a
+    // cold search, and the library's modules load and its files are read meanwhile.
+    started = await startEncoder(encoderFolder);
+    const encoder = started?.encoder;
+    const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
     const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode });
     for (const message of messages) io.err(`attest search: ${message}\n`);
+    // The vectors are read on Node's I/O threads while the rest gets ready; a failed read is the search's to report.
+    if (encoder !== undefined && mode !== 'lexical') library.store.dense().catch(() => undefined);
     const embedded = await library.embedMissing();
     if (embedded > 0) io.err(`attest search: embedded ${embedded} papers of the library with ${encoder?.model}\n`);
     const notes = new Set<string>();
@@ -89,14 +95,17 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
       const results = found.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null }));
       io.out(`${JSON.stringify({ query_id: query.id, results })}\n`);
     }
+    // An encoder no search needed must still load: a broken one is an error however the search went.
+    await started?.ready;
     for (const note of notes) io.err(`attest search: ${note === NO_ENCODER_NOTE ? NO_ENCODER_HERE : note}\n`);
     return 0;
   } catch (error) {
+    const { StoreError } = await import('../core/index/store');
     if (!(error instanceof ModelError) && !(error instanceof StoreError) && !isFileSystemError(error)) throw error;
     io.err(`attest search: ${(error as Error).message}\n`);
     return 2;
   } finally {
-    await encoder?.embedder.dispose();
+    await started?.encoder.embedder.dispose();
   }
 }
 

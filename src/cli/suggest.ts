@@ -24,7 +24,7 @@ import { supportJudge } from '../core/suggest/recheck';
 import { suggest, type Suggestion } from '../core/suggest/suggest';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { parseCommandLine } from './args';
-import { isFileSystemError } from './index';
+import { isFileSystemError } from './encoder';
 import type { Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 import { ConfigFileError, readConfigFile, setUpSources } from './sourcesSetup';

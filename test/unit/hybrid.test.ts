@@ -90,7 +90,22 @@ describe('the dense index', () => {
     assert.throws(() => index.add('bad', Float32Array.from([1, 2])), /3 dimensions, got 2/);
   });
 
-  it('scores every paper of a library several blocks long exactly, whichever way its vectors came in', async () => {
+  it('takes rows read from disk as they are, a repeated id keeping its last vector', async () => {
+    const rows = Float32Array.from([1, 0, 0, 1, 0.6, 0.8]);
+    const adopted = DenseIndex.adopt(2, { ids: ['a', 'b', 'c'], vectors: rows });
+    assert.deepEqual((await adopted.search(Float32Array.from([0, 1]), 3)).map((h) => h.id), ['b', 'c', 'a']);
+    adopted.add('d', Float32Array.from([-1, 0]));
+    assert.deepEqual(adopted.vector('d'), Float32Array.from([-1, 0]));
+    assert.deepEqual(rows, Float32Array.from([1, 0, 0, 1, 0.6, 0.8]), 'growing copies the rows rather than writing past them');
+
+    const repeated = DenseIndex.adopt(2, { ids: ['a', 'b', 'a'], vectors: rows });
+    assert.equal(repeated.size, 2);
+    assert.deepEqual(repeated.vector('a'), Float32Array.from([0.6, 0.8]));
+    assert.deepEqual((await repeated.search(Float32Array.from([1, 0]), 2)).map((h) => h.id), ['a', 'b']);
+    assert.throws(() => DenseIndex.adopt(2, { ids: ['a'], vectors: rows }), /1 vectors of 2 dimensions need 2 floats, not 6/);
+  });
+
+  it('scores every paper of a library of thousands exactly, whichever way its vectors came in', async () => {
     let seed = 11;
     const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
     const dimension = 24;

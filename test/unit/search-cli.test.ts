@@ -130,6 +130,7 @@ describe('attest index and attest search', () => {
       [['index', 'add', path.join(FIXTURES, 'corpus.csv'), '--store', store], /cannot tell the format of .*corpus\.csv/],
       [['index', 'add', path.join(dir, 'missing.jsonl'), '--store', store], /missing\.jsonl does not exist/],
       [['index', 'add', CORPUS, '--store', store, '--embed-model', path.join(dir, 'no-model')], /The model folder .*no-model does not exist/],
+      [['search', '--store', store, '--query', 'a', '--embed-model', path.join(dir, 'no-model')], /The model folder .*no-model does not exist/],
       [['search', '--store', store], /give either --query TEXT or --queries FILE\.jsonl/],
       [['search', '--store', store, '--query', 'a', '--queries', QUERIES], /give either/],
       [['search', '--store', store, '--query', 'a', '--top', '0'], /--top must be a positive whole number/],

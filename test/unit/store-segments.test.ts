@@ -125,7 +125,7 @@ describe('the paper store, read a segment at a time', () => {
       assert.equal(again.size, 42);
       assert.equal(again.get('p7')?.title, paper(7, 'revised').title);
       for (const query of QUERIES) assert.deepEqual(again.lexical.search(query, 10), eager([first, tail, [paper(41)]]).search(query, 10), query);
-      assert.deepEqual((await again.dense?.search(Float32Array.from([0, 1]), 2))?.map((hit) => hit.id), ['p2', 'p1']);
+      assert.deepEqual((await (await again.dense())?.search(Float32Array.from([0, 1]), 2))?.map((hit) => hit.id), ['p2', 'p1']);
     });
   });
 

@@ -80,8 +80,8 @@ describe('the paper store', () => {
     assert.deepEqual(after.lexical.search('aspirin stroke liver', 10).map((h) => h.id), ['doi:10.1/aspirin', 'doi:10.1/statins']);
     assert.deepEqual(after.encoder, { model: 'tiny-encoder', dimension: 3 });
     const query = Float32Array.from([1, 0.1, 0]);
-    assert.deepEqual(await after.dense?.search(query, 3), await before.dense?.search(query, 3));
-    assert.deepEqual(after.dense?.vector('doi:10.1/statins'), Float32Array.from([0, 1, 0]));
+    assert.deepEqual(await (await after.dense())?.search(query, 3), await (await before.dense())?.search(query, 3));
+    assert.deepEqual((await after.dense())?.vector('doi:10.1/statins'), Float32Array.from([0, 1, 0]));
     const m = await manifest();
     assert.equal(m.version, STORE_VERSION);
     assert.deepEqual(m.vectors && { model: m.vectors.model, dimension: m.vectors.dimension }, { model: 'tiny-encoder', dimension: 3 });
@@ -131,12 +131,34 @@ describe('the paper store', () => {
     await store.add(SECOND, vectors('encoder-a', { 'doi:10.1/coffee': [0, 1] }));
     assert.deepEqual(store.withoutVectors('encoder-a').map((p) => p.id), ['doi:10.1/statins', 'local-3', 'local-5']);
     let after = await reopen();
-    assert.deepEqual((await after.dense?.search(Float32Array.from([0, 1]), 5))?.map((h) => h.id), ['doi:10.1/coffee', 'doi:10.1/aspirin']);
+    assert.deepEqual((await (await after.dense())?.search(Float32Array.from([0, 1]), 5))?.map((h) => h.id), ['doi:10.1/coffee', 'doi:10.1/aspirin']);
     await after.add([], vectors('encoder-b', { 'local-3': [1, 0, 0] }));
     after = await reopen();
     assert.deepEqual(after.encoder, { model: 'encoder-b', dimension: 3 });
     assert.deepEqual(after.withoutVectors('encoder-b').length, 4);
     assert.equal(after.withoutVectors('encoder-a').length, 5);
+  });
+
+  it('ranks by meaning the vectors saved while its own were being read, and those added after', async () => {
+    await saved(FIRST, vectors('encoder-a', { 'doi:10.1/aspirin': [1, 0], 'doi:10.1/statins': [0.6, 0.8] }));
+    const store = await reopen();
+    const reading = store.dense();
+    await store.add(SECOND, vectors('encoder-a', { 'doi:10.1/coffee': [0, 1] }));
+    const dense = await reading;
+    assert.deepEqual((await dense?.search(Float32Array.from([0, 1]), 3))?.map((h) => h.id), ['doi:10.1/coffee', 'doi:10.1/statins', 'doi:10.1/aspirin']);
+    await store.add([], vectors('encoder-a', { 'local-5': [0, -1] }));
+    assert.deepEqual((await (await store.dense())?.search(Float32Array.from([0, -1]), 1))?.map((h) => h.id), ['local-5']);
+  });
+
+  it('reports a vectors file that went bad after it was opened, and reads it again once it is whole', async () => {
+    await saved(FIRST, vectors('encoder-a', { 'doi:10.1/aspirin': [1, 0] }));
+    const store = await reopen();
+    const file = path.join(dir, (await manifest()).vectors?.segments[0].file ?? '');
+    const whole = await fs.readFile(file);
+    await fs.writeFile(file, whole.subarray(0, 4));
+    await assert.rejects(store.dense(), /holds 4 bytes, not 8/);
+    await fs.writeFile(file, whole);
+    assert.deepEqual((await (await store.dense())?.search(Float32Array.from([1, 0]), 1))?.map((h) => h.id), ['doi:10.1/aspirin']);
   });
 
   it('refuses vectors for papers it does not hold, before changing anything', async () => {

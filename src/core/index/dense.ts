@@ -6,12 +6,14 @@
  *   index.add('doi:10.1/x', vector);        // again with the same id replaces it
  *   await index.search(queryVector, 100)    // [{ id, score }], best first; score is the cosine
  *
- * Brute force: every search scores every vector, exactly, as one matrix product in ONNX Runtime
- * (scoring.ts). The vectors are kept in blocks laid out for that product; at 100,000 papers of 384
- * dimensions a search takes about 10 ms on two cores, so an approximate index, and the recall it
- * costs, would only pay off an order of magnitude later.
+ * Brute force: every search scores every vector, exactly, as one matrix-vector product in ONNX
+ * Runtime (scoring.ts). The vectors are kept row after row, as the library's files hold them, so a
+ * library's vectors are read straight into place: laying them out in blocks dimension-major scored
+ * 100,000 papers in 9 ms instead of 12 but took 350 ms to lay out at each cold start. At 100,000
+ * papers of 384 dimensions a search takes about 12 ms on two cores, so an approximate index, and
+ * the recall it costs, would only pay off an order of magnitude later.
  */
-import { blockScores } from './scoring';
+import { rowScores } from './scoring';
 
 export interface DenseHit {
   readonly id: string;
@@ -24,26 +26,35 @@ export interface DenseIndexData {
   readonly vectors: Float32Array;
 }
 
-/**
- * Papers a block holds. Blocks of 1,024 to 8,192 papers score 100,000 papers alike (8–11 ms on two
- * shared cores), blocks of 256 take half as long again; a small block keeps the spare room small.
- */
-const BLOCK_ROWS = 2048;
-
 export class DenseIndex {
-  /**
-   * Block after block of BLOCK_ROWS papers, each block dimension-major: the first dimension of its
-   * papers' vectors, then the second, and so on, as the scoring product reads them. Blocks beyond
-   * those `ids` reach are spare capacity.
-   */
-  private blocks: Float32Array;
+  /** The papers' unit vectors row by row, in the order of `ids`; rows beyond them are spare capacity. */
+  private vectors: Float32Array;
   private readonly ids: string[] = [];
   private readonly rows = new Map<string, number>();
 
   constructor(readonly dimension: number) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`a vector dimension must be a positive integer, not ${dimension}`);
     // Room is made at the first vector: an index that stays empty costs nothing.
-    this.blocks = new Float32Array(0);
+    this.vectors = new Float32Array(0);
+  }
+
+  /**
+   * An index over `data`, unit vectors row by row, that keeps `data.vectors` as its own rather than
+   * copying it: the caller gives it up. A repeated id keeps its last vector.
+   */
+  static adopt(dimension: number, data: DenseIndexData): DenseIndex {
+    const index = new DenseIndex(dimension);
+    index.checkLength(data);
+    const rows = index.rows;
+    data.ids.forEach((id, row) => rows.set(id, row));
+    if (rows.size < data.ids.length) {
+      rows.clear();
+      index.addAll(data);
+      return index;
+    }
+    index.ids.push(...data.ids);
+    index.vectors = data.vectors;
+    return index;
   }
 
   get size(): number {
@@ -57,26 +68,26 @@ export class DenseIndex {
   /** A copy of the paper's unit vector. */
   vector(id: string): Float32Array | undefined {
     const row = this.rows.get(id);
-    if (row === undefined) return undefined;
-    const vector = new Float32Array(this.dimension);
-    this.copyRow(row, vector, 0);
-    return vector;
+    return row === undefined ? undefined : this.vectors.slice(row * this.dimension, (row + 1) * this.dimension);
   }
 
   /** Adds a paper's vector, scaled to unit length, replacing the one it had. */
   add(id: string, vector: Float32Array): void {
     this.checkDimension(vector);
     const norm = lengthOf(vector) || 1;
-    this.put(id, vector, 0, 1 / norm);
+    const row = this.rowFor(id);
+    this.vectors.set(vector.map((x) => x / norm), row * this.dimension);
   }
 
   /** Adds unit vectors in bulk, as `toData` gives them; a repeated id keeps its last vector. */
   addAll(data: DenseIndexData): void {
-    if (data.vectors.length !== data.ids.length * this.dimension) {
-      throw new RangeError(`${data.ids.length} vectors of ${this.dimension} dimensions need ${data.ids.length * this.dimension} floats, not ${data.vectors.length}`);
-    }
+    this.checkLength(data);
     this.reserve(this.ids.length + data.ids.length);
-    data.ids.forEach((id, at) => this.put(id, data.vectors, at * this.dimension, 1));
+    const { dimension } = this;
+    data.ids.forEach((id, at) => {
+      const row = this.rowFor(id);
+      this.vectors.set(data.vectors.subarray(at * dimension, (at + 1) * dimension), row * dimension);
+    });
   }
 
   /**
@@ -88,9 +99,7 @@ export class DenseIndex {
     const count = this.ids.length;
     if (count === 0 || limit <= 0) return [];
     const norm = lengthOf(query) || 1;
-    const blockCount = Math.ceil(count / BLOCK_ROWS);
-    const scores = await blockScores(query.map((x) => x / norm), this.blocks.subarray(0, blockCount * this.blockSize), blockCount, BLOCK_ROWS);
-    // A row's slot in the product's output is the row's number: blocks are filled in order.
+    const scores = await rowScores(query.map((x) => x / norm), this.vectors.subarray(0, count * this.dimension), count);
     const best = new TopK(limit);
     for (let row = 0; row < count; row++) best.offer(row, scores[row]);
     const ids = this.ids;
@@ -99,28 +108,11 @@ export class DenseIndex {
 
   /** Row by row, a copy, so later additions never change what a save is writing. */
   toData(): DenseIndexData {
-    const vectors = new Float32Array(this.ids.length * this.dimension);
-    for (let row = 0; row < this.ids.length; row++) this.copyRow(row, vectors, row * this.dimension);
-    return { ids: [...this.ids], vectors };
+    return { ids: [...this.ids], vectors: this.vectors.slice(0, this.ids.length * this.dimension) };
   }
 
-  private get blockSize(): number {
-    return this.dimension * BLOCK_ROWS;
-  }
-
-  /** Where the row's first dimension is kept; its d-th is BLOCK_ROWS · d further on. */
-  private slot(row: number): number {
-    return Math.floor(row / BLOCK_ROWS) * this.blockSize + (row % BLOCK_ROWS);
-  }
-
-  /** Copies the row's vector into `target` from `from` on. */
-  private copyRow(row: number, target: Float32Array, from: number): void {
-    const at = this.slot(row);
-    for (let d = 0; d < this.dimension; d++) target[from + d] = this.blocks[at + d * BLOCK_ROWS];
-  }
-
-  /** Writes `source[from … from + dimension)` times `scale` as the paper's vector. */
-  private put(id: string, source: Float32Array, from: number, scale: number): void {
+  /** The row of `id`'s vector: the one it has, or a new one at the end. */
+  private rowFor(id: string): number {
     let row = this.rows.get(id);
     if (row === undefined) {
       row = this.ids.length;
@@ -128,21 +120,26 @@ export class DenseIndex {
       this.ids.push(id);
       this.rows.set(id, row);
     }
-    const at = this.slot(row);
-    for (let d = 0; d < this.dimension; d++) this.blocks[at + d * BLOCK_ROWS] = source[from + d] * scale;
+    return row;
   }
 
   private checkDimension(vector: Float32Array): void {
     if (vector.length !== this.dimension) throw new RangeError(`expected a vector of ${this.dimension} dimensions, got ${vector.length}`);
   }
 
-  /** Room for `rows` vectors, doubling the blocks so that adding one at a time stays linear overall. */
+  private checkLength(data: DenseIndexData): void {
+    if (data.vectors.length !== data.ids.length * this.dimension) {
+      throw new RangeError(`${data.ids.length} vectors of ${this.dimension} dimensions need ${data.ids.length * this.dimension} floats, not ${data.vectors.length}`);
+    }
+  }
+
+  /** Room for `rows` vectors, doubling so that adding one at a time stays linear overall. */
   private reserve(rows: number): void {
-    const needed = Math.ceil(rows / BLOCK_ROWS) * this.blockSize;
-    if (needed <= this.blocks.length) return;
-    const larger = new Float32Array(Math.max(needed, this.blocks.length * 2));
-    larger.set(this.blocks);
-    this.blocks = larger;
+    const needed = rows * this.dimension;
+    if (needed <= this.vectors.length) return;
+    const larger = new Float32Array(Math.max(needed, this.vectors.length * 2));
+    larger.set(this.vectors);
+    this.vectors = larger;
   }
 }
 

@@ -147,6 +147,8 @@ export class PaperLibrary implements EvidenceFinder {
       const effect = this.mode === 'dense' ? 'a search by meaning alone cannot find them' : 'they are ranked by their words alone';
       notes.push(`${unembedded} of ${this.store.size} papers are not embedded with ${encoder.model} yet; ${effect}.`);
     }
+    // The vectors are read from disk while the query is encoded; a failed read is the search's to report.
+    this.store.dense().catch(() => undefined);
     const [vector] = await encoder.embedder.embed([query.text], 'query', query.signal);
     return { mode: this.mode, vector };
   }
@@ -172,7 +174,7 @@ export class PaperLibrary implements EvidenceFinder {
    */
   private async rank(query: EvidenceQuery, mode: SearchMode, vector: Float32Array | undefined): Promise<RankedPaper[]> {
     // The vectors are read at the first search by meaning, never for one by words.
-    const indexes = { lexical: this.store.lexical, dense: mode === 'lexical' ? undefined : this.store.dense };
+    const indexes = { lexical: this.store.lexical, dense: mode === 'lexical' ? undefined : await this.store.dense() };
     for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
       const ranked = await rankPapers(indexes, { text: query.text, vector }, mode, depth);
       const kept: RankedPaper[] = [];

@@ -1,7 +1,7 @@
 /**
- * Every paper's cosine with the query, as one matrix product in ONNX Runtime (the graph in
+ * Every paper's cosine with the query, as one matrix-vector product in ONNX Runtime (the graph in
  * scoringGraph.ts). Its MatMul runs SIMD kernels on two threads: over 100,000 vectors of 384
- * dimensions it took 9–15 ms where the JavaScript loop it replaced took 73–75 ms on the same two shared
+ * dimensions it took 12 ms where the JavaScript loop it replaced took 73–75 ms on the same two shared
  * cores, and that loop alone was more than a hybrid query's 50 ms budget at that size.
  *
  * onnxruntime-node is required at the first search by meaning, not when this module loads, so a
@@ -21,26 +21,39 @@ const THREADS = 2;
 let session: Promise<Ort.InferenceSession> | undefined;
 
 /**
- * `blocks` holds `blockCount` blocks of `rowsPerBlock` vectors, each block dimension-major (the first
- * dimension of every vector, then the second…). Returns one cosine per slot, block by block; slots
- * beyond the vectors added score 0.
+ * Loads ONNX Runtime and makes the scoring session now, so that the first search does not wait for
+ * them (a tenth of a second): the dense index asks while its vectors are being read. A failure is
+ * the first search's to report.
  */
-export async function blockScores(query: Float32Array, blocks: Float32Array, blockCount: number, rowsPerBlock: number): Promise<Float32Array> {
+export function prepareScoring(): void {
+  scoringSession().catch(() => undefined);
+}
+
+/** `vectors` holds `rows` unit vectors of the query's dimension, row by row. Returns one cosine per row. */
+export async function rowScores(query: Float32Array, vectors: Float32Array, rows: number): Promise<Float32Array> {
   const ort = runtime();
-  session ??= ort.InferenceSession.create(Buffer.from(SCORING_GRAPH_BASE64, 'base64'), {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: THREADS,
-    logSeverityLevel: 3,
-    extra: { session: { intra_op: { allow_spinning: '0' } } },
-  }).catch((error: unknown) => {
+  const { scores } = await (await scoringSession()).run({
+    vectors: new ort.Tensor('float32', vectors, [rows, query.length]),
+    query: new ort.Tensor('float32', query, [query.length, 1]),
+  });
+  return scores.data as Float32Array;
+}
+
+/** The session, made at the first call; one that failed is made again at the next. */
+function scoringSession(): Promise<Ort.InferenceSession> {
+  session ??= (async () => {
+    const ort = runtime();
+    return ort.InferenceSession.create(Buffer.from(SCORING_GRAPH_BASE64, 'base64'), {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: THREADS,
+      logSeverityLevel: 3,
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
+    });
+  })().catch((error: unknown) => {
     session = undefined;
     throw error;
   });
-  const { scores } = await (await session).run({
-    query: new ort.Tensor('float32', query, [1, query.length]),
-    blocks: new ort.Tensor('float32', blocks, [blockCount, query.length, rowsPerBlock]),
-  });
-  return scores.data as Float32Array;
+  return session;
 }
 
 function runtime(): typeof Ort {

@@ -1,8 +1,8 @@
 /**
- * The ONNX graph that scores the dense index: MatMul(query [1, d], blocks [b, d, k]) → scores [b, 1, k].
+ * The ONNX graph that scores the dense index: MatMul(vectors [n, d], query [d, 1]) → scores [n, 1].
  * Written by scripts/scoring-graph.py; do not edit.
  */
 export const SCORING_GRAPH_BASE64 =
-  'CAgSBmF0dGVzdDqxAQofCgVxdWVyeQoGYmxvY2tzEgZzY29yZXMiBk1hdE11bBITYXR0ZXN0LWRlbnNlLXNjb3Jlc1ogCgVxdWVy' +
-  'eRIXChUIARIRCgIIAQoLEglkaW1lbnNpb25aLwoGYmxvY2tzEiUKIwgBEh8KCBIGYmxvY2tzCgsSCWRpbWVuc2lvbgoGEgRyb3dz' +
-  'YiYKBnNjb3JlcxIcChoIARIWCggSBmJsb2NrcwoCCAEKBhIEcm93c0IECgAQDQ==';
+  'CAgSBmF0dGVzdDqfAQogCgd2ZWN0b3JzCgVxdWVyeRIGc2NvcmVzIgZNYXRNdWwSE2F0dGVzdC1kZW5zZS1zY29yZXNaJgoHdmVj' +
+  'dG9ycxIbChkIARIVCgYSBHJvd3MKCxIJZGltZW5zaW9uWiAKBXF1ZXJ5EhcKFQgBEhEKCxIJZGltZW5zaW9uCgIIAWIcCgZzY29y' +
+  'ZXMSEgoQCAESDAoGEgRyb3dzCgIIAUIECgAQDQ==';

@@ -48,13 +48,14 @@
  * writer is waited for.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, constants, promises as fs } from 'node:fs';
+import { closeSync, fstatSync, openSync, read, readSync, constants, promises as fs } from 'node:fs';
 import { endianness } from 'node:os';
 import * as path from 'node:path';
 import type * as Lockfile from 'proper-lockfile';
 import type { Paper } from '../papers/paper';
 import { LARGEST_TEXT_BYTES, NotRegularFileError, openRegularFile } from '../text/readFile';
 import { DenseIndex, type DenseIndexData } from './dense';
+import { prepareScoring } from './scoring';
 import { LexicalIndex, LexicalParts, type LexicalIndexData, type LexicalSearch } from './lexical';
 import { DamagedSegment, DiskSegment, parsePaper, writeSegment, type SegmentFiles, type SegmentWriter } from './segment';
 
@@ -199,6 +200,15 @@ type Place = number;
 const IN_MEMORY = -1;
 const SEGMENT_ROWS = 1 << 24;
 
+const NO_SEGMENTS: readonly VectorSegment[] = [];
+
+/** A read of vector segments into a dense index, and what it reads. */
+interface DenseRead {
+  readonly segments: readonly VectorSegment[];
+  readonly dimension: number;
+  readonly index: Promise<DenseIndex>;
+}
+
 /** The papers not in any segment on disk: unsaved ones, or all of a library read whole. */
 class MemoryPart {
   readonly papers = new Map<string, Paper>();
@@ -221,6 +231,10 @@ export class PaperStore {
   private vectorIds: Set<string> | undefined;
   /** The vectors, read at the first search by meaning. */
   private denseIndex: DenseIndex | undefined;
+  /** Each vector segment's ids, as read from its file. */
+  private readonly vectorIdsRead = new WeakMap<VectorSegment, readonly string[]>();
+  /** The read of the vector segments under way for `dense`, and what it reads. */
+  private denseRead: DenseRead | undefined;
   /** `countWithoutVectors`' last answer and the sets it counted, which only ever grow, at their sizes then. */
   private unembeddedCount: { places: Map<string, Place>; placesSize: number; ids: Set<string>; idsSize: number; count: number } | undefined;
   /** The vectors of the changes not saved yet, for a dense index read after them. */
@@ -365,16 +379,50 @@ export class PaperStore {
     return this.view;
   }
 
-  /** Vectors of the papers embedded so far, read from disk at the first call; see `encoder` for whose. */
-  get dense(): DenseIndex | undefined {
-    if (this.vectorModel === undefined) return undefined;
-    if (this.denseIndex === undefined) {
-      const dense = new DenseIndex(this.vectorDimension);
-      if (!this.vectorsReplaced) for (const segment of this.manifest?.vectors?.segments ?? []) dense.addAll(readVectors(this.dir, segment, this.vectorDimension));
-      for (const batch of this.vectorsUnsaved) batch.ids.forEach((id, at) => dense.add(id, batch.vectors[at]));
-      this.denseIndex = dense;
+  /**
+   * Vectors of the papers embedded so far, read from disk at the first call; see `encoder` for whose.
+   * The files are read by Node's I/O threads, so that the query's encoding goes on meanwhile.
+   */
+  async dense(): Promise<DenseIndex | undefined> {
+    for (;;) {
+      if (this.vectorModel === undefined) return undefined;
+      if (this.denseIndex !== undefined) return this.denseIndex;
+      const read = this.readDense();
+      const index = await read.index;
+      // Meanwhile a save, a reload or another encoder's vectors may have changed what is on disk: then it is read again.
+      if (this.denseIndex === undefined && this.denseRead === read && this.isCurrent(read)) {
+        for (const batch of this.vectorsUnsaved) batch.ids.forEach((id, at) => index.add(id, batch.vectors[at]));
+        this.denseIndex = index;
+        this.denseRead = undefined;
+      }
     }
-    return this.denseIndex;
+  }
+
+  /** The read of the vector segments on disk, begun now unless one is under way. */
+  private readDense(): DenseRead {
+    if (this.denseRead !== undefined && this.isCurrent(this.denseRead)) return this.denseRead;
+    const segments = this.vectorSegments();
+    const read: DenseRead = { segments, dimension: this.vectorDimension, index: readDense(this.dir, segments, this.vectorDimension, (segment) => this.vectorIdsOf(segment)) };
+    // A failed read is tried again by the next search, not remembered.
+    read.index.catch(() => this.denseRead === read && (this.denseRead = undefined));
+    this.denseRead = read;
+    return read;
+  }
+
+  private isCurrent(read: DenseRead): boolean {
+    return read.segments === this.vectorSegments() && read.dimension === this.vectorDimension;
+  }
+
+  /** A vector segment's ids, read once: the count of papers without vectors and the dense index both need them. */
+  private vectorIdsOf(segment: VectorSegment): readonly string[] {
+    let ids = this.vectorIdsRead.get(segment);
+    if (ids === undefined) this.vectorIdsRead.set(segment, (ids = readVectorIdsSync(this.dir, segment)));
+    return ids;
+  }
+
+  /** The segments on disk that hold vectors of `vectorModel`. */
+  private vectorSegments(): readonly VectorSegment[] {
+    return this.vectorsReplaced ? NO_SEGMENTS : (this.manifest?.vectors?.segments ?? NO_SEGMENTS);
   }
 
   get encoder(): EncoderId | undefined {
@@ -432,7 +480,7 @@ export class PaperStore {
   private embedded(): Set<string> {
     if (this.vectorIds === undefined) {
       const ids = new Set<string>();
-      if (!this.vectorsReplaced) for (const segment of this.manifest?.vectors?.segments ?? []) for (const id of readVectorIdsSync(this.dir, segment)) ids.add(id);
+      for (const segment of this.vectorSegments()) for (const id of this.vectorIdsOf(segment)) ids.add(id);
       for (const batch of this.vectorsUnsaved) for (const id of batch.ids) ids.add(id);
       this.vectorIds = ids;
     }
@@ -702,7 +750,7 @@ export class PaperStore {
     let segments = [...previous];
     const rows = unitRows(this.vectorsUnsaved, encoder.dimension);
     if (rows) segments.push(await writeVectors(rows, write));
-    if (segments.length > MAX_SEGMENTS) segments = [await writeVectors((this.dense as DenseIndex).toData(), write)];
+    if (segments.length > MAX_SEGMENTS) segments = [await writeVectors(((await this.dense()) as DenseIndex).toData(), write)];
     return segments.length === 0 ? {} : { vectors: { ...encoder, segments } };
   }
 
@@ -1018,16 +1066,46 @@ async function writeVectors(data: DenseIndexData, write: Writer): Promise<Vector
   return { file, ids, count: data.ids.length };
 }
 
-/** The vectors of a segment, read whole: the first search by meaning needs them all. */
-function readVectors(dir: string, segment: VectorSegment, dimension: number): DenseIndexData {
-  const bytes = readWholeSync(path.join(dir, segment.file), segment.count * dimension * 4);
-  const ids = readVectorIdsSync(dir, segment);
-  // The bytes are the floats where the machine is little-endian, as nearly all are.
-  if (endianness() === 'LE') return { ids, vectors: new Float32Array(bytes.buffer, bytes.byteOffset, segment.count * dimension) };
-  const vectors = new Float32Array(segment.count * dimension);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  for (let i = 0; i < vectors.length; i++) vectors[i] = view.getFloat32(i * 4, true);
-  return { ids, vectors };
+/**
+ * The vector segments as one dense index: each file is read straight into its rows of one array,
+ * which the index keeps, so 100,000 vectors cost their 150 MB once, not twice. The reads are under
+ * way on Node's I/O threads when this returns; the ids are parsed and the scoring made ready meanwhile.
+ */
+async function readDense(dir: string, segments: readonly VectorSegment[], dimension: number, idsOf: (segment: VectorSegment) => readonly string[]): Promise<DenseIndex> {
+  const rows = segments.reduce((sum, segment) => sum + segment.count, 0);
+  const vectors = new Float32Array(rows * dimension);
+  const bytes = new Uint8Array(vectors.buffer);
+  let from = 0;
+  const reads = segments.map((segment) => readInto(path.join(dir, segment.file), bytes.subarray(from, (from += segment.count * dimension * 4))));
+  // Each read rejects on its own; none may go unheard while the others are awaited.
+  const all = Promise.all(reads);
+  all.catch(() => undefined);
+  prepareScoring();
+  const ids = segments.flatMap(idsOf);
+  await all;
+  // The files hold little-endian floats, as nearly every machine's are.
+  if (endianness() === 'BE') Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).swap32();
+  return DenseIndex.adopt(dimension, { ids, vectors });
+}
+
+/**
+ * Fills `target` with a regular file of exactly its length; anything else is damage. The file is
+ * opened at once and its read begun before this returns.
+ */
+async function readInto(file: string, target: Uint8Array): Promise<void> {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new DamagedStore(`${path.basename(file)} is not a regular file`);
+    if (stats.size !== target.length) throw new DamagedStore(`${path.basename(file)} holds ${stats.size} bytes, not ${target.length}`);
+    for (let done = 0; done < target.length; ) {
+      const bytesRead = await new Promise<number>((resolve, reject) => read(fd, target, done, target.length - done, done, (error, count) => (error ? reject(error) : resolve(count))));
+      if (bytesRead === 0) throw new DamagedStore(`${path.basename(file)} ends early`);
+      done += bytesRead;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The ids of a vector segment, checked against its count. */
@@ -1045,14 +1123,13 @@ function vectorIds(text: string, segment: VectorSegment): string[] {
   return ids as string[];
 }
 
-/** A regular file whole, of `size` bytes when given; anything else is damage. */
-function readWholeSync(file: string, size?: number): Uint8Array {
+/** A regular file of the store whole, no larger than text the library writes; anything else is damage. */
+function readWholeSync(file: string): Uint8Array {
   const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new DamagedStore(`${path.basename(file)} is not a regular file`);
-    if (size !== undefined && stats.size !== size) throw new DamagedStore(`${path.basename(file)} holds ${stats.size} bytes, not ${size}`);
-    if (stats.size > LARGEST_TEXT_BYTES * 4) throw new DamagedStore(`${path.basename(file)} is ${stats.size} bytes, more than the library writes`);
+    if (stats.size > LARGEST_TEXT_BYTES) throw new DamagedStore(`${path.basename(file)} is ${stats.size} bytes, more than the library writes`);
     const bytes = new Uint8Array(stats.size);
     for (let done = 0; done < bytes.length; ) {
       const read = readSync(fd, bytes, done, bytes.length - done, done);

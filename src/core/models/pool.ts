@@ -234,3 +234,30 @@ export class WorkerEmbedder implements Embedder {
     return this.worker.close();
   }
 }
+
+/**
+ * An encoder whose worker is still starting: embeddings wait for it, and fail as its start failed.
+ * Its start runs beside whatever the caller does meanwhile: a search from the CLI opens the library
+ * and reads its vectors while ONNX Runtime makes the session, a third of a second for bge-small.
+ */
+export class StartingEmbedder implements Embedder {
+  /** Settles once the worker has loaded the model, rejecting with why it could not. */
+  readonly ready: Promise<void>;
+  private readonly starting: Promise<WorkerEmbedder>;
+
+  constructor(dir: string, options: ModelOptions = {}) {
+    this.starting = WorkerEmbedder.start(dir, options);
+    this.ready = this.starting.then(() => undefined);
+    // Heard by `ready`'s and each embedding's caller; unheard when nothing asks.
+    this.ready.catch(() => undefined);
+  }
+
+  async embed(texts: readonly string[], kind: TextKind, signal?: AbortSignal): Promise<Float32Array[]> {
+    return (await this.starting).embed(texts, kind, signal);
+  }
+
+  async dispose(): Promise<void> {
+    const embedder = await this.starting.catch(() => undefined);
+    await embedder?.dispose();
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The sentence encoder the CLI's commands are given, and which errors are the file system's.
+ * Nothing here loads the library or ONNX Runtime: a search starts its encoder before loading either.
+ */
+import * as path from 'node:path';
+import type { Encoder } from '../core/index/library';
+
+/** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
+export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  return flag ?? (env.ATTEST_EMBED_MODEL?.trim() || undefined);
+}
+
+/** The encoder in `dir`, loaded and named by its folder. */
+export async function loadEncoder(dir: string | undefined): Promise<Encoder | undefined> {
+  if (dir === undefined) return undefined;
+  const resolved = path.resolve(dir);
+  // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
+  const { OnnxEmbedder } = await import('../core/models/embedder');
+  return { model: path.basename(resolved), embedder: await OnnxEmbedder.load(resolved) };
+}
+
+/**
+ * The encoder in `dir`, named by its folder, starting in a worker thread while the caller goes on;
+ * `ready` settles once it has loaded or failed to.
+ */
+export async function startEncoder(dir: string | undefined): Promise<{ encoder: Encoder; ready: Promise<void> } | undefined> {
+  if (dir === undefined) return undefined;
+  const resolved = path.resolve(dir);
+  const { StartingEmbedder } = await import('../core/models/pool');
+  const embedder = new StartingEmbedder(resolved);
+  return { encoder: { model: path.basename(resolved), embedder }, ready: embedder.ready };
+}
+
+/** An error of the store's files (permissions, a full disk), reported like an unreadable input. */
+export function isFileSystemError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
