@@ -15,8 +15,8 @@ import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultActi
 
 /** What the extension offers other code (and its tests) about Find Evidence. */
 export interface EvidenceApi {
-  /** Searches from now on go to `finder` instead of the one the extension built. */
-  setEvidenceFinder(finder: EvidenceFinder): void;
+  /** Searches from now on go to `finder` instead of the one the extension built; undefined gives that one back. */
+  setEvidenceFinder(finder: EvidenceFinder | undefined): void;
 }
 
 /**
@@ -44,7 +44,7 @@ export function registerFindEvidence(
   context.subscriptions.push(
     vscode.commands.registerCommand('attest.findEvidenceFor', (uri: vscode.Uri, claim: vscode.Range, replacing?: vscode.Range) => feature.runFor(uri, claim, replacing)),
   );
-  return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement) };
+  return { setEvidenceFinder: (replacement) => feature.setFinder(replacement === undefined ? finder : async () => replacement) };
 }
 
 /** The NLI verdict of each result's abstract on the claim, when a model is at hand; undefined where there is none. */

@@ -56,7 +56,7 @@ export function registerSuggest(context: vscode.ExtensionContext, deps: SuggestD
     vscode.commands.registerCommand('attest.allowLlmRequests', () => feature.allow()),
     vscode.commands.registerCommand('attest.setLlmApiKey', () => setLlmApiKey(context.secrets)),
   );
-  return { setEvidenceFinder: (replacement) => feature.setFinder(async () => replacement), setSentenceJudge: (judge) => feature.setJudge(judge) };
+  return { setEvidenceFinder: (replacement) => feature.setFinder(replacement === undefined ? deps.finder : async () => replacement), setSentenceJudge: (judge) => feature.setJudge(judge) };
 }
 
 /** The endpoint the user allowed requests to, in this workspace. */

@@ -36,6 +36,12 @@ describe('the settings as the Settings UI shows them', () => {
     for (const [key, property] of addresses) assert.equal(property.scope, 'machine', key);
   });
 
+  it('takes the models it runs (and may download) from the user\'s own settings only, never a workspace\'s', () => {
+    const models = properties.filter(([key]) => /\.model$/.test(key) && key !== 'attest.llm.model');
+    assert.deepEqual(models.map(([key]) => key), ['attest.nli.model', 'attest.retrieval.encoder.model']);
+    for (const [key, property] of models) assert.equal(property.scope, 'machine', key);
+  });
+
   it('has a description for every setting in package.nls.json', () => {
     for (const [key, property] of properties) {
       const placeholder = /^%(.+)%$/.exec(property.markdownDescription ?? '')?.[1];

@@ -103,6 +103,7 @@ suite('find evidence', () => {
   });
 
   suiteTeardown(async () => {
+    vscode.extensions.getExtension<EvidenceApi>('attest.attest')?.exports.setEvidenceFinder(undefined);
     for (const uri of [texUri(), bibUri(), fixtureUri('evidence', 'draft.tex')]) {
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
       await vscode.commands.executeCommand('workbench.action.files.revert');

@@ -146,10 +146,12 @@ export async function useUnsupportingNliModel(): Promise<{ modelDir: string; res
     ['support.contradictionThreshold', 1],
   ];
   const modelDir = await writeModelFolder(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-nli-')), { model: nliGraph(), config: nliConfig() });
-  await attest.update('nli.model', modelDir, vscode.ConfigurationTarget.Workspace);
+  // A model runs what it holds: its folder is a user setting only (machine scope).
+  await attest.update('nli.model', modelDir, vscode.ConfigurationTarget.Global);
   for (const [key, value] of settings) await attest.update(key, value, vscode.ConfigurationTarget.Workspace);
   const restore = async (): Promise<void> => {
-    for (const key of ['nli.model', ...settings.map(([k]) => k)]) await attest.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+    await attest.update('nli.model', undefined, vscode.ConfigurationTarget.Global);
+    for (const [key] of settings) await attest.update(key, undefined, vscode.ConfigurationTarget.Workspace);
     await fs.promises.rm(modelDir, { recursive: true, force: true });
   };
   return { modelDir, restore };

@@ -103,10 +103,10 @@ suite('suggest cited text', () => {
   suiteSetup(async () => {
     server = await ChatServer.start(script);
     modelDir = await writeModelFolder(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-nli-')), { model: nliGraph(), config: nliConfig() });
-    // The endpoint is a user setting only (machine scope): a workspace cannot set it.
+    // The endpoint and the model are user settings only (machine scope): a workspace cannot set them.
     await attest().update('llm.baseUrl', server.baseUrl, vscode.ConfigurationTarget.Global);
+    await attest().update('nli.model', modelDir, vscode.ConfigurationTarget.Global);
     settings = [
-      ['nli.model', modelDir],
       ['support.entailmentThreshold', 0],
       ['support.contradictionThreshold', 1],
     ];
@@ -121,6 +121,7 @@ suite('suggest cited text', () => {
   suiteTeardown(async () => {
     for (const key of ['llm.model', ...settings.map(([k]) => k)]) await attest().update(key, undefined, vscode.ConfigurationTarget.Workspace);
     await attest().update('llm.baseUrl', undefined, vscode.ConfigurationTarget.Global);
+    await attest().update('nli.model', undefined, vscode.ConfigurationTarget.Global);
     for (const uri of [texUri(), bibUri()]) {
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
       await vscode.commands.executeCommand('workbench.action.files.revert');

@@ -119,7 +119,7 @@ suite('support check beside Find Evidence', () => {
   test('each result found for a claim shows the NLI verdict of its abstract', async () => {
     const attest = vscode.workspace.getConfiguration('attest');
     const modelDir = await writeModelFolder(await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-nli-')), { model: nliGraph(), config: nliConfig() });
-    await attest.update('nli.model', modelDir, vscode.ConfigurationTarget.Workspace);
+    await attest.update('nli.model', modelDir, vscode.ConfigurationTarget.Global);
     await attest.update('support.entailmentThreshold', 1, vscode.ConfigurationTarget.Workspace);
     await attest.update('support.contradictionThreshold', 1, vscode.ConfigurationTarget.Workspace);
     try {
@@ -136,7 +136,9 @@ suite('support check beside Find Evidence', () => {
       assert.strictEqual(typeof view?.items[0].verdict?.entailment, 'number');
       assert.strictEqual(view?.items[1].verdict, undefined, 'no abstract, no verdict');
     } finally {
-      for (const key of ['nli.model', 'support.entailmentThreshold', 'support.contradictionThreshold']) await attest.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+      vscode.extensions.getExtension<EvidenceApi>('attest.attest')?.exports.setEvidenceFinder(undefined);
+      await attest.update('nli.model', undefined, vscode.ConfigurationTarget.Global);
+      for (const key of ['support.entailmentThreshold', 'support.contradictionThreshold']) await attest.update(key, undefined, vscode.ConfigurationTarget.Workspace);
       await fs.promises.rm(modelDir, { recursive: true, force: true });
     }
   });
