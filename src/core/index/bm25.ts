@@ -263,19 +263,7 @@ export class Bm25Searcher {
         const weight = queryWeight * fieldWeight * idf(frequency, count) * (k1 + 1);
         if (!(weight > 0)) continue;
         lists.forEach((list, p) => {
-          if (list === undefined) return;
-          const { dead } = parts[p];
-          const lengths = parts[p].lengths(f);
-          const offset = bases[p];
-          for (let i = 0; i < list.length; i++) {
-            const entry = list[i];
-            const tf = entry % FREQUENCY_LIMIT;
-            const doc = (entry - tf) / FREQUENCY_LIMIT;
-            if (dead?.[doc]) continue;
-            // Every contribution is positive, so a zero score means the document is not touched yet.
-            if (scores[offset + doc] === 0) touched.push(offset + doc);
-            scores[offset + doc] += (weight * tf) / (tf + base + slope * lengths[doc]);
-          }
+          if (list !== undefined) accumulate(list, parts[p].dead, parts[p].lengths(f), bases[p], scores, touched, { weight, base, slope });
         });
       }
     });
@@ -286,6 +274,40 @@ export class Bm25Searcher {
       while (bases[p] > doc) p--;
       return { part: p, doc: doc - bases[p], score };
     });
+  }
+}
+
+/** A term's BM25 weight in one field and that field's length normalisation, `base + slope · length`. */
+interface TermScoring {
+  readonly weight: number;
+  readonly base: number;
+  readonly slope: number;
+}
+
+/**
+ * Adds one posting list's contributions to `scores` from `offset` on, noting in `touched` each
+ * document scored for the first time. A function of its own, so that V8 optimises the loop that most
+ * of a search's time goes to by itself: written inline it took a fifth longer (100,000 papers).
+ */
+function accumulate(
+  list: ArrayLike<number>,
+  dead: Uint8Array | undefined,
+  lengths: ArrayLike<number>,
+  offset: number,
+  scores: Float64Array,
+  touched: number[],
+  { weight, base, slope }: TermScoring,
+): void {
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i];
+    const tf = entry % FREQUENCY_LIMIT;
+    const doc = (entry - tf) / FREQUENCY_LIMIT;
+    if (dead !== undefined && dead[doc]) continue;
+    const at = offset + doc;
+    const before = scores[at];
+    // Every contribution is positive, so a zero score means the document is not touched yet.
+    if (before === 0) touched.push(at);
+    scores[at] = before + (weight * tf) / (tf + base + slope * lengths[doc]);
   }
 }
 
