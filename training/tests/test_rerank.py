@@ -1,0 +1,43 @@
+import random
+
+import pytest
+
+from attest_training.rerank import mixed_order, ndcg_at_10, read_candidates, split, training_groups
+
+
+def test_the_held_out_claims_are_a_fifth_chosen_by_the_seed_and_never_fitted():
+    claims = [str(i) for i in range(100)]
+    fit, held_out = split(claims, seed=13)
+    assert len(held_out) == 20 and not set(fit) & set(held_out) and set(fit) | set(held_out) == set(claims)
+    assert split(claims, seed=13) == (fit, held_out)
+    assert split(claims, seed=14)[1] != held_out
+
+
+def test_each_judged_paper_leads_a_group_of_the_claims_best_ranked_wrong_ones():
+    ranking = [(f"d{i}", 10.0 - i) for i in range(20)]
+    groups = training_groups(["c"], {"c": ranking}, {"c": {"d3": 1, "gone": 1}}, size=6, rng=random.Random(1))
+    assert sorted(docs[0] for _, docs in groups) == ["d3", "gone"], "a judged paper the ranking missed still leads a group"
+    for claim, docs in groups:
+        assert claim == "c" and len(docs) == 6 and len(set(docs)) == 6
+        assert docs[1:3] == ["d0", "d1"] and "d3" not in docs[1:]
+    assert training_groups(["c"], {"c": ranking[:4]}, {"c": {"d3": 1}}, size=6, rng=random.Random(1)) == [], "too few wrong papers for a group"
+
+
+def test_the_mix_reorders_only_the_reranked_head_and_weight_zero_keeps_the_ranking():
+    ranking = [("a", 3.0), ("b", 2.0), ("c", 1.0), ("tail", 0.5)]
+    assert mixed_order(ranking, [0.0, 1.0, 5.0], 0.0) == ["a", "b", "c", "tail"]
+    assert mixed_order(ranking, [0.0, 1.0, 5.0], 1.0) == ["c", "b", "a", "tail"]
+
+
+def test_ndcg_counts_only_the_first_ten_and_is_one_when_the_judged_paper_leads():
+    assert ndcg_at_10(["x", "y"], {"x": 1}) == 1.0
+    assert ndcg_at_10([f"n{i}" for i in range(10)] + ["x"], {"x": 1}) == 0.0
+    assert 0 < ndcg_at_10(["n", "x"], {"x": 1}) < 1
+
+
+def test_candidates_of_a_claim_that_is_not_a_training_claim_are_refused(tmp_path):
+    file = tmp_path / "top50.jsonl"
+    file.write_text('{"query_id": "7", "results": [{"id": "d1", "score": 1.5, "sentence": null}]}\n')
+    assert read_candidates(file, {"7"}) == {"7": [("d1", 1.5)]}
+    with pytest.raises(SystemExit, match="not a training claim"):
+        read_candidates(file, {"8"})
