@@ -30,6 +30,7 @@ from .card import write_card
 from .export import export_int8, onnx_probabilities
 from .metrics import choose_thresholds, decide, report
 from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, relevance_order, select_sentences
+from .steps import Steps, log
 
 MODEL_NAME = "attest-nli-minilm-l6"
 
@@ -189,19 +190,10 @@ def train_epoch(model, tokenizer, inputs, optimizer, schedule, args, device, epo
     order = list(range(len(inputs)))
     random.Random(args.seed + epoch).shuffle(order)
     shuffled = [inputs[i] for i in order]
-    total, count = 0.0, 0
-    for step, (ids, mask, types, labels) in enumerate(batches(shuffled, args.batch_size, device, tokenizer.pad_token_id), 1):
-        loss = torch.nn.functional.cross_entropy(model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits, labels, weight=weights)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        total += loss.item()
-        count += 1
-        if step % 100 == 0:
-            log(f"  epoch {epoch} step {step}: loss {total / count:.4f}")
-    return total / max(count, 1)
+    steps = Steps(model, optimizer, schedule, epoch)
+    for ids, mask, types, labels in batches(shuffled, args.batch_size, device, tokenizer.pad_token_id):
+        steps.take(torch.nn.functional.cross_entropy(model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits, labels, weight=weights))
+    return steps.mean_loss
 
 
 @torch.no_grad()
@@ -263,10 +255,6 @@ def set_seed(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
 def parse_args() -> argparse.Namespace:

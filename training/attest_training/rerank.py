@@ -30,6 +30,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_
 
 from . import base_model
 from .export import export_int8
+from .steps import Steps, log
 
 MODEL_NAME = "attest-rerank-minilm-l6"
 WEIGHTS = tuple(round(w * 0.1, 1) for w in range(11))
@@ -156,23 +157,14 @@ def train_epoch(model, tokenizer, inputs, optimizer, schedule, args, epoch: int)
     model.train()
     order = list(range(len(inputs)))
     random.Random(args.seed + epoch).shuffle(order)
-    total, count = 0.0, 0
-    for step, start in enumerate(range(0, len(order), args.groups_per_batch), 1):
+    steps = Steps(model, optimizer, schedule, epoch)
+    for start in range(0, len(order), args.groups_per_batch):
         chunk = [inputs[i] for i in order[start : start + args.groups_per_batch]]
         batch = tokenizer.pad([encoded for group in chunk for encoded in group], return_tensors="pt")
         logits = model(**batch).logits.view(len(chunk), -1)
         # Each group's judged paper comes first.
-        loss = torch.nn.functional.cross_entropy(logits, torch.zeros(len(chunk), dtype=torch.long))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad()
-        total += loss.item()
-        count += 1
-        if step % 100 == 0:
-            log(f"  epoch {epoch} step {step}: loss {total / count:.4f}")
-    return total / max(count, 1)
+        steps.take(torch.nn.functional.cross_entropy(logits, torch.zeros(len(chunk), dtype=torch.long)))
+    return steps.mean_loss
 
 
 @torch.no_grad()
@@ -216,10 +208,6 @@ def ndcg_at_10(ranked: list[str], relevant: dict[str, int]) -> float:
 
 def mean_ndcg(claims, rankings, judged, scores, weight: float) -> float:
     return float(np.mean([ndcg_at_10(mixed_order(rankings[c], scores[c], weight), judged.get(c, {})) for c in claims]))
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
 def parse_args() -> argparse.Namespace:
