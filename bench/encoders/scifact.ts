@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { passageText } from '../../src/core/index/library';
+import { passageText } from '../../src/core/index/passages';
 import type { Paper } from '../../src/core/papers/paper';
 import { EVAL_DATA } from '../evalData';
 

@@ -1,9 +1,10 @@
 /**
- * The sentence encoder the CLI's commands are given, and which errors are the file system's.
+ * The sentence encoder and the reranker the CLI's commands are given, and which errors are the file system's.
  * Nothing here loads the library or ONNX Runtime: a search starts its encoder before loading either.
  */
 import * as path from 'node:path';
 import type { Encoder } from '../core/index/library';
+import type { Reranker } from '../core/models/reranker';
 
 /** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
 export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
@@ -29,6 +30,13 @@ export async function startEncoder(dir: string | undefined): Promise<{ encoder: 
   const { StartingEmbedder } = await import('../core/models/pool');
   const embedder = new StartingEmbedder(resolved);
   return { encoder: { model: path.basename(resolved), embedder }, ready: embedder.ready };
+}
+
+/** The reranker in `dir`, loaded; none without a folder. */
+export async function loadReranker(dir: string | undefined): Promise<Reranker | undefined> {
+  if (dir === undefined) return undefined;
+  const { OnnxReranker } = await import('../core/models/reranker');
+  return OnnxReranker.load(path.resolve(dir));
 }
 
 /** An error of the store's files (permissions, a full disk), reported like an unreadable input. */

@@ -1,14 +1,16 @@
 import { promises as fs } from 'node:fs';
 import type { SearchMode } from '../core/evidence';
 import type { Encoder } from '../core/index/library';
+import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
-import { encoderDir, isFileSystemError, startEncoder } from './encoder';
+import { encoderDir, isFileSystemError, loadReranker, startEncoder } from './encoder';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 
 export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
-                     [--mode lexical|dense|hybrid] [--embed-model DIR] [--format jsonl]
+                     [--mode lexical|dense|hybrid] [--embed-model DIR] [--rerank-model DIR]
+                     [--format jsonl]
 
 Searches the paper library in DIR (see attest index) for each query, as Find Evidence does. Query
 lines: {"_id", "text"} (BEIR's queries.jsonl). Output: one line per query,
@@ -19,6 +21,8 @@ abstract's sentence that matches the query best, or null.
                       hybrid with an encoder, lexical without
   --embed-model DIR   an ONNX sentence encoder folder (or ATTEST_EMBED_MODEL); papers not yet
                       embedded with it are embedded first, and kept
+  --rerank-model DIR  a reranker folder (training/attest_training/rerank.py) that reorders the top
+                      of each ranking; scores are then the mix it was trained for
 Exit status: 0 searched, 2 usage or I/O failure.`;
 
 const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
@@ -44,6 +48,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
         top: { type: 'string', default: '10' },
         mode: { type: 'string' },
         'embed-model': { type: 'string' },
+        'rerank-model': { type: 'string' },
         format: { type: 'string', default: 'jsonl' },
       },
     },
@@ -76,13 +81,15 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   }
 
   let started: { encoder: Encoder; ready: Promise<void> } | undefined;
+  let reranker: Reranker | undefined;
   try {
     // The encoder starts first, in a thread of its own: making its session is the longest part of a
     // cold search, and the library's modules load and its files are read meanwhile.
     started = await startEncoder(encoderFolder);
     const encoder = started?.encoder;
     const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
-    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode });
+    reranker = await loadReranker(values['rerank-model']);
+    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode, reranker });
     for (const message of messages) io.err(`attest search: ${message}\n`);
     // The vectors are read on Node's I/O threads while the rest gets ready; a failed read is the search's to report.
     if (encoder !== undefined && mode !== 'lexical') library.store.dense().catch(() => undefined);
@@ -106,6 +113,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     return 2;
   } finally {
     await started?.encoder.embedder.dispose();
+    await reranker?.dispose();
   }
 }
 

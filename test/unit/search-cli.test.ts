@@ -4,7 +4,10 @@ import * as path from 'node:path';
 import { main } from '../../src/cli/main';
 import { REPO_ROOT } from './helpers';
 import { writeModelFolder } from './support/onnx/folders';
-import { encoderGraph } from './support/onnx/graphs';
+import { encoderGraph, nliGraph } from './support/onnx/graphs';
+import { OnnxReranker } from '../../src/core/models/reranker';
+import { passageText } from '../../src/core/index/passages';
+import { papersFromJsonLines } from '../../src/core/papers/import';
 import { makeTempDir } from './support/tempDir';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/papers');
@@ -50,6 +53,31 @@ describe('attest index and attest search', () => {
       config: { model_type: 'bert', _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', max_position_embeddings: 512, pad_token_id: 0 },
     });
   }
+
+  it('reorders the top of the ranking by a reranker given with --rerank-model', async () => {
+    assert.equal((await run('index', 'add', CORPUS, '--store', store)).code, 0);
+    const reranker = await writeModelFolder(path.join(dir, 'reranker'), {
+      model: nliGraph({ labels: 1, tokenTypes: true }),
+      config: { model_type: 'bert', max_position_embeddings: 512, pad_token_id: 0, id2label: { 0: 'LABEL_0' } },
+      files: { 'rerank.json': '{"depth": 10, "weight": 1}' },
+    });
+    const claim = 'risk in older adults';
+    const byWords = lines((await run('search', '--store', store, '--query', claim)).out)[0].results;
+    const { code, out, err } = await run('search', '--store', store, '--query', claim, '--rerank-model', reranker);
+    assert.equal(code, 0, err);
+    // Weight 1: the order is the reranker's own scores' of the papers the words found.
+    const scorer = await OnnxReranker.load(reranker, { threads: 1 });
+    const papers = new Map(papersFromJsonLines(await fs.readFile(CORPUS, 'utf8')).papers.map((p) => [p.id, p]));
+    const scores = await scorer.score(claim, byWords.map((r) => passageText(papers.get(r.id) ?? { id: r.id, title: '', authors: [] })));
+    await scorer.dispose();
+    const expected = byWords.map((r, at) => ({ id: r.id, score: scores[at], at })).sort((a, b) => b.score - a.score || a.at - b.at).map((r) => r.id);
+    assert.deepEqual(lines(out)[0].results.map((r) => r.id), expected);
+    assert.notDeepEqual(expected, byWords.map((r) => r.id), 'the reranker changes the order');
+
+    const missing = await run('search', '--store', store, '--query', claim, '--rerank-model', path.join(dir, 'nowhere'));
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /The model folder .*nowhere does not exist/);
+  });
 
   it('imports a JSONL corpus, reporting its bad lines by number, and searches it by words', async () => {
     const indexed = await run('index', 'add', CORPUS, '--store', store);

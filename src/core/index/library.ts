@@ -10,10 +10,13 @@
  */
 import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMode } from '../evidence';
 import type { Embedder } from '../models/embedder';
+import type { Reranker } from '../models/reranker';
 import { paperFromRecord, type Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
 import { distinctWorks } from './distinctWorks';
 import { rankPapers, type Ranked } from './hybrid';
+import { passageText } from './passages';
+import { rerank } from './rerank';
 import { PaperStore, type VectorBatch } from './store';
 
 /** The setting that names the encoder, for notes that tell the user how to get more than words. */
@@ -42,6 +45,8 @@ export interface LibraryOptions {
   readonly mode?: SearchMode;
   /** Searched for each claim before the library; the papers they find are added to it, and so kept. */
   readonly liveSources?: readonly PaperSource[];
+  /** Reorders the top of each ranking (see `index/rerank.ts`). */
+  readonly reranker?: Reranker;
 }
 
 export interface AddOptions {
@@ -106,9 +111,12 @@ export class PaperLibrary implements EvidenceFinder {
     signal?.throwIfAborted();
     const notes: string[] = [];
     if (this.options.liveSources?.length) await this.searchSources(query, notes);
-    const { mode, ranked } = await this.rankOrFallBack(query, await this.rankingFor(query, notes), notes);
+    const { reranker } = this.options;
+    const deep = reranker === undefined ? query : { ...query, limit: Math.max(query.limit, reranker.depth) };
+    const { mode, ranked } = await this.rankOrFallBack(deep, await this.rankingFor(query, notes), notes);
     signal?.throwIfAborted();
-    const results = ranked.map(({ paper, score }): Evidence => {
+    const reordered = reranker === undefined ? ranked : (await rerank(reranker, query.text, ranked, signal)).slice(0, query.limit);
+    const results = reordered.map(({ paper, score }): Evidence => {
       const sentence = paper.abstract === undefined ? undefined : this.store.lexical.bestSentence(query.text, paper.abstract)?.text;
       return { paper, score, ...(sentence !== undefined && { sentence }) };
     });
@@ -216,7 +224,3 @@ export class PaperLibrary implements EvidenceFinder {
   }
 }
 
-/** What the encoder reads of a paper: title and abstract, as BEIR's published figures embed them. */
-export function passageText(paper: Paper): string {
-  return `${paper.title} ${paper.abstract ?? ''}`.trim();
-}

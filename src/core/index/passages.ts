@@ -1,6 +1,10 @@
-/** The sentence of an abstract that best matches a query, so a search result can show why it was found. */
+/**
+ * What of a paper is read for its relevance (`passageText`), and the sentence of an abstract that best
+ * matches a query, so a search result can show why it was found.
+ */
 import { PlainTextBuilder } from '../manuscript/plainText';
 import { splitSentences, type Span } from '../manuscript/sentences';
+import type { Paper } from '../papers/paper';
 import { analyze, termFrequencies } from './analyzer';
 
 export interface Passage {
@@ -10,6 +14,11 @@ export interface Passage {
   readonly start: number;
   readonly end: number;
   readonly score: number;
+}
+
+/** What the encoder and the reranker read of a paper: title and abstract, as BEIR's published figures embed them. */
+export function passageText(paper: Paper): string {
+  return `${paper.title} ${paper.abstract ?? ''}`.trim();
 }
 
 /** How much a query term counts: its inverse document frequency in the collection searched. */

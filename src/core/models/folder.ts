@@ -93,7 +93,7 @@ function missing(dir: string, name: string, what: string): ModelError {
 }
 
 /** The file's JSON object, or undefined when the file does not exist; throws when it is not a JSON object. */
-async function readJsonObject(dir: string, name: string): Promise<object | undefined> {
+export async function readJsonObject(dir: string, name: string): Promise<object | undefined> {
   const file = path.join(dir, name);
   let text: string | undefined;
   try {

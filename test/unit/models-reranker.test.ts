@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { rerank } from '../../src/core/index/rerank';
+import { ModelError } from '../../src/core/models/errors';
+import { OnnxReranker, type Reranker } from '../../src/core/models/reranker';
+import type { Paper } from '../../src/core/papers/paper';
+import { writeModelFolder } from './support/onnx/folders';
+import { nliGraph, nliLogits } from './support/onnx/graphs';
+import { makeTempDir } from './support/tempDir';
+
+// The pair of models-nli.test.ts (claim first, as the reranker reads it), whose ids are checked in models-tokenizer.test.ts.
+const CLAIM = 'Aspirin reduces the risk of stroke.';
+const PASSAGE = 'Café owners hallucinated citations.';
+const PAIR_IDS = [101, 2004, 8197, 6657, 13416, 1996, 3891, 1997, 6909, 1012, 102, 7668, 5608, 2534, 14194, 15833, 22921, 1012, 102];
+const PAIR_TYPES = [...new Array<number>(11).fill(0), ...new Array<number>(8).fill(1)];
+
+const CONFIG = { model_type: 'bert', _name_or_path: 'attest-rerank-minilm-l6', max_position_embeddings: 512, pad_token_id: 0, id2label: { 0: 'LABEL_0' } };
+
+function paper(id: string): Paper {
+  return { id, title: `Paper ${id}`, abstract: `The abstract of ${id}.`, authors: [] };
+}
+
+/** Scores each passage by the number at its end: "Paper c" of a 3 scores 3. */
+function fixedReranker(depth: number, weight: number, scores: Record<string, number>): Reranker & { asked: string[][] } {
+  const asked: string[][] = [];
+  return {
+    depth,
+    weight,
+    asked,
+    score: async (_claim, passages) => {
+      asked.push([...passages]);
+      return passages.map((p) => scores[p.split(' ')[1]] ?? 0);
+    },
+    dispose: async () => undefined,
+  };
+}
+
+describe('the reranker', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function folder(files: Record<string, string>): Promise<string> {
+    const temp = await makeTempDir();
+    cleanups.push(temp.remove);
+    return writeModelFolder(path.join(temp.dir, 'reranker'), { model: nliGraph({ labels: 1, tokenTypes: true }), config: CONFIG, files });
+  }
+
+  it('scores each paper with its graph, the claim first and the passage second', async () => {
+    const reranker = await OnnxReranker.load(await folder({ 'rerank.json': '{"depth": 50, "weight": 0.2}' }), { threads: 1 });
+    cleanups.push(() => reranker.dispose());
+    assert.deepEqual([reranker.depth, reranker.weight], [50, 0.2]);
+    const [score, again] = await reranker.score(CLAIM, [PASSAGE, PASSAGE]);
+    assert.ok(Math.abs(score - nliLogits(PAIR_IDS, PAIR_TYPES, 1)[0]) < 1e-4, `${score}`);
+    assert.equal(again, score);
+    const aborted = new AbortController();
+    aborted.abort(new Error('stopped'));
+    await assert.rejects(reranker.score(CLAIM, [PASSAGE], aborted.signal), /stopped/);
+  });
+
+  it('refuses a folder that does not say how deep it reorders and how much it counts', async () => {
+    for (const [files, message] of [
+      [{}, /rerank\.json: "depth" should be a whole number from 2 to 1000, not missing/],
+      [{ 'rerank.json': '{"depth": 50, "weight": 1.5}' }, /"weight" should be a number from 0 to 1, not 1\.5/],
+      [{ 'rerank.json': '[50]' }, /rerank\.json/],
+    ] as const) {
+      await assert.rejects(OnnxReranker.load(await folder(files), { threads: 1 }), (error: unknown) => error instanceof ModelError && message.test(error.message));
+    }
+  });
+
+  it('reorders only the head of a ranking, by the mix of its scores and the ranking’s', async () => {
+    const ranked = ['a', 'b', 'c', 'd'].map((id, at) => ({ paper: paper(id), score: 4 - at }));
+    const alone = fixedReranker(3, 1, { a: 0, b: 1, c: 5 });
+    const reordered = await rerank(alone, 'claim', ranked);
+    assert.deepEqual(reordered.map((r) => r.paper.id), ['c', 'b', 'a', 'd']);
+    assert.deepEqual(alone.asked, [['Paper a The abstract of a.', 'Paper b The abstract of b.', 'Paper c The abstract of c.']]);
+    assert.equal(reordered[3].score, 1, 'a paper past the head keeps its score');
+    assert.ok(reordered[0].score > reordered[1].score && reordered[1].score > reordered[2].score);
+
+    assert.deepEqual((await rerank(fixedReranker(3, 0, { c: 5 }), 'claim', ranked)).map((r) => r.paper.id), ['a', 'b', 'c', 'd'], 'weight 0 keeps the ranking');
+    // Standardised, the reranker puts c at 1.41 and a at −0.71, the ranking a at 1.22 and c at −1.22:
+    // half and half a stays first, at 0.6 c moves up.
+    assert.deepEqual((await rerank(fixedReranker(3, 0.5, { a: 0, b: 0, c: 5 }), 'claim', ranked)).map((r) => r.paper.id), ['a', 'c', 'b', 'd']);
+    assert.deepEqual((await rerank(fixedReranker(3, 0.6, { a: 0, b: 0, c: 5 }), 'claim', ranked)).map((r) => r.paper.id), ['c', 'a', 'b', 'd']);
+    assert.deepEqual(await rerank(fixedReranker(3, 1, {}), 'claim', ranked.slice(0, 1)), ranked.slice(0, 1));
+  });
+});
