@@ -91,6 +91,8 @@ def main() -> None:
     (staging / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     metrics = {"model": MODEL_NAME, "history": history, "best_epoch": best[1], "held_out_claims": len(held_out), "int8_held_out_ndcg10_by_weight": quality, "weight": weight, "args": {k: v for k, v in vars(args).items() if k not in ("data", "out", "cache")}}
     (staging / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    # What Attest's reranker reads (src/core/models/reranker.ts): how deep it reorders, and its weight in the mix.
+    (staging / "rerank.json").write_text(json.dumps({"depth": args.depth, "weight": weight}) + "\n")
     shutil.rmtree(staging / "fp32", ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
