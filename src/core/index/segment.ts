@@ -147,7 +147,7 @@ function bytesOf(array: Uint32Array | Float64Array): Uint8Array {
 const openFiles = new FinalizationRegistry<readonly number[]>((fds) => fds.forEach((fd) => closeSync(fd)));
 
 /** A regular file opened for reading, without waiting on a FIFO; anything else is refused. */
-function openRegular(dir: string, name: string): { fd: number; size: number } {
+export function openRegular(dir: string, name: string): { fd: number; size: number } {
   const fd = openSync(path.join(dir, name), constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   const kind = notRegularKind(fstatSync(fd));
   if (kind === undefined) return { fd, size: fstatSync(fd).size };

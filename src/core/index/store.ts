@@ -57,7 +57,7 @@ import { LARGEST_TEXT_BYTES, NotRegularFileError, openRegularFile } from '../tex
 import { DenseIndex, type DenseIndexData } from './dense';
 import { prepareScoring } from './scoring';
 import { LexicalIndex, LexicalParts, type LexicalIndexData, type LexicalSearch } from './lexical';
-import { DamagedSegment, DiskSegment, parsePaper, writeSegment, type SegmentFiles, type SegmentWriter } from './segment';
+import { DamagedSegment, DiskSegment, openRegular, parsePaper, writeSegment, type SegmentFiles, type SegmentWriter } from './segment';
 
 /**
  * Bumped when the files change shape; a store of the earlier version is read and saved again in this
@@ -1076,7 +1076,7 @@ async function readDense(dir: string, segments: readonly VectorSegment[], dimens
   const vectors = new Float32Array(rows * dimension);
   const bytes = new Uint8Array(vectors.buffer);
   let from = 0;
-  const reads = segments.map((segment) => readInto(path.join(dir, segment.file), bytes.subarray(from, (from += segment.count * dimension * 4))));
+  const reads = segments.map((segment) => readInto(dir, segment.file, bytes.subarray(from, (from += segment.count * dimension * 4))));
   // Each read rejects on its own; none may go unheard while the others are awaited.
   const all = Promise.all(reads);
   all.catch(() => undefined);
@@ -1092,15 +1092,13 @@ async function readDense(dir: string, segments: readonly VectorSegment[], dimens
  * Fills `target` with a regular file of exactly its length; anything else is damage. The file is
  * opened at once and its read begun before this returns.
  */
-async function readInto(file: string, target: Uint8Array): Promise<void> {
-  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+async function readInto(dir: string, name: string, target: Uint8Array): Promise<void> {
+  const { fd, size } = openRegular(dir, name);
   try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new DamagedStore(`${path.basename(file)} is not a regular file`);
-    if (stats.size !== target.length) throw new DamagedStore(`${path.basename(file)} holds ${stats.size} bytes, not ${target.length}`);
+    if (size !== target.length) throw new DamagedStore(`${name} holds ${size} bytes, not ${target.length}`);
     for (let done = 0; done < target.length; ) {
       const bytesRead = await new Promise<number>((resolve, reject) => read(fd, target, done, target.length - done, done, (error, count) => (error ? reject(error) : resolve(count))));
-      if (bytesRead === 0) throw new DamagedStore(`${path.basename(file)} ends early`);
+      if (bytesRead === 0) throw new DamagedStore(`${name} ends early`);
       done += bytesRead;
     }
   } finally {
