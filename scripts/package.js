@@ -66,11 +66,14 @@ const ASSETS = ['package.nls.json', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxe
 const MARKETPLACE_README = 'media/marketplace/README.md';
 
 /**
- * The NLI model built into Attest (src/core/models/builtIn.ts finds it at the package's root): its
- * card, settings, configuration, tokenizer and int8 graph, when the repository has it.
+ * The models built into Attest (src/core/models/builtIn.ts finds them at the package's root), each
+ * when the repository has it: the NLI model and the evidence reranker, their cards, settings,
+ * configuration, tokenizer and int8 graph.
  */
-const BUILT_IN_MODEL = 'models/attest-nli';
-const BUILT_IN_MODEL_FILES = ['README.md', 'attest.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'];
+const BUILT_IN_MODELS = {
+  'models/attest-nli': ['README.md', 'attest.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'],
+  'models/attest-rerank': ['README.md', 'rerank.json', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'],
+};
 
 function hostTarget() {
   const target = `${process.platform}-${process.arch}`;
@@ -172,10 +175,10 @@ async function packageTarget(target, outDir) {
   const metafile = await bundle(path.join(stage, 'dist'));
   for (const asset of ASSETS) copy(path.join(root, asset), path.join(stage, asset));
   const nativeDir = TARGETS[target];
-  // Without onnxruntime (Intel Macs) the model could not run.
-  const model = nativeDir && fs.existsSync(path.join(root, BUILT_IN_MODEL));
-  if (model) for (const file of BUILT_IN_MODEL_FILES) copy(path.join(root, BUILT_IN_MODEL, file), path.join(stage, BUILT_IN_MODEL, file));
-  else if (nativeDir) console.warn(`package: ${BUILT_IN_MODEL} is absent, so the package has no built-in NLI model`);
+  // Without onnxruntime (Intel Macs) the models could not run.
+  const models = nativeDir ? Object.keys(BUILT_IN_MODELS).filter((dir) => fs.existsSync(path.join(root, dir))) : [];
+  for (const dir of models) for (const file of BUILT_IN_MODELS[dir]) copy(path.join(root, dir, file), path.join(stage, dir, file));
+  if (nativeDir) for (const dir of Object.keys(BUILT_IN_MODELS).filter((d) => !models.includes(d))) console.warn(`package: ${dir} is absent, so the package is without it`);
   if (nativeDir) copyOnnxRuntime(nativeDir, path.join(stage, 'dist/node_modules'));
   copyPdfJs(path.join(stage, 'dist/node_modules'));
   const manifest = stagedManifest(target, nativeDir !== undefined);
@@ -193,7 +196,7 @@ async function packageTarget(target, outDir) {
   });
   const bundled = Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0);
   const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
-  const withModel = model ? ', the built-in NLI model' : '';
+  const withModel = models.length > 0 ? `, ${models.map((dir) => path.basename(dir)).join(' and ')}` : '';
   console.log(`${vsix}: ${mb(fs.statSync(vsix).size)} MB (bundles ${mb(bundled)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'}${withModel})`);
 }
 

@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import type { Encoder } from '../core/index/library';
+import { ModelError } from '../core/models/errors';
 import type { Reranker } from '../core/models/reranker';
 
 /** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
@@ -37,6 +38,14 @@ export async function loadReranker(dir: string | undefined): Promise<Reranker | 
   if (dir === undefined) return undefined;
   const { OnnxReranker } = await import('../core/models/reranker');
   return OnnxReranker.load(path.resolve(dir));
+}
+
+/** The folder of Attest's own reranker; a `ModelError` when this copy of Attest has none. */
+export async function builtInRerankerDir(): Promise<string> {
+  const { builtInRerankerFolder } = await import('../core/models/builtIn');
+  const dir = await builtInRerankerFolder();
+  if (dir === undefined) throw new ModelError('--rerank: this copy of Attest has no built-in reranker (models/attest-rerank in its package); give --rerank-model DIR instead.');
+  return dir;
 }
 
 /** An error of the store's files (permissions, a full disk), reported like an unreadable input. */

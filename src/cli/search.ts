@@ -3,26 +3,27 @@ import type { SearchMode } from '../core/evidence';
 import type { Encoder } from '../core/index/library';
 import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
-import { encoderDir, isFileSystemError, loadReranker, startEncoder } from './encoder';
+import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, startEncoder } from './encoder';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 
 export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
-                     [--mode lexical|dense|hybrid] [--embed-model DIR] [--rerank-model DIR]
-                     [--format jsonl]
+                     [--mode lexical|dense|hybrid] [--embed-model DIR]
+                     [--rerank | --rerank-model DIR] [--format jsonl]
 
 Searches the paper library in DIR (see attest index) for each query, as Find Evidence does. Query
 lines: {"_id", "text"} (BEIR's queries.jsonl). Output: one line per query,
 {"query_id", "results": [{"id", "score", "sentence"}]}, query_id null for --query; sentence is the
 abstract's sentence that matches the query best, or null.
   --top K             results per query (default 10)
-  --mode MODE         lexical (words), dense (meaning) or hybrid (both, fused by rank); default
+  --mode MODE         lexical (words), dense (meaning) or hybrid (both, fused by score); default
                       hybrid with an encoder, lexical without
   --embed-model DIR   an ONNX sentence encoder folder (or ATTEST_EMBED_MODEL); papers not yet
                       embedded with it are embedded first, and kept
-  --rerank-model DIR  a reranker folder (training/attest_training/rerank.py) that reorders the top
-                      of each ranking; scores are then the mix it was trained for
+  --rerank            reorder the top 20 of each ranking with Attest's built-in reranker, as Find
+                      Evidence does; their scores are then the mix it was trained for
+  --rerank-model DIR  the same with another reranker folder (training/attest_training/rerank.py)
 Exit status: 0 searched, 2 usage or I/O failure.`;
 
 const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
@@ -48,6 +49,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
         top: { type: 'string', default: '10' },
         mode: { type: 'string' },
         'embed-model': { type: 'string' },
+        rerank: { type: 'boolean', default: false },
         'rerank-model': { type: 'string' },
         format: { type: 'string', default: 'jsonl' },
       },
@@ -64,6 +66,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   if (!Number.isInteger(top) || top < 1) return usage(io, `--top must be a positive whole number, not '${values.top}'`);
   if (mode !== undefined && !MODES.includes(mode)) return usage(io, `--mode must be lexical, dense or hybrid, not '${mode}'`);
   if (values.format !== 'jsonl') return usage(io, `--format must be jsonl, not '${values.format}'`);
+  if (values.rerank && values['rerank-model'] !== undefined) return usage(io, 'give --rerank or --rerank-model DIR, not both');
   const encoderFolder = encoderDir(values['embed-model'], process.env);
   if (mode !== undefined && mode !== 'lexical' && encoderFolder === undefined) {
     const { ENCODER_SETTING } = await import('../core/index/library');
@@ -88,8 +91,9 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     started = await startEncoder(encoderFolder);
     const encoder = started?.encoder;
     const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
-    reranker = await loadReranker(values['rerank-model']);
-    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode, reranker });
+    const loaded = await loadReranker(values.rerank ? await builtInRerankerDir() : values['rerank-model']);
+    reranker = loaded;
+    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode, reranker: loaded && (async () => loaded) });
     for (const message of messages) io.err(`attest search: ${message}\n`);
     // The vectors are read on Node's I/O threads while the rest gets ready; a failed read is the search's to report.
     if (encoder !== undefined && mode !== 'lexical') library.store.dense().catch(() => undefined);

@@ -4,6 +4,7 @@ import type { CheckResult } from '../core/check';
 import type { PaperMatch } from '../core/completion/libraryKeys';
 import type { EvidenceFinder } from '../core/evidence';
 import { LibraryThread } from '../core/index/libraryThread';
+import { builtInRerankerFolder } from '../core/models/builtIn';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, papersFromBibliography } from '../core/papers/import';
 import type { LocalModel } from './models';
@@ -130,6 +131,7 @@ export class EvidenceLibrary implements vscode.Disposable {
       dir: this.dir,
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
       missingEncoder: encoder ? undefined : await this.encoder.absence(),
+      reranker: settings.get('rerank', true) ? await builtInRerankerFolder() : undefined,
       liveSources,
     });
     for (const message of messages) {

@@ -6,9 +6,12 @@ import { citationKeyFor } from '../../src/core/bibliography/generate';
 import { PaperLibrary } from '../../src/core/index/library';
 import { LibraryThread } from '../../src/core/index/libraryThread';
 import { PaperStore } from '../../src/core/index/store';
+import { builtInRerankerFolder } from '../../src/core/models/builtIn';
+import { OnnxReranker } from '../../src/core/models/reranker';
 import type { Paper } from '../../src/core/papers/paper';
 import type { Embedder, TextKind } from '../../src/core/models/embedder';
 import { corpus, FakeSource, FOUND } from './support/paperSources';
+import { REPO_ROOT } from './helpers';
 import { makeTempDir } from './support/tempDir';
 
 /** Vectors from letter counts: enough to rank by, the same in both threads. */
@@ -62,6 +65,25 @@ describe('the paper library in a worker thread', () => {
       assert.deepEqual(there, await library.find({ text, limit: 4 }));
     }
     assert.ok(embedder.asked.includes('query') && embedder.asked.includes('passage'));
+  });
+
+  it('reorders each search with the reranker folder it is set up with, loaded in the worker, and says so when it cannot be loaded', async () => {
+    const papers = await corpus();
+    const builtIn = await builtInRerankerFolder([REPO_ROOT]);
+    assert.ok(builtIn);
+    await thread.setUp({ dir: path.join(dir, 'there'), reranker: builtIn });
+    await thread.add(papers);
+    const reranker = await OnnxReranker.load(builtIn, { threads: 1 });
+    const { library } = await PaperLibrary.open(path.join(dir, 'here'), { reranker: async () => reranker });
+    await library.add(papers);
+    const text = 'Aspirin lowers the risk of stroke in older adults.';
+    const there = await thread.find({ text, limit: 3 });
+    assert.deepEqual(there, await library.find({ text, limit: 3 }));
+    await reranker.dispose();
+
+    await thread.setUp({ dir: path.join(dir, 'there'), reranker: path.join(dir, 'no-reranker') });
+    const without = await thread.find({ text, limit: 3 });
+    assert.ok(without.notes.some((note) => /own order: the reranker could not be loaded \(The model folder .*no-reranker does not exist/.test(note)), without.notes.join('\n'));
   });
 
   it('adds only the papers it lacks when asked so, and keeps them on disk', async () => {

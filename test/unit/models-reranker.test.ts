@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { PaperLibrary } from '../../src/core/index/library';
 import { rerank } from '../../src/core/index/rerank';
+import { builtInRerankerFolder } from '../../src/core/models/builtIn';
 import { ModelError } from '../../src/core/models/errors';
-import { OnnxReranker, type Reranker } from '../../src/core/models/reranker';
+import { OnnxReranker, RerankerOnFirstUse, type Reranker } from '../../src/core/models/reranker';
 import type { Paper } from '../../src/core/papers/paper';
 import { writeModelFolder } from './support/onnx/folders';
 import { nliGraph, nliLogits } from './support/onnx/graphs';
+import { REPO_ROOT } from './helpers';
+import { corpus } from './support/paperSources';
 import { makeTempDir } from './support/tempDir';
 
 // The pair of models-nli.test.ts (claim first, as the reranker reads it), whose ids are checked in models-tokenizer.test.ts.
@@ -84,5 +88,74 @@ describe('the reranker', () => {
     assert.deepEqual((await rerank(fixedReranker(3, 0.5, { a: 0, b: 0, c: 5 }), 'claim', ranked)).map((r) => r.paper.id), ['a', 'c', 'b', 'd']);
     assert.deepEqual((await rerank(fixedReranker(3, 0.6, { a: 0, b: 0, c: 5 }), 'claim', ranked)).map((r) => r.paper.id), ['c', 'a', 'b', 'd']);
     assert.deepEqual(await rerank(fixedReranker(3, 1, {}), 'claim', ranked.slice(0, 1)), ranked.slice(0, 1));
+  });
+
+  it('is loaded at its first use, once, and a load that failed is tried again', async () => {
+    const temp = await makeTempDir();
+    cleanups.push(temp.remove);
+    const dir = path.join(temp.dir, 'reranker');
+    const lazy = new RerankerOnFirstUse(dir, { threads: 1 });
+    await assert.rejects(lazy.get(), ModelError);
+    await writeModelFolder(dir, { model: nliGraph({ labels: 1, tokenTypes: true }), config: CONFIG, files: { 'rerank.json': '{"depth": 5, "weight": 0.5}' } });
+    const loaded = await lazy.get();
+    assert.equal(loaded.depth, 5);
+    assert.equal(await lazy.get(), loaded, 'loaded once');
+    await lazy.dispose();
+  });
+
+  it('ships with Attest: the built-in reranker puts the abstract that bears on a claim above those that do not', async () => {
+    const dir = await builtInRerankerFolder([REPO_ROOT]);
+    assert.ok(dir, 'models/attest-rerank is in the repository');
+    const reranker = await OnnxReranker.load(dir, { threads: 1 });
+    try {
+      assert.deepEqual([reranker.depth, reranker.weight], [20, 0.4]);
+      const [onTopic, ...others] = await reranker.score('Low-dose aspirin lowers the risk of a first stroke in older adults.', [
+        'Aspirin for the primary prevention of stroke in the elderly. In a trial of 19,114 adults aged 70 or more, daily low-dose aspirin reduced the incidence of ischemic stroke.',
+        'Retreat of alpine glaciers since 1850. Warm summers drive the retreat of glaciers in the Alps.',
+        'Caffeine and sleep. Coffee taken in the evening delays sleep onset in healthy adults.',
+      ]);
+      for (const other of others) assert.ok(onTopic > other, `${onTopic} > ${other}`);
+    } finally {
+      await reranker.dispose();
+    }
+  });
+
+  describe('in a search of the library', () => {
+    async function library(reranker?: () => Promise<Reranker>): Promise<PaperLibrary> {
+      const temp = await makeTempDir();
+      cleanups.push(temp.remove);
+      const opened = (await PaperLibrary.open(temp.dir, { reranker })).library;
+      await opened.add(await corpus());
+      return opened;
+    }
+    const CLAIM_TEXT = 'aspirin stroke risk';
+
+    it('reorders the papers the words found, asking for as many as it reorders', async () => {
+      const byWords = await (await library()).find({ text: CLAIM_TEXT, limit: 10 });
+      assert.ok(byWords.results.length >= 2);
+      const last = byWords.results[byWords.results.length - 1].paper;
+      const reranker = fixedReranker(10, 1, { [last.title.split(' ')[1]]: 9 });
+      const reranked = await (await library(async () => reranker)).find({ text: CLAIM_TEXT, limit: 1 });
+      assert.equal(reranker.asked[0].length, byWords.results.length, 'the head is as deep as the reranker reorders, not the limit');
+      assert.deepEqual(reranked.results.map((r) => r.paper.id), [last.id]);
+      assert.deepEqual(reranked.notes, byWords.notes);
+    });
+
+    it('keeps the search’s own order, and says why, when the reranker cannot be loaded or fails', async () => {
+      const byWords = await (await library()).find({ text: CLAIM_TEXT, limit: 3 });
+      const unloadable = await (await library(() => Promise.reject(new ModelError('The model folder /x does not exist.')))).find({ text: CLAIM_TEXT, limit: 3 });
+      assert.deepEqual(unloadable.results, byWords.results);
+      assert.ok(unloadable.notes.some((n) => /own order: the reranker could not be loaded \(The model folder \/x does not exist\.\)/.test(n)), unloadable.notes.join('\n'));
+      const failing: Reranker = { ...fixedReranker(5, 1, {}), score: () => Promise.reject(new Error('session released')) };
+      const failed = await (await library(async () => failing)).find({ text: CLAIM_TEXT, limit: 3 });
+      assert.deepEqual(failed.results.map((r) => r.paper.id), byWords.results.map((r) => r.paper.id));
+      assert.ok(failed.notes.some((n) => /own order: the reranker failed \(session released\)/.test(n)), failed.notes.join('\n'));
+    });
+
+    it('stops with the signal’s reason when the search is cancelled while it reorders', async () => {
+      const controller = new AbortController();
+      const stopping: Reranker = { ...fixedReranker(5, 1, {}), score: async () => { controller.abort(new Error('cancelled by the user')); throw new Error('aborted'); } };
+      await assert.rejects((await library(async () => stopping)).find({ text: CLAIM_TEXT, limit: 3, signal: controller.signal }), /cancelled by the user/);
+    });
   });
 });

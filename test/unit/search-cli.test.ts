@@ -6,6 +6,8 @@ import { REPO_ROOT } from './helpers';
 import { writeModelFolder } from './support/onnx/folders';
 import { encoderGraph, nliGraph } from './support/onnx/graphs';
 import { OnnxReranker } from '../../src/core/models/reranker';
+import { builtInRerankerFolder } from '../../src/core/models/builtIn';
+import { PaperLibrary } from '../../src/core/index/library';
 import { passageText } from '../../src/core/index/passages';
 import { papersFromJsonLines } from '../../src/core/papers/import';
 import { makeTempDir } from './support/tempDir';
@@ -77,6 +79,24 @@ describe('attest index and attest search', () => {
     const missing = await run('search', '--store', store, '--query', claim, '--rerank-model', path.join(dir, 'nowhere'));
     assert.equal(missing.code, 2);
     assert.match(missing.err, /The model folder .*nowhere does not exist/);
+  });
+
+  it('reorders the top by Attest’s built-in reranker with --rerank, as Find Evidence does', async () => {
+    assert.equal((await run('index', 'add', CORPUS, '--store', store)).code, 0);
+    const claim = 'Aspirin lowers the risk of stroke in older adults.';
+    const { code, out, err } = await run('search', '--store', store, '--query', claim, '--top', '3', '--rerank');
+    assert.equal(code, 0, err);
+    const builtIn = await builtInRerankerFolder([REPO_ROOT]);
+    assert.ok(builtIn);
+    const reranker = await OnnxReranker.load(builtIn, { threads: 1 });
+    const { library } = await PaperLibrary.open(store, { reranker: async () => reranker });
+    const expected = await library.find({ text: claim, limit: 3 });
+    await reranker.dispose();
+    assert.deepEqual(lines(out)[0].results, expected.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null })));
+
+    const both = await run('search', '--store', store, '--query', claim, '--rerank', '--rerank-model', dir);
+    assert.equal(both.code, 2);
+    assert.match(both.err, /give --rerank or --rerank-model DIR, not both/);
   });
 
   it('imports a JSONL corpus, reporting its bad lines by number, and searches it by words', async () => {

@@ -44,7 +44,8 @@ def main() -> None:
     torch.manual_seed(args.seed)
     base = Path(args.base) if args.base else base_model.fetch(Path(args.cache).expanduser())
     tokenizer = AutoTokenizer.from_pretrained(str(base))
-    model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1).float()
+    device = torch.device(args.device)
+    model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1).float().to(device)
 
     corpus = read_corpus(Path(args.data) / "beir-scifact" / "corpus.jsonl")
     claims = read_claims(Path(args.data) / "beir-scifact" / "queries.jsonl")
@@ -62,14 +63,15 @@ def main() -> None:
     history = []
     best = None
     for epoch in range(1, args.epochs + 1):
-        loss = train_epoch(model, tokenizer, inputs, optimizer, schedule, args, epoch)
-        scores = score_rankings(model, tokenizer, held_out, rankings, claims, corpus, args)
+        loss = train_epoch(model, tokenizer, inputs, optimizer, schedule, args, epoch, device)
+        scores = score_rankings(model, tokenizer, held_out, rankings, claims, corpus, args, device)
         quality = {str(w): round(mean_ndcg(held_out, rankings, judged, scores, w), 4) for w in WEIGHTS}
         history.append({"epoch": epoch, "loss": round(loss, 4), "held_out_ndcg10_by_reranker_weight": quality})
         log(f"epoch {epoch}: loss {loss:.4f}; held-out nDCG@10 hybrid {quality['0.0']}, reranker alone {quality['1.0']}, best mix {max(quality.values())}")
         if best is None or max(quality.values()) > best[0]:
             best = (max(quality.values()), epoch)
-            model.save_pretrained(args.out + ".weights")
+            model.to("cpu").save_pretrained(args.out + ".weights")
+            model.to(device)
             tokenizer.save_pretrained(args.out + ".weights")
     (Path(args.out + ".weights") / "training.json").write_text(json.dumps({"history": history, "best_epoch": best[1], "seconds": round(time.time() - started)}, indent=2) + "\n")
     log(f"best epoch {best[1]}; weights in {args.out}.weights")
@@ -155,27 +157,27 @@ def training_groups(claims, rankings, judged, size: int, rng: random.Random) -> 
     return groups
 
 
-def train_epoch(model, tokenizer, inputs, optimizer, schedule, args, epoch: int) -> float:
+def train_epoch(model, tokenizer, inputs, optimizer, schedule, args, epoch: int, device: torch.device) -> float:
     model.train()
     order = list(range(len(inputs)))
     random.Random(args.seed + epoch).shuffle(order)
     steps = Steps(model, optimizer, schedule, epoch)
     for start in range(0, len(order), args.groups_per_batch):
         chunk = [inputs[i] for i in order[start : start + args.groups_per_batch]]
-        batch = tokenizer.pad([encoded for group in chunk for encoded in group], return_tensors="pt")
+        batch = tokenizer.pad([encoded for group in chunk for encoded in group], return_tensors="pt").to(device)
         logits = model(**batch).logits.view(len(chunk), -1)
         # Each group's judged paper comes first.
-        steps.take(torch.nn.functional.cross_entropy(logits, torch.zeros(len(chunk), dtype=torch.long)))
+        steps.take(torch.nn.functional.cross_entropy(logits, torch.zeros(len(chunk), dtype=torch.long, device=device)))
     return steps.mean_loss
 
 
 @torch.no_grad()
-def score_rankings(model, tokenizer, claims, rankings, texts, corpus, args) -> dict[str, list[float]]:
+def score_rankings(model, tokenizer, claims, rankings, texts, corpus, args, device: torch.device) -> dict[str, list[float]]:
     model.eval()
     scores = {}
     for claim in claims:
         docs = [doc for doc, _ in rankings[claim][: args.depth]]
-        batch = tokenizer([texts[claim]] * len(docs), [corpus[d] for d in docs], truncation="only_second", max_length=args.max_length, padding=True, return_tensors="pt")
+        batch = tokenizer([texts[claim]] * len(docs), [corpus[d] for d in docs], truncation="only_second", max_length=args.max_length, padding=True, return_tensors="pt").to(device)
         scores[claim] = model(**batch).logits.squeeze(-1).tolist()
     return scores
 
@@ -226,6 +228,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--learning-rate", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--device", default="cpu", help="where to train: cpu, or cuda on a GPU machine")
     return parser.parse_args()
 
 

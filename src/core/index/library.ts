@@ -45,8 +45,8 @@ export interface LibraryOptions {
   readonly mode?: SearchMode;
   /** Searched for each claim before the library; the papers they find are added to it, and so kept. */
   readonly liveSources?: readonly PaperSource[];
-  /** Reorders the top of each ranking (see `index/rerank.ts`). */
-  readonly reranker?: Reranker;
+  /** Gives the reranker that reorders the top of each ranking (see `index/rerank.ts`), asked for at each search. */
+  readonly reranker?: () => Promise<Reranker>;
 }
 
 export interface AddOptions {
@@ -62,6 +62,7 @@ export interface AddOptions {
 export const IMPORT_BATCH = 10_000;
 /** Papers embedded and saved together, so an import that stops halfway keeps what it did. */
 const EMBED_CHUNK = 512;
+const NOT_RERANKED = "The papers are in the search's own order:";
 /** How deep each ranking goes before fusion: recall@100 is what the benchmark measures. */
 const DEPTH = 100;
 
@@ -111,16 +112,37 @@ export class PaperLibrary implements EvidenceFinder {
     signal?.throwIfAborted();
     const notes: string[] = [];
     if (this.options.liveSources?.length) await this.searchSources(query, notes);
-    const { reranker } = this.options;
+    const reranker = await this.reranker(notes);
     const deep = reranker === undefined ? query : { ...query, limit: Math.max(query.limit, reranker.depth) };
     const { mode, ranked } = await this.rankOrFallBack(deep, await this.rankingFor(query, notes), notes);
     signal?.throwIfAborted();
-    const reordered = reranker === undefined ? ranked : (await rerank(reranker, query.text, ranked, signal)).slice(0, query.limit);
+    const reordered = reranker === undefined ? ranked : (await this.reranked(reranker, query, ranked, notes)).slice(0, query.limit);
     const results = reordered.map(({ paper, score }): Evidence => {
       const sentence = paper.abstract === undefined ? undefined : this.store.lexical.bestSentence(query.text, paper.abstract)?.text;
       return { paper, score, ...(sentence !== undefined && { sentence }) };
     });
     return { mode, results, notes };
+  }
+
+  /** The reranker, or none when there is none or it cannot be loaded (said in `notes`: the search goes on without it). */
+  private async reranker(notes: string[]): Promise<Reranker | undefined> {
+    try {
+      return await this.options.reranker?.();
+    } catch (error) {
+      notes.push(`${NOT_RERANKED} the reranker could not be loaded (${(error as Error).message}).`);
+      return undefined;
+    }
+  }
+
+  /** `ranked` reordered by the reranker; as it was, with a note, when the reranker fails. */
+  private async reranked(reranker: Reranker, query: EvidenceQuery, ranked: RankedPaper[], notes: string[]): Promise<RankedPaper[]> {
+    try {
+      return await rerank(reranker, query.text, ranked, query.signal);
+    } catch (error) {
+      query.signal?.throwIfAborted();
+      notes.push(`${NOT_RERANKED} the reranker failed (${(error as Error).message}).`);
+      return ranked;
+    }
   }
 
   private async embedInChunks(

@@ -21,6 +21,8 @@ export interface LibrarySetup {
   readonly encoder?: string;
   readonly missingEncoder?: 'not-configured' | 'not-downloaded';
   readonly mode?: SearchMode;
+  /** The folder of the reranker that reorders the top of each search; the worker loads it at the first. */
+  readonly reranker?: string;
   /** The live sources, by position, with the names the notes use. */
   readonly sources: readonly { readonly id: string; readonly name: string }[];
 }

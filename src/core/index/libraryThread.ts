@@ -25,6 +25,8 @@ export interface ThreadSetup {
   readonly encoder?: Encoder;
   readonly missingEncoder?: 'not-configured' | 'not-downloaded';
   readonly mode?: SearchMode;
+  /** The folder of the reranker that reorders the top of each search (see `LibrarySetup`). */
+  readonly reranker?: string;
   readonly liveSources?: readonly PaperSource[];
 }
 
@@ -163,6 +165,7 @@ export class LibraryThread implements EvidenceFinder {
       encoder: setup.encoder?.model,
       missingEncoder: setup.missingEncoder,
       mode: setup.mode,
+      reranker: setup.reranker,
       sources: (setup.liveSources ?? []).map((source) => ({ id: source.id, name: source.name })),
     };
   }

@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { PaperKeyIndex, type PaperMatch } from '../completion/libraryKeys';
 import type { Embedder, TextKind } from '../models/embedder';
+import { RerankerOnFirstUse } from '../models/reranker';
 import { importFileInBatches, type ImportProblem } from '../papers/import';
 import type { PaperSource, SourceRecord } from '../sources/types';
 import { UnreadableFileError } from '../text/decode';
@@ -66,6 +67,16 @@ function hostSource(generation: number, source: LibrarySetup['sources'][number],
   };
 }
 
+let reranker: RerankerOnFirstUse | undefined;
+
+/** The reranker in `dir`, kept while setups name it; one no setup names any more is released. */
+function rerankerIn(dir: string | undefined): RerankerOnFirstUse | undefined {
+  if (reranker?.dir === dir) return reranker;
+  void reranker?.dispose();
+  reranker = dir === undefined ? undefined : new RerankerOnFirstUse(dir);
+  return reranker;
+}
+
 function storeIn(dir: string): Promise<OpenedStore> {
   if (opened?.dir === dir) return opened.opening;
   const opening = PaperStore.open(dir);
@@ -81,12 +92,14 @@ function storeIn(dir: string): Promise<OpenedStore> {
 async function setUp(setup: LibrarySetup): Promise<readonly string[]> {
   const reopened = opened?.dir === setup.dir;
   const opening = storeIn(setup.dir);
+  const reorderer = rerankerIn(setup.reranker);
   library = opening.then(
     ({ store }) =>
       new PaperLibrary(store, {
         encoder: setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder(setup.generation) },
         missingEncoder: setup.missingEncoder,
         mode: setup.mode,
+        reranker: reorderer && (() => reorderer.get()),
         liveSources: setup.sources.map((source, at) => hostSource(setup.generation, source, at)),
       }),
   );

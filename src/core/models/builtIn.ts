@@ -1,7 +1,8 @@
 /**
- * The NLI model that ships with Attest: `models/attest-nli/` at the package's root, trained on
- * scientific claims for Attest (its model card is the folder's README.md). It judges when no other
- * model is set, so support verdicts come from the first run, offline, with nothing to download.
+ * The models that ship with Attest, at the package's root. The NLI model, `models/attest-nli/`,
+ * trained on scientific claims for Attest (its model card is the folder's README.md), judges when no
+ * other model is set, so support verdicts come from the first run, offline, with nothing to download.
+ * The evidence reranker, `models/attest-rerank/`, reorders the top of Find Evidence's ranking.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -20,10 +21,23 @@ export interface ModelIdentity {
  * The built-in model's folder, `models/attest-nli` in Attest's package, or undefined when this copy
  * of Attest has none (a package built without it).
  */
-export async function builtInNliFolder(roots: Iterable<string> = packageDirs()): Promise<string | undefined> {
+export function builtInNliFolder(roots: Iterable<string> = packageDirs()): Promise<string | undefined> {
+  return builtInFolder('attest-nli', exportFiles(true), roots);
+}
+
+/**
+ * The built-in evidence reranker's folder, `models/attest-rerank` (trained by
+ * training/attest_training/rerank.py; its card is the folder's README.md), or undefined when this
+ * copy of Attest has none.
+ */
+export function builtInRerankerFolder(roots: Iterable<string> = packageDirs()): Promise<string | undefined> {
+  return builtInFolder('attest-rerank', [...exportFiles(true), 'rerank.json'], roots);
+}
+
+async function builtInFolder(name: string, files: readonly string[], roots: Iterable<string>): Promise<string | undefined> {
   for (const root of roots) {
-    const dir = path.join(root, 'models', 'attest-nli');
-    if (await hasFiles(dir, exportFiles(true))) return dir;
+    const dir = path.join(root, 'models', name);
+    if (await hasFiles(dir, files)) return dir;
   }
   return undefined;
 }

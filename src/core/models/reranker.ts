@@ -69,6 +69,33 @@ export class OnnxReranker implements Reranker {
   }
 }
 
+/** The reranker in `dir`, loaded at the first `get()` and kept; a load that failed is tried again at the next `get()`. */
+export class RerankerOnFirstUse {
+  private loading: Promise<OnnxReranker> | undefined;
+
+  constructor(
+    readonly dir: string,
+    private readonly options: ModelOptions = {},
+  ) {}
+
+  get(): Promise<Reranker> {
+    if (this.loading === undefined) {
+      const loading = OnnxReranker.load(this.dir, this.options);
+      loading.catch(() => {
+        if (this.loading === loading) this.loading = undefined;
+      });
+      this.loading = loading;
+    }
+    return this.loading;
+  }
+
+  async dispose(): Promise<void> {
+    const loading = this.loading;
+    this.loading = undefined;
+    await (await loading?.catch(() => undefined))?.dispose();
+  }
+}
+
 /** rerank.json's object, checked; throws a `ModelError` naming the value at fault. */
 function readSettings(json: object, file: string): { depth: number; weight: number } {
   const { depth, weight } = json as Record<string, unknown>;
