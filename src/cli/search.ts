@@ -91,9 +91,11 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     started = await startEncoder(encoderFolder);
     const encoder = started?.encoder;
     const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
-    const loaded = await loadReranker(values.rerank ? await builtInRerankerDir() : values['rerank-model']);
-    reranker = loaded;
-    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode, reranker: loaded && (async () => loaded) });
+    reranker = await loadReranker(values.rerank ? await builtInRerankerDir() : values['rerank-model']);
+    // A reranker asked for by flag that fails is this command's failure, not a note: the library would go on without it.
+    let failure: unknown;
+    const asked = reranker && watched(reranker, (error) => (failure ??= error));
+    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode, reranker: asked && (async () => asked) });
     for (const message of messages) io.err(`attest search: ${message}\n`);
     // The vectors are read on Node's I/O threads while the rest gets ready; a failed read is the search's to report.
     if (encoder !== undefined && mode !== 'lexical') library.store.dense().catch(() => undefined);
@@ -102,6 +104,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     const notes = new Set<string>();
     for (const query of queries) {
       const found = await library.find({ text: query.text, limit: top });
+      if (failure !== undefined) throw failure;
       for (const note of found.notes) notes.add(note);
       const results = found.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null }));
       io.out(`${JSON.stringify({ query_id: query.id, results })}\n`);
@@ -119,6 +122,20 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     await started?.encoder.embedder.dispose();
     await reranker?.dispose();
   }
+}
+
+/** `reranker`, telling `failed` of each error its scoring throws. */
+function watched(reranker: Reranker, failed: (error: unknown) => void): Reranker {
+  return {
+    depth: reranker.depth,
+    weight: reranker.weight,
+    score: (claim, passages, signal) =>
+      reranker.score(claim, passages, signal).catch((error: unknown) => {
+        failed(error);
+        throw error;
+      }),
+    dispose: () => reranker.dispose(),
+  };
 }
 
 /** BEIR's queries.jsonl: `_id` (or `id`) and `text` a line; any other line stops the search before it starts. */

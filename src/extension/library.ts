@@ -4,6 +4,7 @@ import type { CheckResult } from '../core/check';
 import type { PaperMatch } from '../core/completion/libraryKeys';
 import type { EvidenceFinder } from '../core/evidence';
 import { LibraryThread } from '../core/index/libraryThread';
+import type { RerankerSetup } from '../core/index/libraryProtocol';
 import { builtInRerankerFolder } from '../core/models/builtIn';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, papersFromBibliography } from '../core/papers/import';
@@ -131,7 +132,7 @@ export class EvidenceLibrary implements vscode.Disposable {
       dir: this.dir,
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
       missingEncoder: encoder ? undefined : await this.encoder.absence(),
-      reranker: settings.get('rerank', true) ? await builtInRerankerFolder() : undefined,
+      reranker: await this.reranker(settings),
       liveSources,
     });
     for (const message of messages) {
@@ -147,6 +148,12 @@ export class EvidenceLibrary implements vscode.Disposable {
         .catch((error: unknown) => embedding.signal.aborted || this.log.error('Embedding papers failed', error)),
     );
     return this.thread;
+  }
+
+  /** The built-in reranker unless the setting turns it off (or this package has none), on the retrieval models' threads. */
+  private async reranker(settings: vscode.WorkspaceConfiguration): Promise<RerankerSetup | undefined> {
+    const dir = settings.get('rerank', true) ? await builtInRerankerFolder() : undefined;
+    return dir === undefined ? undefined : { dir, threads: settings.get<number>('encoder.threads', 2) };
   }
 
   private get dir(): string {

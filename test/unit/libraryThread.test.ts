@@ -71,7 +71,7 @@ describe('the paper library in a worker thread', () => {
     const papers = await corpus();
     const builtIn = await builtInRerankerFolder([REPO_ROOT]);
     assert.ok(builtIn);
-    await thread.setUp({ dir: path.join(dir, 'there'), reranker: builtIn });
+    await thread.setUp({ dir: path.join(dir, 'there'), reranker: { dir: builtIn, threads: 1 } });
     await thread.add(papers);
     const reranker = await OnnxReranker.load(builtIn, { threads: 1 });
     const { library } = await PaperLibrary.open(path.join(dir, 'here'), { reranker: async () => reranker });
@@ -81,9 +81,39 @@ describe('the paper library in a worker thread', () => {
     assert.deepEqual(there, await library.find({ text, limit: 3 }));
     await reranker.dispose();
 
-    await thread.setUp({ dir: path.join(dir, 'there'), reranker: path.join(dir, 'no-reranker') });
+    await thread.setUp({ dir: path.join(dir, 'there'), reranker: { dir: path.join(dir, 'no-reranker') } });
     const without = await thread.find({ text, limit: 3 });
     assert.ok(without.notes.some((note) => /own order: the reranker could not be loaded \(The model folder .*no-reranker does not exist/.test(note)), without.notes.join('\n'));
+  });
+
+  it('lets a search begun before the reranker was turned off finish reordered by it, and searches after without it', async () => {
+    const papers = await corpus();
+    const builtIn = await builtInRerankerFolder([REPO_ROOT]);
+    assert.ok(builtIn);
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const slow = new FakeSource('OpenAlex', async () => {
+      await held;
+      return [];
+    });
+    await thread.setUp({ dir: path.join(dir, 'there'), liveSources: [slow], reranker: { dir: builtIn, threads: 1 } });
+    await thread.add(papers);
+    const reranker = await OnnxReranker.load(builtIn, { threads: 1 });
+    const { library } = await PaperLibrary.open(path.join(dir, 'here'), { reranker: async () => reranker });
+    await library.add(papers);
+    const text = 'Aspirin lowers the risk of stroke in older adults.';
+    const expected = await library.find({ text, limit: 3 });
+    await reranker.dispose();
+
+    const begun = thread.find({ text, limit: 3 });
+    await until(async () => slow.queries);
+    await thread.setUp({ dir: path.join(dir, 'there'), liveSources: [] });
+    answer();
+    const during = await begun;
+    assert.deepEqual(during.results, expected.results, 'reordered by the reranker it began with');
+    assert.ok(!during.notes.some((note) => /own order/.test(note)), during.notes.join('\n'));
+    const byWords = await (await PaperLibrary.open(path.join(dir, 'here'))).library.find({ text, limit: 3 });
+    assert.deepEqual((await thread.find({ text, limit: 3 })).results, byWords.results, 'then in the search’s own order');
   });
 
   it('adds only the papers it lacks when asked so, and keeps them on disk', async () => {

@@ -90,17 +90,20 @@ describe('the reranker', () => {
     assert.deepEqual(await rerank(fixedReranker(3, 1, {}), 'claim', ranked.slice(0, 1)), ranked.slice(0, 1));
   });
 
-  it('is loaded at its first use, once, and a load that failed is tried again', async () => {
+  it('is loaded at its first use, once, a load that failed is tried again, and once released it gives none', async () => {
     const temp = await makeTempDir();
     cleanups.push(temp.remove);
     const dir = path.join(temp.dir, 'reranker');
-    const lazy = new RerankerOnFirstUse(dir, { threads: 1 });
+    const lazy = new RerankerOnFirstUse(dir, 1);
     await assert.rejects(lazy.get(), ModelError);
     await writeModelFolder(dir, { model: nliGraph({ labels: 1, tokenTypes: true }), config: CONFIG, files: { 'rerank.json': '{"depth": 5, "weight": 0.5}' } });
     const loaded = await lazy.get();
-    assert.equal(loaded.depth, 5);
+    assert.equal(loaded?.depth, 5);
     assert.equal(await lazy.get(), loaded, 'loaded once');
+    assert.equal((await loaded?.score(CLAIM, [PASSAGE]))?.length, 1);
     await lazy.dispose();
+    await assert.rejects(async () => loaded?.score(CLAIM, [PASSAGE]), 'its session is released');
+    assert.equal(await lazy.get(), undefined, 'released, it loads nothing again');
   });
 
   it('ships with Attest: the built-in reranker puts the abstract that bears on a claim above those that do not', async () => {

@@ -79,6 +79,16 @@ describe('attest index and attest search', () => {
     const missing = await run('search', '--store', store, '--query', claim, '--rerank-model', path.join(dir, 'nowhere'));
     assert.equal(missing.code, 2);
     assert.match(missing.err, /The model folder .*nowhere does not exist/);
+
+    const twoScores = await writeModelFolder(path.join(dir, 'two-scores'), {
+      model: nliGraph({ labels: 2, tokenTypes: true }),
+      config: { model_type: 'bert', max_position_embeddings: 512, pad_token_id: 0, id2label: { 0: 'LABEL_0', 1: 'LABEL_1' } },
+      files: { 'rerank.json': '{"depth": 10, "weight": 1}' },
+    });
+    const failing = await run('search', '--store', store, '--query', claim, '--rerank-model', twoScores);
+    assert.equal(failing.code, 2, 'a reranker asked for that fails is a failure, not a note');
+    assert.equal(failing.out, '');
+    assert.match(failing.err, /a reranker gives one score per pair/);
   });
 
   it('reorders the top by Attest’s built-in reranker with --rerank, as Find Evidence does', async () => {

