@@ -4,6 +4,7 @@ import { PaperLibrary } from '../../src/core/index/library';
 import { rerank } from '../../src/core/index/rerank';
 import { builtInRerankerFolder } from '../../src/core/models/builtIn';
 import { ModelError } from '../../src/core/models/errors';
+import type { Embedder } from '../../src/core/models/embedder';
 import { OnnxReranker, RerankerOnFirstUse, type Reranker } from '../../src/core/models/reranker';
 import type { Paper } from '../../src/core/papers/paper';
 import { writeModelFolder } from './support/onnx/folders';
@@ -142,6 +143,27 @@ describe('the reranker', () => {
       assert.equal(reranker.asked[0].length, byWords.results.length, 'the head is as deep as the reranker reorders, not the limit');
       assert.deepEqual(reranked.results.map((r) => r.paper.id), [last.id]);
       assert.deepEqual(reranked.notes, byWords.notes);
+    });
+
+    it('loads while the claim is embedded, not before', async () => {
+      let claimAsked!: () => void;
+      const embedding = new Promise<void>((resolve) => (claimAsked = resolve));
+      const embedder: Embedder = {
+        embed: async (texts, kind) => {
+          if (kind === 'query') claimAsked();
+          return texts.map((text) => Float32Array.from([text.length % 7, text.includes('aspirin') ? 1 : 0, 1]));
+        },
+        dispose: async () => undefined,
+      };
+      const temp = await makeTempDir();
+      cleanups.push(temp.remove);
+      const reranker = fixedReranker(5, 0.5, {});
+      // The load finishes only once the claim's embedding was asked for: awaited first, the search would never end.
+      const { library: searching } = await PaperLibrary.open(temp.dir, { encoder: { model: 'toy', embedder }, reranker: async () => (await embedding, reranker) });
+      await searching.add(await corpus());
+      const found = await searching.find({ text: CLAIM_TEXT, limit: 3 });
+      assert.equal(found.mode, 'hybrid');
+      assert.equal(reranker.asked.length, 1);
     });
 
     it('keeps the search’s own order, and says why, when the reranker cannot be loaded or fails', async () => {

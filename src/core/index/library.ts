@@ -112,9 +112,13 @@ export class PaperLibrary implements EvidenceFinder {
     signal?.throwIfAborted();
     const notes: string[] = [];
     if (this.options.liveSources?.length) await this.searchSources(query, notes);
-    const reranker = await this.reranker(notes);
+    // The reranker loads (at the first search) while the query is embedded, which the encoder does in a thread of its own.
+    const loading = this.loadReranker();
+    const ranking = await this.rankingFor(query, notes);
+    const { reranker, problem } = await loading;
+    if (problem !== undefined) notes.push(problem);
     const deep = reranker === undefined ? query : { ...query, limit: Math.max(query.limit, reranker.depth) };
-    const { mode, ranked } = await this.rankOrFallBack(deep, await this.rankingFor(query, notes), notes);
+    const { mode, ranked } = await this.rankOrFallBack(deep, ranking, notes);
     signal?.throwIfAborted();
     const reordered = reranker === undefined ? ranked : (await this.reranked(reranker, query, ranked, notes)).slice(0, query.limit);
     const results = reordered.map(({ paper, score }): Evidence => {
@@ -124,13 +128,12 @@ export class PaperLibrary implements EvidenceFinder {
     return { mode, results, notes };
   }
 
-  /** The reranker, or none when there is none or it cannot be loaded (said in `notes`: the search goes on without it). */
-  private async reranker(notes: string[]): Promise<Reranker | undefined> {
+  /** The reranker; none when there is none, or it cannot be loaded, which `problem` says: the search goes on without it. */
+  private async loadReranker(): Promise<{ reranker?: Reranker; problem?: string }> {
     try {
-      return await this.options.reranker?.();
+      return { reranker: await this.options.reranker?.() };
     } catch (error) {
-      notes.push(`${NOT_RERANKED} the reranker could not be loaded (${(error as Error).message}).`);
-      return undefined;
+      return { problem: `${NOT_RERANKED} the reranker could not be loaded (${(error as Error).message}).` };
     }
   }
 
