@@ -66,11 +66,17 @@ export function standardisedFusion(lexical: readonly Ranked[], dense: readonly R
     .sort((a, b) => b.score - a.score);
 }
 
-/** Each candidate's score as standard deviations from the candidates' mean; all 0 when they are equal. */
+/** Each candidate's score as standard deviations from the candidates' mean (`zScores`), by id. */
 function standardised(ranking: readonly Ranked[]): Map<string, number> {
-  const mean = ranking.reduce((sum, { score }) => sum + score, 0) / Math.max(ranking.length, 1);
-  const deviation = Math.sqrt(ranking.reduce((sum, { score }) => sum + (score - mean) ** 2, 0) / Math.max(ranking.length, 1));
-  return new Map(ranking.map(({ id, score }) => [id, deviation > 0 ? (score - mean) / deviation : 0]));
+  const z = zScores(ranking.map(({ score }) => score));
+  return new Map(ranking.map(({ id }, at) => [id, z[at]]));
+}
+
+/** Each value as standard deviations from the values' mean; all 0 when they are equal. */
+export function zScores(values: readonly number[]): number[] {
+  const mean = values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+  const deviation = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / Math.max(values.length, 1));
+  return values.map((value) => (deviation > 0 ? (value - mean) / deviation : 0));
 }
 
 /** The least of the values, 0 when there are none (a side with no candidates gives no one an edge). */

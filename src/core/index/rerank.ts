@@ -6,6 +6,7 @@
  */
 import type { Paper } from '../papers/paper';
 import type { Reranker } from '../models/reranker';
+import { zScores } from './hybrid';
 import { passageText } from './passages';
 
 export interface Scored {
@@ -16,16 +17,9 @@ export interface Scored {
 export async function rerank<T extends Scored>(reranker: Reranker, claim: string, ranked: readonly T[], signal?: AbortSignal): Promise<T[]> {
   const head = ranked.slice(0, reranker.depth);
   if (head.length < 2) return [...ranked];
-  const judged = standardised(await reranker.score(claim, head.map((r) => passageText(r.paper)), signal));
-  const own = standardised(head.map((r) => r.score));
+  const judged = zScores(await reranker.score(claim, head.map((r) => passageText(r.paper)), signal));
+  const own = zScores(head.map((r) => r.score));
   const mixed = head.map((_, at) => reranker.weight * judged[at] + (1 - reranker.weight) * own[at]);
   const order = head.map((_, at) => at).sort((a, b) => mixed[b] - mixed[a] || a - b);
   return [...order.map((at) => ({ ...head[at], score: mixed[at] })), ...ranked.slice(head.length)];
-}
-
-/** z-scores; all zero when the values do not vary. */
-function standardised(values: readonly number[]): number[] {
-  const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
-  const spread = Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / values.length);
-  return values.map((v) => (spread > 0 ? (v - mean) / spread : 0));
 }
