@@ -56,7 +56,7 @@ function sorted(scores: ReadonlyMap<string, number>): Ranked[] {
   return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id, score]) => ({ id, score }));
 }
 
-const WEIGHTS = [0.4, 0.5, 0.6, 0.7, 0.8];
+const WEIGHTS = [0.4, 0.5, 0.6, 0.7, 0.75, 0.8];
 const DEPTHS = [100, 1000];
 
 export const FUSION_VARIANTS: readonly FusionVariant[] = [

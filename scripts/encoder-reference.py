@@ -150,7 +150,7 @@ def float_encoder(path: pathlib.Path) -> None:
 
 # As encoderConfig.ts knows them by name.
 RECIPES = {
-    'bge-small-en-v1.5': {'pooling': 'cls', 'query': 'Represent this sentence for searching relevant passages: ', 'passage': '', 'max_length': 512},
+    'bge-small-en-v1.5': {'pooling': 'cls', 'query': '', 'passage': '', 'max_length': 512},
     'e5-small-v2': {'pooling': 'mean', 'query': 'query: ', 'passage': 'passage: ', 'max_length': 512},
     'all-MiniLM-L6-v2': {'pooling': 'mean', 'query': '', 'passage': '', 'max_length': 256},
 }

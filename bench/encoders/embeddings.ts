@@ -27,10 +27,11 @@ export interface CacheOptions {
   readonly onProgress?: (progress: EmbeddingProgress) => void;
 }
 
-/** A key for the encoder folder and what Attest makes of it. */
-async function recipe(dir: string): Promise<string> {
+/** A key for the encoder folder and what Attest makes of it for this kind of text (the other kind's prefix does not count). */
+async function recipe(dir: string, kind: TextKind): Promise<string> {
   const folder = await readModelFolder(dir);
-  const config = await readEncoderConfig(folder);
+  const { pooling, maxLength, queryPrefix, passagePrefix } = await readEncoderConfig(folder);
+  const config = { pooling, maxLength, prefix: kind === 'query' ? queryPrefix : passagePrefix };
   const source = await fs.readFile(path.join(dir, 'source.json'), 'utf8').catch(() => folder.modelFile);
   // A quantized graph embeds one text at a time (embedder.ts), so its vectors changed with that.
   return JSON.stringify({ source, config, model: path.basename(folder.modelFile), maxLength: folder.config.maxLength, alone: folder.quantized });
@@ -41,7 +42,7 @@ async function recipe(dir: string): Promise<string> {
  * Texts go to the encoder shortest first, so that a batch's texts are about as long as each other.
  */
 export async function cachedEmbeddings(dir: string, texts: readonly string[], kind: TextKind, cache: string, options: CacheOptions = {}): Promise<Float32Array[] | undefined> {
-  const key = createHash('sha256').update(await recipe(dir)).update(kind).update(JSON.stringify(texts)).digest('hex').slice(0, 24);
+  const key = createHash('sha256').update(await recipe(dir, kind)).update(kind).update(JSON.stringify(texts)).digest('hex').slice(0, 24);
   const file = path.join(cache, 'embeddings', `${path.basename(dir)}-${kind}-${key}.f32`);
   const order = texts.map((_, at) => at).sort((a, b) => texts[a].length - texts[b].length || a - b);
   const cached: Buffer | undefined = await fs.readFile(file).catch(() => undefined);

@@ -20,7 +20,14 @@ export interface EncoderConfig {
   readonly maxLength?: number;
 }
 
-const BGE: EncoderConfig = { pooling: 'cls', queryPrefix: 'Represent this sentence for searching relevant passages: ', passagePrefix: '', maxLength: 512 };
+/**
+ * bge-v1.5's model card makes its instruction for queries ("Represent this sentence for searching
+ * relevant passages: ") optional. Attest's queries are claims, statements like the passages, and on
+ * BEIR SciFact's 809 training claims bge-small-en-v1.5 int8 ranked better without it: 0.754 against
+ * 0.748 nDCG@10 alone, 0.777 against 0.774 fused (test, measured once after: 0.710 and 0.747 against
+ * 0.705 and 0.742).
+ */
+const BGE: EncoderConfig = { pooling: 'cls', queryPrefix: '', passagePrefix: '', maxLength: 512 };
 /** e5 was trained with both prefixes; without them it loses several points (its model card). */
 const E5: EncoderConfig = { pooling: 'mean', queryPrefix: 'query: ', passagePrefix: 'passage: ', maxLength: 512 };
 
