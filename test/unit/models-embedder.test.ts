@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { OnnxEmbedder } from '../../src/core/models/embedder';
+import { BATCH_TOKENS, batchesWithinTokens, OnnxEmbedder } from '../../src/core/models/embedder';
 import { ModelError } from '../../src/core/models/errors';
 import { modelLocation } from '../../src/core/models/location';
 import { TextTokenizer } from '../../src/core/models/tokenizer';
@@ -101,6 +101,18 @@ describe('the ONNX sentence encoder', () => {
     assert.deepEqual(all, one);
     for (const vector of all) assert.ok(Math.abs(Math.hypot(...vector) - 1) < 1e-6);
     assert.notDeepEqual(all[0], all[1]);
+  });
+
+  it('holds at most BATCH_TOKENS tokens a batch, padding included, so long abstracts do not take memory by the gigabyte', () => {
+    const lengths = [...Array<number>(20).fill(12), ...Array<number>(6).fill(200), 300, 512, 700];
+    const order = lengths.map((_, at) => at);
+    const batches = batchesWithinTokens(order, (at) => lengths[at], 16);
+    assert.deepEqual(batches.flat(), order, 'every text once, in the order given');
+    assert.deepEqual(batches.map((batch) => batch.length), [16, 4, 2, 2, 2, 1, 1, 1]);
+    for (const batch of batches) {
+      const tokens = batch.length * Math.max(...batch.map((at) => lengths[at]));
+      assert.ok(batch.length === 1 || tokens <= BATCH_TOKENS, `a batch of ${batch.length} holds ${tokens} tokens`);
+    }
   });
 
   it('refuses a pooling it does not do, naming the file', async () => {
