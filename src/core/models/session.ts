@@ -5,6 +5,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import { ModelError } from './errors';
+import { optimizedCopyOf } from './optimizedGraph';
 import type { TokenBatch } from './tokenizer';
 
 export interface SessionOptions {
@@ -29,15 +30,20 @@ export class OnnxSession {
     readonly file: string,
   ) {}
 
+  /** Loads the graph's optimised copy (optimizedGraph.ts) where one was made from it, else the graph. */
   static async open(file: string, options: SessionOptions = {}): Promise<OnnxSession> {
-    let session: ort.InferenceSession;
+    const settings: ort.InferenceSession.SessionOptions = {
+      executionProviders: ['cpu'],
+      // Errors only: its warnings are about the graph, not anything a user can act on.
+      logSeverityLevel: 3,
+      ...(options.threads !== undefined ? { intraOpNumThreads: options.threads } : {}),
+    };
+    const copy = await optimizedCopyOf(file);
+    let session: ort.InferenceSession | undefined;
+    // A copy that fails to load costs that attempt only: the graph it came from is what counts.
+    if (copy !== undefined) session = await ort.InferenceSession.create(copy, settings).catch(() => undefined);
     try {
-      session = await ort.InferenceSession.create(file, {
-        executionProviders: ['cpu'],
-        // Errors only: its warnings are about the graph, not anything a user can act on.
-        logSeverityLevel: 3,
-        ...(options.threads !== undefined ? { intraOpNumThreads: options.threads } : {}),
-      });
+      session ??= await ort.InferenceSession.create(file, settings);
     } catch (error) {
       throw new ModelError(
         `ONNX Runtime could not load ${file} (${(error as Error).message}). The file may be incomplete or not an ONNX model: download it again.`,

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { OnnxEmbedder } from '../../src/core/models/embedder';
+import { optimizedPaths, writeOptimizedCopy } from '../../src/core/models/optimizedGraph';
+import { FIXTURES } from './helpers';
+import { assertClose } from './support/onnx/expect';
+import { writeModelFolder } from './support/onnx/folders';
+import { encoderGraph } from './support/onnx/graphs';
+import { makeTempDir } from './support/tempDir';
+
+const TEXTS = ['Aspirin reduces the risk of stroke.', 'Most citations in the preprints we read were accurate, and none was fabricated.'];
+const REAL_VALUED_INT8 = path.join(FIXTURES, 'encoders', 'float-encoder-int8.onnx');
+
+describe('the optimised copy of an ONNX graph', () => {
+  let temp: { dir: string; remove: () => Promise<void> };
+  beforeEach(async () => (temp = await makeTempDir()));
+  afterEach(() => temp.remove());
+
+  async function vectors(dir: string): Promise<number[][]> {
+    const encoder = await OnnxEmbedder.load(dir, { threads: 1, preferQuantized: true });
+    try {
+      return (await encoder.embed(TEXTS, 'passage')).map((vector) => [...vector]);
+    } finally {
+      await encoder.dispose();
+    }
+  }
+
+  async function folder(model: Uint8Array, modelPath: string): Promise<{ dir: string; graph: string }> {
+    const dir = await writeModelFolder(path.join(temp.dir, 'encoder'), {
+      model,
+      modelPath,
+      config: { model_type: 'bert', _name_or_path: 'BAAI/bge-small-en-v1.5', max_position_embeddings: 512, pad_token_id: 0 },
+    });
+    return { dir, graph: path.join(dir, modelPath) };
+  }
+
+  it('is made beside an int8 graph, recording what it was made from, and gives the same vectors', async () => {
+    const { dir, graph } = await folder(await fs.readFile(REAL_VALUED_INT8), 'onnx/model_quantized.onnx');
+    const before = await vectors(dir);
+    const copy = await writeOptimizedCopy(graph);
+
+    assert.equal(copy, path.join(dir, 'onnx', 'model_quantized.optimized.onnx'));
+    const record = JSON.parse(await fs.readFile(optimizedPaths(graph).record, 'utf8')) as Record<string, unknown>;
+    assert.equal(record.onnxruntime, ort.env.versions.common);
+    assert.equal(record.size, (await fs.stat(graph)).size);
+    const after = await vectors(dir);
+    after.forEach((vector, at) => assertClose(vector, before[at], `text ${at}`));
+    assert.deepEqual((await fs.readdir(path.join(dir, 'onnx'))).sort(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.onnx']);
+  });
+
+  it('is loaded in place of its graph only while the graph is the one it was made from, and a broken copy is passed over', async () => {
+    const { dir, graph } = await folder(encoderGraph(), 'model.onnx');
+    const own = await vectors(dir);
+    await writeOptimizedCopy(graph);
+    const { copy } = optimizedPaths(graph);
+
+    // Another graph standing in for the copy shows which of the two a session loads.
+    await fs.copyFile(REAL_VALUED_INT8, copy);
+    assert.notDeepEqual(await vectors(dir), own, 'the copy is loaded while its record matches');
+
+    const later = new Date(Date.now() + 60_000);
+    await fs.utimes(graph, later, later);
+    assert.deepEqual(await vectors(dir), own, 'a graph changed since the copy was made is loaded itself');
+
+    await writeOptimizedCopy(graph);
+    await fs.writeFile(copy, 'not a graph');
+    assert.deepEqual(await vectors(dir), own, 'a copy that cannot be loaded leaves the graph');
+  });
+});
