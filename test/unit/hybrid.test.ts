@@ -105,6 +105,17 @@ describe('the dense index', () => {
     assert.throws(() => DenseIndex.adopt(2, { ids: ['a'], vectors: rows }), /1 vectors of 2 dimensions need 2 floats, not 6/);
   });
 
+  it('takes the vectors of a library of a million papers', async () => {
+    const count = 1_000_000;
+    const ids = Array.from({ length: count }, (_, at) => `p${at}`);
+    const vectors = new Float32Array(count);
+    vectors.fill(-1);
+    vectors[count - 1] = 1;
+    const adopted = DenseIndex.adopt(1, { ids, vectors });
+    assert.equal(adopted.size, count);
+    assert.deepEqual((await adopted.search(Float32Array.from([1]), 1)).map((h) => h.id), [`p${count - 1}`]);
+  });
+
   it('scores every paper of a library of thousands exactly, whichever way its vectors came in', async () => {
     let seed = 11;
     const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;

@@ -52,7 +52,8 @@ export class DenseIndex {
       index.addAll(data);
       return index;
     }
-    index.ids.push(...data.ids);
+    // One push per id: spread as arguments, 200,000 ids overflowed the call stack.
+    for (const id of data.ids) index.ids.push(id);
     index.vectors = data.vectors;
     return index;
   }
