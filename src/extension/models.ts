@@ -136,7 +136,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
-      const loaded = await this.kind.start(location.dir, { preferQuantized, threads });
+      const loaded = await this.kind.start(location.dir, { preferQuantized, threads, optimize: location.kind === 'hub' });
       this.log.info(`Model loaded from ${location.dir}`);
       const id = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
       return { model: loaded, id };

@@ -50,6 +50,19 @@ describe('the optimised copy of an ONNX graph', () => {
     assert.deepEqual((await fs.readdir(path.join(dir, 'onnx'))).sort(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.onnx']);
   });
 
+  it('is written when a model Attest downloaded is loaded, and never in a folder loaded without asking for it', async () => {
+    const { dir } = await folder(await fs.readFile(REAL_VALUED_INT8), 'onnx/model_quantized.onnx');
+    const listing = async (): Promise<string[]> => (await fs.readdir(path.join(dir, 'onnx'))).sort();
+    const before = await vectors(dir);
+    assert.deepEqual(await listing(), ['model_quantized.onnx'], 'a user folder is only read');
+
+    const encoder = await OnnxEmbedder.load(dir, { threads: 1, preferQuantized: true, optimize: true });
+    const [first] = await encoder.embed(TEXTS.slice(0, 1), 'passage');
+    await encoder.dispose();
+    assert.deepEqual(await listing(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.onnx']);
+    assertClose(first, before[0]);
+  });
+
   it('is loaded in place of its graph only while the graph is the one it was made from, and a broken copy is passed over', async () => {
     const { dir, graph } = await folder(encoderGraph(), 'model.onnx');
     const own = await vectors(dir);

@@ -5,12 +5,17 @@
  */
 import * as ort from 'onnxruntime-node';
 import { ModelError } from './errors';
-import { optimizedCopyOf } from './optimizedGraph';
+import { optimizedCopyOf, writeOptimizedCopy } from './optimizedGraph';
 import type { TokenBatch } from './tokenizer';
 
 export interface SessionOptions {
   /** Threads one inference may use; ONNX Runtime's default is one per physical core. */
   readonly threads?: number;
+  /**
+   * Write the graph's optimised copy beside it when it has none (optimizedGraph.ts): for folders
+   * Attest downloaded, never a folder the user named.
+   */
+  readonly optimize?: boolean;
 }
 
 export interface OutputTensor {
@@ -38,7 +43,9 @@ export class OnnxSession {
       logSeverityLevel: 3,
       ...(options.threads !== undefined ? { intraOpNumThreads: options.threads } : {}),
     };
-    const copy = await optimizedCopyOf(file);
+    let copy = await optimizedCopyOf(file);
+    // Making the copy costs one slower start (about 0.5 s for bge-small int8); a folder it cannot be written to keeps the graph.
+    if (copy === undefined && options.optimize === true) copy = await writeOptimizedCopy(file).catch(() => undefined);
     let session: ort.InferenceSession | undefined;
     // A copy that fails to load costs that attempt only: the graph it came from is what counts.
     if (copy !== undefined) session = await ort.InferenceSession.create(copy, settings).catch(() => undefined);
