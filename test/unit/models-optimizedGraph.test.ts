@@ -43,7 +43,8 @@ describe('the optimised copy of an ONNX graph', () => {
 
     assert.equal(copy, path.join(dir, 'onnx', 'model_quantized.optimized.onnx'));
     const record = JSON.parse(await fs.readFile(optimizedPaths(graph).record, 'utf8')) as Record<string, unknown>;
-    assert.equal(record.onnxruntime, ort.env.versions.common);
+    assert.equal(record.onnxruntime, ort.env.versions.node ?? ort.env.versions.common);
+    assert.equal(record.platform, `${process.platform}-${process.arch}`);
     assert.equal(record.size, (await fs.stat(graph)).size);
     const after = await vectors(dir);
     after.forEach((vector, at) => assertClose(vector, before[at], `text ${at}`));
@@ -63,6 +64,27 @@ describe('the optimised copy of an ONNX graph', () => {
     assertClose(first, before[0]);
   });
 
+  it('leaves the graph to load when the copy cannot be written, and clears partial copies a stopped process left', async () => {
+    const { dir, graph } = await folder(encoderGraph(), 'model.onnx');
+    const own = await vectors(dir);
+    const { copy } = optimizedPaths(graph);
+    await fs.mkdir(copy);
+    const encoder = await OnnxEmbedder.load(dir, { threads: 1, optimize: true });
+    const [first] = await encoder.embed(TEXTS.slice(0, 1), 'passage');
+    await encoder.dispose();
+    assertClose(first, own[0]);
+    await fs.rmdir(copy);
+
+    const left = `${copy}.0badc0de.tmp`;
+    const writing = `${copy}.feedface.tmp`;
+    await fs.writeFile(left, 'half a graph');
+    await fs.writeFile(writing, 'another process is writing this');
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await fs.utimes(left, anHourAgo, anHourAgo);
+    await writeOptimizedCopy(graph);
+    assert.deepEqual((await fs.readdir(dir)).filter((name) => name.endsWith('.tmp')), [path.basename(writing)]);
+  });
+
   it('is loaded in place of its graph only while the graph is the one it was made from, and a broken copy is passed over', async () => {
     const { dir, graph } = await folder(encoderGraph(), 'model.onnx');
     const own = await vectors(dir);
@@ -71,6 +93,9 @@ describe('the optimised copy of an ONNX graph', () => {
 
     // Another graph standing in for the copy shows which of the two a session loads.
     await fs.copyFile(REAL_VALUED_INT8, copy);
+    assert.deepEqual(await vectors(dir), own, 'a copy of another size than the record says is not trusted');
+    const record = JSON.parse(await fs.readFile(optimizedPaths(graph).record, 'utf8')) as Record<string, unknown>;
+    await fs.writeFile(optimizedPaths(graph).record, JSON.stringify({ ...record, copySize: (await fs.stat(copy)).size }));
     assert.notDeepEqual(await vectors(dir), own, 'the copy is loaded while its record matches');
 
     const later = new Date(Date.now() + 60_000);

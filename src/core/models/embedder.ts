@@ -87,6 +87,7 @@ export class OnnxEmbedder implements Embedder {
 
 /** `order` (shortest text first) in batches of at most `size` texts and `BATCH_TOKENS` tokens, padded to their last. */
 export function batchesWithinTokens(order: readonly number[], length: (at: number) => number, size: number): number[][] {
+  if (!Number.isInteger(size) || size < 1) throw new RangeError(`batch size must be a positive integer, not ${size}`);
   const batches: number[][] = [];
   let batch: number[] = [];
   for (const at of order) {
