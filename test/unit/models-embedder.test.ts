@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { BATCH_TOKENS, batchesWithinTokens, OnnxEmbedder } from '../../src/core/models/embedder';
+import { BATCH_TOKENS, OnnxEmbedder } from '../../src/core/models/embedder';
+import { inBatches } from '../../src/core/models/options';
 import { ModelError } from '../../src/core/models/errors';
 import { modelLocation } from '../../src/core/models/location';
 import { TextTokenizer } from '../../src/core/models/tokenizer';
@@ -106,7 +107,7 @@ describe('the ONNX sentence encoder', () => {
   it('holds at most BATCH_TOKENS tokens a batch, padding included, so long abstracts do not take memory by the gigabyte', () => {
     const lengths = [...Array<number>(20).fill(12), ...Array<number>(6).fill(200), 300, 512, 700];
     const order = lengths.map((_, at) => at);
-    const batches = batchesWithinTokens(order, (at) => lengths[at], 16);
+    const batches = inBatches(order, 16, { length: (at) => lengths[at], most: BATCH_TOKENS });
     assert.deepEqual(batches.flat(), order, 'every text once, in the order given');
     assert.deepEqual(batches.map((batch) => batch.length), [16, 4, 2, 2, 2, 1, 1, 1]);
     for (const batch of batches) {

@@ -11,7 +11,7 @@ import type { EncoderConfig } from './encoderConfig';
 import { readEncoderConfig } from './encoderConfig';
 import { readModelFolder } from './folder';
 import type { ModelOptions } from './options';
-import { DEFAULT_BATCH_SIZE } from './options';
+import { DEFAULT_BATCH_SIZE, inBatches } from './options';
 import type { OutputTensor } from './session';
 import { OnnxSession } from './session';
 import type { TokenBatch } from './tokenizer';
@@ -67,7 +67,7 @@ export class OnnxEmbedder implements Embedder {
     const encodings = texts.map((text) => this.tokenizer.encode(prefix + text));
     const order = encodings.map((_, at) => at).sort((a, b) => encodings[a].ids.length - encodings[b].ids.length || a - b);
     const vectors = new Array<Float32Array>(texts.length);
-    for (const batch of batchesWithinTokens(order, (at) => encodings[at].ids.length, this.batchSize)) {
+    for (const batch of inBatches(order, this.batchSize, { length: (at) => encodings[at].ids.length, most: BATCH_TOKENS })) {
       signal?.throwIfAborted();
       const tokens = this.tokenizer.batch(batch.map((at) => encodings[at]));
       const states = await this.session.run(tokens, this.output);
@@ -83,22 +83,6 @@ export class OnnxEmbedder implements Embedder {
   async dispose(): Promise<void> {
     await this.session.release();
   }
-}
-
-/** `order` (shortest text first) in batches of at most `size` texts and `BATCH_TOKENS` tokens, padded to their last. */
-export function batchesWithinTokens(order: readonly number[], length: (at: number) => number, size: number): number[][] {
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`batch size must be a positive integer, not ${size}`);
-  const batches: number[][] = [];
-  let batch: number[] = [];
-  for (const at of order) {
-    if (batch.length > 0 && (batch.length === size || (batch.length + 1) * length(at) > BATCH_TOKENS)) {
-      batches.push(batch);
-      batch = [];
-    }
-    batch.push(at);
-  }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
 }
 
 /** One text's vector from its tokens' states; padding never counts. */
