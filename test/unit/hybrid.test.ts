@@ -76,6 +76,11 @@ describe('the dense index', () => {
     assert.deepEqual(hits.map((h) => h.id), ['long', 'same', 'east']);
     assert.ok(Math.abs(hits[0].score - 1) < 1e-6 && Math.abs(hits[2].score - 0.6) < 1e-6);
     assert.deepEqual((await index.search(Float32Array.from([-1, 0]), 1)).map((h) => h.id), ['west']);
+
+    const twins = new DenseIndex(2);
+    for (let row = 0; row < 5000; row++) twins.add(`t${row}`, Float32Array.from([1, row % 2]));
+    assert.deepEqual((await twins.search(Float32Array.from([1, 1]), 4)).map((h) => h.id), ['t1', 't3', 't5', 't7']);
+    assert.deepEqual((await twins.search(Float32Array.from([1, -1]), 3)).map((h) => h.id), ['t0', 't2', 't4']);
   });
 
   it('replaces a vector added again, and comes back whole from its data', async () => {

@@ -41,14 +41,14 @@ describe('the optimised copy of an ONNX graph', () => {
     const before = await vectors(dir);
     const copy = await writeOptimizedCopy(graph);
 
-    assert.equal(copy, path.join(dir, 'onnx', 'model_quantized.optimized.onnx'));
+    assert.equal(copy, path.join(dir, 'onnx', 'model_quantized.optimized.ort'));
     const record = JSON.parse(await fs.readFile(optimizedPaths(graph).record, 'utf8')) as Record<string, unknown>;
     assert.equal(record.onnxruntime, ort.env.versions.node ?? ort.env.versions.common);
     assert.equal(record.platform, `${process.platform}-${process.arch}`);
     assert.equal(record.size, (await fs.stat(graph)).size);
     const after = await vectors(dir);
     after.forEach((vector, at) => assertClose(vector, before[at], `text ${at}`));
-    assert.deepEqual((await fs.readdir(path.join(dir, 'onnx'))).sort(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.onnx']);
+    assert.deepEqual((await fs.readdir(path.join(dir, 'onnx'))).sort(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.ort']);
   });
 
   it('is written when a model Attest downloaded is loaded, and never in a folder loaded without asking for it', async () => {
@@ -60,7 +60,7 @@ describe('the optimised copy of an ONNX graph', () => {
     const encoder = await OnnxEmbedder.load(dir, { threads: 1, preferQuantized: true, optimize: true });
     const [first] = await encoder.embed(TEXTS.slice(0, 1), 'passage');
     await encoder.dispose();
-    assert.deepEqual(await listing(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.onnx']);
+    assert.deepEqual(await listing(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.ort']);
     assertClose(first, before[0]);
   });
 

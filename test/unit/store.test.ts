@@ -139,6 +139,23 @@ describe('the paper store', () => {
     assert.equal(after.withoutVectors('encoder-a').length, 5);
   });
 
+  it('ranks a paper embedded again by its last vector only, whether or not the papers without vectors were counted first', async () => {
+    const store = await saved(FIRST, vectors('encoder-a', { 'doi:10.1/aspirin': [1, 0], 'doi:10.1/statins': [0.6, 0.8] }));
+    await store.add([], vectors('encoder-a', { 'doi:10.1/aspirin': [0, -1] }));
+    assert.equal((await manifest()).vectors?.segments.length, 2, 'the new vector is a segment of its own');
+    for (const countFirst of [true, false]) {
+      const after = await reopen();
+      if (countFirst) assert.equal(after.countWithoutVectors('encoder-a'), FIRST.length - 2);
+      const hits = (await (await after.dense())?.search(Float32Array.from([1, 0]), 5)) ?? [];
+      assert.deepEqual(hits.map((h) => h.id), ['doi:10.1/statins', 'doi:10.1/aspirin'], countFirst ? 'counted first' : 'read at once');
+      assert.ok(Math.abs(hits[1].score) < 1e-6, 'the paper is ranked by its new vector');
+    }
+    const distinct = await reopen();
+    distinct.countWithoutVectors('encoder-a');
+    await distinct.add([], vectors('encoder-a', { 'local-3': [-1, 0] }));
+    assert.deepEqual((await (await distinct.dense())?.search(Float32Array.from([-1, 0]), 1))?.map((h) => h.id), ['local-3'], 'a vector added to an index read without its map of ids');
+  });
+
   it('ranks by meaning the vectors saved while its own were being read, and those added after', async () => {
     await saved(FIRST, vectors('encoder-a', { 'doi:10.1/aspirin': [1, 0], 'doi:10.1/statins': [0.6, 0.8] }));
     const store = await reopen();

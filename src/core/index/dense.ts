@@ -7,13 +7,13 @@
  *   await index.search(queryVector, 100)    // [{ id, score }], best first; score is the cosine
  *
  * Brute force: every search scores every vector, exactly, as one matrix-vector product in ONNX
- * Runtime (scoring.ts). The vectors are kept row after row, as the library's files hold them, so a
- * library's vectors are read straight into place: laying them out in blocks dimension-major scored
- * 100,000 papers in 9 ms instead of 12 but took 350 ms to lay out at each cold start. At 100,000
- * papers of 384 dimensions a search takes about 12 ms on two cores, so an approximate index, and
- * the recall it costs, would only pay off an order of magnitude later.
+ * Runtime, which also picks the best rows (scoring.ts). The vectors are kept row after row, as the
+ * library's files hold them, so a library's vectors are read straight into place: laying them out
+ * in blocks dimension-major scored 100,000 papers in 9 ms instead of 12 but took 350 ms to lay out
+ * at each cold start. At 100,000 papers of 384 dimensions a search takes about 15 ms on two cores,
+ * so an approximate index, and the recall it costs, would only pay off an order of magnitude later.
  */
-import { rowScores } from './scoring';
+import { bestRows } from './scoring';
 
 export interface DenseHit {
   readonly id: string;
@@ -30,7 +30,8 @@ export class DenseIndex {
   /** The papers' unit vectors row by row, in the order of `ids`; rows beyond them are spare capacity. */
   private vectors: Float32Array;
   private readonly ids: string[] = [];
-  private readonly rows = new Map<string, number>();
+  /** Each id's row; undefined until first needed in an index adopted over ids known to be distinct. */
+  private rowsOfIds: Map<string, number> | undefined = new Map();
 
   constructor(readonly dimension: number) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`a vector dimension must be a positive integer, not ${dimension}`);
@@ -40,22 +41,35 @@ export class DenseIndex {
 
   /**
    * An index over `data`, unit vectors row by row, that keeps `data.vectors` as its own rather than
-   * copying it: the caller gives it up. A repeated id keeps its last vector.
+   * copying it: the caller gives it up. A repeated id keeps its last vector. A caller that knows the
+   * ids are `distinct` spares the index the map from id to row until something asks by id, which
+   * a search never does: at 100,000 papers, about 45 ms of a cold search.
    */
-  static adopt(dimension: number, data: DenseIndexData): DenseIndex {
+  static adopt(dimension: number, data: DenseIndexData, { distinct = false } = {}): DenseIndex {
     const index = new DenseIndex(dimension);
     index.checkLength(data);
-    const rows = index.rows;
-    data.ids.forEach((id, row) => rows.set(id, row));
-    if (rows.size < data.ids.length) {
-      rows.clear();
-      index.addAll(data);
-      return index;
-    }
+    if (!distinct) {
+      const rows = index.rows;
+      data.ids.forEach((id, row) => rows.set(id, row));
+      if (rows.size < data.ids.length) {
+        rows.clear();
+        index.addAll(data);
+        return index;
+      }
+    } else index.rowsOfIds = undefined;
     // One push per id: spread as arguments, 200,000 ids overflowed the call stack.
     for (const id of data.ids) index.ids.push(id);
     index.vectors = data.vectors;
     return index;
+  }
+
+  private get rows(): Map<string, number> {
+    if (this.rowsOfIds === undefined) {
+      const rows = new Map<string, number>();
+      this.ids.forEach((id, row) => rows.set(id, row));
+      this.rowsOfIds = rows;
+    }
+    return this.rowsOfIds;
   }
 
   get size(): number {
@@ -100,11 +114,9 @@ export class DenseIndex {
     const count = this.ids.length;
     if (count === 0 || limit <= 0) return [];
     const norm = lengthOf(query) || 1;
-    const scores = await rowScores(query.map((x) => x / norm), this.vectors.subarray(0, count * this.dimension), count);
-    const best = new TopK(limit);
-    for (let row = 0; row < count; row++) best.offer(row, scores[row]);
+    const best = await bestRows(query.map((x) => x / norm), this.vectors.subarray(0, count * this.dimension), count, limit);
     const ids = this.ids;
-    return best.sorted().map(({ row, score }) => ({ id: ids[row], score }));
+    return best.rows.map((row, at) => ({ id: ids[row], score: best.scores[at] }));
   }
 
   /** Row by row, a copy, so later additions never change what a save is writing. */
@@ -148,59 +160,4 @@ function lengthOf(vector: Float32Array): number {
   let sum = 0;
   for (const x of vector) sum += x * x;
   return Math.sqrt(sum);
-}
-
-interface Scored {
-  readonly row: number;
-  readonly score: number;
-}
-
-/** The best `limit` rows seen, kept in a min-heap so each offer costs at most log(limit). */
-class TopK {
-  private readonly heap: Scored[] = [];
-
-  constructor(private readonly limit: number) {}
-
-  offer(row: number, score: number): void {
-    const { heap } = this;
-    if (heap.length < this.limit) {
-      heap.push({ row, score });
-      this.siftUp(heap.length - 1);
-    } else if (this.limit > 0 && score > heap[0].score) {
-      // Rows come in ascending order, so an equal score never displaces an earlier row.
-      heap[0] = { row, score };
-      this.siftDown(0);
-    }
-  }
-
-  sorted(): Scored[] {
-    return [...this.heap].sort((a, b) => b.score - a.score || a.row - b.row);
-  }
-
-  private worse(a: Scored, b: Scored): boolean {
-    return a.score < b.score || (a.score === b.score && a.row > b.row);
-  }
-
-  private siftUp(at: number): void {
-    const { heap } = this;
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (!this.worse(heap[at], heap[parent])) return;
-      [heap[at], heap[parent]] = [heap[parent], heap[at]];
-      at = parent;
-    }
-  }
-
-  private siftDown(at: number): void {
-    const { heap } = this;
-    for (;;) {
-      const left = at * 2 + 1;
-      let worst = at;
-      if (left < heap.length && this.worse(heap[left], heap[worst])) worst = left;
-      if (left + 1 < heap.length && this.worse(heap[left + 1], heap[worst])) worst = left + 1;
-      if (worst === at) return;
-      [heap[at], heap[worst]] = [heap[worst], heap[at]];
-      at = worst;
-    }
-  }
 }

@@ -233,6 +233,8 @@ export class PaperStore {
   private denseIndex: DenseIndex | undefined;
   /** Each vector segment's ids, as read from its file. */
   private readonly vectorIdsRead = new WeakMap<VectorSegment, readonly string[]>();
+  /** Whether the vector segments listed no id twice, learnt when `embedded` read them. */
+  private readonly distinctVectorIds = new WeakMap<readonly VectorSegment[], boolean>();
   /** The read of the vector segments under way for `dense`, and what it reads. */
   private denseRead: DenseRead | undefined;
   /** `countWithoutVectors`' last answer and the sets it counted, which only ever grow, at their sizes then. */
@@ -402,7 +404,8 @@ export class PaperStore {
   private readDense(): DenseRead {
     if (this.denseRead !== undefined && this.isCurrent(this.denseRead)) return this.denseRead;
     const segments = this.vectorSegments();
-    const read: DenseRead = { segments, dimension: this.vectorDimension, index: readDense(this.dir, segments, this.vectorDimension, (segment) => this.vectorIdsOf(segment)) };
+    const ids = { of: (segment: VectorSegment) => this.vectorIdsOf(segment), distinct: () => this.distinctVectorIds.get(segments) === true };
+    const read: DenseRead = { segments, dimension: this.vectorDimension, index: readDense(this.dir, segments, this.vectorDimension, ids) };
     // A failed read is tried again by the next search, not remembered.
     read.index.catch(() => this.denseRead === read && (this.denseRead = undefined));
     this.denseRead = read;
@@ -480,7 +483,9 @@ export class PaperStore {
   private embedded(): Set<string> {
     if (this.vectorIds === undefined) {
       const ids = new Set<string>();
-      for (const segment of this.vectorSegments()) for (const id of this.vectorIdsOf(segment)) ids.add(id);
+      const segments = this.vectorSegments();
+      for (const segment of segments) for (const id of this.vectorIdsOf(segment)) ids.add(id);
+      this.distinctVectorIds.set(segments, ids.size === segments.reduce((sum, segment) => sum + segment.count, 0));
       for (const batch of this.vectorsUnsaved) for (const id of batch.ids) ids.add(id);
       this.vectorIds = ids;
     }
@@ -1071,7 +1076,12 @@ async function writeVectors(data: DenseIndexData, write: Writer): Promise<Vector
  * which the index keeps, so 100,000 vectors cost their 150 MB once, not twice. The reads are under
  * way on Node's I/O threads when this returns; the ids are parsed and the scoring made ready meanwhile.
  */
-async function readDense(dir: string, segments: readonly VectorSegment[], dimension: number, idsOf: (segment: VectorSegment) => readonly string[]): Promise<DenseIndex> {
+async function readDense(
+  dir: string,
+  segments: readonly VectorSegment[],
+  dimension: number,
+  ids: { of: (segment: VectorSegment) => readonly string[]; distinct: () => boolean },
+): Promise<DenseIndex> {
   const rows = segments.reduce((sum, segment) => sum + segment.count, 0);
   const vectors = new Float32Array(rows * dimension);
   const bytes = new Uint8Array(vectors.buffer);
@@ -1081,11 +1091,12 @@ async function readDense(dir: string, segments: readonly VectorSegment[], dimens
   const all = Promise.all(reads);
   all.catch(() => undefined);
   prepareScoring();
-  const ids = segments.flatMap(idsOf);
+  const rowIds = segments.flatMap(ids.of);
   await all;
   // The files hold little-endian floats, as nearly every machine's are.
   if (endianness() === 'BE') Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).swap32();
-  return DenseIndex.adopt(dimension, { ids, vectors });
+  // Asked after the reads, by when the search has counted the papers without vectors, which tells.
+  return DenseIndex.adopt(dimension, { ids: rowIds, vectors }, { distinct: ids.distinct() });
 }
 
 /**
