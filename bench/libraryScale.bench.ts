@@ -5,7 +5,9 @@
  * the query's own time p50/p95 in a process that has the library open, lexical and hybrid (random
  * vectors: the cost does not depend on what they mean), and the library's size on disk. The random
  * vectors are stored under the name of the default encoder, bge-small-en-v1.5 int8: where
- * `npm run models:fetch` has fetched it, a cold `attest search --embed-model` with it is timed too.
+ * `npm run models:fetch` has fetched it, a cold `attest search --embed-model` with it is timed too,
+ * and so is the editor's first Find Evidence (support/firstFindEvidence.ts), with and without the
+ * built-in reranker.
  *
  * Generating and indexing 100,000 papers takes minutes on a shared machine, so the libraries are kept
  * in ATTEST_SCALE_DIR (default: attest-library-scale in the system's temporary folder) and reused
@@ -25,6 +27,7 @@ import { CLAIM, syntheticPaper } from './syntheticPapers';
 
 const SIZES = [5_000, 100_000];
 const CLI = path.join(__dirname, '..', '..', 'bin', 'attest.js');
+const FIRST_FIND = path.join(__dirname, 'support', 'firstFindEvidence.js');
 const COLD_RUNS = 5;
 const WARM_QUERIES = 50;
 const DIMENSION = 384;
@@ -65,7 +68,9 @@ async function benchSize(dir: string, size: number): Promise<void> {
   if (await isLaidOut(ENCODER, encoderCache())) {
     const args = ['search', '--store', store, '--embed-model', path.join(encoderCache(), ENCODER.name), '--query', CLAIM];
     console.log(`${label}cold hybrid search (whole command, ${ENCODER.name}) ${coldRuns(args)}`);
-  } else console.log(`${label}cold hybrid search: skipped, ${ENCODER.name} not fetched (npm run models:fetch)`);
+    const encoderDir = path.join(encoderCache(), ENCODER.name);
+    console.log(`${label}first Find Evidence as the editor opens the library, p50: ${firstFindEvidence(store, encoderDir, [])}; with the reranker ${firstFindEvidence(store, encoderDir, ['--rerank'])}`);
+  } else console.log(`${label}cold hybrid search and first Find Evidence: skipped, ${ENCODER.name} not fetched (npm run models:fetch)`);
   console.log(`${label}on disk ${(await sizeOf(store) / 1024 / 1024).toFixed(0)} MB with vectors`);
 }
 
@@ -73,6 +78,15 @@ async function benchSize(dir: string, size: number): Promise<void> {
 function coldRuns(args: readonly string[]): string {
   const times = Array.from({ length: COLD_RUNS }, () => timed(args).seconds * 1000);
   return `p50 ${median(times).toFixed(0)} ms, peak ${timed(args).peakMb.toFixed(0)} MB`;
+}
+
+/** support/firstFindEvidence.ts run COLD_RUNS times, each a fresh process: its median time. */
+function firstFindEvidence(store: string, encoderDir: string, flags: readonly string[]): string {
+  const times = Array.from({ length: COLD_RUNS }, () => {
+    const printed = execFileSync(process.execPath, [FIRST_FIND, store, encoderDir, MODEL, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    return (JSON.parse(printed) as { ms: number }).ms;
+  });
+  return `${median(times).toFixed(0)} ms`;
 }
 
 /** Runs `attest ARGS` in a process of its own; its wall time and peak resident memory. */

@@ -124,10 +124,16 @@ export class EvidenceLibrary implements vscode.Disposable {
 
   private async open(): Promise<LibraryThread> {
     const settings = vscode.workspace.getConfiguration('attest.retrieval');
+    // The store opens in the library's thread while the encoder loads in its own: at 100,000 papers,
+    // each takes about half a second, which the first search would otherwise wait for twice.
+    const opening = this.thread.setUp({ dir: this.dir, liveSources: [] });
+    opening.catch(() => undefined);
     const encoder = await this.encoder.withoutAsking();
     // Without it, search by words now and offer the encoder; once it is there, the next search uses it.
     if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
     const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
+    // What had to be repaired is said by the setup that opened the store, the first.
+    const repaired = await opening;
     const messages = await this.thread.setUp({
       dir: this.dir,
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
@@ -135,7 +141,7 @@ export class EvidenceLibrary implements vscode.Disposable {
       reranker: await this.reranker(settings),
       liveSources,
     });
-    for (const message of messages) {
+    for (const message of [...repaired, ...messages]) {
       this.log.warn(message);
       void vscode.window.showWarningMessage(message);
     }
