@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { OnnxEmbedder } from '../../src/core/models/embedder';
-import { optimizedPaths, writeOptimizedCopy } from '../../src/core/models/optimizedGraph';
+import { optimizedCopyOf, optimizedPaths, writeOptimizedCopy } from '../../src/core/models/optimizedGraph';
 import { FIXTURES } from './helpers';
 import { assertClose } from './support/onnx/expect';
 import { writeModelFolder } from './support/onnx/folders';
@@ -12,6 +12,13 @@ import { makeTempDir } from './support/tempDir';
 
 const TEXTS = ['Aspirin reduces the risk of stroke.', 'Most citations in the preprints we read were accurate, and none was fabricated.'];
 const REAL_VALUED_INT8 = path.join(FIXTURES, 'encoders', 'float-encoder-int8.onnx');
+
+/** A folder's names, the copy's weights named without their random part. */
+async function listing(dir: string): Promise<string[]> {
+  return (await fs.readdir(dir)).map((name) => name.replace(/\.optimized\.[0-9a-f]{8}\.data$/, '.optimized.WEIGHTS.data')).sort();
+}
+
+const WITH_COPY = ['model_quantized.onnx', 'model_quantized.optimized.WEIGHTS.data', 'model_quantized.optimized.json', 'model_quantized.optimized.onnx'];
 
 describe('the optimised copy of an ONNX graph', () => {
   let temp: { dir: string; remove: () => Promise<void> };
@@ -41,26 +48,38 @@ describe('the optimised copy of an ONNX graph', () => {
     const before = await vectors(dir);
     const copy = await writeOptimizedCopy(graph);
 
-    assert.equal(copy, path.join(dir, 'onnx', 'model_quantized.optimized.ort'));
+    assert.equal(copy, path.join(dir, 'onnx', 'model_quantized.optimized.onnx'));
     const record = JSON.parse(await fs.readFile(optimizedPaths(graph).record, 'utf8')) as Record<string, unknown>;
     assert.equal(record.onnxruntime, ort.env.versions.node ?? ort.env.versions.common);
     assert.equal(record.platform, `${process.platform}-${process.arch}`);
     assert.equal(record.size, (await fs.stat(graph)).size);
     const after = await vectors(dir);
     after.forEach((vector, at) => assertClose(vector, before[at], `text ${at}`));
-    assert.deepEqual((await fs.readdir(path.join(dir, 'onnx'))).sort(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.ort']);
+    assert.deepEqual(await listing(path.join(dir, 'onnx')), WITH_COPY);
+    assert.equal(record.weightsSize, (await fs.stat(path.join(dir, 'onnx', record.weights as string))).size, 'the weights are in a file of their own');
+    assert.ok((record.weightsSize as number) > 0 && (await fs.stat(copy)).size < (await fs.stat(graph)).size, 'the copy holds the graph without its weights');
+
+    await writeOptimizedCopy(graph);
+    const again = JSON.parse(await fs.readFile(optimizedPaths(graph).record, 'utf8')) as Record<string, unknown>;
+    assert.notEqual(again.weights, record.weights, 'each writing names its weights afresh');
+    assert.deepEqual(await listing(path.join(dir, 'onnx')), WITH_COPY, 'the earlier weights are removed');
+    (await vectors(dir)).forEach((vector, at) => assertClose(vector, before[at], `text ${at}, copy made again`));
+
+    await fs.appendFile(path.join(dir, 'onnx', again.weights as string), 'more');
+    const changed = await vectors(dir);
+    changed.forEach((vector, at) => assertClose(vector, before[at], `text ${at}, weights of another size`));
+    assert.equal(await optimizedCopyOf(graph), undefined, 'weights of another size than recorded leave the graph to load');
   });
 
   it('is written when a model Attest downloaded is loaded, and never in a folder loaded without asking for it', async () => {
     const { dir } = await folder(await fs.readFile(REAL_VALUED_INT8), 'onnx/model_quantized.onnx');
-    const listing = async (): Promise<string[]> => (await fs.readdir(path.join(dir, 'onnx'))).sort();
     const before = await vectors(dir);
-    assert.deepEqual(await listing(), ['model_quantized.onnx'], 'a user folder is only read');
+    assert.deepEqual(await listing(path.join(dir, 'onnx')), ['model_quantized.onnx'], 'a user folder is only read');
 
     const encoder = await OnnxEmbedder.load(dir, { threads: 1, preferQuantized: true, optimize: true });
     const [first] = await encoder.embed(TEXTS.slice(0, 1), 'passage');
     await encoder.dispose();
-    assert.deepEqual(await listing(), ['model_quantized.onnx', 'model_quantized.optimized.json', 'model_quantized.optimized.ort']);
+    assert.deepEqual(await listing(path.join(dir, 'onnx')), WITH_COPY);
     assertClose(first, before[0]);
   });
 
@@ -77,12 +96,16 @@ describe('the optimised copy of an ONNX graph', () => {
 
     const left = `${copy}.0badc0de.tmp`;
     const writing = `${copy}.feedface.tmp`;
+    const leftWeights = path.join(dir, 'model.optimized.0badc0de.data');
     await fs.writeFile(left, 'half a graph');
     await fs.writeFile(writing, 'another process is writing this');
+    await fs.writeFile(leftWeights, 'the weights of a copy never finished');
     const anHourAgo = new Date(Date.now() - 3_600_000);
     await fs.utimes(left, anHourAgo, anHourAgo);
+    await fs.utimes(leftWeights, anHourAgo, anHourAgo);
     await writeOptimizedCopy(graph);
     assert.deepEqual((await fs.readdir(dir)).filter((name) => name.endsWith('.tmp')), [path.basename(writing)]);
+    assert.ok(!(await fs.readdir(dir)).includes(path.basename(leftWeights)));
   });
 
   it('is loaded in place of its graph only while the graph is the one it was made from, and a broken copy is passed over', async () => {

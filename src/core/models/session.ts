@@ -3,7 +3,6 @@
  * the inputs its graph declares (DeBERTa-v3 exports take no `token_type_ids`; BERT exports do) and
  * hands one output back as a typed array.
  */
-import { promises as fs } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { ModelError } from './errors';
 import { optimizedCopyOf, writeOptimizedCopy } from './optimizedGraph';
@@ -49,7 +48,7 @@ export class OnnxSession {
     if (copy === undefined && options.optimize === true) copy = await writeOptimizedCopy(file).catch(() => undefined);
     let session: ort.InferenceSession | undefined;
     // A copy that fails to load costs that attempt only: the graph it came from is what counts.
-    if (copy !== undefined) session = await openCopy(copy, settings).catch(() => undefined);
+    if (copy !== undefined) session = await ort.InferenceSession.create(copy, settings).catch(() => undefined);
     try {
       session ??= await ort.InferenceSession.create(file, settings);
     } catch (error) {
@@ -89,39 +88,5 @@ export class OnnxSession {
 
   async release(): Promise<void> {
     await this.session.release();
-  }
-}
-
-/** A copy's bytes, which its session reads its weights from: kept alive as long as the session is. */
-const WEIGHTS = new WeakMap<ort.InferenceSession, Uint8Array>();
-
-/**
- * A session over an optimised copy, in ONNX Runtime's format: read whole, then used in place, its
- * weights included, rather than parsed into copies of them.
- */
-async function openCopy(copy: string, settings: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
-  const bytes = await readWhole(copy);
-  const inPlace = { session: { use_ort_model_bytes_directly: '1', use_ort_model_bytes_for_initializers: '1' } };
-  const session = await ort.InferenceSession.create(bytes, { ...settings, extra: inPlace });
-  WEIGHTS.set(session, bytes);
-  return session;
-}
-
-/**
- * The file in one read where the system allows: `fs.readFile` reads half a megabyte per request,
- * and while a cold search reads its vectors, 34 MB took about 100 ms that way.
- */
-async function readWhole(file: string): Promise<Uint8Array> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const bytes = new Uint8Array((await handle.stat()).size);
-    for (let done = 0; done < bytes.length; ) {
-      const { bytesRead } = await handle.read(bytes, done, bytes.length - done, done);
-      if (bytesRead === 0) throw new Error(`${file} ends early`);
-      done += bytesRead;
-    }
-    return bytes;
-  } finally {
-    await handle.close();
   }
 }
