@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { Encoder } from '../core/index/library';
 import { ModelError } from '../core/models/errors';
 import type { Reranker } from '../core/models/reranker';
+import { forTerminal } from './terminal';
 
 /** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
 export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
@@ -51,4 +52,15 @@ export async function builtInRerankerDir(): Promise<string> {
 /** An error of the store's files (permissions, a full disk), reported like an unreadable input. */
 export function isFileSystemError(error: unknown): boolean {
   return typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/**
+ * What a command says before it embeds a library whose vectors are another encoder's: the encoder is
+ * named by its folder, so a folder of another name replaces every vector, which can take hours to
+ * make again. Undefined when nothing is replaced.
+ */
+export function replacingVectors(command: string, kept: string | undefined, encoder: Encoder | undefined, papers: number): string | undefined {
+  if (encoder === undefined || kept === undefined || kept === encoder.model || papers === 0) return undefined;
+  const [old, model] = [forTerminal(kept), forTerminal(encoder.model)];
+  return `attest ${command}: the library's papers are embedded with ${old}, not ${model}: all ${papers} are embedded again, and ${old}'s vectors are replaced once the first are saved. To keep them, stop now and give --embed-model the folder named ${old}.\n`;
 }

@@ -5,7 +5,7 @@ import { formatOf, importFileInBatches, type ImportResult, type PaperFormat } fr
 import { parseCommandLine } from './args';
 import { UnreadableFileError } from '../core/text/decode';
 import type { Console } from './main';
-import { encoderDir, isFileSystemError, loadEncoder } from './encoder';
+import { encoderDir, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
 import { forTerminal, showProgress } from './terminal';
 import { IMPORT_BATCH } from '../core/index/library';
 
@@ -42,6 +42,8 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));
     const { library, messages } = await PaperLibrary.open(store, { encoder });
     for (const message of messages) io.err(`attest index: ${message}\n`);
+    const replacing = replacingVectors('index', library.store.encoder?.model, encoder, library.store.size);
+    if (replacing !== undefined) io.err(replacing);
     let added = 0;
     for (const [at, file] of files.entries()) {
       const problems = new ProblemReport(file, io);

@@ -3,10 +3,11 @@ import type { SearchMode } from '../core/evidence';
 import type { Encoder } from '../core/index/library';
 import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
-import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, startEncoder } from './encoder';
+import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, replacingVectors, startEncoder } from './encoder';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
+import { forTerminal, showProgress } from './terminal';
 
 export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
                      [--mode lexical|dense|hybrid] [--embed-model DIR]
@@ -99,8 +100,10 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     for (const message of messages) io.err(`attest search: ${message}\n`);
     // The vectors are read on Node's I/O threads while the rest gets ready; a failed read is the search's to report.
     if (encoder !== undefined && mode !== 'lexical') library.store.dense().catch(() => undefined);
-    const embedded = await library.embedMissing();
-    if (embedded > 0) io.err(`attest search: embedded ${embedded} papers of the library with ${encoder?.model}\n`);
+    const replacing = replacingVectors('search', library.store.encoder?.model, encoder, library.store.size);
+    if (replacing !== undefined) io.err(replacing);
+    const embedded = await library.embedMissing({ onProgress: process.stderr.isTTY ? (done, total) => showProgress('Embedding', done, total) : undefined });
+    if (embedded > 0) io.err(`attest search: embedded ${embedded} papers of the library with ${forTerminal(encoder?.model ?? '')}\n`);
     const notes = new Set<string>();
     for (const query of queries) {
       const found = await library.find({ text: query.text, limit: top });

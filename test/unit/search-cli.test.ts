@@ -175,6 +175,13 @@ describe('attest index and attest search', () => {
     assert.equal(code, 0, err);
     assert.match(err, /embedded 6 papers of the library with all-MiniLM-L6-v2/);
     assert.equal((await run('search', '--store', store, '--query', 'stroke', '--embed-model', model)).err, '');
+
+    const renamed = path.join(dir, 'minilm');
+    await fs.cp(model, renamed, { recursive: true });
+    const other = await run('search', '--store', store, '--query', 'stroke', '--embed-model', renamed);
+    assert.equal(other.code, 0, other.err);
+    assert.match(other.err, /embedded with all-MiniLM-L6-v2, not minilm: all 6 are embedded again, and all-MiniLM-L6-v2's vectors are replaced/);
+    assert.match(other.err, /give --embed-model the folder named all-MiniLM-L6-v2/);
   });
 
   it('exits 2 on usage and input errors', async () => {
