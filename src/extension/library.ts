@@ -23,7 +23,11 @@ export class EvidenceLibrary implements vscode.Disposable {
    */
   private readonly thread = new LibraryThread();
   private opening?: Promise<LibraryThread>;
-  /** The setup for completion alone, before any search. */
+  /**
+   * The setup that opens the store, without the encoder, the sources or the reranker: for completion
+   * before any search, and for the first search while the encoder loads. Once: a later setup over the
+   * same store keeps the reranker the worker loaded.
+   */
   private bare?: Promise<readonly string[]>;
   /** Embedding in the background with the encoder of the last setup, stopped when the settings change. */
   private embedding?: AbortController;
@@ -61,11 +65,22 @@ export class EvidenceLibrary implements vscode.Disposable {
 
   private setUpBare(): Promise<readonly string[]> {
     const setup = this.thread.setUp({ dir: this.dir, liveSources: [] });
-    // Unreadable now is not unreadable for good: the next completion tries again.
-    setup.catch(() => {
-      if (this.bare === setup) this.bare = undefined;
-    });
+    setup.then(
+      // What had to be repaired is said by the setup that opened the store, whatever asked for it.
+      (messages) => this.report(messages),
+      // Unreadable now is not unreadable for good: the next completion or search tries again.
+      () => {
+        if (this.bare === setup) this.bare = undefined;
+      },
+    );
     return setup;
+  }
+
+  private report(messages: readonly string[]): void {
+    for (const message of messages) {
+      this.log.warn(message);
+      void vscode.window.showWarningMessage(message);
+    }
   }
 
   /** "Attest: Import Papers": JSONL, BibTeX or RIS files (`given`, or chosen in a dialog), read and indexed in the library's thread, with progress and cancel. */
@@ -126,14 +141,12 @@ export class EvidenceLibrary implements vscode.Disposable {
     const settings = vscode.workspace.getConfiguration('attest.retrieval');
     // The store opens in the library's thread while the encoder loads in its own: at 100,000 papers,
     // each takes about half a second, which the first search would otherwise wait for twice.
-    const opening = this.thread.setUp({ dir: this.dir, liveSources: [] });
-    opening.catch(() => undefined);
+    const opening = (this.bare ??= this.setUpBare());
     const encoder = await this.encoder.withoutAsking();
     // Without it, search by words now and offer the encoder; once it is there, the next search uses it.
     if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
     const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
-    // What had to be repaired is said by the setup that opened the store, the first.
-    const repaired = await opening;
+    await opening;
     const messages = await this.thread.setUp({
       dir: this.dir,
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
@@ -141,10 +154,7 @@ export class EvidenceLibrary implements vscode.Disposable {
       reranker: await this.reranker(settings),
       liveSources,
     });
-    for (const message of [...repaired, ...messages]) {
-      this.log.warn(message);
-      void vscode.window.showWarningMessage(message);
-    }
+    this.report(messages);
     // Papers saved before this encoder are embedded in the background; meanwhile they rank by words.
     const embedding = new AbortController();
     this.embedding = embedding;

@@ -4,19 +4,23 @@
  * beside the graph it was made from:
  *
  *   onnx/model_quantized.onnx                      the graph, as downloaded
- *   onnx/model_quantized.optimized.onnx            the copy, without its weights
+ *   onnx/model_quantized.optimized.1a2b3c4d.onnx   the copy, without its weights
  *   onnx/model_quantized.optimized.1a2b3c4d.data   the copy's weights, which ONNX Runtime maps into memory
- *   onnx/model_quantized.optimized.json            which ONNX Runtime made it, from a file of what size and time
+ *   onnx/model_quantized.optimized.json            the record: which copy, made by which ONNX Runtime
+ *                                                  from a graph of what size and time
  *
  * Each session over a graph otherwise looks for those fusions again, and copies every weight out of
  * the file it parsed. Over bge-small-en-v1.5 int8, making the session took about 370 ms over the
  * graph, 240 ms over a copy holding its weights, and 120–175 ms over this one, with 30 MB less
  * memory; over fp32, about 220 ms instead of 370 and 130 MB less (the weights are the file's pages,
- * shared, rather than a copy of them). A cold `attest search` waits on that session. The copy is
- * used only while its record matches the graph, the copy, its weights, this platform and the ONNX
- * Runtime loaded; the levels after "extended" (layout, "all") are left to each session, as their
- * output is not portable. The weights' file is named afresh at each writing, so a session that
- * mapped the previous one keeps it whole.
+ * shared, rather than a copy of them). A cold `attest search` waits on that session.
+ *
+ * The record is what makes a copy count: it is written last and renamed into place, and names the
+ * copy and its weights by an id fresh at each writing, so two windows making copies at once, or a
+ * session that mapped an earlier copy, never see a copy's files change. A copy is used only while
+ * the record matches the graph, the copy, its weights, this platform and the ONNX Runtime loaded;
+ * the levels after "extended" (layout, "all") are left to each session, as their output is not
+ * portable.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -31,14 +35,15 @@ interface MadeFrom {
   readonly platform: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** Names the copy and its weights (see `copyFiles`). */
+  readonly id: string;
   readonly copySize: number;
-  /** The weights' file beside the copy, and its size; absent when every weight was small enough to stay in the copy. */
-  readonly weights?: string;
+  /** Absent when every weight was small enough to stay in the copy. */
   readonly weightsSize?: number;
 }
 
-/** A partial copy older than this was left by a process that stopped while writing it. */
-const STALE_PARTIAL_MS = 10 * 60 * 1000;
+/** Files of a copy older than this that no record names were left by a process that stopped while writing them. */
+const STALE_MS = 10 * 60 * 1000;
 
 /** A record is a line of JSON; anything longer is not one of ours. */
 const RECORD_BYTES = 4096;
@@ -46,23 +51,22 @@ const RECORD_BYTES = 4096;
 /** Weights smaller than this stay in the copy. */
 const SMALLEST_EXTERNAL_WEIGHT = 1024;
 
-export function optimizedPaths(graph: string): { readonly copy: string; readonly record: string } {
-  const base = graph.replace(/\.onnx$/i, '');
-  return { copy: `${base}.optimized.onnx`, record: `${base}.optimized.json` };
+const ID = /^[0-9a-f]{8}$/;
+
+/** Where the record of `graph`'s copy is. */
+export function optimizedRecord(graph: string): string {
+  return `${stem(graph)}.optimized.json`;
 }
 
 /** The optimised copy of `graph` this ONNX Runtime may load in its place, if one was made from it as it is now. */
 export async function optimizedCopyOf(graph: string): Promise<string | undefined> {
-  const { copy, record } = optimizedPaths(graph);
   try {
-    const [text, source, copied] = await Promise.all([readTextFile(record, RECORD_BYTES), fs.stat(graph), fs.stat(copy)]);
-    if (text === undefined || !copied.isFile()) return undefined;
-    const made = JSON.parse(text.text) as Partial<MadeFrom>;
-    const weights = made.weights === undefined ? undefined : weightsFile(copy, made.weights);
-    if (weights === null) return undefined;
-    const weighed = weights === undefined ? undefined : await fs.stat(weights);
-    if (weighed !== undefined && !weighed.isFile()) return undefined;
-    const now = madeBy(source.size, source.mtimeMs, copied.size, weights === undefined ? undefined : { name: path.basename(weights), size: weighed?.size ?? 0 });
+    const made = await readRecord(graph);
+    if (made === undefined || typeof made.id !== 'string' || !ID.test(made.id)) return undefined;
+    const { copy, weights } = copyFiles(graph, made.id);
+    const [source, copied, weighed] = await Promise.all([fs.stat(graph), fs.stat(copy), made.weightsSize === undefined ? undefined : fs.stat(weights)]);
+    if (!copied.isFile() || (weighed !== undefined && !weighed.isFile())) return undefined;
+    const now = madeBy(source.size, source.mtimeMs, made.id, copied.size, weighed?.size);
     const keys = new Set([...Object.keys(now), ...Object.keys(made)]) as Set<keyof MadeFrom>;
     return [...keys].every((key) => made[key] === now[key]) ? copy : undefined;
   } catch {
@@ -71,77 +75,91 @@ export async function optimizedCopyOf(graph: string): Promise<string | undefined
   }
 }
 
-/** Makes (or makes again) the optimised copy of `graph`, its weights and its record; each file appears whole or not at all. */
+/** Makes (or makes again) the optimised copy of `graph` and its weights, then the record that makes them count. */
 export async function writeOptimizedCopy(graph: string): Promise<string> {
-  const { copy, record } = optimizedPaths(graph);
   const source = await fs.stat(graph);
-  await removeStalePartials(copy, record);
-  const fresh = randomBytes(4).toString('hex');
-  const suffix = `.${fresh}.tmp`;
-  // Named in the copy, and found beside it.
-  const weights = `${path.basename(copy, '.onnx')}.${fresh}.data`;
-  const weightsPath = path.join(path.dirname(copy), weights);
-  let kept = false;
+  const previous = await readRecord(graph).catch(() => undefined);
+  await removeStale(graph, previous?.id);
+  const id = randomBytes(4).toString('hex');
+  const { copy, weights } = copyFiles(graph, id);
+  const record = optimizedRecord(graph);
+  const partialRecord = `${record}.${id}.tmp`;
+  let counted = false;
   try {
     const session = await ort.InferenceSession.create(graph, {
       executionProviders: ['cpu'],
       logSeverityLevel: 3,
       intraOpNumThreads: 1,
       graphOptimizationLevel: 'extended',
-      optimizedModelFilePath: copy + suffix,
-      extra: { session: { optimized_model_external_initializers_file_name: weights, optimized_model_external_initializers_min_size_in_bytes: String(SMALLEST_EXTERNAL_WEIGHT) } },
+      optimizedModelFilePath: copy,
+      // Named in the copy, and found beside it.
+      extra: { session: { optimized_model_external_initializers_file_name: path.basename(weights), optimized_model_external_initializers_min_size_in_bytes: String(SMALLEST_EXTERNAL_WEIGHT) } },
     });
     await session.release();
-    const copySize = (await fs.stat(copy + suffix)).size;
-    const weighed = await fs.stat(weightsPath).catch(() => undefined);
-    kept = true;
-    await fs.rename(copy + suffix, copy);
-    await fs.writeFile(record + suffix, `${JSON.stringify(madeBy(source.size, source.mtimeMs, copySize, weighed && { name: weights, size: weighed.size }))}\n`);
-    await fs.rename(record + suffix, record);
-    await removeEarlierWeights(copy, weights);
-    return copy;
+    const copySize = (await fs.stat(copy)).size;
+    // A graph whose weights are all small has none apart; any other error is this writing's failure.
+    const weighed = await fs.stat(weights).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    await fs.writeFile(partialRecord, `${JSON.stringify(madeBy(source.size, source.mtimeMs, id, copySize, weighed?.size))}\n`);
+    await fs.rename(partialRecord, record);
+    counted = true;
   } finally {
-    await Promise.all([fs.rm(copy + suffix, { force: true }), fs.rm(record + suffix, { force: true }), kept ? undefined : fs.rm(weightsPath, { force: true })]);
+    await removeQuietly([partialRecord, ...(counted ? [] : [copy, weights])]);
   }
+  // Superseded: a session that mapped them keeps them where the system allows (not on Windows, where
+  // they stay until the stale sweep of a later writing finds them unused).
+  if (previous?.id !== undefined && ID.test(previous.id) && previous.id !== id) {
+    const earlier = copyFiles(graph, previous.id);
+    await removeQuietly([earlier.copy, earlier.weights]);
+  }
+  return copy;
 }
 
-function madeBy(size: number, mtimeMs: number, copySize: number, weights?: { name: string; size: number }): MadeFrom {
+function stem(graph: string): string {
+  return graph.replace(/\.onnx$/i, '');
+}
+
+/** The copy of `graph` and its weights named by `id`. */
+function copyFiles(graph: string, id: string): { readonly copy: string; readonly weights: string } {
+  return { copy: `${stem(graph)}.optimized.${id}.onnx`, weights: `${stem(graph)}.optimized.${id}.data` };
+}
+
+async function readRecord(graph: string): Promise<Partial<MadeFrom> | undefined> {
+  const text = await readTextFile(optimizedRecord(graph), RECORD_BYTES);
+  return text === undefined ? undefined : (JSON.parse(text.text) as Partial<MadeFrom>);
+}
+
+function madeBy(size: number, mtimeMs: number, id: string, copySize: number, weightsSize: number | undefined): MadeFrom {
   return {
     onnxruntime: ort.env.versions.node ?? ort.env.versions.common,
     platform: `${process.platform}-${process.arch}`,
     size,
     mtimeMs,
+    id,
     copySize,
-    ...(weights && { weights: weights.name, weightsSize: weights.size }),
+    ...(weightsSize !== undefined && { weightsSize }),
   };
 }
 
-/** The weights' file a record names, beside the copy; null when the name is not one a copy's weights have. */
-function weightsFile(copy: string, name: unknown): string | null {
-  const prefix = `${path.basename(copy, '.onnx')}.`;
-  return typeof name === 'string' && name.startsWith(prefix) && /^[0-9a-f]{8}\.data$/.test(name.slice(prefix.length)) ? path.join(path.dirname(copy), name) : null;
-}
-
-/** Weights of copies made before, other than `current`: a session that mapped one keeps it, as the system keeps an open file. */
-async function removeEarlierWeights(copy: string, current: string): Promise<void> {
-  for (const name of await fs.readdir(path.dirname(copy))) {
-    if (name !== current && weightsFile(copy, name) !== null) await fs.rm(path.join(path.dirname(copy), name), { force: true }).catch(() => undefined);
-  }
-}
-
-/** Partial copies, and weights no record names, that a stopped process left beside `copy`, each as large as a graph. */
-async function removeStalePartials(copy: string, record: string): Promise<void> {
-  const dir = path.dirname(copy);
-  const named = await readTextFile(record, RECORD_BYTES)
-    .then((text) => text && (JSON.parse(text.text) as Partial<MadeFrom>).weights)
-    .catch(() => undefined);
-  const prefix = `${path.basename(copy)}.`;
+/** Copies' files and partial records that no record names, left by a process that stopped while writing them; each as large as a graph. */
+async function removeStale(graph: string, named: string | undefined): Promise<void> {
+  const dir = path.dirname(graph);
+  const prefix = `${path.basename(stem(graph))}.optimized.`;
   for (const name of await fs.readdir(dir)) {
-    const partial = name.startsWith(prefix) && name.endsWith('.tmp');
-    const unnamedWeights = weightsFile(copy, name) !== null && name !== named;
-    if (!partial && !unnamedWeights) continue;
+    if (!name.startsWith(prefix)) continue;
+    const [id, ...rest] = name.slice(prefix.length).split('.');
+    const ours = ID.test(id) && (rest.join('.') === 'onnx' || rest.join('.') === 'data');
+    const partialRecord = name.startsWith(`${prefix}json.`) && name.endsWith('.tmp');
+    if ((!ours || id === named) && !partialRecord) continue;
     const file = path.join(dir, name);
     const stats = await fs.stat(file).catch(() => undefined);
-    if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_PARTIAL_MS) await fs.rm(file, { force: true });
+    if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_MS) await removeQuietly([file]);
   }
+}
+
+/** Removes what it can: a file another process has mapped cannot be removed on Windows. */
+async function removeQuietly(files: readonly string[]): Promise<void> {
+  await Promise.all(files.map((file) => fs.rm(file, { force: true }).catch(() => undefined)));
 }
