@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import type { Encoder } from '../core/index/library';
 import { ModelError } from '../core/models/errors';
+import type { ModelOptions } from '../core/models/options';
 import type { Reranker } from '../core/models/reranker';
 import { forTerminal } from './terminal';
 
@@ -24,13 +25,13 @@ export async function loadEncoder(dir: string | undefined): Promise<Encoder | un
 
 /**
  * The encoder in `dir`, named by its folder, starting in a worker thread while the caller goes on;
- * `ready` settles once it has loaded or failed to.
+ * `ready` settles once it has loaded or failed to. `options` as the session's (see `SessionOptions`).
  */
-export async function startEncoder(dir: string | undefined): Promise<{ encoder: Encoder; ready: Promise<void> } | undefined> {
+export async function startEncoder(dir: string | undefined, options: ModelOptions = {}): Promise<{ encoder: Encoder; ready: Promise<void> } | undefined> {
   if (dir === undefined) return undefined;
   const resolved = path.resolve(dir);
   const { StartingEmbedder } = await import('../core/models/pool');
-  const embedder = new StartingEmbedder(resolved);
+  const embedder = new StartingEmbedder(resolved, options);
   return { encoder: { model: path.basename(resolved), embedder }, ready: embedder.ready };
 }
 

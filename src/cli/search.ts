@@ -89,7 +89,8 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   try {
     // The encoder starts first, in a thread of its own: making its session is the longest part of a
     // cold search, and the library's modules load and its files are read meanwhile.
-    started = await startEncoder(encoderFolder);
+    // One query needs one inference, for which packing the weights costs more than it saves.
+    started = await startEncoder(encoderFolder, { prepack: queries.length > 1 });
     const encoder = started?.encoder;
     const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
     reranker = await loadReranker(values.rerank ? await builtInRerankerDir() : values['rerank-model']);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import * as ort from 'onnxruntime-node';
 import { BATCH_TOKENS, OnnxEmbedder } from '../../src/core/models/embedder';
 import { inBatches } from '../../src/core/models/options';
 import { ModelError } from '../../src/core/models/errors';
@@ -44,6 +45,33 @@ describe('the ONNX sentence encoder', () => {
   afterEach(async () => {
     for (const encoder of encoders.splice(0)) await encoder.dispose();
     for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it('leaves the weights unpacked when asked, for a session that runs once, with the same vectors', async () => {
+    const temp = await makeTempDir();
+    cleanups.push(temp.remove);
+    await writeModelFolder(temp.dir, { model: encoderGraph(), config: encoderConfig('BAAI/bge-small-en-v1.5') });
+    const create = ort.InferenceSession.create;
+    const asked: unknown[] = [];
+    ort.InferenceSession.create = ((...args: Parameters<typeof create>) => {
+      asked.push(args[1]);
+      return create.apply(ort.InferenceSession, args);
+    }) as typeof create;
+    try {
+      const vectors = [];
+      for (const prepack of [undefined, false]) {
+        const encoder = await OnnxEmbedder.load(temp.dir, { threads: 1, prepack });
+        encoders.push(encoder);
+        vectors.push((await encoder.embed([TEXT], 'query'))[0]);
+      }
+      assert.deepEqual(
+        asked.map((options) => (options as { extra?: { session?: Record<string, string> } }).extra?.session?.disable_prepacking),
+        [undefined, '1'],
+      );
+      assertClose(vectors[1], [...vectors[0]]);
+    } finally {
+      ort.InferenceSession.create = create;
+    }
   });
 
   it('averages the token states of all-MiniLM-L6-v2 and scales the mean to unit length', async () => {
