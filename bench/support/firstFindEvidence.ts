@@ -2,11 +2,14 @@
  * One cold Find Evidence as the editor makes it (src/extension/library.ts, `EvidenceLibrary.open`
  * then `finder`), in a process of its own, without VS Code: the library's thread opens the store
  * while the encoder loads in its worker, then the library is set up with the encoder (and the
- * built-in reranker, as `attest.retrieval.rerank` has it by default) and searched once. Prints
+ * built-in reranker, as `attest.retrieval.rerank` has it by default, its optimised copy kept in a
+ * temporary folder for the editor's storage) and searched once. Prints
  * `{"ms": N, "results": N}`; bench/libraryScale.bench.ts runs it.
  *
  *   node out/bench/support/firstFindEvidence.js STORE ENCODER_DIR MODEL_NAME [--rerank]
  */
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LibraryThread } from '../../src/core/index/libraryThread';
 import { builtInRerankerFolder } from '../../src/core/models/builtIn';
@@ -23,7 +26,9 @@ async function firstFindEvidence(dir: string, encoderDir: string, model: string,
     await opening;
     const rerankerDir = rerank ? await builtInRerankerFolder() : undefined;
     if (rerank && rerankerDir === undefined) throw new Error('this checkout has no built-in reranker (models/attest-rerank)');
-    await thread.setUp({ dir, encoder: { model, embedder }, reranker: rerankerDir === undefined ? undefined : { dir: rerankerDir, threads: 2 }, liveSources: [] });
+    // Where the editor keeps the reranker's optimised copy is its storage; here the system's temporary folder.
+    const reranker = rerankerDir === undefined ? undefined : { dir: rerankerDir, threads: 2, optimizedCopies: path.join(os.tmpdir(), 'attest-bench-storage', 'optimized', path.basename(rerankerDir)) };
+    await thread.setUp({ dir, encoder: { model, embedder }, reranker, liveSources: [] });
     const found = await thread.find({ text: CLAIM, limit: 10 });
     if (found.mode !== 'hybrid') throw new Error(`the search was ${found.mode}: ${found.notes.join(' ')}`);
     console.log(JSON.stringify({ ms: performance.now() - start, results: found.results.length }));

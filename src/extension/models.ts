@@ -1,4 +1,5 @@
 import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
 import { downloadModel, ModelDownloadError } from '../core/models/download';
@@ -128,7 +129,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     const files = exportFiles(preferQuantized);
     try {
       if (builtIn !== undefined) {
-        const loaded = await this.kind.start(builtIn, { preferQuantized: true, threads });
+        const loaded = await this.kind.start(builtIn, { preferQuantized: true, threads, optimizedCopies: builtInCopies(this.storage, builtIn) });
         this.log.info(`Built-in model loaded from ${builtIn}`);
         return { model: loaded, ...(await builtInIdentity(builtIn)) };
       }
@@ -136,7 +137,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
-      const loaded = await this.kind.start(location.dir, { preferQuantized, threads, optimize: location.kind === 'hub' });
+      const loaded = await this.kind.start(location.dir, { preferQuantized, threads, ...(location.kind === 'hub' && { optimizedCopies: location.dir }) });
       this.log.info(`Model loaded from ${location.dir}`);
       const id = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
       return { model: loaded, id };
@@ -227,6 +228,14 @@ export const ENCODER_MODEL: ModelKind<Embedder> = {
   purpose: vscode.l10n.t('Find Evidence ranks papers by meaning as well as words with a sentence encoder (about 35 MB). Without it, ranking is by words alone.'),
   start: (dir, options) => WorkerEmbedder.start(dir, options),
 };
+
+/**
+ * Where the optimised copy of a model Attest ships is kept (models/optimizedGraph.ts): in Attest's
+ * storage, as the extension's own folder is not Attest's to write. One folder per model, by its name.
+ */
+export function builtInCopies(storage: vscode.Uri, builtIn: string): string {
+  return path.join(storage.fsPath, 'optimized', path.basename(builtIn));
+}
 
 /** Where a relative model folder is taken from: the first workspace folder, else the home folder. */
 function workspaceFolder(): string {

@@ -74,16 +74,31 @@ describe('the optimised copy of an ONNX graph', () => {
     (await vectors(dir)).forEach((vector, at) => assertClose(vector, before[at], `text ${at}, weights of another size`));
   });
 
-  it('is written when a model Attest downloaded is loaded, and never in a folder loaded without asking for it', async () => {
-    const { dir } = await folder(await fs.readFile(REAL_VALUED_INT8), 'onnx/model_quantized.onnx');
+  it('is written where the loader keeps copies (beside a model Attest downloaded, in its storage for one it ships), never in a folder the user named', async () => {
+    const { dir, graph } = await folder(await fs.readFile(REAL_VALUED_INT8), 'onnx/model_quantized.onnx');
+    const files = async (): Promise<string[]> => [...(await listing(dir)), ...(await listing(path.join(dir, 'onnx')))];
+    const asNamed = await files();
     const before = await vectors(dir);
-    assert.deepEqual(await listing(path.join(dir, 'onnx')), ['model_quantized.onnx'], 'a user folder is only read');
+    assert.deepEqual(await files(), asNamed, 'a user folder is only read');
 
-    const encoder = await OnnxEmbedder.load(dir, { threads: 1, preferQuantized: true, optimize: true });
-    const [first] = await encoder.embed(TEXTS.slice(0, 1), 'passage');
-    await encoder.dispose();
-    assert.deepEqual(await listing(path.join(dir, 'onnx')), WITH_COPY);
-    assertClose(first, before[0]);
+    const embedOnce = async (optimizedCopies: string): Promise<Float32Array> => {
+      const encoder = await OnnxEmbedder.load(dir, { threads: 1, preferQuantized: true, optimizedCopies });
+      try {
+        return (await encoder.embed(TEXTS.slice(0, 1), 'passage'))[0];
+      } finally {
+        await encoder.dispose();
+      }
+    };
+    const storage = path.join(temp.dir, 'storage', 'optimized', 'encoder');
+    assertClose(await embedOnce(storage), before[0]);
+    assert.deepEqual(await files(), asNamed, 'the model folder is left as it was');
+    assert.deepEqual(await listing(storage), WITH_COPY.filter((name) => name !== 'model_quantized.onnx'), 'in the folder given');
+    const copy = await optimizedCopyOf(graph, storage);
+    assert.ok(copy !== undefined && copy.startsWith(storage), 'the next load finds it there');
+
+    assertClose(await embedOnce(dir), before[0]);
+    const copyFiles = WITH_COPY.filter((name) => name !== 'model_quantized.onnx');
+    assert.deepEqual((await listing(dir)).filter((name) => name.includes('.optimized.')), copyFiles, 'in the folder of the model it downloaded');
   });
 
   it('leaves the graph to load and nothing behind when the copy cannot be recorded, and clears what a stopped process left', async () => {
@@ -91,7 +106,7 @@ describe('the optimised copy of an ONNX graph', () => {
     const own = await vectors(dir);
     const files = await fs.readdir(dir);
     await fs.mkdir(optimizedRecord(graph));
-    const encoder = await OnnxEmbedder.load(dir, { threads: 1, optimize: true });
+    const encoder = await OnnxEmbedder.load(dir, { threads: 1, optimizedCopies: dir });
     const [first] = await encoder.embed(TEXTS.slice(0, 1), 'passage');
     await encoder.dispose();
     assertClose(first, own[0]);

@@ -30,6 +30,8 @@ export interface LibrarySetup {
 export interface RerankerSetup {
   readonly dir: string;
   readonly threads?: number;
+  /** Where its optimised copy is kept (see `SessionOptions.optimizedCopies`). */
+  readonly optimizedCopies?: string;
 }
 
 export type LibraryTask =

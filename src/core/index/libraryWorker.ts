@@ -74,9 +74,9 @@ let searching = 0;
 
 /** The reranker `setup` names, kept while setups name the same one. */
 function rerankerFor(setup: RerankerSetup | undefined): RerankerOnFirstUse | undefined {
-  if (reranker?.dir === setup?.dir && reranker?.threads === setup?.threads) return reranker;
+  if (reranker?.dir === setup?.dir && reranker?.threads === setup?.threads && reranker?.optimizedCopies === setup?.optimizedCopies) return reranker;
   if (reranker) retired.push(reranker);
-  reranker = setup && new RerankerOnFirstUse(setup.dir, setup.threads);
+  reranker = setup && new RerankerOnFirstUse(setup.dir, setup.threads, setup.optimizedCopies);
   releaseRetired();
   return reranker;
 }

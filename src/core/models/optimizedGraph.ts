@@ -15,6 +15,9 @@
  * memory; over fp32, about 220 ms instead of 370 and 130 MB less (the weights are the file's pages,
  * shared, rather than a copy of them). A cold `attest search` waits on that session.
  *
+ * A model Attest downloaded keeps its copy in its own folder; a model Attest ships, in a folder of
+ * Attest's storage (the extension's folder is not Attest's to write); a folder the user names, none.
+ *
  * The record is what makes a copy count: it is written last and renamed into place, and names the
  * copy and its weights by an id fresh at each writing, so two windows making copies at once, or a
  * session that mapped an earlier copy, never see a copy's files change. A copy is used only while
@@ -53,17 +56,17 @@ const SMALLEST_EXTERNAL_WEIGHT = 1024;
 
 const ID = /^[0-9a-f]{8}$/;
 
-/** Where the record of `graph`'s copy is. */
-export function optimizedRecord(graph: string): string {
-  return `${stem(graph)}.optimized.json`;
+/** Where the record of `graph`'s copy kept in `folder` (by default beside the graph) is. */
+export function optimizedRecord(graph: string, folder = path.dirname(graph)): string {
+  return `${stem(graph, folder)}.optimized.json`;
 }
 
-/** The optimised copy of `graph` this ONNX Runtime may load in its place, if one was made from it as it is now. */
-export async function optimizedCopyOf(graph: string): Promise<string | undefined> {
+/** The optimised copy of `graph` in `folder` this ONNX Runtime may load in its place, if one was made from it as it is now. */
+export async function optimizedCopyOf(graph: string, folder = path.dirname(graph)): Promise<string | undefined> {
   try {
-    const made = await readRecord(graph);
+    const made = await readRecord(graph, folder);
     if (made === undefined || typeof made.id !== 'string' || !ID.test(made.id)) return undefined;
-    const { copy, weights } = copyFiles(graph, made.id);
+    const { copy, weights } = copyFiles(graph, folder, made.id);
     const [source, copied, weighed] = await Promise.all([fs.stat(graph), fs.stat(copy), made.weightsSize === undefined ? undefined : fs.stat(weights)]);
     if (!copied.isFile() || (weighed !== undefined && !weighed.isFile())) return undefined;
     const now = madeBy(source.size, source.mtimeMs, made.id, copied.size, weighed?.size);
@@ -75,14 +78,18 @@ export async function optimizedCopyOf(graph: string): Promise<string | undefined
   }
 }
 
-/** Makes (or makes again) the optimised copy of `graph` and its weights, then the record that makes them count. */
-export async function writeOptimizedCopy(graph: string): Promise<string> {
+/**
+ * Makes (or makes again) the optimised copy of `graph` and its weights in `folder` (made if need be),
+ * then the record that makes them count.
+ */
+export async function writeOptimizedCopy(graph: string, folder = path.dirname(graph)): Promise<string> {
   const source = await fs.stat(graph);
-  const previous = await readRecord(graph).catch(() => undefined);
-  await removeStale(graph, previous?.id);
+  await fs.mkdir(folder, { recursive: true });
+  const previous = await readRecord(graph, folder).catch(() => undefined);
+  await removeStale(graph, folder, previous?.id);
   const id = randomBytes(4).toString('hex');
-  const { copy, weights } = copyFiles(graph, id);
-  const record = optimizedRecord(graph);
+  const { copy, weights } = copyFiles(graph, folder, id);
+  const record = optimizedRecord(graph, folder);
   const partialRecord = `${record}.${id}.tmp`;
   let counted = false;
   try {
@@ -111,23 +118,24 @@ export async function writeOptimizedCopy(graph: string): Promise<string> {
   // Superseded: a session that mapped them keeps them where the system allows (not on Windows, where
   // they stay until the stale sweep of a later writing finds them unused).
   if (previous?.id !== undefined && ID.test(previous.id) && previous.id !== id) {
-    const earlier = copyFiles(graph, previous.id);
+    const earlier = copyFiles(graph, folder, previous.id);
     await removeQuietly([earlier.copy, earlier.weights]);
   }
   return copy;
 }
 
-function stem(graph: string): string {
-  return graph.replace(/\.onnx$/i, '');
+/** The copy's files in `folder` are named after the graph's file. */
+function stem(graph: string, folder: string): string {
+  return path.join(folder, path.basename(graph).replace(/\.onnx$/i, ''));
 }
 
-/** The copy of `graph` and its weights named by `id`. */
-function copyFiles(graph: string, id: string): { readonly copy: string; readonly weights: string } {
-  return { copy: `${stem(graph)}.optimized.${id}.onnx`, weights: `${stem(graph)}.optimized.${id}.data` };
+/** The copy of `graph` in `folder` and its weights, named by `id`. */
+function copyFiles(graph: string, folder: string, id: string): { readonly copy: string; readonly weights: string } {
+  return { copy: `${stem(graph, folder)}.optimized.${id}.onnx`, weights: `${stem(graph, folder)}.optimized.${id}.data` };
 }
 
-async function readRecord(graph: string): Promise<Partial<MadeFrom> | undefined> {
-  const text = await readTextFile(optimizedRecord(graph), RECORD_BYTES);
+async function readRecord(graph: string, folder: string): Promise<Partial<MadeFrom> | undefined> {
+  const text = await readTextFile(optimizedRecord(graph, folder), RECORD_BYTES);
   return text === undefined ? undefined : (JSON.parse(text.text) as Partial<MadeFrom>);
 }
 
@@ -144,9 +152,8 @@ function madeBy(size: number, mtimeMs: number, id: string, copySize: number, wei
 }
 
 /** Copies' files and partial records that no record names, left by a process that stopped while writing them; each as large as a graph. */
-async function removeStale(graph: string, named: string | undefined): Promise<void> {
-  const dir = path.dirname(graph);
-  const prefix = `${path.basename(stem(graph))}.optimized.`;
+async function removeStale(graph: string, dir: string, named: string | undefined): Promise<void> {
+  const prefix = `${path.basename(stem(graph, dir))}.optimized.`;
   for (const name of await fs.readdir(dir)) {
     if (!name.startsWith(prefix)) continue;
     const [id, ...rest] = name.slice(prefix.length).split('.');

@@ -80,12 +80,13 @@ export class RerankerOnFirstUse {
   constructor(
     readonly dir: string,
     readonly threads?: number,
+    readonly optimizedCopies?: string,
   ) {}
 
   async get(): Promise<Reranker | undefined> {
     if (this.disposed) return undefined;
     if (this.loading === undefined) {
-      const loading = OnnxReranker.load(this.dir, { threads: this.threads });
+      const loading = OnnxReranker.load(this.dir, { threads: this.threads, optimizedCopies: this.optimizedCopies });
       loading.catch(() => {
         if (this.loading === loading) this.loading = undefined;
       });

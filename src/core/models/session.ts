@@ -12,10 +12,12 @@ export interface SessionOptions {
   /** Threads one inference may use; ONNX Runtime's default is one per physical core. */
   readonly threads?: number;
   /**
-   * Write the graph's optimised copy beside it when it has none (optimizedGraph.ts): for folders
-   * Attest downloaded, never a folder the user named.
+   * The folder the graph's optimised copy (optimizedGraph.ts) is kept in, written there at the first
+   * load: the folder of a model Attest downloaded, or one of Attest's storage for a model it ships.
+   * Without it, a copy beside the graph is loaded where there is one, and none is written: a folder
+   * the user names is only read.
    */
-  readonly optimize?: boolean;
+  readonly optimizedCopies?: string;
   /**
    * Pack the weights for the processor's kernels as the session is made (ONNX Runtime's default).
    * Packing took about 140 ms of a session over fp32 bge-small-en-v1.5 (40 ms over int8) and makes
@@ -50,9 +52,10 @@ export class OnnxSession {
       ...(options.threads !== undefined ? { intraOpNumThreads: options.threads } : {}),
       ...(options.prepack === false && { extra: { session: { disable_prepacking: '1' } } }),
     };
-    let copy = await optimizedCopyOf(file);
+    const copies = options.optimizedCopies;
+    let copy = await optimizedCopyOf(file, copies);
     // Making the copy costs one slower start (about 0.5 s for bge-small int8); a folder it cannot be written to keeps the graph.
-    if (copy === undefined && options.optimize === true) copy = await writeOptimizedCopy(file).catch(() => undefined);
+    if (copy === undefined && copies !== undefined) copy = await writeOptimizedCopy(file, copies).catch(() => undefined);
     let session: ort.InferenceSession | undefined;
     // A copy that fails to load costs that attempt only: the graph it came from is what counts.
     if (copy !== undefined) session = await ort.InferenceSession.create(copy, settings).catch(() => undefined);
