@@ -3,7 +3,8 @@
  * then `finder`), in a process of its own, without VS Code: the library's thread opens the store
  * while the encoder loads in its worker, then the library is set up with the encoder (and the
  * built-in reranker, as `attest.retrieval.rerank` has it by default, its optimised copy kept in a
- * temporary folder for the editor's storage) and searched once. Prints
+ * temporary folder for the editor's storage: written by the first run, so the runs after it measure
+ * a first search as it is after the first ever, which writes the copy) and searched once. Prints
  * `{"ms": N, "results": N}`; bench/libraryScale.bench.ts runs it.
  *
  *   node out/bench/support/firstFindEvidence.js STORE ENCODER_DIR MODEL_NAME [--rerank]

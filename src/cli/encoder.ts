@@ -63,5 +63,9 @@ export function isFileSystemError(error: unknown): boolean {
 export function replacingVectors(command: string, kept: string | undefined, encoder: Encoder | undefined, papers: number): string | undefined {
   if (encoder === undefined || kept === undefined || kept === encoder.model || papers === 0) return undefined;
   const [old, model] = [forTerminal(kept), forTerminal(encoder.model)];
-  return `attest ${command}: the library's papers are embedded with ${old}, not ${model}: all ${papers} are embedded again, and ${old}'s vectors are replaced once the first are saved. To keep them, stop now and give --embed-model the folder named ${old}.\n`;
+  // The editor names its encoder by its repository or its path, which no folder's name can match.
+  const keep = /[\\/]/.test(kept)
+    ? "the editor's encoder made them, so no folder given here keeps them: stop now, and leave out --embed-model (and ATTEST_EMBED_MODEL) to search by words"
+    : `stop now and give --embed-model the folder named ${old}`;
+  return `attest ${command}: the library's papers are embedded with ${old}, not ${model}: all ${papers} are embedded again, and ${old}'s vectors are replaced once the first are saved. To keep them, ${keep}.\n`;
 }

@@ -169,7 +169,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   /** The built-in reranker unless the setting turns it off (or this package has none), on the retrieval models' threads. */
   private async reranker(settings: vscode.WorkspaceConfiguration): Promise<RerankerSetup | undefined> {
     const dir = settings.get('rerank', true) ? await builtInRerankerFolder() : undefined;
-    return dir === undefined ? undefined : { dir, threads: settings.get<number>('encoder.threads', 2), optimizedCopies: builtInCopies(this.storage, dir) };
+    return dir === undefined ? undefined : { dir, threads: settings.get<number>('encoder.threads', 2), optimizedCopies: await builtInCopies(this.storage, dir) };
   }
 
   private get dir(): string {

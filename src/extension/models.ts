@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -129,7 +131,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     const files = exportFiles(preferQuantized);
     try {
       if (builtIn !== undefined) {
-        const loaded = await this.kind.start(builtIn, { preferQuantized: true, threads, optimizedCopies: builtInCopies(this.storage, builtIn) });
+        const loaded = await this.kind.start(builtIn, { preferQuantized: true, threads, optimizedCopies: await builtInCopies(this.storage, builtIn) });
         this.log.info(`Built-in model loaded from ${builtIn}`);
         return { model: loaded, ...(await builtInIdentity(builtIn)) };
       }
@@ -137,7 +139,8 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
-      const loaded = await this.kind.start(location.dir, { preferQuantized, threads, ...(location.kind === 'hub' && { optimizedCopies: location.dir }) });
+      // A download's graph is in its onnx/ folder (exportFiles); its copy is kept beside it.
+      const loaded = await this.kind.start(location.dir, { preferQuantized, threads, ...(location.kind === 'hub' && { optimizedCopies: path.join(location.dir, 'onnx') }) });
       this.log.info(`Model loaded from ${location.dir}`);
       const id = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
       return { model: loaded, id };
@@ -231,10 +234,17 @@ export const ENCODER_MODEL: ModelKind<Embedder> = {
 
 /**
  * Where the optimised copy of a model Attest ships is kept (models/optimizedGraph.ts): in Attest's
- * storage, as the extension's own folder is not Attest's to write. One folder per model, by its name.
+ * storage, as the extension's own folder is not Attest's to write. One folder per model and per
+ * place this version of Attest keeps it in: two versions running at once (a window left open over an
+ * update) would otherwise each find the other's copy stale and write their own. The folders of
+ * earlier versions are removed (as far as the system lets: a copy another process maps stays).
  */
-export function builtInCopies(storage: vscode.Uri, builtIn: string): string {
-  return path.join(storage.fsPath, 'optimized', path.basename(builtIn));
+export async function builtInCopies(storage: vscode.Uri, builtIn: string): Promise<string> {
+  const parent = path.join(storage.fsPath, 'optimized');
+  const name = `${path.basename(builtIn)}-${createHash('sha256').update(builtIn).digest('hex').slice(0, 8)}`;
+  const others = (await fs.readdir(parent).catch(() => [])).filter((entry) => entry !== name && entry.startsWith(`${path.basename(builtIn)}-`));
+  await Promise.all(others.map((entry) => fs.rm(path.join(parent, entry), { recursive: true, force: true }).catch(() => undefined)));
+  return path.join(parent, name);
 }
 
 /** Where a relative model folder is taken from: the first workspace folder, else the home folder. */

@@ -150,13 +150,24 @@ describe('the optimised copy of an ONNX graph', () => {
     assert.deepEqual(await vectors(dir), own, 'a copy that cannot be loaded leaves the graph');
   });
 
-  it('is left whole and loadable by writers racing each other', async () => {
+  it('is written by one writer at a time, and left whole, loadable and single by writers racing each other', async () => {
     const { dir, graph } = await folder(await fs.readFile(REAL_VALUED_INT8), 'onnx/model_quantized.onnx');
     const before = await vectors(dir);
-    const copies = await Promise.all([writeOptimizedCopy(graph), writeOptimizedCopy(graph), writeOptimizedCopy(graph)]);
+    const writings = await Promise.allSettled([writeOptimizedCopy(graph), writeOptimizedCopy(graph), writeOptimizedCopy(graph)]);
+    const written = writings.flatMap((writing) => (writing.status === 'fulfilled' ? [writing.value] : []));
+    const refused = writings.flatMap((writing) => (writing.status === 'rejected' ? [(writing.reason as Error).message] : []));
+    assert.ok(written.length >= 1 && refused.every((message) => /another process is writing/.test(message)), refused.join('; '));
     const kept = await optimizedCopyOf(graph);
-    assert.ok(kept !== undefined && copies.includes(kept), 'the record names one of the copies written');
-    await fs.access(kept.replace(/\.onnx$/, '.data'));
+    assert.ok(kept !== undefined && written.includes(kept), 'the record names a copy written');
+    assert.deepEqual(await listing(path.join(dir, 'onnx')), WITH_COPY, 'no copy is left that no record names');
     (await vectors(dir)).forEach((vector, at) => assertClose(vector, before[at], `text ${at}`));
+
+    const lock = `${optimizedRecord(graph)}.lock`;
+    await fs.writeFile(lock, '');
+    await assert.rejects(writeOptimizedCopy(graph), /another process is writing/);
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await fs.utimes(lock, anHourAgo, anHourAgo);
+    assert.notEqual(await writeOptimizedCopy(graph), kept, 'a lock a stopped process left is taken over');
+    assert.deepEqual(await listing(path.join(dir, 'onnx')), WITH_COPY);
   });
 });

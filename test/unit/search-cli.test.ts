@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
+import { replacingVectors } from '../../src/cli/encoder';
 import { REPO_ROOT } from './helpers';
 import { writeModelFolder } from './support/onnx/folders';
 import { encoderGraph, nliGraph } from './support/onnx/graphs';
@@ -182,6 +183,26 @@ describe('attest index and attest search', () => {
     assert.equal(other.code, 0, other.err);
     assert.match(other.err, /embedded with all-MiniLM-L6-v2, not minilm: all 6 are embedded again, and all-MiniLM-L6-v2's vectors are replaced/);
     assert.match(other.err, /give --embed-model the folder named all-MiniLM-L6-v2/);
+  });
+
+  it('embeds a library of many papers before a one-query search, with the encoder started again for the work', async () => {
+    const many = path.join(dir, 'many.jsonl');
+    const lines = Array.from({ length: 120 }, (_, at) => JSON.stringify({ _id: `m${at}`, title: `Stroke trial ${at}`, text: `Aspirin lowered the risk of stroke in cohort ${at}.` }));
+    await fs.writeFile(many, `${lines.join('\n')}\n`);
+    assert.equal((await run('index', 'add', many, '--store', store)).code, 0);
+    const { code, out, err } = await run('search', '--store', store, '--query', 'aspirin and stroke', '--embed-model', await encoderFolder(), '--mode', 'dense');
+    assert.equal(code, 0, err);
+    assert.match(err, /embedded 120 papers of the library/);
+    assert.equal((JSON.parse(out) as { results: unknown[] }).results.length, 10);
+  });
+
+  it('tells how to keep vectors the editor made, which no folder given to the CLI can', () => {
+    const encoder = { model: 'bge-small-en-v1.5-int8', embedder: { embed: async () => [], dispose: async () => undefined } };
+    const said = replacingVectors('search', 'Xenova/bge-small-en-v1.5', encoder, 100_000) ?? '';
+    assert.match(said, /embedded with Xenova\/bge-small-en-v1.5, not bge-small-en-v1.5-int8: all 100000 are embedded again/);
+    assert.match(said, /leave out --embed-model \(and ATTEST_EMBED_MODEL\) to search by words/);
+    assert.equal(replacingVectors('search', 'bge-small-en-v1.5-int8', encoder, 100_000), undefined);
+    assert.equal(replacingVectors('search', 'other', encoder, 0), undefined, 'an empty library loses nothing');
   });
 
   it('exits 2 on usage and input errors', async () => {

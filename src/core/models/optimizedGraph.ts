@@ -85,6 +85,36 @@ export async function optimizedCopyOf(graph: string, folder = path.dirname(graph
 export async function writeOptimizedCopy(graph: string, folder = path.dirname(graph)): Promise<string> {
   const source = await fs.stat(graph);
   await fs.mkdir(folder, { recursive: true });
+  const release = await lockRecord(optimizedRecord(graph, folder));
+  try {
+    return await writeLocked(graph, folder, source);
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * The writing of one copy at a time: several windows loading a model for the first time would each
+ * write one, and each copy is as large as the model's weights. Throws while another process writes.
+ */
+async function lockRecord(record: string): Promise<() => Promise<void>> {
+  const lock = `${record}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const handle = await fs.open(lock, 'wx');
+      await handle.close();
+      return () => removeQuietly([lock]);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      // A lock this old was left by a process that stopped while writing.
+      const stats = await fs.stat(lock).catch(() => undefined);
+      if (stats !== undefined && Date.now() - stats.mtimeMs <= STALE_MS) throw new Error(`another process is writing ${record}`);
+      await removeQuietly([lock]);
+    }
+  }
+}
+
+async function writeLocked(graph: string, folder: string, source: { size: number; mtimeMs: number }): Promise<string> {
   const previous = await readRecord(graph, folder).catch(() => undefined);
   await removeStale(graph, folder, previous?.id);
   const id = randomBytes(4).toString('hex');
