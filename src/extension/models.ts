@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
 import { downloadModel, ModelDownloadError } from '../core/models/download';
 import { ModelError } from '../core/models/errors';
+import { copiesFolderOf } from '../core/models/copiesFolder';
 import { hasFiles, modelLocation, exportFiles, type ModelLocation } from '../core/models/location';
 import type { Embedder } from '../core/models/embedder';
 import type { NliModel } from '../core/models/nli';
@@ -232,19 +231,9 @@ export const ENCODER_MODEL: ModelKind<Embedder> = {
   start: (dir, options) => WorkerEmbedder.start(dir, options),
 };
 
-/**
- * Where the optimised copy of a model Attest ships is kept (models/optimizedGraph.ts): in Attest's
- * storage, as the extension's own folder is not Attest's to write. One folder per model and per
- * place this version of Attest keeps it in: two versions running at once (a window left open over an
- * update) would otherwise each find the other's copy stale and write their own. The folders of
- * earlier versions are removed (as far as the system lets: a copy another process maps stays).
- */
-export async function builtInCopies(storage: vscode.Uri, builtIn: string): Promise<string> {
-  const parent = path.join(storage.fsPath, 'optimized');
-  const name = `${path.basename(builtIn)}-${createHash('sha256').update(builtIn).digest('hex').slice(0, 8)}`;
-  const others = (await fs.readdir(parent).catch(() => [])).filter((entry) => entry !== name && entry.startsWith(`${path.basename(builtIn)}-`));
-  await Promise.all(others.map((entry) => fs.rm(path.join(parent, entry), { recursive: true, force: true }).catch(() => undefined)));
-  return path.join(parent, name);
+/** Where the optimised copy of a model Attest ships is kept: in Attest's storage (see `copiesFolderOf`). */
+export function builtInCopies(storage: vscode.Uri, builtIn: string): Promise<string> {
+  return copiesFolderOf(path.join(storage.fsPath, 'optimized'), builtIn);
 }
 
 /** Where a relative model folder is taken from: the first workspace folder, else the home folder. */

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { OnnxEmbedder } from '../../src/core/models/embedder';
+import { copiesFolderOf } from '../../src/core/models/copiesFolder';
 import { optimizedCopyOf, optimizedRecord, writeOptimizedCopy } from '../../src/core/models/optimizedGraph';
 import { FIXTURES } from './helpers';
 import { assertClose } from './support/onnx/expect';
@@ -169,5 +170,18 @@ describe('the optimised copy of an ONNX graph', () => {
     await fs.utimes(lock, anHourAgo, anHourAgo);
     assert.notEqual(await writeOptimizedCopy(graph), kept, 'a lock a stopped process left is taken over');
     assert.deepEqual(await listing(path.join(dir, 'onnx')), WITH_COPY);
+  });
+
+  it('is kept, for a model Attest ships, in a folder of its storage per version, the folders of earlier versions removed', async () => {
+    const parent = path.join(temp.dir, 'storage', 'optimized');
+    const earlier = path.join(parent, 'attest-nli-0badc0de');
+    const others = [path.join(parent, 'attest-nli-large-12345678'), path.join(parent, 'attest-rerank-0badc0de')];
+    for (const folder of [earlier, ...others]) await fs.mkdir(folder, { recursive: true });
+    const folder = await copiesFolderOf(parent, '/opt/attest-0.2.0/models/attest-nli');
+    assert.match(path.basename(folder), /^attest-nli-[0-9a-f]{8}$/);
+    assert.notEqual(folder, await copiesFolderOf(parent, '/opt/attest-0.3.0/models/attest-nli'), 'another version keeps its own');
+    assert.deepEqual((await fs.readdir(parent)).sort(), others.map((other) => path.basename(other)).sort(), 'other models are left alone');
+    const notYet = path.join(temp.dir, 'not made yet');
+    assert.equal(path.dirname(await copiesFolderOf(notYet, '/opt/attest/models/attest-rerank')), notYet, 'a storage folder not made yet is no error');
   });
 });
