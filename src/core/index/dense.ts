@@ -30,8 +30,8 @@ export class DenseIndex {
   /** The papers' unit vectors row by row, in the order of `ids`; rows beyond them are spare capacity. */
   private vectors: Float32Array;
   private readonly ids: string[] = [];
-  /** Each id's row; undefined until first needed in an index adopted over ids known to be distinct. */
-  private rowsOfIds: Map<string, number> | undefined = new Map();
+  /** Each id's row, made from `ids` when first needed. */
+  private rowsOfIds: Map<string, number> | undefined;
 
   constructor(readonly dimension: number) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`a vector dimension must be a positive integer, not ${dimension}`);
@@ -56,7 +56,7 @@ export class DenseIndex {
         index.addAll(data);
         return index;
       }
-    } else index.rowsOfIds = undefined;
+    }
     // One push per id: spread as arguments, 200,000 ids overflowed the call stack.
     for (const id of data.ids) index.ids.push(id);
     index.vectors = data.vectors;
