@@ -17,6 +17,10 @@
 
   /** The outcome line of each listed result, by index, for `outcome` messages. */
   let outcomes = [];
+  /** The heading of each listed result, by index, where a `verdicts` message puts its verdict. */
+  let headings = [];
+  /** The line saying that the verdicts are on their way, while they are. */
+  let judgingLine = null;
 
   // ---------------------------------------------------------------------------------------
   // Checks: what evidenceProtocol.ts's PanelMessage promises, and nothing else.
@@ -63,8 +67,11 @@
           listOf(isString)(m.notes) &&
           optional((v) => v === true)(m.encoderDownload) &&
           optional(isString)(m.replacing) &&
+          optional((v) => v === true)(m.judging) &&
           listOf(isItem)(m.items)
         );
+      case 'verdicts':
+        return listOf((v) => v === null || isVerdict(v))(m.verdicts);
       case 'failed':
         return isString(m.claim) && isString(m.message);
       case 'outcome':
@@ -104,15 +111,18 @@
   function render(message) {
     switch (message.type) {
       case 'searching':
-        outcomes = [];
+        forgetResults();
         root.replaceChildren(header(message.claim), el('p', 'status busy', strings.searching));
         break;
       case 'failed':
-        outcomes = [];
+        forgetResults();
         root.replaceChildren(header(message.claim), el('p', 'status error', message.message));
         break;
       case 'results':
         renderResults(message);
+        break;
+      case 'verdicts':
+        addVerdicts(message.verdicts);
         break;
       case 'outcome': {
         const line = outcomes[message.index];
@@ -124,10 +134,31 @@
     }
   }
 
+  function forgetResults() {
+    outcomes = [];
+    headings = [];
+    judgingLine = null;
+  }
+
+  /** Verdicts for the list shown, in its order; verdicts for another list (of another length) are not shown. */
+  function addVerdicts(verdicts) {
+    if (verdicts.length !== headings.length) return;
+    verdicts.forEach((v, index) => {
+      if (v) headings[index].append(verdict(v));
+    });
+    judgingLine?.remove();
+    judgingLine = null;
+  }
+
   function renderResults(message) {
+    forgetResults();
     const search = el('div', 'search');
     search.append(el('span', 'badge mode', strings.mode[message.mode]));
     const parts = [header(message.claim), search];
+    if (message.judging && message.items.length > 0) {
+      judgingLine = el('p', 'status busy', strings.judging);
+      parts.push(judgingLine);
+    }
     if (message.notes.length > 0) {
       const notes = el('ul', 'notes');
       for (const note of message.notes) notes.append(el('li', undefined, note));
@@ -136,15 +167,15 @@
     if (message.encoderDownload) parts.push(downloadButton());
     if (message.items.length === 0) {
       parts.push(el('p', 'status', strings.noResults));
-      outcomes = [];
     } else {
       const list = el('ol', 'results');
       // Searched from a citation to replace: the first button replaces its key instead of citing beside it.
       const citeLabel = message.replacing === undefined ? strings.actions.citeHere : format(strings.replaceCitation, message.replacing);
-      outcomes = message.items.map((item, index) => {
-        const { node, outcome } = result(item, index, citeLabel);
+      message.items.forEach((item, index) => {
+        const { node, heading, outcome } = result(item, index, citeLabel);
         list.append(node);
-        return outcome;
+        headings.push(heading);
+        outcomes.push(outcome);
       });
       parts.push(list);
     }
@@ -208,7 +239,7 @@
     const outcome = el('p', 'outcome');
     outcome.setAttribute('role', 'status');
     node.append(outcome);
-    return { node, outcome };
+    return { node, heading, outcome };
   }
 
   function verdict(v) {

@@ -53,8 +53,12 @@ export type PanelMessage =
       readonly encoderDownload?: true;
       /** The key of the citation the search was made to replace (a possibly fabricated one): Cite here replaces it. */
       readonly replacing?: string;
+      /** The NLI model is still judging the papers: their verdicts follow in a `verdicts` message. */
+      readonly judging?: true;
       readonly items: readonly EvidenceItem[];
     }
+  /** The verdicts of the listed papers, in their order (null where the model gave none), added to the list in place. */
+  | { readonly type: 'verdicts'; readonly verdicts: readonly (VerdictView | null)[] }
   /** The search did not finish; `message` says why, ready to show. */
   | { readonly type: 'failed'; readonly claim: string; readonly message: string }
   /** What an action on the result at `index` did, or why it did nothing. */
@@ -95,6 +99,8 @@ export interface PanelStrings {
   readonly existing: string;
   readonly verdict: Readonly<Record<SupportLabel, string>>;
   readonly entailment: string;
+  /** Beside the list while the NLI model judges its papers. */
+  readonly judging: string;
   /** "Full text, {0}:" before a passage. */
   readonly fullText: string;
   readonly actions: Readonly<Record<ResultAction, string>>;

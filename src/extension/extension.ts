@@ -11,7 +11,7 @@ import { checkReferencesCommand, setSourceApiKeyCommand, showEvidence } from './
 import { FullTextAccess } from './fullTexts';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
-import { registerFindEvidence, type EvidenceJudge } from './findEvidence';
+import { registerFindEvidence, type EvidenceApi, type EvidenceJudge } from './findEvidence';
 import { CITE_LIBRARY_PAPER, CitationCompletionProvider, citeLibraryPaper, type LibraryPapers } from './citationCompletion';
 import { EvidenceActions } from './evidenceActions';
 import { CitationHoverProvider } from './hover';
@@ -22,8 +22,8 @@ import { ReferenceLookups } from './references';
 import { StatusBar } from './statusBar';
 import { registerSuggest, type SuggestApi } from './suggest';
 
-/** The extension's API: tests give Find Evidence a fixed finder, and completion a fixed library, through it. */
-export interface AttestApi extends SuggestApi {
+/** The extension's API: tests give Find Evidence a fixed finder and judge, and completion a fixed library, through it. */
+export interface AttestApi extends SuggestApi, EvidenceApi {
   /** Citation completion offers the papers of `library` from now on. */
   setCitationLibrary(library: LibraryPapers): void;
 }
@@ -144,6 +144,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
       evidence.setEvidenceFinder(finder);
       suggestions.setEvidenceFinder(finder);
     },
+    setEvidenceJudge: (judge) => evidence.setEvidenceJudge(judge),
     setSentenceJudge: (judge) => suggestions.setSentenceJudge(judge),
     setCitationLibrary: (papers) => completion.setLibrary(papers),
   };

@@ -17,6 +17,8 @@ import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultActi
 export interface EvidenceApi {
   /** Searches from now on go to `finder` instead of the one the extension built; undefined gives that one back. */
   setEvidenceFinder(finder: EvidenceFinder | undefined): void;
+  /** Results are judged from now on by `judge` instead of the NLI model; undefined gives the model back. */
+  setEvidenceJudge(judge: EvidenceJudge | undefined): void;
 }
 
 /**
@@ -44,7 +46,10 @@ export function registerFindEvidence(
   context.subscriptions.push(
     vscode.commands.registerCommand('attest.findEvidenceFor', (uri: vscode.Uri, claim: vscode.Range, replacing?: vscode.Range) => feature.runFor(uri, claim, replacing)),
   );
-  return { setEvidenceFinder: (replacement) => feature.setFinder(replacement === undefined ? finder : async () => replacement) };
+  return {
+    setEvidenceFinder: (replacement) => feature.setFinder(replacement === undefined ? finder : async () => replacement),
+    setEvidenceJudge: (replacement) => feature.setJudge(replacement ?? judge),
+  };
 }
 
 /** The NLI verdict of each result's abstract on the claim, when a model is at hand; undefined where there is none. */
@@ -57,7 +62,10 @@ interface Search {
   readonly claim: string;
   readonly target: Anchor;
   readonly results: EvidenceResults;
-  readonly verdicts: readonly (VerdictView | undefined)[];
+  /** Each result's verdict, once judged; empty while `judging` runs and where no model judged. */
+  verdicts: readonly (VerdictView | undefined)[];
+  /** Stops the verdicts still being worked out; undefined once they are in, or when none are asked. */
+  judging: AbortController | undefined;
 }
 
 class FindEvidence implements vscode.Disposable {
@@ -74,7 +82,7 @@ class FindEvidence implements vscode.Disposable {
     extensionUri: vscode.Uri,
     private readonly checker: Checker,
     private finder: () => Promise<EvidenceFinder>,
-    private readonly judge: EvidenceJudge | undefined,
+    private judge: EvidenceJudge | undefined,
     private readonly passages: PassagesAtHand | undefined,
   ) {
     this.actions = new EvidenceActions(checker);
@@ -89,6 +97,10 @@ class FindEvidence implements vscode.Disposable {
 
   setFinder(finder: () => Promise<EvidenceFinder>): void {
     this.finder = finder;
+  }
+
+  setJudge(judge: EvidenceJudge | undefined): void {
+    this.judge = judge;
   }
 
   /** Searches for the active editor's selection; resolves to what the panel then lists. */
@@ -120,30 +132,31 @@ class FindEvidence implements vscode.Disposable {
     return this.find(text, new Anchor(uri, editor.document.offsetAt(replacing.end), editor.document.getText(replacing)));
   }
 
-  /** Searches for `claim`, to be cited at `target`; resolves to what the panel then lists. */
+  /**
+   * Searches for `claim`, to be cited at `target`. The papers are listed as soon as they are found,
+   * ready to cite; each one's verdict follows once the NLI model has judged it. Resolves to what the
+   * panel then lists, verdicts included.
+   */
   private async find(claim: string, target: Anchor): Promise<ResultsMessage | undefined> {
     this.running?.abort();
+    this.search?.judging?.abort();
     const controller = new AbortController();
     this.running = controller;
     this.panel.show({ type: 'searching', claim });
     let results: EvidenceResults;
-    let verdicts: (VerdictView | undefined)[];
     try {
-      ({ results, verdicts } = await vscode.window.withProgress(
+      results = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Finding evidence'), cancellable: true },
         async (_progress, token) => {
           const cancel = token.onCancellationRequested(() => controller.abort());
           try {
             const finder = await this.finder();
-            const found = await finder.find({ text: claim, limit: RESULT_LIMIT, signal: controller.signal });
-            // A verdict that cannot be reached leaves the result without one; the search itself stands.
-            const judged = (await this.judge?.(claim, found.results.map((r) => r.paper), controller.signal).catch(() => undefined)) ?? [];
-            return { results: found, verdicts: judged };
+            return await finder.find({ text: claim, limit: RESULT_LIMIT, signal: controller.signal });
           } finally {
             cancel.dispose();
           }
         },
-      ));
+      );
       controller.signal.throwIfAborted();
     } catch (error) {
       target.dispose();
@@ -158,8 +171,28 @@ class FindEvidence implements vscode.Disposable {
       if (this.running === controller) this.running = undefined;
     }
     this.clear();
-    this.search = { claim, target, results, verdicts };
-    return this.showList(this.search, await this.actions.resultOf(target.uri));
+    const judging = this.judge && results.results.length > 0 ? controller : undefined;
+    const search: Search = { claim, target, results, verdicts: [], judging };
+    this.search = search;
+    const listed = await this.showList(search, await this.actions.resultOf(target.uri));
+    return judging ? this.judgeResults(search, judging.signal) : listed;
+  }
+
+  /** Works out the verdicts of `search`'s results and adds them to the list the page shows, in place. */
+  private async judgeResults(search: Search, signal: AbortSignal): Promise<ResultsMessage | undefined> {
+    const papers = search.results.results.map((r) => r.paper);
+    // A verdict that cannot be reached leaves the result without one; the list itself stands.
+    const verdicts = (await this.judge?.(search.claim, papers, signal).catch(() => undefined)) ?? [];
+    // A newer search, or the panel's closing, stopped this one's judging; the list is no longer shown.
+    if (signal.aborted || this.search !== search) return undefined;
+    search.verdicts = verdicts;
+    search.judging = undefined;
+    const view = await this.view(search, this.checker.resultFor(search.target.uri.fsPath));
+    if (this.search !== search) return undefined;
+    this.shown = view;
+    // Only the verdicts change: the page keeps what the user did meanwhile (an outcome line, the scroll).
+    this.panel.post({ type: 'verdicts', verdicts: view.items.map((item) => item.verdict ?? null) }, view);
+    return view;
   }
 
   /** A message from the page, or a command standing in for one: checked, then acted on. */
@@ -222,7 +255,7 @@ class FindEvidence implements vscode.Disposable {
 
   /** The search as the page lists it, with each paper's entry if a bibliography of the manuscript has it already. */
   private async view(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
-    const { claim, results, verdicts } = search;
+    const { claim, results, verdicts, judging } = search;
     const papers = results.results.map((r) => r.paper);
     const existing = manuscript ? await this.actions.existingEntries(manuscript, papers) : [];
     const passages = (await this.passages?.(claim, papers).catch(() => undefined)) ?? [];
@@ -233,6 +266,7 @@ class FindEvidence implements vscode.Disposable {
       notes: results.notes,
       ...(results.notes.includes(ENCODER_NOT_DOWNLOADED_NOTE) && { encoderDownload: true }),
       ...(search.target.replacing !== undefined && { replacing: search.target.replacing }),
+      ...(judging && { judging: true }),
       items: results.results.map((evidence, i) => {
         const passage = passages[i];
         return {
@@ -262,6 +296,7 @@ class FindEvidence implements vscode.Disposable {
   }
 
   private clear(): void {
+    this.search?.judging?.abort();
     this.search?.target.dispose();
     this.search = undefined;
     this.shown = undefined;

@@ -41,7 +41,7 @@ export interface SuggestDependencies {
  * handler as the page's message. Returns the way to give suggestions a fixed finder, as Find Evidence's.
  */
 /** What the extension offers its tests about suggestions, besides the finder. */
-export interface SuggestApi extends EvidenceApi {
+export interface SuggestApi extends Pick<EvidenceApi, 'setEvidenceFinder'> {
   /** Sentences are judged from now on by `judge` instead of the support check (undefined: the support check again). */
   setSentenceJudge(judge: SentenceJudge | undefined): void;
 }

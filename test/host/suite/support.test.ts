@@ -6,7 +6,9 @@ import * as vscode from 'vscode';
 import { nliGraph } from '../../unit/support/onnx/graphs';
 import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
 import type { Evidence } from '../../../src/core/evidence';
-import type { ResultsMessage } from '../../../src/extension/evidenceProtocol';
+import type { Outcome } from '../../../src/extension/evidenceActions';
+import type { ResultsMessage, VerdictView } from '../../../src/extension/evidenceProtocol';
+import type { AttestApi } from '../../../src/extension/extension';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';
 
@@ -140,6 +142,44 @@ suite('support check beside Find Evidence', () => {
       await attest.update('nli.model', undefined, vscode.ConfigurationTarget.Global);
       for (const key of ['support.entailmentThreshold', 'support.contradictionThreshold']) await attest.update(key, undefined, vscode.ConfigurationTarget.Workspace);
       await fs.promises.rm(modelDir, { recursive: true, force: true });
+    }
+  });
+});
+
+suite('verdicts after the list', () => {
+  test('the papers found are listed, and can be acted on, before the model has judged them; the verdicts follow', async () => {
+    const extension = vscode.extensions.getExtension<AttestApi>('attest.attest');
+    assert.ok(extension);
+    const api = await extension.activate();
+    let judged: (verdicts: VerdictView[]) => void = () => undefined;
+    let asked: (() => void) | undefined;
+    const askedForVerdicts = new Promise<void>((resolve) => (asked = resolve));
+    api.setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [{ paper: { id: 'slow', title: 'A paper judged slowly', authors: [], abstract: 'Aspirin.' }, score: 1 }] }) });
+    api.setEvidenceJudge(
+      (_claim, _papers, signal) =>
+        new Promise((resolve, reject) => {
+          judged = resolve;
+          signal.addEventListener('abort', () => reject(signal.reason));
+          asked?.();
+        }),
+    );
+    try {
+      const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
+      const editor = await vscode.window.showTextDocument(document);
+      const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
+      editor.selection = new vscode.Selection(range.start, range.end);
+      const searching = vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+      await askedForVerdicts;
+      // Before, the list waited for its verdicts: a button pressed meanwhile found no list and did nothing.
+      const outcome = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.openPaper', 0);
+      assert.deepStrictEqual(outcome, { ok: false, message: 'Attest knows no link to this paper.' });
+      judged([{ label: 'supported', entailment: 0.9 }]);
+      const view = await searching;
+      assert.deepStrictEqual(view?.items[0].verdict, { label: 'supported', entailment: 0.9 });
+      assert.strictEqual(view?.judging, undefined, 'the list no longer says that the model is judging');
+    } finally {
+      api.setEvidenceFinder(undefined);
+      api.setEvidenceJudge(undefined);
     }
   });
 });
