@@ -3,10 +3,17 @@
 # trained from the same base, seed and held-out claims, side by side, on a GPU machine (the same
 # command runs on a CPU, one configuration at a time, at about 22 minutes an epoch at 128 tokens).
 # Every configuration reorders the top 20, the depth Find Evidence uses.
-#   DATA=… BASE=… CANDIDATES=… WORK=… training/rerank-sweep.sh
+#   DATA=… BASE=… CANDIDATES=… WORK=… training/rerank-sweep.sh          the first sweep: epochs, length, group
+#   SWEEP=depth DATA=… BASE=… CANDIDATES=… WORK=… training/rerank-sweep.sh   how many of the base's layers
 set -uo pipefail
 cd "$(dirname "$0")"
-configs=(
+if [ "${SWEEP:-}" = depth ]; then configs=(
+  "L6-E8 --max-length 128 --epochs 8"
+  "L4-E8 --max-length 128 --epochs 8 --layers 4"
+  "L3-E8 --max-length 128 --epochs 8 --layers 3"
+  "L3-E12 --max-length 128 --epochs 12 --layers 3"
+  "L2-E12 --max-length 128 --epochs 12 --layers 2"
+); else configs=(
   "L128-E2 --max-length 128 --epochs 2"
   "L128-E4 --max-length 128 --epochs 4"
   "L128-E6 --max-length 128 --epochs 6"
@@ -16,11 +23,11 @@ configs=(
   "L128-E4-lr1e4 --max-length 128 --epochs 4 --learning-rate 1e-4"
   "L192-E4 --max-length 192 --epochs 4"
   "L256-E4 --max-length 256 --epochs 4"
-)
+); fi
 for config in "${configs[@]}"; do
   set -- $config
   name=$1; shift
-  OMP_NUM_THREADS=1 timeout "${LIMIT:-0}" python3 -m attest_training.rerank --data "$DATA" --candidates "$CANDIDATES" --base "$BASE" \
+  OMP_NUM_THREADS=${THREADS:-1} timeout "${LIMIT:-0}" python3 -m attest_training.rerank --data "$DATA" --candidates "$CANDIDATES" --base "$BASE" \
     --out "$WORK/$name" --depth 20 --device "${DEVICE:-cuda}" "$@" > "$WORK/$name.log" 2>&1 &
 done
 wait

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from attest_training.rerank import mixed_order, ndcg_at_10, read_candidates, split, training_groups
+from attest_training.rerank import keep_layers, mixed_order, ndcg_at_10, read_candidates, split, training_groups
 
 
 def test_the_held_out_claims_are_a_fifth_chosen_by_the_seed_and_never_fitted():
@@ -41,3 +41,23 @@ def test_candidates_of_a_claim_that_is_not_a_training_claim_are_refused(tmp_path
     assert read_candidates(file, {"7"}) == {"7": [("d1", 1.5)]}
     with pytest.raises(SystemExit, match="not a training claim"):
         read_candidates(file, {"8"})
+
+
+def test_a_shallower_reranker_keeps_the_bases_first_layers_and_reloads_as_such(tmp_path):
+    torch = pytest.importorskip("torch")
+    from transformers import BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=4, num_attention_heads=2, intermediate_size=32, num_labels=1)
+    base = BertForSequenceClassification(config).eval()
+    first = [layer.attention.self.query.weight.clone() for layer in base.bert.encoder.layer[:2]]
+    shallow = keep_layers(base, 2)
+    assert len(shallow.bert.encoder.layer) == 2 and shallow.config.num_hidden_layers == 2
+    assert all(torch.equal(a, layer.attention.self.query.weight) for a, layer in zip(first, shallow.bert.encoder.layer))
+    shallow.save_pretrained(tmp_path)
+    ids = torch.tensor([[1, 5, 7, 2]])
+    again = BertForSequenceClassification.from_pretrained(tmp_path).eval()
+    assert torch.allclose(again(input_ids=ids).logits, shallow(input_ids=ids).logits)
+    assert keep_layers(again, None) is again
+    with pytest.raises(SystemExit, match="has 2 layers"):
+        keep_layers(again, 3)
