@@ -29,8 +29,13 @@ export class EvidenceLibrary implements vscode.Disposable {
    * same store keeps the reranker the worker loaded.
    */
   private bare?: Promise<readonly string[]>;
-  /** Embedding in the background with the encoder of the last setup, stopped when the settings change. */
-  private embedding?: AbortController;
+  /**
+   * Embedding in the background with the encoder of the last setup, stopped when the settings change;
+   * `again` when papers came in after it listed those to embed.
+   */
+  private embedding?: { readonly stop: AbortController; again: boolean };
+  /** Whether the last setup has an encoder, which papers added unembedded are left for. */
+  private embeds = false;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -47,7 +52,9 @@ export class EvidenceLibrary implements vscode.Disposable {
   async finder(): Promise<EvidenceFinder> {
     const library = await this.library();
     const papers = this.checked().flatMap((result) => result.bibliographies.flatMap((b) => papersFromBibliography(b).papers));
-    if (papers.length > 0) await library.add(papers, { onlyNew: true });
+    // A bibliography's new abstracts are embedded in the background: the search would otherwise wait
+    // for them (a hundred take about ten seconds on two cores), and meanwhile they rank by their words.
+    if (papers.length > 0 && (await library.add(papers, { onlyNew: true, embedLater: true })) > 0 && this.embeds) this.embedInBackground();
     return {
       find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) }),
     };
@@ -123,7 +130,8 @@ export class EvidenceLibrary implements vscode.Disposable {
   /** Settings changed: the next search uses the same store with the new encoder and sources. */
   reset(): void {
     this.opening = undefined;
-    this.embedding?.abort();
+    this.embedding?.stop.abort();
+    this.embedding = undefined;
   }
 
   private library(): Promise<LibraryThread> {
@@ -156,14 +164,35 @@ export class EvidenceLibrary implements vscode.Disposable {
     });
     this.report(messages);
     // Papers saved before this encoder are embedded in the background; meanwhile they rank by words.
-    const embedding = new AbortController();
-    this.embedding = embedding;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') }, (progress) =>
-      this.thread
-        .embedMissing({ signal: embedding.signal, onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) })
-        .catch((error: unknown) => embedding.signal.aborted || this.log.error('Embedding papers failed', error)),
-    );
+    this.embeds = encoder !== undefined;
+    if (this.embeds) this.embedInBackground();
     return this.thread;
+  }
+
+  /**
+   * Embeds the library's papers that have no vector from the encoder, in the library's thread, with
+   * progress in the status bar; asked again while it runs, it runs once more after, for the papers
+   * added meanwhile.
+   */
+  private embedInBackground(): void {
+    if (this.embedding) {
+      this.embedding.again = true;
+      return;
+    }
+    const run = { stop: new AbortController(), again: false };
+    this.embedding = run;
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') }, async (progress) => {
+      try {
+        do {
+          run.again = false;
+          await this.thread.embedMissing({ signal: run.stop.signal, onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) });
+        } while (run.again && !run.stop.signal.aborted);
+      } catch (error) {
+        if (!run.stop.signal.aborted) this.log.error('Embedding papers failed', error);
+      } finally {
+        if (this.embedding === run) this.embedding = undefined;
+      }
+    });
   }
 
   /** The built-in reranker unless the setting turns it off (or this package has none), on the retrieval models' threads. */

@@ -217,6 +217,22 @@ describe('the paper library in a worker thread', () => {
     assert.deepEqual(store.withoutVectors('letters'), []);
   });
 
+  it('adds papers to embed later without asking the encoder, searches them by words meanwhile, and embeds them when asked', async () => {
+    const letters = new LetterEmbedder();
+    await thread.setUp({ dir, encoder: { model: 'letters', embedder: letters } });
+    await thread.add(await corpus());
+    const asked = letters.asked.length;
+    const bibliography: Paper[] = [{ id: 'bib:lee', title: 'Aspirin after a stroke', abstract: 'Aspirin after a first stroke prevents a second.', authors: [] }];
+    assert.equal(await thread.add(bibliography, { onlyNew: true, embedLater: true }), 1);
+    assert.equal(letters.asked.length, asked, 'the encoder was not asked for the new paper');
+    const meanwhile = await thread.find({ text: 'aspirin after a stroke', limit: 7 });
+    assert.equal(meanwhile.mode, 'hybrid');
+    assert.deepEqual(meanwhile.notes, ['1 of 7 papers are not embedded with letters yet; they are ranked by their words alone.']);
+    assert.ok(meanwhile.results.some((r) => r.paper.id === 'bib:lee'), 'found by its words');
+    assert.equal(await thread.embedMissing(), 1);
+    assert.deepEqual((await thread.find({ text: 'aspirin after a stroke', limit: 3 })).notes, []);
+  });
+
   it('starts a new thread after the last one was closed, set up as before', async () => {
     await thread.setUp({ dir });
     await thread.add(await corpus());

@@ -36,8 +36,8 @@ export interface RerankerSetup {
 
 export type LibraryTask =
   | { readonly type: 'find'; readonly text: string; readonly limit: number; readonly openAccessOnly?: boolean }
-  /** Adds papers; with `onlyNew`, only those the library does not hold yet. */
-  | { readonly type: 'add'; readonly papers: readonly Paper[]; readonly onlyNew?: boolean }
+  /** Adds papers; with `onlyNew`, only those the library does not hold yet; with `embedLater`, unembedded (see `PaperLibrary.add`). */
+  | { readonly type: 'add'; readonly papers: readonly Paper[]; readonly onlyNew?: boolean; readonly embedLater?: boolean }
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
   | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat }
   | { readonly type: 'embedMissing' }

@@ -64,9 +64,12 @@ export class LibraryThread implements EvidenceFinder {
     return this.task({ type: 'find', text: query.text, limit: query.limit, openAccessOnly: query.openAccessOnly }, { signal: query.signal });
   }
 
-  /** Adds papers (embedded, indexed, saved); with `onlyNew`, only those the library lacks. Returns how many it added. */
-  add(papers: readonly Paper[], options: AddOptions & { readonly onlyNew?: boolean } = {}): Promise<number> {
-    return this.task({ type: 'add', papers, onlyNew: options.onlyNew }, options);
+  /**
+   * Adds papers (embedded, indexed, saved); with `onlyNew`, only those the library lacks; with
+   * `embedLater`, not embedded until `embedMissing`. Returns how many it added.
+   */
+  add(papers: readonly Paper[], options: AddOptions & { readonly onlyNew?: boolean; readonly embedLater?: boolean } = {}): Promise<number> {
+    return this.task({ type: 'add', papers, onlyNew: options.onlyNew, embedLater: options.embedLater }, options);
   }
 
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */

@@ -130,7 +130,7 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
       }
     case 'add': {
       const papers = task.onlyNew ? task.papers.filter((paper) => !ready.store.has(paper.id)) : task.papers;
-      if (papers.length > 0) await ready.add(papers, { signal, onProgress });
+      if (papers.length > 0) await ready.add(papers, { signal, onProgress, embedLater: task.embedLater });
       return papers.length;
     }
     case 'import':

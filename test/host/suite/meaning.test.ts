@@ -8,7 +8,7 @@ import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import { FIXTURES } from '../../unit/helpers';
 import { encoderGraph } from '../../unit/support/onnx/graphs';
 import { writeModelFolder } from '../../unit/support/onnx/folders';
-import { waitFor } from './harness';
+import { fixtureUri, uniqueRange, waitFor } from './harness';
 
 /**
  * Find Evidence by meaning and by words together, in the real extension host: the papers come in
@@ -58,5 +58,22 @@ suite('find evidence by meaning', () => {
       60_000,
     );
     assert.strictEqual(view.items[0]?.title, 'Evening coffee and sleep');
+  });
+
+  test("a manuscript's bibliography joins the library unembedded, so the search does not wait for the encoder, and is embedded in the background", async () => {
+    const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
+    const editor = await vscode.window.showTextDocument(document);
+    const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
+    editor.selection = new vscode.Selection(range.start, range.end);
+    let last: ResultsMessage | undefined;
+    await waitFor(
+      "the bibliography's abstract searched by words and meaning",
+      async () => {
+        last = await vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+        return last?.mode === 'hybrid' && last.notes.length === 0 && last.items.some((i) => i.title === 'Aspirin and stroke in older adults') ? last : undefined;
+      },
+      () => JSON.stringify(last && { mode: last.mode, notes: last.notes, titles: last.items.map((i) => i.title) }),
+      60_000,
+    );
   });
 });
