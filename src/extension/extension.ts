@@ -109,6 +109,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     vscode.commands.registerCommand('attest.ignoreRetraction', (file: string, subject: VerdictSubject) => ignoreRetraction(checker, file, subject)),
     // Files given as arguments are imported without asking: how the host bench imports its papers.
     vscode.commands.registerCommand('attest.importPapers', (files?: unknown) => library.importFiles(urisIn(files))),
+    vscode.commands.registerCommand('attest.stopEmbedding', () => library.stopEmbedding()),
     vscode.commands.registerCommand('attest.downloadEncoder', async () => {
       await encoder.download();
       library.reset();

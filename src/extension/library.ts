@@ -8,6 +8,7 @@ import type { RerankerSetup } from '../core/index/libraryProtocol';
 import { builtInRerankerFolder } from '../core/models/builtIn';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, papersFromBibliography } from '../core/papers/import';
+import { EmbeddingProgress } from './embeddingProgress';
 import { builtInCopies, type LocalModel } from './models';
 import type { ReferenceLookups } from './references';
 
@@ -30,10 +31,10 @@ export class EvidenceLibrary implements vscode.Disposable {
    */
   private bare?: Promise<readonly string[]>;
   /**
-   * Embedding in the background with the encoder of the last setup, stopped when the settings change;
-   * `again` when papers came in after it listed those to embed.
+   * Embedding in the background with the encoder of the last setup, stopped when the settings change
+   * or the user stops it.
    */
-  private embedding?: { readonly stop: AbortController; again: boolean };
+  private embedding?: EmbeddingRun;
   /** Whether the last setup has an encoder, which papers added unembedded are left for. */
   private embeds = false;
 
@@ -171,28 +172,45 @@ export class EvidenceLibrary implements vscode.Disposable {
 
   /**
    * Embeds the library's papers that have no vector from the encoder, in the library's thread, with
-   * progress in the status bar; asked again while it runs, it runs once more after, for the papers
-   * added meanwhile.
+   * its progress (`EmbeddingProgress`); asked again while it runs, it runs once more after, for the
+   * papers added meanwhile.
    */
   private embedInBackground(): void {
     if (this.embedding) {
       this.embedding.again = true;
       return;
     }
-    const run = { stop: new AbortController(), again: false };
+    const run: EmbeddingRun = { stop: new AbortController(), again: false, stoppedByUser: false };
     this.embedding = run;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') }, async (progress) => {
-      try {
-        do {
-          run.again = false;
-          await this.thread.embedMissing({ signal: run.stop.signal, onProgress: (done, total) => progress.report({ message: `${done}/${total}` }) });
-        } while (run.again && !run.stop.signal.aborted);
-      } catch (error) {
-        if (!run.stop.signal.aborted) this.log.error('Embedding papers failed', error);
-      } finally {
-        if (this.embedding === run) this.embedding = undefined;
-      }
-    });
+    void this.embedAll(run);
+  }
+
+  private async embedAll(run: EmbeddingRun): Promise<void> {
+    const progress = new EmbeddingProgress(() => stopByUser(run));
+    try {
+      do {
+        run.again = false;
+        await this.thread.embedMissing({ signal: run.stop.signal, onProgress: (done, total) => progress.report(done, total) });
+      } while (run.again && !run.stop.signal.aborted);
+    } catch (error) {
+      if (!run.stop.signal.aborted) this.log.error('Embedding papers failed', error);
+    } finally {
+      progress.end();
+      if (this.embedding === run) this.embedding = undefined;
+    }
+    if (!run.stoppedByUser) return;
+    const resume = vscode.l10n.t('Resume');
+    const answer = await vscode.window.showInformationMessage(
+      vscode.l10n.t('Attest stopped embedding the library: {0} papers are not embedded yet, and Find Evidence ranks them by their words alone until they are.', progress.left),
+      resume,
+    );
+    if (answer === resume && this.embeds) this.embedInBackground();
+  }
+
+  /** "Attest: Stop Embedding Papers", and the Cancel of the embedding's notification. */
+  stopEmbedding(): void {
+    if (this.embedding) stopByUser(this.embedding);
+    else void vscode.window.showInformationMessage(vscode.l10n.t('Attest is not embedding papers now.'));
   }
 
   /** The built-in reranker unless the setting turns it off (or this package has none), on the retrieval models' threads. */
@@ -209,4 +227,16 @@ export class EvidenceLibrary implements vscode.Disposable {
     this.reset();
     void this.thread.dispose();
   }
+}
+
+/** One background embedding, from its start until it ends or is stopped; `again` when papers came in after it listed those to embed. */
+interface EmbeddingRun {
+  readonly stop: AbortController;
+  again: boolean;
+  stoppedByUser: boolean;
+}
+
+function stopByUser(run: EmbeddingRun): void {
+  run.stoppedByUser = true;
+  run.stop.abort();
 }

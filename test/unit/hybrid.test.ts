@@ -370,7 +370,9 @@ describe('the paper library', () => {
       assert.equal(partly.mode, 'hybrid');
       assert.deepEqual(partly.notes, ['6 of 7 papers are not embedded with all-MiniLM-L6-v2 yet; they are ranked by their words alone.']);
 
-      assert.equal(await library.embedMissing(), 6);
+      const progress: string[] = [];
+      assert.equal(await library.embedMissing({ onProgress: (done, total) => progress.push(`${done}/${total}`) }), 6);
+      assert.deepEqual(progress, ['0/6', '6/6'], 'the size of the work first, before the first chunk is embedded');
       assert.deepEqual((await library.find({ text: 'stroke', limit: 3 })).notes, []);
       assert.equal(await library.embedMissing(), 0);
     });

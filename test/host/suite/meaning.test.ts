@@ -8,7 +8,8 @@ import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import { FIXTURES } from '../../unit/helpers';
 import { encoderGraph } from '../../unit/support/onnx/graphs';
 import { writeModelFolder } from '../../unit/support/onnx/folders';
-import { fixtureUri, uniqueRange, waitFor } from './harness';
+import { CLAIM, syntheticPaper } from '../../../bench/syntheticPapers';
+import { fixtureUri, sleep, uniqueRange, waitFor } from './harness';
 
 /**
  * Find Evidence by meaning and by words together, in the real extension host: the papers come in
@@ -19,13 +20,11 @@ import { fixtureUri, uniqueRange, waitFor } from './harness';
 suite('find evidence by meaning', () => {
   const attest = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('attest');
   let dir = '';
+  let model = '';
 
   suiteSetup(async () => {
     dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-encoder-'));
-    const model = await writeModelFolder(path.join(dir, 'tiny-encoder'), {
-      model: encoderGraph(),
-      config: { model_type: 'bert', _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', max_position_embeddings: 512, pad_token_id: 0 },
-    });
+    model = await tinyEncoder(path.join(dir, 'tiny-encoder'));
     // A model runs what it holds: its folder is a user setting only (machine scope).
     await attest().update('retrieval.encoder.model', model, vscode.ConfigurationTarget.Global);
     await attest().update('retrieval.liveSearch', false, vscode.ConfigurationTarget.Workspace);
@@ -76,4 +75,41 @@ suite('find evidence by meaning', () => {
       60_000,
     );
   });
+
+  test('a long embedding, as after a change of encoder, can be stopped: the papers left rank by their words, and stay so', async () => {
+    const file = path.join(dir, 'many.jsonl');
+    await fs.promises.writeFile(file, Array.from({ length: 5_000 }, (_, i) => JSON.stringify(syntheticPaper(i))).join('\n'));
+    await vscode.commands.executeCommand('attest.importPapers', [vscode.Uri.file(file)]);
+    // The same graph in another folder is another encoder: every paper is to be embedded again, in the background.
+    await attest().update('retrieval.encoder.model', await tinyEncoder(path.join(dir, 'other-encoder')), vscode.ConfigurationTarget.Global);
+    try {
+      const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: `${CLAIM}.\n` });
+      const editor = await vscode.window.showTextDocument(document);
+      editor.selection = new vscode.Selection(0, 0, 0, document.lineAt(0).text.length);
+      const search = async (): Promise<number> => {
+        const view = await vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+        const note = view?.notes.map((n) => /^(\d+) of \d+ papers are not embedded/.exec(n)).find((m) => m !== null);
+        return note ? Number(note[1]) : 0;
+      };
+      // The settings change reaches the library a moment later; the first search after it embeds everything again.
+      let first = 0;
+      await waitFor('a search with the other encoder', async () => ((first = await search()) > 1_000 ? true : undefined), () => `${first} papers not embedded`, 30_000);
+      await vscode.commands.executeCommand('attest.stopEmbedding');
+      const left = await search();
+      assert.ok(left > 0, 'stopped before the end');
+      await sleep(2_000);
+      assert.strictEqual(await search(), left, 'no paper embedded since it stopped');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      await attest().update('retrieval.encoder.model', model, vscode.ConfigurationTarget.Global);
+    }
+  });
 });
+
+/** A sentence encoder the test builds, in `dir`: its name, to Attest, is its folder's. */
+function tinyEncoder(dir: string): Promise<string> {
+  return writeModelFolder(dir, {
+    model: encoderGraph(),
+    config: { model_type: 'bert', _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', max_position_embeddings: 512, pad_token_id: 0 },
+  });
+}

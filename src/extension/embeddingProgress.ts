@@ -1,0 +1,57 @@
+import * as vscode from 'vscode';
+
+/** From this many papers to embed (a few minutes on two cores) the work is shown as a notification that can be cancelled. */
+export const NOTIFIED_FROM = 1_000;
+
+/**
+ * The progress of the library's background embedding, shown once its first report gives the size of
+ * the work: in the status bar while it is short; as a notification with a Cancel button from
+ * `NOTIFIED_FROM` papers, since that keeps the processor busy for minutes or hours (a change of
+ * encoder embeds the whole library again). Cancel calls `stop`.
+ */
+export class EmbeddingProgress {
+  private shown?: vscode.Progress<{ message?: string; increment?: number }>;
+  private finish?: () => void;
+  private latest = { done: 0, total: 0 };
+  private percent = 0;
+
+  constructor(private readonly stop: () => void) {}
+
+  /** What is left of the work last reported: papers still to embed. */
+  get left(): number {
+    return this.latest.total - this.latest.done;
+  }
+
+  report(done: number, total: number): void {
+    this.latest = { done, total };
+    if (this.finish === undefined) this.open(total >= NOTIFIED_FROM);
+    else this.show();
+  }
+
+  /** The work has ended, done or stopped: its progress goes. */
+  end(): void {
+    this.finish?.();
+  }
+
+  private open(notified: boolean): void {
+    const ended = new Promise<void>((resolve) => (this.finish = resolve));
+    const options: vscode.ProgressOptions = notified
+      ? { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Attest: embedding the library for search by meaning'), cancellable: true }
+      : { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') };
+    void vscode.window.withProgress(options, (progress, token) => {
+      this.shown = progress;
+      token.onCancellationRequested(() => this.stop());
+      this.show();
+      return ended;
+    });
+  }
+
+  private show(): void {
+    const { done, total } = this.latest;
+    const percent = total > 0 ? (100 * done) / total : 0;
+    // A later run (papers added meanwhile) starts again from 0 of its own total; the bar does not go back.
+    const increment = Math.max(0, percent - this.percent);
+    this.percent = Math.max(this.percent, percent);
+    this.shown?.report({ message: `${done}/${total}`, increment });
+  }
+}
