@@ -140,13 +140,17 @@
     judgingLine = null;
   }
 
-  /** Verdicts for the list shown, in its order; verdicts for another list (of another length) are not shown. */
+  /**
+   * Verdicts for the list shown while it waits for them, in its order. A list drawn since with its
+   * verdicts already in waits for none; one of another length is another list.
+   */
   function addVerdicts(verdicts) {
-    if (verdicts.length !== headings.length) return;
+    if (judgingLine === null || verdicts.length !== headings.length) return;
     verdicts.forEach((v, index) => {
+      headings[index].querySelector('.verdict')?.remove();
       if (v) headings[index].append(verdict(v));
     });
-    judgingLine?.remove();
+    judgingLine.remove();
     judgingLine = null;
   }
 

@@ -12,14 +12,14 @@ export const NOTIFIED_FROM = 1_000;
 export class EmbeddingProgress {
   private shown?: vscode.Progress<{ message?: string; increment?: number }>;
   private finish?: () => void;
-  private latest = { done: 0, total: 0 };
+  private latest?: { readonly done: number; readonly total: number };
   private percent = 0;
 
   constructor(private readonly stop: () => void) {}
 
-  /** What is left of the work last reported: papers still to embed. */
-  get left(): number {
-    return this.latest.total - this.latest.done;
+  /** What is left of the work last reported, in papers; undefined before the first report. */
+  get left(): number | undefined {
+    return this.latest && this.latest.total - this.latest.done;
   }
 
   report(done: number, total: number): void {
@@ -40,13 +40,14 @@ export class EmbeddingProgress {
       : { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Attest: embedding papers') };
     void vscode.window.withProgress(options, (progress, token) => {
       this.shown = progress;
-      token.onCancellationRequested(() => this.stop());
+      const cancelling = token.onCancellationRequested(() => this.stop());
       this.show();
-      return ended;
+      return ended.finally(() => cancelling.dispose());
     });
   }
 
   private show(): void {
+    if (this.latest === undefined) return;
     const { done, total } = this.latest;
     const percent = total > 0 ? (100 * done) / total : 0;
     // A later run (papers added meanwhile) starts again from 0 of its own total; the bar does not go back.

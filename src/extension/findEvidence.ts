@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { BibEntry } from '../core/bibliography/types';
 import type { CheckResult } from '../core/check';
 import type { EvidenceFinder, EvidenceResults } from '../core/evidence';
 import { ENCODER_NOT_DOWNLOADED_NOTE } from '../core/index/library';
@@ -162,6 +163,8 @@ class FindEvidence implements vscode.Disposable {
       target.dispose();
       // A newer search has taken over the panel, or nobody is looking any more.
       if (this.running !== controller) return undefined;
+      // The list before it is gone from the page, its judging stopped: nothing may show it again.
+      this.clear();
       const message = controller.signal.aborted
         ? vscode.l10n.t('The search was cancelled.')
         : vscode.l10n.t('The search failed: {0}', error instanceof Error ? error.message : String(error));
@@ -175,7 +178,7 @@ class FindEvidence implements vscode.Disposable {
     const search: Search = { claim, target, results, verdicts: [], judging };
     this.search = search;
     const listed = await this.showList(search, await this.actions.resultOf(target.uri));
-    return judging ? this.judgeResults(search, judging.signal) : listed;
+    return judging && listed ? this.judgeResults(search, judging.signal) : listed;
   }
 
   /** Works out the verdicts of `search`'s results and adds them to the list the page shows, in place. */
@@ -187,10 +190,12 @@ class FindEvidence implements vscode.Disposable {
     if (signal.aborted || this.search !== search) return undefined;
     search.verdicts = verdicts;
     search.judging = undefined;
-    const view = await this.view(search, this.checker.resultFor(search.target.uri.fsPath));
-    if (this.search !== search) return undefined;
+    // In the same step as the verdicts are set: a list composed from now on has them, and the one the
+    // page has gets them. Only the verdicts change: the page keeps what the user did meanwhile.
+    const shown = this.shown;
+    if (shown === undefined) return undefined;
+    const view = withVerdicts(shown, verdicts);
     this.shown = view;
-    // Only the verdicts change: the page keeps what the user did meanwhile (an outcome line, the scroll).
     this.panel.post({ type: 'verdicts', verdicts: view.items.map((item) => item.verdict ?? null) }, view);
     return view;
   }
@@ -213,7 +218,7 @@ class FindEvidence implements vscode.Disposable {
     const outcome = await this.act(message.type, search.target, evidence.paper);
     // The list moved on to another search while the action ran; its indices mean other papers.
     if (this.search !== search) return outcome;
-    if (message.type !== 'openPaper') await this.showList(search, this.checker.resultFor(search.target.uri.fsPath));
+    if (message.type !== 'openPaper' && !(await this.showList(search, this.checker.resultFor(search.target.uri.fsPath)))) return outcome;
     this.panel.post({ type: 'outcome', index: message.index, ...outcome });
     return outcome;
   }
@@ -233,8 +238,11 @@ class FindEvidence implements vscode.Disposable {
     }
   }
 
-  private async showList(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
-    const view = await this.view(search, manuscript);
+  /** Shows `search`'s list; undefined when, by then, the panel has moved on to another search or was closed. */
+  private async showList(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage | undefined> {
+    const parts = await this.viewParts(search, manuscript);
+    if (this.search !== search) return undefined;
+    const view = compose(search, parts);
     this.shown = view;
     this.panel.show(view);
     return view;
@@ -245,37 +253,22 @@ class FindEvidence implements vscode.Disposable {
     const search = this.search;
     const manuscript = search && this.checker.resultFor(search.target.uri.fsPath);
     if (!search || !manuscript || this.running) return;
-    const view = await this.view(search, manuscript);
+    const parts = await this.viewParts(search, manuscript);
+    if (this.search !== search) return;
+    const view = compose(search, parts);
     const before = this.shown?.items.map((i) => i.existing);
-    if (this.search === search && JSON.stringify(view.items.map((i) => i.existing)) !== JSON.stringify(before)) {
+    if (JSON.stringify(view.items.map((i) => i.existing)) !== JSON.stringify(before)) {
       this.shown = view;
       this.panel.show(view);
     }
   }
 
-  /** The search as the page lists it, with each paper's entry if a bibliography of the manuscript has it already. */
-  private async view(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage> {
-    const { claim, results, verdicts, judging } = search;
-    const papers = results.results.map((r) => r.paper);
+  /** What the list shows beside the search's own results: each paper's entry if a bibliography of the manuscript has it already, and its full-text passage. */
+  private async viewParts(search: Search, manuscript: CheckResult | undefined): Promise<ViewParts> {
+    const papers = search.results.results.map((r) => r.paper);
     const existing = manuscript ? await this.actions.existingEntries(manuscript, papers) : [];
-    const passages = (await this.passages?.(claim, papers).catch(() => undefined)) ?? [];
-    return {
-      type: 'results',
-      claim,
-      mode: results.mode,
-      notes: results.notes,
-      ...(results.notes.includes(ENCODER_NOT_DOWNLOADED_NOTE) && { encoderDownload: true }),
-      ...(search.target.replacing !== undefined && { replacing: search.target.replacing }),
-      ...(judging && { judging: true }),
-      items: results.results.map((evidence, i) => {
-        const passage = passages[i];
-        return {
-          ...itemOf(evidence, claim, existing[i]),
-          ...(verdicts[i] && { verdict: verdicts[i] }),
-          ...(passage && { passage: { place: passage.place, text: highlight(passage.text, claim) } }),
-        };
-      }),
-    };
+    const passages = (await this.passages?.(search.claim, papers).catch(() => undefined)) ?? [];
+    return { existing, passages };
   }
 
   /**
@@ -307,6 +300,42 @@ class FindEvidence implements vscode.Disposable {
     this.clear();
     for (const subscription of this.subscriptions) subscription.dispose();
   }
+}
+
+interface ViewParts {
+  readonly existing: readonly (BibEntry | undefined)[];
+  readonly passages: readonly (PassageAtHand | undefined)[];
+}
+
+/**
+ * The search as the page lists it, with its verdicts as they are now: composed in one step with the
+ * page's being sent it, so that verdicts set meanwhile are never left out.
+ */
+function compose(search: Search, { existing, passages }: ViewParts): ResultsMessage {
+  const { claim, results, verdicts, judging } = search;
+  return {
+    type: 'results',
+    claim,
+    mode: results.mode,
+    notes: results.notes,
+    ...(results.notes.includes(ENCODER_NOT_DOWNLOADED_NOTE) && { encoderDownload: true }),
+    ...(search.target.replacing !== undefined && { replacing: search.target.replacing }),
+    ...(judging && { judging: true }),
+    items: results.results.map((evidence, i) => {
+      const passage = passages[i];
+      return {
+        ...itemOf(evidence, claim, existing[i]),
+        ...(verdicts[i] && { verdict: verdicts[i] }),
+        ...(passage && { passage: { place: passage.place, text: highlight(passage.text, claim) } }),
+      };
+    }),
+  };
+}
+
+/** `view` as it is once the verdicts are in. */
+function withVerdicts(view: ResultsMessage, verdicts: readonly (VerdictView | undefined)[]): ResultsMessage {
+  const { judging: _judged, ...rest } = view;
+  return { ...rest, items: view.items.map((item, i) => (verdicts[i] ? { ...item, verdict: verdicts[i] } : item)) };
 }
 
 /**

@@ -37,6 +37,8 @@ export class EvidenceLibrary implements vscode.Disposable {
   private embedding?: EmbeddingRun;
   /** Whether the last setup has an encoder, which papers added unembedded are left for. */
   private embeds = false;
+  /** The user stopped the background embedding: nothing starts it again until Resume, or the next session. */
+  private paused = false;
 
   constructor(
     private readonly storage: vscode.Uri,
@@ -131,6 +133,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   /** Settings changed: the next search uses the same store with the new encoder and sources. */
   reset(): void {
     this.opening = undefined;
+    this.embeds = false;
     this.embedding?.stop.abort();
     this.embedding = undefined;
   }
@@ -176,6 +179,7 @@ export class EvidenceLibrary implements vscode.Disposable {
    * papers added meanwhile.
    */
   private embedInBackground(): void {
+    if (this.paused) return;
     if (this.embedding) {
       this.embedding.again = true;
       return;
@@ -186,7 +190,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   }
 
   private async embedAll(run: EmbeddingRun): Promise<void> {
-    const progress = new EmbeddingProgress(() => stopByUser(run));
+    const progress = new EmbeddingProgress(() => this.stop(run));
     try {
       do {
         run.again = false;
@@ -200,17 +204,32 @@ export class EvidenceLibrary implements vscode.Disposable {
     }
     if (!run.stoppedByUser) return;
     const resume = vscode.l10n.t('Resume');
+    const left = progress.left;
     const answer = await vscode.window.showInformationMessage(
-      vscode.l10n.t('Attest stopped embedding the library: {0} papers are not embedded yet, and Find Evidence ranks them by their words alone until they are.', progress.left),
+      left === undefined
+        ? vscode.l10n.t('Attest stopped embedding the library: Find Evidence ranks the papers not embedded yet by their words alone until they are.')
+        : vscode.l10n.t('Attest stopped embedding the library: {0} papers are not embedded yet, and Find Evidence ranks them by their words alone until they are.', left),
       resume,
     );
-    if (answer === resume && this.embeds) this.embedInBackground();
+    if (answer !== resume) return;
+    this.paused = false;
+    // With the settings of now: those the stopped run had may have changed since.
+    void this.library().then(
+      () => this.embeds && this.embedInBackground(),
+      () => undefined,
+    );
   }
 
-  /** "Attest: Stop Embedding Papers", and the Cancel of the embedding's notification. */
+  /** "Attest: Stop Embedding the Evidence Library's Papers", and the Cancel of the embedding's notification. */
   stopEmbedding(): void {
-    if (this.embedding) stopByUser(this.embedding);
+    if (this.embedding) this.stop(this.embedding);
     else void vscode.window.showInformationMessage(vscode.l10n.t('Attest is not embedding papers now.'));
+  }
+
+  private stop(run: EmbeddingRun): void {
+    run.stoppedByUser = true;
+    this.paused = true;
+    run.stop.abort();
   }
 
   /** The built-in reranker unless the setting turns it off (or this package has none), on the retrieval models' threads. */
@@ -234,9 +253,4 @@ interface EmbeddingRun {
   readonly stop: AbortController;
   again: boolean;
   stoppedByUser: boolean;
-}
-
-function stopByUser(run: EmbeddingRun): void {
-  run.stoppedByUser = true;
-  run.stop.abort();
 }

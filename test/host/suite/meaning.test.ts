@@ -59,7 +59,7 @@ suite('find evidence by meaning', () => {
     assert.strictEqual(view.items[0]?.title, 'Evening coffee and sleep');
   });
 
-  test("a manuscript's bibliography joins the library unembedded, so the search does not wait for the encoder, and is embedded in the background", async () => {
+  test("the abstracts of a manuscript's bibliography are embedded in the background once they join the library", async () => {
     const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
     const editor = await vscode.window.showTextDocument(document);
     const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');

@@ -147,7 +147,7 @@ suite('support check beside Find Evidence', () => {
 });
 
 suite('verdicts after the list', () => {
-  test('the papers found are listed, and can be acted on, before the model has judged them; the verdicts follow', async () => {
+  test('the papers found are listed, and can be acted on, before the model has judged them; the verdicts then join the list as it is', async () => {
     const extension = vscode.extensions.getExtension<AttestApi>('attest.attest');
     assert.ok(extension);
     const api = await extension.activate();
@@ -163,6 +163,7 @@ suite('verdicts after the list', () => {
           asked?.();
         }),
     );
+    const bib = fixtureUri('support', 'refs.bib');
     try {
       const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
       const editor = await vscode.window.showTextDocument(document);
@@ -171,15 +172,18 @@ suite('verdicts after the list', () => {
       const searching = vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
       await askedForVerdicts;
       // Before, the list waited for its verdicts: a button pressed meanwhile found no list and did nothing.
-      const outcome = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.openPaper', 0);
-      assert.deepStrictEqual(outcome, { ok: false, message: 'Attest knows no link to this paper.' });
+      const outcome = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.addToBibliography', 0);
+      assert.strictEqual(outcome?.ok, true, outcome?.message);
       judged([{ label: 'supported', entailment: 0.9 }]);
       const view = await searching;
       assert.deepStrictEqual(view?.items[0].verdict, { label: 'supported', entailment: 0.9 });
+      assert.strictEqual(view?.items[0].existing?.file, 'refs.bib', 'the list the verdicts joined is the one drawn after the paper was added');
       assert.strictEqual(view?.judging, undefined, 'the list no longer says that the model is judging');
     } finally {
       api.setEvidenceFinder(undefined);
       api.setEvidenceJudge(undefined);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(bib));
+      await vscode.commands.executeCommand('workbench.action.files.revert');
     }
   });
 });
