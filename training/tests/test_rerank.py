@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from attest_training.rerank import keep_layers, mixed_order, ndcg_at_10, read_candidates, split, training_groups
+from attest_training.rerank import bm25_rankings, citation_integrity_groups, keep_layers, mixed_order, ndcg_at_10, read_candidates, split, training_groups
 
 
 def test_the_held_out_claims_are_a_fifth_chosen_by_the_seed_and_never_fitted():
@@ -61,3 +61,28 @@ def test_a_shallower_reranker_keeps_the_bases_first_layers_and_reloads_as_such(t
     assert keep_layers(again, None) is again
     with pytest.raises(SystemExit, match="has 2 layers"):
         keep_layers(again, 3)
+
+
+def test_citation_integrity_gives_each_training_claim_a_group_of_its_cited_passages_first_and_never_reads_dev(tmp_path):
+    import json
+
+    topics = ["aspirin stroke", "glacier retreat", "coffee sleep", "statin liver", "protein folding"]
+    claims = [{"id": i, "claim": f"Claim about {t} [<|multi_cit|>,7].", "cited_doc_ids": [100 + i], "evidence": {}} for i, t in enumerate(topics)]
+    (tmp_path / "claims_train.jsonl").write_text("\n".join(json.dumps(c) for c in claims) + "\n")
+    (tmp_path / "claims_dev.jsonl").write_text(json.dumps({"id": 99, "claim": "aspirin stroke dev", "cited_doc_ids": [199], "evidence": {}}) + "\n")
+    docs = [{"doc_id": 100 + i, "title": "", "abstract": [f"Passage on {t}.", "More."]} for i, t in enumerate(topics)]
+    docs.append({"doc_id": 199, "title": "", "abstract": ["A dev passage on aspirin stroke."]})
+    (tmp_path / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    made = citation_integrity_groups(tmp_path, size=3, limit=None, rng=random.Random(1))
+    assert "ci:199" not in made.passages and all("dev" not in text for text in made.claims.values())
+    assert made.claims["ci:claim:0"] == "Claim about aspirin stroke.", "the citation marker is taken out"
+    assert len(made.groups) == 5
+    for claim, docs in made.groups:
+        assert docs[0] == "ci:" + str(100 + int(claim.split(":")[-1])) and len(set(docs)) == 3
+    assert len(citation_integrity_groups(tmp_path, size=3, limit=2, rng=random.Random(1)).groups) == 2
+
+
+def test_bm25_ranks_the_document_that_shares_the_rarer_words_first():
+    docs = {"a": "aspirin lowers stroke risk", "b": "glaciers retreat in warm summers", "c": "stroke care in hospitals and aspirin dosing for stroke"}
+    ranked = bm25_rankings({"q": "aspirin stroke"}, docs)["q"]
+    assert ranked[-1] == "b" and set(ranked[:2]) == {"a", "c"}
