@@ -233,6 +233,19 @@ describe('the paper library in a worker thread', () => {
     assert.deepEqual((await thread.find({ text: 'aspirin after a stroke', limit: 3 })).notes, []);
   });
 
+  it('imports a file to embed later: searched by words at once, embedded when asked', async () => {
+    const letters = new LetterEmbedder();
+    await thread.setUp({ dir, encoder: { model: 'letters', embedder: letters } });
+    const file = path.join(dir, 'papers.jsonl');
+    await fs.writeFile(file, ['a', 'b', 'c'].map((id) => JSON.stringify({ id, title: `Aspirin ${id}`, abstract: 'Aspirin and stroke.' })).join('\n'));
+    const summary = await thread.importFile(file, 'jsonl', { embedLater: true });
+    assert.equal('added' in summary && summary.added, 3);
+    assert.deepEqual(letters.asked, [], 'the encoder was not asked during the import');
+    assert.deepEqual((await thread.find({ text: 'aspirin', limit: 3 })).notes, ['Ranked by words alone: no paper of the library is embedded with letters yet.']);
+    assert.equal(await thread.embedMissing(), 3);
+    assert.deepEqual((await thread.find({ text: 'aspirin', limit: 3 })).notes, []);
+  });
+
   it('starts a new thread after the last one was closed, set up as before', async () => {
     await thread.setUp({ dir });
     await thread.add(await corpus());

@@ -38,8 +38,8 @@ export type LibraryTask =
   | { readonly type: 'find'; readonly text: string; readonly limit: number; readonly openAccessOnly?: boolean }
   /** Adds papers; with `onlyNew`, only those the library does not hold yet; with `embedLater`, unembedded (see `PaperLibrary.add`). */
   | { readonly type: 'add'; readonly papers: readonly Paper[]; readonly onlyNew?: boolean; readonly embedLater?: boolean }
-  /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
-  | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat }
+  /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers; with `embedLater`, unembedded. */
+  | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat; readonly embedLater?: boolean }
   | { readonly type: 'embedMissing' }
   /** Citation completion: the papers that match `typed`, best first, each with the key it would be cited by. */
   | { readonly type: 'complete'; readonly typed: string; readonly limit: number };

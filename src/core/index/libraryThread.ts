@@ -73,8 +73,8 @@ export class LibraryThread implements EvidenceFinder {
   }
 
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers. */
-  importFile(file: string, format: PaperFormat, options: AddOptions = {}): Promise<ImportSummary> {
-    return this.task({ type: 'import', file, format }, options);
+  importFile(file: string, format: PaperFormat, options: AddOptions & { readonly embedLater?: boolean } = {}): Promise<ImportSummary> {
+    return this.task({ type: 'import', file, format, embedLater: options.embedLater }, options);
   }
 
   /** Embeds the papers saved without a vector of the encoder; returns how many. */

@@ -134,7 +134,7 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
       return papers.length;
     }
     case 'import':
-      return importFile(ready, task.file, task.format, signal, onProgress);
+      return importFile(ready, task, signal, onProgress);
     case 'embedMissing':
       return ready.embedMissing({ signal, onProgress });
     case 'complete':
@@ -161,8 +161,7 @@ async function complete(store: PaperStore, typed: string, limit: number, signal:
 
 async function importFile(
   ready: PaperLibrary,
-  file: string,
-  format: Extract<LibraryTask, { type: 'import' }>['format'],
+  { file, format, embedLater }: Extract<LibraryTask, { type: 'import' }>,
   signal: AbortSignal,
   onProgress: (done: number, total: number) => void,
 ): Promise<ImportSummary> {
@@ -173,7 +172,7 @@ async function importFile(
     for await (const batch of importFileInBatches(file, format, IMPORT_BATCH)) {
       problems.push(...batch.problems.slice(0, PROBLEMS_SHOWN - problems.length));
       problemCount += batch.problems.length;
-      await ready.add(batch.papers, { signal, onProgress: (done, total) => onProgress(added + done, added + total) });
+      await ready.add(batch.papers, { signal, embedLater, onProgress: (done, total) => onProgress(added + done, added + total) });
       added += batch.papers.length;
     }
   } catch (error) {
