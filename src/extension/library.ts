@@ -37,7 +37,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   private embedding?: EmbeddingRun;
   /** Whether the last setup has an encoder, which papers added unembedded are left for. */
   private embeds = false;
-  /** The user stopped the background embedding: nothing starts it again until Resume, or the next session. */
+  /** The user stopped the background embedding: nothing starts it again until Resume, an import or the next session. */
   private paused = false;
 
   constructor(
@@ -110,7 +110,8 @@ export class EvidenceLibrary implements vscode.Disposable {
     try {
       await this.importWithProgress(library, files);
     } finally {
-      // What was imported, all of it or up to a cancel, is embedded now.
+      // What was imported, all of it or up to a cancel, is embedded now: an import asks for it, as Resume does.
+      this.paused = false;
       if (this.embeds) this.embedInBackground();
     }
   }
