@@ -110,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     // Files given as arguments are imported without asking: how the host bench imports its papers.
     vscode.commands.registerCommand('attest.importPapers', (files?: unknown) => library.importFiles(urisIn(files))),
     vscode.commands.registerCommand('attest.stopEmbedding', () => library.stopEmbedding()),
+    vscode.commands.registerCommand('attest.resumeEmbedding', () => library.resumeEmbedding()),
     vscode.commands.registerCommand('attest.downloadEncoder', async () => {
       await encoder.download();
       library.reset();

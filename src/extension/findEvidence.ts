@@ -241,7 +241,8 @@ class FindEvidence implements vscode.Disposable {
   /** Shows `search`'s list; undefined when, by then, the panel has moved on to another search or was closed. */
   private async showList(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage | undefined> {
     const parts = await this.viewParts(search, manuscript);
-    if (this.search !== search) return undefined;
+    // A newer search shows "Looking for evidence…" until its own list replaces this one.
+    if (this.search !== search || this.running) return undefined;
     const view = compose(search, parts);
     this.shown = view;
     this.panel.show(view);
@@ -254,7 +255,7 @@ class FindEvidence implements vscode.Disposable {
     const manuscript = search && this.checker.resultFor(search.target.uri.fsPath);
     if (!search || !manuscript || this.running) return;
     const parts = await this.viewParts(search, manuscript);
-    if (this.search !== search) return;
+    if (this.search !== search || this.running) return;
     const view = compose(search, parts);
     const before = this.shown?.items.map((i) => i.existing);
     if (JSON.stringify(view.items.map((i) => i.existing)) !== JSON.stringify(before)) {

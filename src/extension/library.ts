@@ -37,7 +37,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   private embedding?: EmbeddingRun;
   /** Whether the last setup has an encoder, which papers added unembedded are left for. */
   private embeds = false;
-  /** The user stopped the background embedding: nothing starts it again until Resume, an import or the next session. */
+  /** The user stopped the background embedding: nothing starts it again until Resume (the message's or the command), an import or the next session. */
   private paused = false;
 
   constructor(
@@ -227,7 +227,11 @@ export class EvidenceLibrary implements vscode.Disposable {
         : vscode.l10n.t('Attest stopped embedding the library: {0} papers are not embedded yet, and Find Evidence ranks them by their words alone until they are.', left),
       resume,
     );
-    if (answer !== resume) return;
+    if (answer === resume) this.resumeEmbedding();
+  }
+
+  /** "Attest: Resume Embedding the Evidence Library's Papers", and the Resume of the message a stop shows. */
+  resumeEmbedding(): void {
     this.paused = false;
     // With the settings of now: those the stopped run had may have changed since.
     void this.library().then(

@@ -246,6 +246,51 @@ describe('the paper library in a worker thread', () => {
     assert.deepEqual((await thread.find({ text: 'aspirin', limit: 3 })).notes, []);
   });
 
+  it('embeds at once, even when asked to embed later, a paper whose text changed, and never saves a vector of text it no longer holds', async () => {
+    const letters = new LetterEmbedder();
+    await thread.setUp({ dir, encoder: { model: 'letters', embedder: letters } });
+    await thread.add([{ id: 'p', title: 'Aspirin', abstract: 'Aspirin and stroke.', authors: [] }]);
+    const { store: before } = await PaperStore.open(dir);
+    assert.deepEqual(before.withoutVectors('letters'), []);
+    // Imported again with another abstract: the vector of the old one would rank it by text it no longer has.
+    const file = path.join(dir, 'again.jsonl');
+    await fs.writeFile(file, JSON.stringify({ id: 'p', title: 'Aspirin', abstract: 'Glaciers and summers.' }));
+    await thread.importFile(file, 'jsonl', { embedLater: true });
+    const { store } = await PaperStore.open(dir);
+    const vector = (await store.dense())?.vector('p');
+    const [now, old] = await letters.embed(['Aspirin Glaciers and summers.', 'Aspirin Aspirin and stroke.'], 'passage');
+    assert.ok(vector, 'the changed paper has a vector');
+    const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((sum, x, i) => sum + x * b[i], 0) / Math.hypot(...a) / Math.hypot(...b);
+    assert.ok(cosine(vector, now) > 0.999, `of its new text (${cosine(vector, now)})`);
+    assert.ok(cosine(vector, old) < 0.9, 'not of its old one');
+  });
+
+  it('keeps no vector of old text when a paper is replaced while the background embedding reads it', async () => {
+    await thread.setUp({ dir });
+    await thread.add([{ id: 'p', title: 'Aspirin', abstract: 'Aspirin and stroke.', authors: [] }]);
+    const letters = new LetterEmbedder();
+    let replaced = false;
+    const replacing: Embedder = {
+      embed: async (texts, kind) => {
+        if (!replaced) {
+          replaced = true;
+          // Imported again with another abstract while the old text is being embedded.
+          await thread.add([{ id: 'p', title: 'Aspirin', abstract: 'Glaciers and summers.', authors: [] }], { embedLater: true });
+        }
+        return letters.embed(texts, kind);
+      },
+      dispose: async () => undefined,
+    };
+    await thread.setUp({ dir, encoder: { model: 'letters', embedder: replacing } });
+    await thread.embedMissing();
+    const { store } = await PaperStore.open(dir);
+    const vector = (await store.dense())?.vector('p');
+    const [now] = await letters.embed(['Aspirin Glaciers and summers.'], 'passage');
+    assert.ok(vector);
+    const cosine = [...vector].reduce((sum, x, i) => sum + x * now[i], 0) / Math.hypot(...vector) / Math.hypot(...now);
+    assert.ok(cosine > 0.999, `the vector is of the text the library holds (${cosine})`);
+  });
+
   it('starts a new thread after the last one was closed, set up as before', async () => {
     await thread.setUp({ dir });
     await thread.add(await corpus());

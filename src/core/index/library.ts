@@ -85,18 +85,30 @@ export class PaperLibrary implements EvidenceFinder {
 
   /**
    * Adds papers (replacing those with the same ids), embedding them when there is an encoder, and
-   * saves; with `embedLater`, saves them unembedded for `embedMissing`, so that a search waiting on
-   * the add need not wait for the encoder (about ten abstracts a second on two cores).
+   * saves; with `embedLater`, saves them unembedded for `embedMissing`, so that a search or an import
+   * waiting on the add need not wait for the encoder (about ten abstracts a second on two cores).
+   * A paper whose text changed is embedded at once all the same: its vector is of its old text, and
+   * `embedMissing` embeds only papers without one.
    */
   async add(papers: readonly Paper[], options: AddOptions & { readonly embedLater?: boolean } = {}): Promise<void> {
     const { encoder } = this.options;
-    if (!encoder || options.embedLater) {
-      options.signal?.throwIfAborted();
-      await this.store.add(papers);
-      options.onProgress?.(papers.length, papers.length);
+    if (encoder && !options.embedLater) {
+      await this.embedInChunks(encoder, papers, (chunk, batch) => this.store.add(chunk, batch), options);
       return;
     }
-    await this.embedInChunks(encoder, papers, (chunk, batch) => this.store.add(chunk, batch), options);
+    options.signal?.throwIfAborted();
+    const changed = encoder ? new Set(papers.filter((paper) => this.textChanged(paper)).map((paper) => paper.id)) : new Set<string>();
+    await this.store.add(changed.size === 0 ? papers : papers.filter((paper) => !changed.has(paper.id)));
+    if (encoder && changed.size > 0) {
+      await this.embedInChunks(encoder, papers.filter((paper) => changed.has(paper.id)), (chunk, batch) => this.store.add(chunk, batch), { signal: options.signal });
+    }
+    options.onProgress?.(papers.length, papers.length);
+  }
+
+  /** Whether the library holds `paper` already, with other text to embed. */
+  private textChanged(paper: Paper): boolean {
+    const held = this.store.get(paper.id);
+    return held !== undefined && passageText(held) !== passageText(paper);
   }
 
   /**
@@ -109,8 +121,16 @@ export class PaperLibrary implements EvidenceFinder {
     const missing = this.store.withoutVectors(encoder.model);
     // The size of the work before its first chunk (512 papers, about a minute on two cores), for the progress shown.
     if (missing.length > 0) options.onProgress?.(0, missing.length);
-    await this.embedInChunks(encoder, missing, (_, batch) => this.store.add([], batch), options);
+    // A paper replaced with other text while its chunk was embedded keeps no vector of its old text.
+    await this.embedInChunks(encoder, missing, (chunk, batch) => this.store.add([], this.stillCurrent(chunk, batch)), options);
     return missing.length;
+  }
+
+  /** `batch`, the vectors of `chunk`, without those of papers whose text the library no longer holds. */
+  private stillCurrent(chunk: readonly Paper[], batch: VectorBatch): VectorBatch {
+    const current = chunk.map((paper) => !this.textChanged(paper));
+    if (current.every(Boolean)) return batch;
+    return { ...batch, ids: batch.ids.filter((_, at) => current[at]), vectors: batch.vectors.filter((_, at) => current[at]) };
   }
 
   async find(query: EvidenceQuery): Promise<EvidenceResults> {

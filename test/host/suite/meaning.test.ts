@@ -76,7 +76,7 @@ suite('find evidence by meaning', () => {
     );
   });
 
-  test('a long embedding, as after a change of encoder, can be stopped: the papers left rank by their words, and stay so', async () => {
+  test('a long embedding, as after a change of encoder, can be stopped: the papers left rank by their words, and stay so until it is resumed', async () => {
     const file = path.join(dir, 'many.jsonl');
     await fs.promises.writeFile(file, Array.from({ length: 5_000 }, (_, i) => JSON.stringify(syntheticPaper(i))).join('\n'));
     await vscode.commands.executeCommand('attest.importPapers', [vscode.Uri.file(file)]);
@@ -99,6 +99,9 @@ suite('find evidence by meaning', () => {
       assert.ok(left > 0, 'stopped before the end');
       await sleep(2_000);
       assert.strictEqual(await search(), left, 'no paper embedded since it stopped');
+      await vscode.commands.executeCommand('attest.resumeEmbedding');
+      let now = left;
+      await waitFor('every paper embedded after Resume', async () => ((now = await search()) === 0 ? true : undefined), () => `${now} papers not embedded`, 60_000);
     } finally {
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
       await attest().update('retrieval.encoder.model', model, vscode.ConfigurationTarget.Global);
