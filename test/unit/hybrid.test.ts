@@ -377,6 +377,31 @@ describe('the paper library', () => {
       assert.equal(await library.embedMissing(), 0);
     });
 
+    it("embeds a source's papers while a slower source is awaited, and keeps the vector of each paper's final text", async () => {
+      const embedder = await encoder();
+      const asked: string[][] = [];
+      const watched = { embed: async (texts: readonly string[], kind: 'query' | 'passage') => (kind === 'passage' && asked.push([...texts]), embedder.embed(texts, kind)), dispose: async () => undefined };
+      let answerSlow!: () => void;
+      const slowAnswered = new Promise<void>((resolve) => (answerSlow = resolve));
+      const fuller = { ...FOUND, id: 'W3', doi: '10.1056/other', title: 'Aspirin and stroke, again', abstract: undefined };
+      const slow = new FakeSource('Crossref', async () => {
+        await slowAnswered;
+        return [{ ...fuller, abstract: 'A fuller record of the same paper, with its abstract.' }];
+      });
+      const fast = new FakeSource('OpenAlex', async () => [FOUND, fuller]);
+      const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder: watched }, liveSources: [fast, slow] });
+      const searching = library.find({ text: 'aspirin stroke', limit: 3 });
+      while (asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(asked[0], ['Aspirin for the primary prevention of stroke Aspirin prevented stroke in adults without vascular disease.', 'Aspirin and stroke, again'], 'embedded before the slower source answered');
+      answerSlow();
+      await searching;
+      const [expected] = await embedder.embed(['Aspirin and stroke, again A fuller record of the same paper, with its abstract.'], 'passage');
+      const stored = (await library.store.dense())?.vector('doi:10.1056/other');
+      assert.ok(stored);
+      assert.ok(stored.every((x, i) => Math.abs(x - expected[i]) < 1e-6), 'the vector of the fuller record, which replaced the first');
+      assert.deepEqual(library.store.withoutVectors('all-MiniLM-L6-v2'), []);
+    });
+
     it('ranks by words, saying why, when the search by meaning fails', async () => {
       const embedder = await encoder();
       const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder } });

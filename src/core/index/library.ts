@@ -250,10 +250,24 @@ export class PaperLibrary implements EvidenceFinder {
     for (const { id, score } of ranked) yield { id, score, paper: this.store.get(id) as Paper };
   }
 
+  /** Whether a paper a source found joins the library: one it lacks, or a fuller one (with an abstract) than `found` or the library has. */
+  private adds(paper: Paper, found: Paper | undefined): boolean {
+    const known = found ?? this.store.get(paper.id);
+    return paper.title.trim() !== '' && (known === undefined || (known.abstract === undefined && paper.abstract !== undefined));
+  }
+
   /** Adds what the sources find for the claim; a source that fails is noted, never fatal. */
   private async searchSources(query: EvidenceQuery, notes: string[]): Promise<void> {
     const sources = this.options.liveSources ?? [];
-    const answers = await Promise.allSettled(sources.map((source) => source.search({ title: query.text, limit: query.limit }, { signal: query.signal })));
+    const early = new EarlyVectors(this.options.encoder, query.signal);
+    const answers = await Promise.allSettled(
+      sources.map(async (source) => {
+        const papers = (await source.search({ title: query.text, limit: query.limit }, { signal: query.signal })).map(paperFromRecord);
+        // Embedded while the slower sources are awaited: a search would otherwise wait for the sources, then the encoder.
+        early.embed(papers.filter((paper) => this.adds(paper, undefined)));
+        return papers;
+      }),
+    );
     query.signal?.throwIfAborted();
     const found = new Map<string, Paper>();
     answers.forEach((answer, at) => {
@@ -261,13 +275,12 @@ export class PaperLibrary implements EvidenceFinder {
         notes.push(`${sources[at].name} could not be searched: ${(answer.reason as Error).message}`);
         return;
       }
-      for (const paper of answer.value.map(paperFromRecord)) {
-        const known = found.get(paper.id) ?? this.store.get(paper.id);
-        if (paper.title.trim() !== '' && (known === undefined || (known.abstract === undefined && paper.abstract !== undefined))) found.set(paper.id, paper);
-      }
+      for (const paper of answer.value) if (this.adds(paper, found.get(paper.id))) found.set(paper.id, paper);
     });
     try {
-      await this.add([...found.values()], { signal: query.signal });
+      const papers = [...found.values()];
+      const { encoder } = this.options;
+      if (papers.length > 0) await this.store.add(papers, encoder && { model: encoder.model, ids: papers.map((p) => p.id), vectors: await early.of(papers) });
     } catch (error) {
       query.signal?.throwIfAborted();
       notes.push(`The papers the sources found could not be added to the library: ${(error as Error).message}`);
@@ -275,3 +288,42 @@ export class PaperLibrary implements EvidenceFinder {
   }
 }
 
+/**
+ * The vectors of the papers a live search finds, embedded as each source answers while the slower
+ * ones are awaited, and kept by text: a paper two sources found is embedded once, and one a later
+ * source found with other text is embedded at the end.
+ */
+class EarlyVectors {
+  private embedding: Promise<void> = Promise.resolve();
+  private readonly byText = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly encoder: Encoder | undefined,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  embed(papers: readonly Paper[]): void {
+    const texts = this.notYet(papers);
+    if (this.encoder === undefined || texts.length === 0) return;
+    const { embedder } = this.encoder;
+    // A failure here is met again, and reported, when the vectors are asked for.
+    this.embedding = this.embedding.then(() => this.keep(texts, embedder)).catch(() => undefined);
+  }
+
+  /** The vectors of `papers`, in order; those not embedded yet are embedded now. */
+  async of(papers: readonly Paper[]): Promise<Float32Array[]> {
+    await this.embedding;
+    const texts = this.notYet(papers);
+    if (this.encoder !== undefined && texts.length > 0) await this.keep(texts, this.encoder.embedder);
+    return papers.map((paper) => this.byText.get(passageText(paper)) as Float32Array);
+  }
+
+  private notYet(papers: readonly Paper[]): string[] {
+    return [...new Set(papers.map(passageText))].filter((text) => !this.byText.has(text));
+  }
+
+  private async keep(texts: readonly string[], embedder: Encoder['embedder']): Promise<void> {
+    const vectors = await embedder.embed(texts, 'passage', this.signal);
+    texts.forEach((text, at) => this.byText.set(text, vectors[at]));
+  }
+}
