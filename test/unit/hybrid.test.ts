@@ -391,10 +391,13 @@ describe('the paper library', () => {
       const fast = new FakeSource('OpenAlex', async () => [FOUND, fuller]);
       const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder: watched }, liveSources: [fast, slow] });
       const searching = library.find({ text: 'aspirin stroke', limit: 3 });
-      while (asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      assert.deepEqual(asked[0], ['Aspirin for the primary prevention of stroke Aspirin prevented stroke in adults without vascular disease.', 'Aspirin and stroke, again'], 'embedded before the slower source answered');
-      answerSlow();
-      await searching;
+      try {
+        for (let waited = 0; asked.length === 0 && waited < 2_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+        assert.deepEqual(asked[0], ['Aspirin for the primary prevention of stroke Aspirin prevented stroke in adults without vascular disease.', 'Aspirin and stroke, again'], 'embedded before the slower source answered');
+      } finally {
+        answerSlow();
+        await searching;
+      }
       const [expected] = await embedder.embed(['Aspirin and stroke, again A fuller record of the same paper, with its abstract.'], 'passage');
       const stored = (await library.store.dense())?.vector('doi:10.1056/other');
       assert.ok(stored);

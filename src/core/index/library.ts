@@ -260,11 +260,16 @@ export class PaperLibrary implements EvidenceFinder {
   private async searchSources(query: EvidenceQuery, notes: string[]): Promise<void> {
     const sources = this.options.liveSources ?? [];
     const early = new EarlyVectors(this.options.encoder, query.signal);
+    const answered: (readonly Paper[] | undefined)[] = sources.map(() => undefined);
+    let waiting = sources.length;
     const answers = await Promise.allSettled(
-      sources.map(async (source) => {
+      sources.map(async (source, at) => {
         const papers = (await source.search({ title: query.text, limit: query.limit }, { signal: query.signal })).map(paperFromRecord);
-        // Embedded while the slower sources are awaited: a search would otherwise wait for the sources, then the encoder.
-        early.embed(papers.filter((paper) => this.adds(paper, undefined)));
+        answered[at] = papers;
+        // Embedded while the slower sources are awaited: a search would otherwise wait for the sources, then the
+        // encoder. Not a copy that a source before this one already gives in full, nor after the last answer, when
+        // the papers chosen are embedded.
+        if (--waiting > 0) early.embed(papers.filter((paper) => this.adds(paper, undefined) && !answered.slice(0, at).some((earlier) => earlier?.some((e) => e.id === paper.id && (e.abstract !== undefined || paper.abstract === undefined)))));
         return papers;
       }),
     );
@@ -303,11 +308,16 @@ class EarlyVectors {
   ) {}
 
   embed(papers: readonly Paper[]): void {
-    const texts = this.notYet(papers);
-    if (this.encoder === undefined || texts.length === 0) return;
+    if (this.encoder === undefined || papers.length === 0) return;
     const { embedder } = this.encoder;
+    // What is not embedded yet once the embedding before it is done, so that no text is embedded twice.
     // A failure here is met again, and reported, when the vectors are asked for.
-    this.embedding = this.embedding.then(() => this.keep(texts, embedder)).catch(() => undefined);
+    this.embedding = this.embedding
+      .then(() => {
+        const texts = this.notYet(papers);
+        return texts.length > 0 ? this.keep(texts, embedder) : undefined;
+      })
+      .catch(() => undefined);
   }
 
   /** The vectors of `papers`, in order; those not embedded yet are embedded now. */
