@@ -74,8 +74,8 @@ class FindEvidence implements vscode.Disposable {
   private readonly actions: EvidenceActions;
   /** The search the panel shows; its actions refer to it by result index. */
   private search: Search | undefined;
-  /** The list as last shown, to tell whether a refresh changes it. */
-  private shown: ResultsMessage | undefined;
+  /** The list as last shown, and what it was composed from: to tell whether a refresh changes it, and to add the verdicts to it. */
+  private shown: { readonly view: ResultsMessage; readonly parts: ViewParts } | undefined;
   private running: AbortController | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
@@ -192,10 +192,10 @@ class FindEvidence implements vscode.Disposable {
     search.judging = undefined;
     // In the same step as the verdicts are set: a list composed from now on has them, and the one the
     // page has gets them. Only the verdicts change: the page keeps what the user did meanwhile.
-    const shown = this.shown;
-    if (shown === undefined) return undefined;
-    const view = withVerdicts(shown, verdicts);
-    this.shown = view;
+    const parts = this.shown?.parts;
+    if (parts === undefined) return undefined;
+    const view = compose(search, parts);
+    this.shown = { view, parts };
     this.panel.post({ type: 'verdicts', verdicts: view.items.map((item) => item.verdict ?? null) }, view);
     return view;
   }
@@ -244,7 +244,7 @@ class FindEvidence implements vscode.Disposable {
     // A newer search shows "Looking for evidence…" until its own list replaces this one.
     if (this.search !== search || this.running) return undefined;
     const view = compose(search, parts);
-    this.shown = view;
+    this.shown = { view, parts };
     this.panel.show(view);
     return view;
   }
@@ -257,9 +257,9 @@ class FindEvidence implements vscode.Disposable {
     const parts = await this.viewParts(search, manuscript);
     if (this.search !== search || this.running) return;
     const view = compose(search, parts);
-    const before = this.shown?.items.map((i) => i.existing);
+    const before = this.shown?.view.items.map((i) => i.existing);
     if (JSON.stringify(view.items.map((i) => i.existing)) !== JSON.stringify(before)) {
-      this.shown = view;
+      this.shown = { view, parts };
       this.panel.show(view);
     }
   }
@@ -331,12 +331,6 @@ function compose(search: Search, { existing, passages }: ViewParts): ResultsMess
       };
     }),
   };
-}
-
-/** `view` as it is once the verdicts are in. */
-function withVerdicts(view: ResultsMessage, verdicts: readonly (VerdictView | undefined)[]): ResultsMessage {
-  const { judging: _judged, ...rest } = view;
-  return { ...rest, items: view.items.map((item, i) => (verdicts[i] ? { ...item, verdict: verdicts[i] } : item)) };
 }
 
 /**

@@ -250,10 +250,17 @@ export class PaperLibrary implements EvidenceFinder {
     for (const { id, score } of ranked) yield { id, score, paper: this.store.get(id) as Paper };
   }
 
-  /** Whether a paper a source found joins the library: one it lacks, or a fuller one (with an abstract) than `found` or the library has. */
-  private adds(paper: Paper, found: Paper | undefined): boolean {
-    const known = found ?? this.store.get(paper.id);
-    return paper.title.trim() !== '' && (known === undefined || (known.abstract === undefined && paper.abstract !== undefined));
+  /**
+   * Of what the sources answered, in their order, the papers that join the library: each one it lacks,
+   * or a fuller one (with an abstract) than a source before or the library has.
+   */
+  private joining(answers: readonly (readonly Paper[] | undefined)[]): Map<string, Paper> {
+    const found = new Map<string, Paper>();
+    for (const paper of answers.flatMap((papers) => papers ?? [])) {
+      const known = found.get(paper.id) ?? this.store.get(paper.id);
+      if (paper.title.trim() !== '' && (known === undefined || (known.abstract === undefined && paper.abstract !== undefined))) found.set(paper.id, paper);
+    }
+    return found;
   }
 
   /** Adds what the sources find for the claim; a source that fails is noted, never fatal. */
@@ -267,23 +274,21 @@ export class PaperLibrary implements EvidenceFinder {
         const papers = (await source.search({ title: query.text, limit: query.limit }, { signal: query.signal })).map(paperFromRecord);
         answered[at] = papers;
         // Embedded while the slower sources are awaited: a search would otherwise wait for the sources, then the
-        // encoder. Not a copy that a source before this one already gives in full, nor after the last answer, when
-        // the papers chosen are embedded.
-        if (--waiting > 0) early.embed(papers.filter((paper) => this.adds(paper, undefined) && !answered.slice(0, at).some((earlier) => earlier?.some((e) => e.id === paper.id && (e.abstract !== undefined || paper.abstract === undefined)))));
+        // encoder. Only the papers that would join as the answers stand, with the sources before this one that
+        // answered; none after the last answer, when the papers chosen are embedded.
+        if (--waiting > 0) {
+          const joining = this.joining(answered.slice(0, at + 1));
+          early.embed(papers.filter((paper) => joining.get(paper.id) === paper));
+        }
         return papers;
       }),
     );
     query.signal?.throwIfAborted();
-    const found = new Map<string, Paper>();
     answers.forEach((answer, at) => {
-      if (answer.status === 'rejected') {
-        notes.push(`${sources[at].name} could not be searched: ${(answer.reason as Error).message}`);
-        return;
-      }
-      for (const paper of answer.value) if (this.adds(paper, found.get(paper.id))) found.set(paper.id, paper);
+      if (answer.status === 'rejected') notes.push(`${sources[at].name} could not be searched: ${(answer.reason as Error).message}`);
     });
     try {
-      const papers = [...found.values()];
+      const papers = [...this.joining(answers.map((answer) => (answer.status === 'fulfilled' ? answer.value : undefined))).values()];
       const { encoder } = this.options;
       if (papers.length > 0) await this.store.add(papers, encoder && { model: encoder.model, ids: papers.map((p) => p.id), vectors: await early.of(papers) });
     } catch (error) {
