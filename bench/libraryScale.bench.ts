@@ -80,7 +80,6 @@ function coldRuns(args: readonly string[]): string {
   return `p50 ${median(times).toFixed(0)} ms, peak ${timed(args).peakMb.toFixed(0)} MB`;
 }
 
-/** support/firstFindEvidence.ts run COLD_RUNS times, each a fresh process: its median time. */
 /** The list's time, and then its verdicts' (support/firstFindEvidence.ts), medians of COLD_RUNS runs. */
 function firstFindEvidence(store: string, encoderDir: string, flags: readonly string[]): string {
   const runs = Array.from({ length: COLD_RUNS }, () => {
