@@ -10,6 +10,12 @@ export interface EvidenceQuery {
   /** Keep only papers with an open-access copy. */
   readonly openAccessOnly?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * Called with a first list, from the library alone, while live sources are still searched: the
+   * final results, which `find` resolves to, follow once they have answered. Called at most once,
+   * never with an empty list, and not at all without live sources or when they answer first.
+   */
+  readonly onLibraryResults?: (results: EvidenceResults) => void;
 }
 
 /** One paper found for a claim, with the sentence of its abstract that matches the claim best. */

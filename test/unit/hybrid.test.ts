@@ -5,7 +5,9 @@ import { FUSION, rankPapers, standardisedFusion } from '../../src/core/index/hyb
 import { LexicalIndex } from '../../src/core/index/lexical';
 import { ENCODER_NOT_DOWNLOADED_NOTE, NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
 import { PaperStore } from '../../src/core/index/store';
-import { OnnxEmbedder } from '../../src/core/models/embedder';
+import type { EvidenceResults } from '../../src/core/evidence';
+import { OnnxEmbedder, type TextKind } from '../../src/core/models/embedder';
+import type { Reranker } from '../../src/core/models/reranker';
 import type { Paper } from '../../src/core/papers/paper';
 import { SourceError } from '../../src/core/sources/types';
 import { corpus, FakeSource, FOUND } from './support/paperSources';
@@ -312,6 +314,42 @@ describe('the paper library', () => {
       assert.equal(library.store.get('doi:10.1056/found')?.abstract, FOUND.abstract);
     });
 
+    it("lists the library's papers while a source is searched, then the list with what it found, scoring no paper twice", async () => {
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const source = new FakeSource('OpenAlex', async () => (await answered, [FOUND]));
+      const scored: string[] = [];
+      const reranker: Reranker = {
+        depth: 20,
+        weight: 0.4,
+        score: async (_claim, passages) => (scored.push(...passages), passages.map((passage) => passage.length)),
+        dispose: async () => undefined,
+      };
+      const library = await lexicalLibrary({ liveSources: [source], reranker: async () => reranker });
+      const firsts: EvidenceResults[] = [];
+      const found = await library.find({
+        text: 'Does aspirin prevent stroke?',
+        limit: 3,
+        // The source answers only once the first list is in.
+        onLibraryResults: (results) => (firsts.push(results), answer()),
+      });
+      assert.equal(firsts.length, 1);
+      const first = firsts[0].results.map((r) => r.paper.id);
+      assert.ok(first.includes('aspirin-stroke') && !first.includes('doi:10.1056/found'), first.join(', '));
+      assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'), 'the final list has what the source found');
+      assert.ok(scored.length > first.length);
+      assert.deepEqual(scored, [...new Set(scored)], 'the papers of both lists scored once each');
+    });
+
+    it('gives no first list without live sources, nor an empty one', async () => {
+      const firsts: EvidenceResults[] = [];
+      await (await lexicalLibrary()).find({ text: 'aspirin stroke', limit: 3, onLibraryResults: (results) => firsts.push(results) });
+      const { library: empty } = await PaperLibrary.open(path.join(dir, 'empty'), { liveSources: [new FakeSource('OpenAlex', async () => [FOUND])] });
+      const found = await empty.find({ text: 'aspirin stroke', limit: 3, onLibraryResults: (results) => firsts.push(results) });
+      assert.deepEqual(found.results.map((r) => r.paper.id), ['doi:10.1056/found']);
+      assert.deepEqual(firsts, []);
+    });
+
     it('stops with the signal’s reason when cancelled during the search', async () => {
       const waiting = new FakeSource('OpenAlex', (_, options) => new Promise((_, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason))));
       const library = await lexicalLibrary({ liveSources: [waiting] });
@@ -403,6 +441,22 @@ describe('the paper library', () => {
       assert.ok(stored);
       assert.ok(stored.every((x, i) => Math.abs(x - expected[i]) < 1e-6), 'the vector of the fuller record, which replaced the first');
       assert.deepEqual(library.store.withoutVectors('all-MiniLM-L6-v2'), []);
+    });
+
+    it('embeds the claim once for both lists of a search with live sources', async () => {
+      const embedder = await encoder();
+      const asked: TextKind[] = [];
+      const watched = { embed: (texts: readonly string[], kind: TextKind) => (asked.push(kind), embedder.embed(texts, kind)), dispose: async () => undefined };
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const source = new FakeSource('OpenAlex', async () => (await answered, [FOUND]));
+      const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder: watched }, liveSources: [source] });
+      await library.add(await corpus());
+      let first: EvidenceResults | undefined;
+      const found = await library.find({ text: 'aspirin stroke', limit: 3, onLibraryResults: (results) => ((first = results), answer()) });
+      assert.equal(first?.mode, 'hybrid');
+      assert.equal(found.mode, 'hybrid');
+      assert.equal(asked.filter((kind) => kind === 'query').length, 1);
     });
 
     it('ranks by words, saying why, when the search by meaning fails', async () => {

@@ -166,6 +166,18 @@ describe('the paper library in a worker thread', () => {
     assert.equal((await PaperStore.open(dir)).store.get('doi:10.1056/found')?.title, FOUND.title);
   });
 
+  it('sends a first list from the library while the host’s live sources are searched', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    await thread.setUp({ dir, liveSources: [new FakeSource('OpenAlex', async () => (await answered, [FOUND]))] });
+    await thread.add(await corpus());
+    const firsts: string[][] = [];
+    const found = await thread.find({ text: 'Does aspirin prevent stroke?', limit: 3, onLibraryResults: (results) => (firsts.push(results.results.map((r) => r.paper.id)), answer()) });
+    assert.equal(firsts.length, 1);
+    assert.ok(firsts[0].includes('aspirin-stroke') && !firsts[0].includes('doi:10.1056/found'), firsts[0].join(', '));
+    assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'));
+  });
+
   it('stops a search with the signal’s reason at once, and answers the next one', async () => {
     const waiting = new FakeSource('OpenAlex', (_, options) => new Promise((_, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason))));
     await thread.setUp({ dir, liveSources: [waiting] });

@@ -133,20 +133,45 @@ export class PaperLibrary implements EvidenceFinder {
     return { ...batch, ids: batch.ids.filter((_, at) => current[at]), vectors: batch.vectors.filter((_, at) => current[at]) };
   }
 
+  /**
+   * With live sources, the library is ranked as it stands while they are searched, for
+   * `query.onLibraryResults`; the final ranking, once the papers they found have joined, reuses the
+   * query's vector and the reranker's scores of the papers both lists hold.
+   */
   async find(query: EvidenceQuery): Promise<EvidenceResults> {
-    const { signal } = query;
-    signal?.throwIfAborted();
+    query.signal?.throwIfAborted();
     const notes: string[] = [];
-    if (this.options.liveSources?.length) await this.searchSources(query, notes);
+    const work = new SearchWork();
+    if (this.options.liveSources?.length) {
+      let answered = false;
+      const searched = this.searchSources(query, notes).finally(() => (answered = true));
+      // Rejects only once the search is cancelled, which the first list then meets too.
+      searched.catch(() => undefined);
+      if (query.onLibraryResults) {
+        // A first list that fails says nothing the final one will not: it is left out.
+        const first = await this.ranked(query, [], work).catch(() => {
+          query.signal?.throwIfAborted();
+          return undefined;
+        });
+        if (first && first.results.length > 0 && !answered) query.onLibraryResults(first);
+      }
+      await searched;
+    }
+    return this.ranked(query, notes, work);
+  }
+
+  /** The library's best papers for the claim as it stands, with `notes` and those the ranking adds. */
+  private async ranked(query: EvidenceQuery, notes: string[], work: SearchWork): Promise<EvidenceResults> {
+    const { signal } = query;
     // The reranker loads (at the first search) while the query is embedded, which the encoder does in a thread of its own.
     const loading = this.loadReranker();
-    const ranking = await this.rankingFor(query, notes);
+    const ranking = await this.rankingFor(query, notes, work);
     const { reranker, problem } = await loading;
     if (problem !== undefined) notes.push(problem);
     const deep = reranker === undefined ? query : { ...query, limit: Math.max(query.limit, reranker.depth) };
     const { mode, ranked } = await this.rankOrFallBack(deep, ranking, notes);
     signal?.throwIfAborted();
-    const reordered = reranker === undefined ? ranked : (await this.reranked(reranker, query, ranked, notes)).slice(0, query.limit);
+    const reordered = reranker === undefined ? ranked : (await this.reranked(work.remembering(reranker), query, ranked, notes)).slice(0, query.limit);
     const results = reordered.map(({ paper, score }): Evidence => {
       const sentence = paper.abstract === undefined ? undefined : this.store.lexical.bestSentence(query.text, paper.abstract)?.text;
       return { paper, score, ...(sentence !== undefined && { sentence }) };
@@ -189,7 +214,7 @@ export class PaperLibrary implements EvidenceFinder {
   }
 
   /** The mode this search can keep to, and the query's vector when it needs one. */
-  private async rankingFor(query: EvidenceQuery, notes: string[]): Promise<{ mode: SearchMode; vector?: Float32Array }> {
+  private async rankingFor(query: EvidenceQuery, notes: string[], work: SearchWork): Promise<{ mode: SearchMode; vector?: Float32Array }> {
     const { encoder } = this.options;
     if (!encoder) {
       // Asked for by name, lexical search needs no excuse.
@@ -208,8 +233,7 @@ export class PaperLibrary implements EvidenceFinder {
     }
     // The vectors are read from disk while the query is encoded; a failed read is the search's to report.
     this.store.dense().catch(() => undefined);
-    const [vector] = await encoder.embedder.embed([query.text], 'query', query.signal);
-    return { mode: this.mode, vector };
+    return { mode: this.mode, vector: await work.queryVector(() => encoder.embedder.embed([query.text], 'query', query.signal)) };
   }
 
   /**
@@ -340,5 +364,31 @@ class EarlyVectors {
   private async keep(texts: readonly string[], embedder: Encoder['embedder']): Promise<void> {
     const vectors = await embedder.embed(texts, 'passage', this.signal);
     texts.forEach((text, at) => this.byText.set(text, vectors[at]));
+  }
+}
+
+/** What one search works out that both of its rankings need: the query's vector, and the reranker's scores by passage. */
+class SearchWork {
+  private vector: Promise<Float32Array> | undefined;
+  private readonly scores = new Map<string, number>();
+
+  queryVector(embed: () => Promise<Float32Array[]>): Promise<Float32Array> {
+    this.vector ??= embed().then(([vector]) => vector);
+    return this.vector;
+  }
+
+  /** `reranker`, scoring only the passages it has not scored for this search before. */
+  remembering(reranker: Reranker): Reranker {
+    const { scores } = this;
+    return {
+      depth: reranker.depth,
+      weight: reranker.weight,
+      async score(claim, passages, signal) {
+        const fresh = [...new Set(passages.filter((passage) => !scores.has(passage)))];
+        if (fresh.length > 0) (await reranker.score(claim, fresh, signal)).forEach((score, at) => scores.set(fresh[at], score));
+        return passages.map((passage) => scores.get(passage) as number);
+      },
+      dispose: () => reranker.dispose(),
+    };
   }
 }

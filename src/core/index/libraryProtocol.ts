@@ -35,7 +35,8 @@ export interface RerankerSetup {
 }
 
 export type LibraryTask =
-  | { readonly type: 'find'; readonly text: string; readonly limit: number; readonly openAccessOnly?: boolean }
+  /** A search; with `libraryFirst`, a first list from the library alone is sent while live sources are searched (`libraryResults`). */
+  | { readonly type: 'find'; readonly text: string; readonly limit: number; readonly openAccessOnly?: boolean; readonly libraryFirst?: boolean }
   /** Adds papers; with `onlyNew`, only those the library does not hold yet; with `embedLater`, unembedded (see `PaperLibrary.add`). */
   | { readonly type: 'add'; readonly papers: readonly Paper[]; readonly onlyNew?: boolean; readonly embedLater?: boolean }
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers; with `embedLater`, unembedded. */
@@ -75,6 +76,8 @@ export type WorkerToHost =
   | { readonly kind: 'done'; readonly id: number; readonly value: unknown }
   | { readonly kind: 'failed'; readonly id: number; readonly message: string; readonly aborted: boolean }
   | { readonly kind: 'progress'; readonly id: number; readonly done: number; readonly total: number }
+  /** Search `id`'s first list, from the library alone, while its live sources are still searched. */
+  | { readonly kind: 'libraryResults'; readonly id: number; readonly results: EvidenceResults }
   /** Asks the host for vectors, on behalf of task `id` (whose cancellation the host applies). */
   | { readonly kind: 'embed'; readonly call: number; readonly id: number; readonly generation: number; readonly texts: readonly string[]; readonly textKind: TextKind }
   /** Asks the host to search live source number `source` for the claim of task `id`. */

@@ -35,6 +35,7 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
+  readonly onLibraryResults?: (results: EvidenceResults) => void;
 }
 
 export class LibraryThread implements EvidenceFinder {
@@ -61,7 +62,11 @@ export class LibraryThread implements EvidenceFinder {
   }
 
   find(query: EvidenceQuery): Promise<EvidenceResults> {
-    return this.task({ type: 'find', text: query.text, limit: query.limit, openAccessOnly: query.openAccessOnly }, { signal: query.signal });
+    const { onLibraryResults } = query;
+    return this.request((id) => ({ kind: 'task', id, task: { type: 'find', text: query.text, limit: query.limit, openAccessOnly: query.openAccessOnly, libraryFirst: onLibraryResults !== undefined } }), {
+      signal: query.signal,
+      onLibraryResults,
+    });
   }
 
   /**
@@ -96,7 +101,7 @@ export class LibraryThread implements EvidenceFinder {
     return this.request((id) => ({ kind: 'task', id, task }), options);
   }
 
-  private request<R>(message: (id: number) => HostToWorker, { signal, onProgress }: AddOptions): Promise<R> {
+  private request<R>(message: (id: number) => HostToWorker, { signal, onProgress, onLibraryResults }: AddOptions & Pick<Pending, 'onLibraryResults'>): Promise<R> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.nextId++;
     return new Promise<R>((resolve, reject) => {
@@ -106,6 +111,7 @@ export class LibraryThread implements EvidenceFinder {
         reject: (error) => (settle(), reject(error)),
         signal,
         onProgress,
+        onLibraryResults,
       });
       // Cancelled here at once; the worker stops at its next check and its answer is dropped.
       const aborted = (): void => {
@@ -130,6 +136,9 @@ export class LibraryThread implements EvidenceFinder {
       }
       case 'progress':
         this.worker.waiting(message.id)?.onProgress?.(message.done, message.total);
+        return;
+      case 'libraryResults':
+        this.worker.waiting(message.id)?.onLibraryResults?.(message.results);
         return;
       case 'embed':
       case 'search':

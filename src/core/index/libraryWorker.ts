@@ -5,6 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { PaperKeyIndex, type PaperMatch } from '../completion/libraryKeys';
+import type { EvidenceResults } from '../evidence';
 import type { Embedder, TextKind } from '../models/embedder';
 import { RerankerOnFirstUse } from '../models/reranker';
 import { importFileInBatches, type ImportProblem } from '../papers/import';
@@ -123,7 +124,13 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
     case 'find':
       searching++;
       try {
-        return await ready.find({ text: task.text, limit: task.limit, openAccessOnly: task.openAccessOnly, signal });
+        return await ready.find({
+          text: task.text,
+          limit: task.limit,
+          openAccessOnly: task.openAccessOnly,
+          signal,
+          ...(task.libraryFirst && { onLibraryResults: (results: EvidenceResults) => post({ kind: 'libraryResults', id, results }) }),
+        });
       } finally {
         searching--;
         releaseRetired();
