@@ -7,6 +7,7 @@ import { benchHallmark } from './hallmark.bench';
 import { benchHostIfInstalled } from './host.bench';
 import { benchEndlessFile, benchHostile, benchHostileFullTexts, benchPdfBombs } from './hostile.bench';
 import { benchLibraryScale } from './libraryScale.bench';
+import { benchLiveSearch } from './liveSearch.bench';
 import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchEvidenceSentence } from './evidenceSentence.bench';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   await benchEvidenceSentence();
   console.log('');
   await benchLibraryScale();
+  await benchLiveSearch();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
   console.log('\nthe built-in NLI model: SciFact, Citation-Integrity and Check-COVID dev, latency, memory, VSIX');

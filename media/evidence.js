@@ -21,6 +21,8 @@
   let headings = [];
   /** The line saying that the verdicts are on their way, while they are. */
   let judgingLine = null;
+  /** The number of the list shown (see `list` in evidenceProtocol.ts), which its verdicts and actions name. */
+  let shownList = null;
 
   // ---------------------------------------------------------------------------------------
   // Checks: what evidenceProtocol.ts's PanelMessage promises, and nothing else.
@@ -28,6 +30,7 @@
   const isObject = (v) => typeof v === 'object' && v !== null;
   const isString = (v) => typeof v === 'string';
   const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
+  const isCount = (v) => Number.isSafeInteger(v) && v >= 0;
   const optional = (check) => (v) => v === undefined || check(v);
   const listOf = (check) => (v) => Array.isArray(v) && v.every(check);
   const isWebLink = (url) => /^https?:\/\/\S+$/i.test(url);
@@ -62,16 +65,18 @@
         return isString(m.claim);
       case 'results':
         return (
+          isCount(m.list) &&
           isString(m.claim) &&
           MODES.includes(m.mode) &&
           listOf(isString)(m.notes) &&
           optional((v) => v === true)(m.encoderDownload) &&
           optional(isString)(m.replacing) &&
           optional((v) => v === true)(m.judging) &&
+          optional((v) => v === true)(m.updating) &&
           listOf(isItem)(m.items)
         );
       case 'verdicts':
-        return listOf((v) => v === null || isVerdict(v))(m.verdicts);
+        return isCount(m.list) && listOf((v) => v === null || isVerdict(v))(m.verdicts);
       case 'failed':
         return isString(m.claim) && isString(m.message);
       case 'outcome':
@@ -98,8 +103,8 @@
   /** Ranking scores differ in scale by search mode (fused ranks are small, BM25 large): three significant digits suit both. */
   const formatScore = (score) => String(Number(score.toPrecision(3)));
 
-  function send(action, index) {
-    vscode.postMessage({ type: action, index });
+  function send(action, index, list) {
+    vscode.postMessage({ type: action, index, list });
   }
 
   function header(claim) {
@@ -122,7 +127,7 @@
         renderResults(message);
         break;
       case 'verdicts':
-        addVerdicts(message.verdicts);
+        if (message.list === shownList) addVerdicts(message.verdicts);
         break;
       case 'outcome': {
         const line = outcomes[message.index];
@@ -138,11 +143,12 @@
     outcomes = [];
     headings = [];
     judgingLine = null;
+    shownList = null;
   }
 
   /**
    * Verdicts for the list shown while it waits for them, in its order. A list drawn since with its
-   * verdicts already in waits for none; one of another length is another list.
+   * verdicts already in waits for none.
    */
   function addVerdicts(verdicts) {
     if (judgingLine === null || verdicts.length !== headings.length) return;
@@ -156,9 +162,11 @@
 
   function renderResults(message) {
     forgetResults();
+    shownList = message.list;
     const search = el('div', 'search');
     search.append(el('span', 'badge mode', strings.mode[message.mode]));
     const parts = [header(message.claim), search];
+    if (message.updating) parts.push(el('p', 'status busy', strings.updating));
     if (message.judging && message.items.length > 0) {
       judgingLine = el('p', 'status busy', strings.judging);
       parts.push(judgingLine);
@@ -176,7 +184,7 @@
       // Searched from a citation to replace: the first button replaces its key instead of citing beside it.
       const citeLabel = message.replacing === undefined ? strings.actions.citeHere : format(strings.replaceCitation, message.replacing);
       message.items.forEach((item, index) => {
-        const { node, heading, outcome } = result(item, index, citeLabel);
+        const { node, heading, outcome } = result(item, index, message.list, citeLabel);
         list.append(node);
         headings.push(heading);
         outcomes.push(outcome);
@@ -205,7 +213,7 @@
     return quote;
   }
 
-  function result(item, index, citeLabel) {
+  function result(item, index, list, citeLabel) {
     const node = el('li', 'result');
 
     const heading = el('div', 'heading');
@@ -214,7 +222,7 @@
     if (item.openAccessUrl) {
       const badge = el('button', 'badge open-access', strings.openAccess);
       badge.title = item.openAccessUrl;
-      badge.addEventListener('click', () => send('openPaper', index));
+      badge.addEventListener('click', () => send('openPaper', index, list));
       heading.append(badge);
     }
     if (item.verdict) heading.append(verdict(item.verdict));
@@ -234,7 +242,7 @@
       if ((action === 'openPaper' && !item.link) || (action === 'addToBibliography' && item.existing)) continue;
       const button = el('button', action === 'citeHere' ? 'primary' : 'secondary', action === 'citeHere' ? citeLabel : strings.actions[action]);
       if (action === 'openPaper') button.title = item.link;
-      button.addEventListener('click', () => send(action, index));
+      button.addEventListener('click', () => send(action, index, list));
       buttons.append(button);
     }
     footer.append(buttons);

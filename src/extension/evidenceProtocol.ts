@@ -46,6 +46,8 @@ export type PanelMessage =
   | { readonly type: 'searching'; readonly claim: string }
   | {
       readonly type: 'results';
+      /** Counts the lists shown: the page names the list an action is for, and a verdict message the list it belongs to. */
+      readonly list: number;
       readonly claim: string;
       readonly mode: SearchMode;
       readonly notes: readonly string[];
@@ -55,10 +57,12 @@ export type PanelMessage =
       readonly replacing?: string;
       /** The NLI model is still judging the papers: their verdicts follow in a `verdicts` message. */
       readonly judging?: true;
+      /** A first list, from the library alone: the open sources are still searched, and their answers will replace it. */
+      readonly updating?: true;
       readonly items: readonly EvidenceItem[];
     }
   /** The verdicts of the listed papers, in their order (null where the model gave none), added to the list in place. */
-  | { readonly type: 'verdicts'; readonly verdicts: readonly (VerdictView | null)[] }
+  | { readonly type: 'verdicts'; readonly list: number; readonly verdicts: readonly (VerdictView | null)[] }
   /** The search did not finish; `message` says why, ready to show. */
   | { readonly type: 'failed'; readonly claim: string; readonly message: string }
   /** What an action on the result at `index` did, or why it did nothing. */
@@ -71,9 +75,14 @@ export type ResultAction = (typeof RESULT_ACTIONS)[number];
 
 /**
  * Webview → extension: `ready` asks for the current state (the page is rebuilt each time it is shown);
- * `downloadEncoder` is the Download button beside the note that the encoder is not downloaded yet.
+ * `downloadEncoder` is the Download button beside the note that the encoder is not downloaded yet. A
+ * result's action names the list the page showed it in; a command standing in for a button names none,
+ * and means the list shown now.
  */
-export type WebviewMessage = { readonly type: 'ready' } | { readonly type: 'downloadEncoder' } | { readonly type: ResultAction; readonly index: number };
+export type WebviewMessage =
+  | { readonly type: 'ready' }
+  | { readonly type: 'downloadEncoder' }
+  | { readonly type: ResultAction; readonly index: number; readonly list?: number };
 
 export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
   if (typeof value !== 'object' || value === null || !('type' in value)) return undefined;
@@ -81,7 +90,10 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
   const action = RESULT_ACTIONS.find((a) => a === value.type);
   if (action === undefined || !('index' in value)) return undefined;
   const { index } = value;
-  return typeof index === 'number' && Number.isSafeInteger(index) && index >= 0 ? { type: action, index } : undefined;
+  const list = 'list' in value ? value.list : undefined;
+  const counted = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  if (!counted(index) || (list !== undefined && !counted(list))) return undefined;
+  return { type: action, index, ...(list !== undefined && { list }) };
 }
 
 /**
@@ -101,6 +113,8 @@ export interface PanelStrings {
   readonly entailment: string;
   /** Beside the list while the NLI model judges its papers. */
   readonly judging: string;
+  /** Beside a first list, from the library alone, while the open sources are still searched. */
+  readonly updating: string;
   /** "Full text, {0}:" before a passage. */
   readonly fullText: string;
   readonly actions: Readonly<Record<ResultAction, string>>;

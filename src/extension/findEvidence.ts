@@ -42,7 +42,9 @@ export function registerFindEvidence(
   context.subscriptions.push(
     feature,
     vscode.commands.registerCommand('attest.findEvidence', () => feature.run()),
-    ...RESULT_ACTIONS.map((action) => vscode.commands.registerCommand(`attest.evidence.${action}`, (index: unknown) => feature.receive({ type: action, index }))),
+    ...RESULT_ACTIONS.map((action) =>
+      vscode.commands.registerCommand(`attest.evidence.${action}`, (index: unknown, list?: unknown) => feature.receive({ type: action, index, ...(list !== undefined && { list }) })),
+    ),
   );
   context.subscriptions.push(
     vscode.commands.registerCommand('attest.findEvidenceFor', (uri: vscode.Uri, claim: vscode.Range, replacing?: vscode.Range) => feature.runFor(uri, claim, replacing)),
@@ -63,10 +65,23 @@ interface Search {
   readonly claim: string;
   readonly target: Anchor;
   readonly results: EvidenceResults;
-  /** Each result's verdict, once judged; empty while `judging` runs and where no model judged. */
+  /** The run that found it: a first list, from the library alone, is shown while that run goes on. */
+  readonly by: AbortController;
+  /** A first list, from the library alone, while the open sources are still searched. */
+  updating: boolean;
+  /** Counts the lists shown, for the page to say which one an action is for. */
+  readonly list: number;
+  /** Each result's verdict, once judged; undefined where no model judged, or while `judging` runs. */
   verdicts: readonly (VerdictView | undefined)[];
   /** Stops the verdicts still being worked out; undefined once they are in, or when none are asked. */
   judging: AbortController | undefined;
+  /** The verdicts of the run's papers so far, by `judgedAs`: its first list and its final one share most papers. */
+  readonly judged: Map<string, VerdictView | undefined>;
+}
+
+/** A paper as its verdict stands for it: a source may give the same paper with a fuller abstract. */
+function judgedAs(paper: Paper): string {
+  return JSON.stringify([paper.id, paper.title, paper.abstract ?? null]);
 }
 
 class FindEvidence implements vscode.Disposable {
@@ -77,6 +92,7 @@ class FindEvidence implements vscode.Disposable {
   /** The list as last shown, and what it was composed from: to tell whether a refresh changes it, and to add the verdicts to it. */
   private shown: { readonly view: ResultsMessage; readonly parts: ViewParts } | undefined;
   private running: AbortController | undefined;
+  private lists = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -144,6 +160,11 @@ class FindEvidence implements vscode.Disposable {
     const controller = new AbortController();
     this.running = controller;
     this.panel.show({ type: 'searching', claim });
+    const judged = new Map<string, VerdictView | undefined>();
+    // The library's papers, listed while the open sources are searched; the list with theirs replaces it.
+    const onLibraryResults = (first: EvidenceResults): void => {
+      if (this.running === controller) void this.present(this.searchOf(claim, target, first, controller, true, judged));
+    };
     let results: EvidenceResults;
     try {
       results = await vscode.window.withProgress(
@@ -152,7 +173,7 @@ class FindEvidence implements vscode.Disposable {
           const cancel = token.onCancellationRequested(() => controller.abort());
           try {
             const finder = await this.finder();
-            return await finder.find({ text: claim, limit: RESULT_LIMIT, signal: controller.signal });
+            return await finder.find({ text: claim, limit: RESULT_LIMIT, signal: controller.signal, onLibraryResults });
           } finally {
             cancel.dispose();
           }
@@ -160,11 +181,20 @@ class FindEvidence implements vscode.Disposable {
       );
       controller.signal.throwIfAborted();
     } catch (error) {
-      target.dispose();
+      const first = this.search?.by === controller ? this.search : undefined;
       // A newer search has taken over the panel, or nobody is looking any more.
-      if (this.running !== controller) return undefined;
+      if (this.running !== controller) {
+        if (first === undefined) target.dispose();
+        return undefined;
+      }
+      if (first && controller.signal.aborted) {
+        // Cancelled while the open sources were searched: the library's list stays, no longer waiting for them.
+        first.updating = false;
+        return this.showList(first, this.checker.resultFor(target.uri.fsPath));
+      }
       // The list before it is gone from the page, its judging stopped: nothing may show it again.
       this.clear();
+      target.dispose();
       const message = controller.signal.aborted
         ? vscode.l10n.t('The search was cancelled.')
         : vscode.l10n.t('The search failed: {0}', error instanceof Error ? error.message : String(error));
@@ -173,22 +203,48 @@ class FindEvidence implements vscode.Disposable {
     } finally {
       if (this.running === controller) this.running = undefined;
     }
-    this.clear();
-    const judging = this.judge && results.results.length > 0 ? controller : undefined;
-    const search: Search = { claim, target, results, verdicts: [], judging };
+    return this.present(this.searchOf(claim, target, results, controller, false, judged));
+  }
+
+  /** A list to show; judged where the run's first list has not judged its papers already. */
+  private searchOf(claim: string, target: Anchor, results: EvidenceResults, by: AbortController, updating: boolean, judged: Map<string, VerdictView | undefined>): Search {
+    const papers = results.results.map((r) => r.paper);
+    const unjudged = this.judge !== undefined && papers.some((paper) => !judged.has(judgedAs(paper)));
+    return {
+      claim,
+      target,
+      results,
+      by,
+      updating,
+      list: ++this.lists,
+      verdicts: papers.map((paper) => judged.get(judgedAs(paper))),
+      judging: unjudged ? new AbortController() : undefined,
+      judged,
+    };
+  }
+
+  /**
+   * Shows `search`'s list in place of the one before, then works out its verdicts; resolves to the list
+   * as it then stands, or undefined once the panel has moved on.
+   */
+  private async present(search: Search): Promise<ResultsMessage | undefined> {
+    this.clear(search.target);
     this.search = search;
-    const listed = await this.showList(search, await this.actions.resultOf(target.uri));
-    return judging && listed ? this.judgeResults(search, judging.signal) : listed;
+    const listed = await this.showList(search, await this.actions.resultOf(search.target.uri));
+    return search.judging && listed ? this.judgeResults(search, search.judging.signal) : listed;
   }
 
   /** Works out the verdicts of `search`'s results and adds them to the list the page shows, in place. */
   private async judgeResults(search: Search, signal: AbortSignal): Promise<ResultsMessage | undefined> {
     const papers = search.results.results.map((r) => r.paper);
+    const unjudged = papers.filter((paper) => !search.judged.has(judgedAs(paper)));
     // A verdict that cannot be reached leaves the result without one; the list itself stands.
-    const verdicts = (await this.judge?.(search.claim, papers, signal).catch(() => undefined)) ?? [];
-    // A newer search, or the panel's closing, stopped this one's judging; the list is no longer shown.
-    if (signal.aborted || this.search !== search) return undefined;
-    search.verdicts = verdicts;
+    const verdicts = (await this.judge?.(search.claim, unjudged, signal).catch(() => undefined)) ?? [];
+    // A newer search or list, or the panel's closing, stopped this one's judging.
+    if (signal.aborted) return undefined;
+    unjudged.forEach((paper, at) => search.judged.set(judgedAs(paper), verdicts[at]));
+    if (this.search !== search) return undefined;
+    search.verdicts = papers.map((paper) => search.judged.get(judgedAs(paper)));
     search.judging = undefined;
     // In the same step as the verdicts are set: a list composed from now on has them, and the one the
     // page has gets them. Only the verdicts change: the page keeps what the user did meanwhile.
@@ -196,7 +252,7 @@ class FindEvidence implements vscode.Disposable {
     if (parts === undefined) return undefined;
     const view = compose(search, parts);
     this.shown = { view, parts };
-    this.panel.post({ type: 'verdicts', verdicts: view.items.map((item) => item.verdict ?? null) }, view);
+    this.panel.post({ type: 'verdicts', list: search.list, verdicts: view.items.map((item) => item.verdict ?? null) }, view);
     return view;
   }
 
@@ -214,7 +270,8 @@ class FindEvidence implements vscode.Disposable {
     }
     const search = this.search;
     const evidence = search?.results.results[message.index];
-    if (!search || !evidence) return undefined;
+    // Pressed in a list that another has replaced meanwhile: its index means another paper now.
+    if (!search || !evidence || (message.list !== undefined && message.list !== search.list)) return undefined;
     const outcome = await this.act(message.type, search.target, evidence.paper);
     // The list moved on to another search while the action ran; its indices mean other papers.
     if (this.search !== search) return outcome;
@@ -242,20 +299,25 @@ class FindEvidence implements vscode.Disposable {
   private async showList(search: Search, manuscript: CheckResult | undefined): Promise<ResultsMessage | undefined> {
     const parts = await this.viewParts(search, manuscript);
     // A newer search shows "Looking for evidence…" until its own list replaces this one.
-    if (this.search !== search || this.running) return undefined;
+    if (!this.showing(search)) return undefined;
     const view = compose(search, parts);
     this.shown = { view, parts };
     this.panel.show(view);
     return view;
   }
 
+  /** Whether `search` is the panel's: the last list, and no newer search under way. */
+  private showing(search: Search): boolean {
+    return this.search === search && (this.running === undefined || this.running === search.by);
+  }
+
   /** Shows the list again when which papers the bibliographies have changed; otherwise leaves the page (and its outcome lines) alone. */
   private async refresh(): Promise<void> {
     const search = this.search;
     const manuscript = search && this.checker.resultFor(search.target.uri.fsPath);
-    if (!search || !manuscript || this.running) return;
+    if (!search || !manuscript || !this.showing(search)) return;
     const parts = await this.viewParts(search, manuscript);
-    if (this.search !== search || this.running) return;
+    if (!this.showing(search)) return;
     const view = compose(search, parts);
     const before = this.shown?.view.items.map((i) => i.existing);
     if (JSON.stringify(view.items.map((i) => i.existing)) !== JSON.stringify(before)) {
@@ -289,9 +351,10 @@ class FindEvidence implements vscode.Disposable {
     this.clear();
   }
 
-  private clear(): void {
+  /** Forgets the list shown and stops its judging; its place in the manuscript too, unless the next list cites there (`keeping`). */
+  private clear(keeping?: Anchor): void {
     this.search?.judging?.abort();
-    this.search?.target.dispose();
+    if (this.search?.target !== keeping) this.search?.target.dispose();
     this.search = undefined;
     this.shown = undefined;
   }
@@ -316,12 +379,14 @@ function compose(search: Search, { existing, passages }: ViewParts): ResultsMess
   const { claim, results, verdicts, judging } = search;
   return {
     type: 'results',
+    list: search.list,
     claim,
     mode: results.mode,
     notes: results.notes,
     ...(results.notes.includes(ENCODER_NOT_DOWNLOADED_NOTE) && { encoderDownload: true }),
     ...(search.target.replacing !== undefined && { replacing: search.target.replacing }),
     ...(judging && { judging: true }),
+    ...(search.updating && { updating: true }),
     items: results.results.map((evidence, i) => {
       const passage = passages[i];
       return {

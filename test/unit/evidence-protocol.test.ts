@@ -6,7 +6,17 @@ describe("the evidence panel's messages", () => {
     assert.deepEqual(parseWebviewMessage({ type: 'downloadEncoder' }), { type: 'downloadEncoder' });
     assert.deepEqual(parseWebviewMessage({ type: 'downloadEncoder', index: 3, extra: '<b>' }), { type: 'downloadEncoder' });
     assert.deepEqual(parseWebviewMessage({ type: 'citeHere', index: 2 }), { type: 'citeHere', index: 2 });
-    for (const junk of [null, 'downloadEncoder', { type: 'download' }, { type: 'citeHere', index: -1 }, { type: 'openPaper', index: '0' }, { type: 'attest.downloadEncoder' }]) {
+    assert.deepEqual(parseWebviewMessage({ type: 'citeHere', index: 2, list: 7 }), { type: 'citeHere', index: 2, list: 7 });
+    for (const junk of [
+      null,
+      'downloadEncoder',
+      { type: 'download' },
+      { type: 'citeHere', index: -1 },
+      { type: 'openPaper', index: '0' },
+      { type: 'attest.downloadEncoder' },
+      { type: 'citeHere', index: 0, list: '7' },
+      { type: 'citeHere', index: 0, list: 1.5 },
+    ]) {
       assert.equal(parseWebviewMessage(junk), undefined, JSON.stringify(junk));
     }
   });

@@ -165,11 +165,7 @@ suite('verdicts after the list', () => {
     );
     const bib = fixtureUri('support', 'refs.bib');
     try {
-      const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
-      const editor = await vscode.window.showTextDocument(document);
-      const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
-      editor.selection = new vscode.Selection(range.start, range.end);
-      const searching = vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+      const searching = findEvidenceForTheAspirinClaim();
       await askedForVerdicts;
       // Before, the list waited for its verdicts: a button pressed meanwhile found no list and did nothing.
       const outcome = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.addToBibliography', 0);
@@ -187,6 +183,69 @@ suite('verdicts after the list', () => {
     }
   });
 });
+
+suite('a first list while the open sources are searched', () => {
+  test("the library's papers are listed, acted on and judged before the sources answer; the final list keeps their verdicts and judges only the new papers", async () => {
+    const extension = vscode.extensions.getExtension<AttestApi>('attest.attest');
+    assert.ok(extension);
+    const api = await extension.activate();
+    const paper = (id: string): Evidence => ({ paper: { id, title: `The paper ${id}`, authors: [], abstract: `Aspirin, as ${id} found.` }, score: 1 });
+    let sourcesAnswer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (sourcesAnswer = resolve));
+    let firstListed: () => void = () => undefined;
+    const listed = new Promise<void>((resolve) => (firstListed = resolve));
+    api.setEvidenceFinder({
+      find: async (query) => {
+        query.onLibraryResults?.({ mode: 'lexical', notes: [], results: [paper('mine')] });
+        firstListed();
+        await answered;
+        return { mode: 'lexical', notes: [], results: [paper('found'), paper('mine')] };
+      },
+    });
+    const judged: string[] = [];
+    let firstJudged: () => void = () => undefined;
+    const judgedFirst = new Promise<void>((resolve) => (firstJudged = resolve));
+    api.setEvidenceJudge(async (_claim, papers) => {
+      judged.push(...papers.map((p) => p.id));
+      firstJudged();
+      return papers.map((): VerdictView => ({ label: 'supported', entailment: 0.8 }));
+    });
+    const bib = fixtureUri('support', 'refs.bib');
+    try {
+      const searching = findEvidenceForTheAspirinClaim();
+      await listed;
+      await judgedFirst;
+      const outcome = await waitFor('the first list', async () => {
+        const added = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.addToBibliography', 0);
+        return added?.ok ? added : undefined;
+      }, () => 'no list to act on yet');
+      assert.match(outcome.message, /Added to refs\.bib/);
+      sourcesAnswer();
+      const view = await searching;
+      assert.deepStrictEqual(view?.items.map((item) => item.title), ['The paper found', 'The paper mine']);
+      assert.strictEqual(view?.updating, undefined, 'the final list waits for nothing');
+      assert.strictEqual(view?.items[1].existing?.file, 'refs.bib', 'the paper added from the first list');
+      assert.deepStrictEqual(view?.items.map((item) => item.verdict?.label), ['supported', 'supported']);
+      assert.deepStrictEqual(judged, ['mine', 'found'], 'each paper judged once');
+      assert.strictEqual(await vscode.commands.executeCommand('attest.evidence.openPaper', 0, (view?.list ?? 0) + 1), undefined, 'an action for a list not shown does nothing');
+    } finally {
+      sourcesAnswer();
+      api.setEvidenceFinder(undefined);
+      api.setEvidenceJudge(undefined);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(bib));
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
+  });
+});
+
+/** Find Evidence for the support fixture's aspirin claim, selected as a user would; resolves to the list it ends with. */
+async function findEvidenceForTheAspirinClaim(): Promise<ResultsMessage | undefined> {
+  const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
+  const editor = await vscode.window.showTextDocument(document);
+  const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
+  editor.selection = new vscode.Selection(range.start, range.end);
+  return vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+}
 
 function nonEmpty<T>(items: T[]): T[] | undefined {
   return items.length > 0 ? items : undefined;
