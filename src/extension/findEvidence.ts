@@ -64,7 +64,8 @@ const RESULT_LIMIT = 10;
 interface Search {
   readonly claim: string;
   readonly target: Anchor;
-  readonly results: EvidenceResults;
+  /** Replaced, with a note added, when the run that a first list waited for ends without its final list. */
+  results: EvidenceResults;
   /** The run that found it: a first list, from the library alone, is shown while that run goes on. */
   readonly by: AbortController;
   /** A first list, from the library alone, while the open sources are still searched. */
@@ -77,6 +78,8 @@ interface Search {
   judging: AbortController | undefined;
   /** The verdicts of the run's papers so far, by `judgedAs`: its first list and its final one share most papers. */
   readonly judged: Map<string, VerdictView | undefined>;
+  /** The run's first list, which the final one replaced: a button pressed there before the page had the final list still means its paper. */
+  readonly replaced?: Search;
 }
 
 /** A paper as its verdict stands for it: a source may give the same paper with a fuller abstract. */
@@ -163,7 +166,8 @@ class FindEvidence implements vscode.Disposable {
     const judged = new Map<string, VerdictView | undefined>();
     // The library's papers, listed while the open sources are searched; the list with theirs replaces it.
     const onLibraryResults = (first: EvidenceResults): void => {
-      if (this.running === controller) void this.present(this.searchOf(claim, target, first, controller, true, judged));
+      // A first list that cannot be shown leaves the page as it was until the final one.
+      if (this.running === controller) this.present(this.searchOf(claim, target, first, controller, true, judged)).catch(() => undefined);
     };
     let results: EvidenceResults;
     try {
@@ -187,10 +191,14 @@ class FindEvidence implements vscode.Disposable {
         if (first === undefined) target.dispose();
         return undefined;
       }
-      if (first && controller.signal.aborted) {
-        // Cancelled while the open sources were searched: the library's list stays, no longer waiting for them.
+      if (first) {
+        // Cancelled, or failed, while the open sources were searched: the library's list stays, saying so.
         first.updating = false;
-        return this.showList(first, this.checker.resultFor(target.uri.fsPath));
+        const why = controller.signal.aborted
+          ? vscode.l10n.t('The search of the open sources was cancelled: the papers are from your library alone.')
+          : vscode.l10n.t('The search of the open sources failed ({0}): the papers are from your library alone.', error instanceof Error ? error.message : String(error));
+        first.results = { ...first.results, notes: [...first.results.notes, why] };
+        return this.showList(first, await this.actions.resultOf(target.uri));
       }
       // The list before it is gone from the page, its judging stopped: nothing may show it again.
       this.clear();
@@ -203,7 +211,8 @@ class FindEvidence implements vscode.Disposable {
     } finally {
       if (this.running === controller) this.running = undefined;
     }
-    return this.present(this.searchOf(claim, target, results, controller, false, judged));
+    const replaced = this.search?.by === controller ? this.search : undefined;
+    return this.present({ ...this.searchOf(claim, target, results, controller, false, judged), replaced });
   }
 
   /** A list to show; judged where the run's first list has not judged its papers already. */
@@ -239,10 +248,11 @@ class FindEvidence implements vscode.Disposable {
     const papers = search.results.results.map((r) => r.paper);
     const unjudged = papers.filter((paper) => !search.judged.has(judgedAs(paper)));
     // A verdict that cannot be reached leaves the result without one; the list itself stands.
-    const verdicts = (await this.judge?.(search.claim, unjudged, signal).catch(() => undefined)) ?? [];
+    const verdicts = await this.judge?.(search.claim, unjudged, signal).catch(() => undefined);
     // A newer search or list, or the panel's closing, stopped this one's judging.
     if (signal.aborted) return undefined;
-    unjudged.forEach((paper, at) => search.judged.set(judgedAs(paper), verdicts[at]));
+    // A judging that failed is not a verdict: the run's final list asks again.
+    if (verdicts) unjudged.forEach((paper, at) => search.judged.set(judgedAs(paper), verdicts[at]));
     if (this.search !== search) return undefined;
     search.verdicts = papers.map((paper) => search.judged.get(judgedAs(paper)));
     search.judging = undefined;
@@ -269,12 +279,13 @@ class FindEvidence implements vscode.Disposable {
       return undefined;
     }
     const search = this.search;
-    const evidence = search?.results.results[message.index];
-    // Pressed in a list that another has replaced meanwhile: its index means another paper now.
-    if (!search || !evidence || (message.list !== undefined && message.list !== search.list)) return undefined;
+    // Pressed in the list the page shows, which may still be the run's first list while its final one is composed.
+    const pressedIn = message.list === undefined || message.list === search?.list ? search : search?.replaced?.list === message.list ? search.replaced : undefined;
+    const evidence = pressedIn?.results.results[message.index];
+    if (!search || !evidence) return undefined;
     const outcome = await this.act(message.type, search.target, evidence.paper);
-    // The list moved on to another search while the action ran; its indices mean other papers.
-    if (this.search !== search) return outcome;
+    // The list moved on to another search while the action ran, or the page now shows another list: its indices mean other papers.
+    if (this.search !== search || pressedIn !== search) return outcome;
     if (message.type !== 'openPaper' && !(await this.showList(search, this.checker.resultFor(search.target.uri.fsPath)))) return outcome;
     this.panel.post({ type: 'outcome', index: message.index, ...outcome });
     return outcome;

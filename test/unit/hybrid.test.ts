@@ -459,6 +459,27 @@ describe('the paper library', () => {
       assert.equal(asked.filter((kind) => kind === 'query').length, 1);
     });
 
+    it('embeds the claim again for the final list when its embedding failed for the first', async () => {
+      const embedder = await encoder();
+      let failures = 1;
+      const flaky = {
+        embed: async (texts: readonly string[], kind: TextKind) => {
+          if (kind === 'query' && failures-- > 0) throw new Error('the encoder’s worker restarted');
+          return embedder.embed(texts, kind);
+        },
+        dispose: async () => undefined,
+      };
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const source = new FakeSource('OpenAlex', async () => (await answered, [FOUND]));
+      const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder: flaky }, liveSources: [source] });
+      await library.add(await corpus());
+      setTimeout(answer, 50);
+      const found = await library.find({ text: 'aspirin stroke', limit: 3, onLibraryResults: () => undefined });
+      assert.equal(found.mode, 'hybrid');
+      assert.equal(failures, -1, 'asked twice');
+    });
+
     it('ranks by words, saying why, when the search by meaning fails', async () => {
       const embedder = await encoder();
       const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder } });

@@ -143,8 +143,9 @@ export class PaperLibrary implements EvidenceFinder {
     const notes: string[] = [];
     const work = new SearchWork();
     if (this.options.liveSources?.length) {
+      // Set once every source has answered, before their papers join the library, where a ranking would meet them.
       let answered = false;
-      const searched = this.searchSources(query, notes).finally(() => (answered = true));
+      const searched = this.searchSources(query, notes, () => (answered = true));
       // Rejects only once the search is cancelled, which the first list then meets too.
       searched.catch(() => undefined);
       if (query.onLibraryResults) {
@@ -288,7 +289,7 @@ export class PaperLibrary implements EvidenceFinder {
   }
 
   /** Adds what the sources find for the claim; a source that fails is noted, never fatal. */
-  private async searchSources(query: EvidenceQuery, notes: string[]): Promise<void> {
+  private async searchSources(query: EvidenceQuery, notes: string[], onAnswered: () => void): Promise<void> {
     const sources = this.options.liveSources ?? [];
     const early = new EarlyVectors(this.options.encoder, query.signal);
     const answered: (readonly Paper[] | undefined)[] = sources.map(() => undefined);
@@ -307,6 +308,7 @@ export class PaperLibrary implements EvidenceFinder {
         return papers;
       }),
     );
+    onAnswered();
     query.signal?.throwIfAborted();
     answers.forEach((answer, at) => {
       if (answer.status === 'rejected') notes.push(`${sources[at].name} could not be searched: ${(answer.reason as Error).message}`);
@@ -373,8 +375,12 @@ class SearchWork {
   private readonly scores = new Map<string, number>();
 
   queryVector(embed: () => Promise<Float32Array[]>): Promise<Float32Array> {
-    this.vector ??= embed().then(([vector]) => vector);
-    return this.vector;
+    const vector = (this.vector ??= embed().then(([first]) => first));
+    // A failure is this ranking's: the next one asks again.
+    vector.catch(() => {
+      if (this.vector === vector) this.vector = undefined;
+    });
+    return vector;
   }
 
   /** `reranker`, scoring only the passages it has not scored for this search before. */

@@ -228,6 +228,9 @@ suite('a first list while the open sources are searched', () => {
       assert.deepStrictEqual(view?.items.map((item) => item.verdict?.label), ['supported', 'supported']);
       assert.deepStrictEqual(judged, ['mine', 'found'], 'each paper judged once');
       assert.strictEqual(await vscode.commands.executeCommand('attest.evidence.openPaper', 0, (view?.list ?? 0) + 1), undefined, 'an action for a list not shown does nothing');
+      // The first list's first paper is the one added from it; the final list's first is another.
+      const late = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.addToBibliography', 0, (view?.list ?? 0) - 1);
+      assert.match(late?.message ?? '', /^Already in refs\.bib/, 'a press in the first list, arriving after the final list, still means its own paper');
     } finally {
       sourcesAnswer();
       api.setEvidenceFinder(undefined);
@@ -246,6 +249,29 @@ async function findEvidenceForTheAspirinClaim(): Promise<ResultsMessage | undefi
   editor.selection = new vscode.Selection(range.start, range.end);
   return vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
 }
+
+suite('a first list whose sources fail', () => {
+  test('the library’s list stays, saying that the open sources could not be searched', async () => {
+    const extension = vscode.extensions.getExtension<AttestApi>('attest.attest');
+    assert.ok(extension);
+    const api = await extension.activate();
+    api.setEvidenceFinder({
+      find: async (query) => {
+        query.onLibraryResults?.({ mode: 'lexical', notes: [], results: [{ paper: { id: 'mine', title: 'The paper mine', authors: [] }, score: 1 }] });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        throw new Error('the network went away');
+      },
+    });
+    try {
+      const view = await findEvidenceForTheAspirinClaim();
+      assert.deepStrictEqual(view?.items.map((item) => item.title), ['The paper mine']);
+      assert.strictEqual(view?.updating, undefined);
+      assert.deepStrictEqual(view?.notes, ['The search of the open sources failed (the network went away): the papers are from your library alone.']);
+    } finally {
+      api.setEvidenceFinder(undefined);
+    }
+  });
+});
 
 function nonEmpty<T>(items: T[]): T[] | undefined {
   return items.length > 0 ? items : undefined;
