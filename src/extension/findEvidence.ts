@@ -352,7 +352,8 @@ class FindEvidence implements vscode.Disposable {
   private async downloadEncoder(): Promise<void> {
     await vscode.commands.executeCommand('attest.downloadEncoder');
     const search = this.search;
-    if (search && !this.running) await this.find(search.claim, new Anchor(search.target.uri, search.target.offset, search.target.replacing));
+    // From a first list, the search under way ranks without the encoder: the new one takes its place.
+    if (search && this.showing(search)) await this.find(search.claim, new Anchor(search.target.uri, search.target.offset, search.target.replacing));
   }
 
   /** Nobody is looking any more: a search under way is of no use, and must not open the panel again. */
