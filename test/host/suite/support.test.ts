@@ -10,7 +10,7 @@ import type { Outcome } from '../../../src/extension/evidenceActions';
 import type { ResultsMessage, VerdictView } from '../../../src/extension/evidenceProtocol';
 import type { AttestApi } from '../../../src/extension/extension';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
-import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';
+import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, screenshot, sleep, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';
 
 /**
  * The support check end to end in the editor, with a small ONNX model the test builds (real weights
@@ -220,6 +220,9 @@ suite('a first list while the open sources are searched', () => {
         return added?.ok ? added : undefined;
       }, () => 'no list to act on yet');
       assert.match(outcome.message, /Added to refs\.bib/);
+      // For people to look at: the page draws in a frame of its own some time after it is sent.
+      await sleep(3000);
+      await screenshot('evidence-first-list');
       sourcesAnswer();
       const view = await searching;
       assert.deepStrictEqual(view?.items.map((item) => item.title), ['The paper found', 'The paper mine']);
