@@ -28,6 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import type * as Lockfile from 'proper-lockfile';
 import * as ort from 'onnxruntime-node';
 import { readTextFile } from '../text/readFile';
 
@@ -45,7 +46,7 @@ interface MadeFrom {
   readonly weightsSize?: number;
 }
 
-/** Files of a copy older than this that no record names were left by a process that stopped while writing them. */
+/** Files of a copy older than this that no record names, and a lock this old, were left by a process that stopped while writing. */
 const STALE_MS = 10 * 60 * 1000;
 
 /** A record is a line of JSON; anything longer is not one of ours. */
@@ -95,22 +96,18 @@ export async function writeOptimizedCopy(graph: string, folder = path.dirname(gr
 
 /**
  * The writing of one copy at a time: several windows loading a model for the first time would each
- * write one, and each copy is as large as the model's weights. Throws while another process writes.
+ * write one, and each copy is as large as the model's weights. Throws while another process writes;
+ * a lock left by a process that stopped while writing is taken over once it is STALE_MS old.
  */
 async function lockRecord(record: string): Promise<() => Promise<void>> {
-  const lock = `${record}.lock`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const handle = await fs.open(lock, 'wx');
-      await handle.close();
-      return () => removeQuietly([lock]);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
-      // A lock this old was left by a process that stopped while writing.
-      const stats = await fs.stat(lock).catch(() => undefined);
-      if (stats !== undefined && Date.now() - stats.mtimeMs <= STALE_MS) throw new Error(`another process is writing ${record}`);
-      await removeQuietly([lock]);
-    }
+  // Loaded by the first writing only: loading a model with its copy made takes no lock.
+  const lockfile: typeof Lockfile = await import('proper-lockfile');
+  try {
+    // Losing the lock (a process stalled past STALE_MS) costs at most a copy written twice: each is named by its writing.
+    return await lockfile.lock(record, { lockfilePath: `${record}.lock`, realpath: false, stale: STALE_MS, retries: 0, onCompromised: () => undefined });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new Error(`another process is writing ${record}`);
+    throw error;
   }
 }
 
