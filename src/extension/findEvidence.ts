@@ -72,11 +72,9 @@ interface Search {
   updating: boolean;
   /** Counts the lists shown, for the page to say which one an action is for. */
   readonly list: number;
-  /** Each result's verdict, once judged; undefined where no model judged, or while `judging` runs. */
-  verdicts: readonly (VerdictView | undefined)[];
   /** Stops the verdicts still being worked out; undefined once they are in, or when none are asked. */
   judging: AbortController | undefined;
-  /** The verdicts of the run's papers so far, by `judgedAs`: its first list and its final one share most papers. */
+  /** The verdicts of the run's papers so far, by `judgedAs`, which the list shows: its first list and its final one share most papers. */
   readonly judged: Map<string, VerdictView | undefined>;
   /** The run's first list, which the final one replaced: a button pressed there before the page had the final list still means its paper. */
   readonly replaced?: Search;
@@ -226,7 +224,6 @@ class FindEvidence implements vscode.Disposable {
       by,
       updating,
       list: ++this.lists,
-      verdicts: papers.map((paper) => judged.get(judgedAs(paper))),
       judging: unjudged ? new AbortController() : undefined,
       judged,
     };
@@ -254,7 +251,6 @@ class FindEvidence implements vscode.Disposable {
     // A judging that failed is not a verdict: the run's final list asks again.
     if (verdicts) unjudged.forEach((paper, at) => search.judged.set(judgedAs(paper), verdicts[at]));
     if (this.search !== search) return undefined;
-    search.verdicts = papers.map((paper) => search.judged.get(judgedAs(paper)));
     search.judging = undefined;
     // In the same step as the verdicts are set: a list composed from now on has them, and the one the
     // page has gets them. Only the verdicts change: the page keeps what the user did meanwhile.
@@ -388,7 +384,7 @@ interface ViewParts {
  * page's being sent it, so that verdicts set meanwhile are never left out.
  */
 function compose(search: Search, { existing, passages }: ViewParts): ResultsMessage {
-  const { claim, results, verdicts, judging } = search;
+  const { claim, results, judged, judging } = search;
   return {
     type: 'results',
     list: search.list,
@@ -401,9 +397,10 @@ function compose(search: Search, { existing, passages }: ViewParts): ResultsMess
     ...(search.updating && { updating: true }),
     items: results.results.map((evidence, i) => {
       const passage = passages[i];
+      const verdict = judged.get(judgedAs(evidence.paper));
       return {
         ...itemOf(evidence, claim, existing[i]),
-        ...(verdicts[i] && { verdict: verdicts[i] }),
+        ...(verdict !== undefined && { verdict }),
         ...(passage && { passage: { place: passage.place, text: highlight(passage.text, claim) } }),
       };
     }),
