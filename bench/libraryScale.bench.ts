@@ -7,7 +7,8 @@
  * vectors are stored under the name of the default encoder, bge-small-en-v1.5 int8: where
  * `npm run models:fetch` has fetched it, a cold `attest search --embed-model` with it is timed too,
  * and so is the editor's first Find Evidence (support/firstFindEvidence.ts), with and without the
- * built-in reranker.
+ * built-in reranker, and with it while a live source is searched (the first list, from the library
+ * alone, and the final one).
  *
  * Generating and indexing 100,000 papers takes minutes on a shared machine, so the libraries are kept
  * in ATTEST_SCALE_DIR (default: attest-library-scale in the system's temporary folder) and reused
@@ -70,6 +71,7 @@ async function benchSize(dir: string, size: number): Promise<void> {
     console.log(`${label}cold hybrid search (whole command, ${ENCODER.name}) ${coldRuns(args)}`);
     const encoderDir = path.join(encoderCache(), ENCODER.name);
     console.log(`${label}first Find Evidence as the editor opens the library, p50: ${firstFindEvidence(store, encoderDir, [])}; with the reranker ${firstFindEvidence(store, encoderDir, ['--rerank'])}`);
+    console.log(`${label}first Find Evidence with the reranker and a live source answering after 1 s, p50: ${firstListWithLiveSource(store, encoderDir)}`);
   } else console.log(`${label}cold hybrid search and first Find Evidence: skipped, ${ENCODER.name} not fetched (npm run models:fetch)`);
   console.log(`${label}on disk ${(await sizeOf(store) / 1024 / 1024).toFixed(0)} MB with vectors`);
 }
@@ -87,6 +89,15 @@ function firstFindEvidence(store: string, encoderDir: string, flags: readonly st
     return JSON.parse(printed) as { ms: number; verdictsMs: number };
   });
   return `${median(runs.map((r) => r.ms)).toFixed(0)} ms, its verdicts ${median(runs.map((r) => r.verdictsMs)).toFixed(0)} ms after`;
+}
+
+/** The first list's time and the final list's, as `attest.retrieval.liveSearch` has it by default: medians of COLD_RUNS runs. */
+function firstListWithLiveSource(store: string, encoderDir: string): string {
+  const runs = Array.from({ length: COLD_RUNS }, () => {
+    const printed = execFileSync(process.execPath, [FIRST_FIND, store, encoderDir, MODEL, '--rerank', '--live-source'], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    return JSON.parse(printed) as { ms: number; firstListMs: number };
+  });
+  return `first list ${median(runs.map((r) => r.firstListMs)).toFixed(0)} ms, final list ${median(runs.map((r) => r.ms)).toFixed(0)} ms`;
 }
 
 /** Runs `attest ARGS` in a process of its own; its wall time and peak resident memory. */

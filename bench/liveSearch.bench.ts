@@ -12,28 +12,13 @@ import { performance } from 'node:perf_hooks';
 import { LibraryThread } from '../src/core/index/libraryThread';
 import { PaperLibrary } from '../src/core/index/library';
 import { builtInRerankerFolder } from '../src/core/models/builtIn';
-import type { PaperSource, SourceRecord } from '../src/core/sources/types';
 import { median, ms } from './stats';
+import { simulatedSource } from './support/simulatedSource';
 import { CLAIM, syntheticPaper } from './syntheticPapers';
 
 const LIBRARY_PAPERS = 5_000;
 const ANSWERS_AFTER_MS = [300, 1_000, 2_000];
 const RUNS = 3;
-
-/** A source answering after `delay` ms with ten papers no other source or run has. */
-function simulatedSource(name: string, delay: number, run: { next: number }): PaperSource {
-  return {
-    id: 'openalex',
-    name,
-    search: () => {
-      const records = Array.from({ length: 10 }, (): SourceRecord => {
-        const paper = syntheticPaper(run.next++);
-        return { source: 'openalex', id: `W${paper.id}`, title: paper.title, abstract: paper.abstract, authors: paper.authors, doi: `10.5555/${paper.id}` };
-      });
-      return new Promise((resolve) => setTimeout(() => resolve(records), delay));
-    },
-  };
-}
 
 export async function benchLiveSearch(): Promise<void> {
   const rerankerDir = await builtInRerankerFolder();

@@ -12,8 +12,15 @@
  * into sentences of 15 words: longer than the model reads (128 tokens), as real abstracts are. Prints
  * `{"ms": N, "results": N, "verdictsMs": N}`; bench/libraryScale.bench.ts runs it.
  *
- *   node out/bench/support/firstFindEvidence.js STORE ENCODER_DIR MODEL_NAME [--rerank]
+ * With `--live-source`, as `attest.retrieval.liveSearch` has it by default, a source answering after
+ * a second with ten new papers is searched too, and the first list, from the library alone, is asked
+ * for: its time is printed as `firstListMs`, and `ms` is the final list's. The source's papers join
+ * the library, so the search is made in a copy of STORE, of hard links: the store never rewrites a
+ * file, it writes new ones and renames its manifest over the old.
+ *
+ *   node out/bench/support/firstFindEvidence.js STORE ENCODER_DIR MODEL_NAME [--rerank] [--live-source]
  */
+import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,11 +30,15 @@ import { builtInNliFolder, builtInRerankerFolder } from '../../src/core/models/b
 import { WorkerEmbedder, WorkerNliModel } from '../../src/core/models/pool';
 import { judgePapers } from '../../src/core/verify/claims';
 import { CLAIM } from '../syntheticPapers';
+import { simulatedSource } from './simulatedSource';
 
-async function firstFindEvidence(dir: string, encoderDir: string, model: string, rerank: boolean): Promise<void> {
+const LIVE_SOURCE_ANSWERS_AFTER_MS = 1_000;
+
+async function firstFindEvidence(dir: string, encoderDir: string, model: string, { rerank, live }: { rerank: boolean; live: boolean }): Promise<void> {
   const start = performance.now();
   const thread = new LibraryThread();
-  const opening = thread.setUp({ dir, liveSources: [] });
+  const liveSources = live ? [simulatedSource('a live source', LIVE_SOURCE_ANSWERS_AFTER_MS, { next: 10_000_000 })] : [];
+  const opening = thread.setUp({ dir, liveSources });
   // The editor's default threads for the encoder and the reranker (attest.retrieval.encoder.threads).
   const embedder = await WorkerEmbedder.start(encoderDir, { threads: 2 });
   try {
@@ -36,11 +47,13 @@ async function firstFindEvidence(dir: string, encoderDir: string, model: string,
     if (rerank && rerankerDir === undefined) throw new Error('this checkout has no built-in reranker (models/attest-rerank)');
     // Where the editor keeps the reranker's optimised copy is its storage; here the system's temporary folder.
     const reranker = rerankerDir === undefined ? undefined : { dir: rerankerDir, threads: 2, optimizedCopies: path.join(os.tmpdir(), 'attest-bench-storage', 'optimized', path.basename(rerankerDir)) };
-    await thread.setUp({ dir, encoder: { model, embedder }, reranker, liveSources: [] });
-    const found = await thread.find({ text: CLAIM, limit: 10 });
+    await thread.setUp({ dir, encoder: { model, embedder }, reranker, liveSources });
+    let firstListMs: number | undefined;
+    const found = await thread.find({ text: CLAIM, limit: 10, ...(live && { onLibraryResults: () => (firstListMs = performance.now() - start) }) });
     const ms = performance.now() - start;
     if (found.mode !== 'hybrid') throw new Error(`the search was ${found.mode}: ${found.notes.join(' ')}`);
-    console.log(JSON.stringify({ ms, results: found.results.length, verdictsMs: await verdictsMs(found.results.map((r) => r.paper)) }));
+    if (live && firstListMs === undefined) throw new Error('no first list came while the source was searched');
+    console.log(JSON.stringify({ ms, ...(live && { firstListMs }), results: found.results.length, verdictsMs: await verdictsMs(found.results.map((r) => r.paper)) }));
   } finally {
     await thread.dispose();
     await embedder.dispose();
@@ -73,8 +86,25 @@ function inSentences(text: string): string {
   return sentences.join(' ');
 }
 
-const [dir, encoderDir, model, flag] = process.argv.slice(2);
-firstFindEvidence(dir, encoderDir, model, flag === '--rerank').catch((error: unknown) => {
+/** A copy of the store folder `dir` whose files are hard links to its own, in a temporary folder. */
+async function linkedCopy(dir: string): Promise<string> {
+  const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-first-find-'));
+  for (const name of await fs.readdir(dir)) await fs.link(path.join(dir, name), path.join(copy, name));
+  return copy;
+}
+
+async function main(): Promise<void> {
+  const [dir, encoderDir, model, ...flags] = process.argv.slice(2);
+  const live = flags.includes('--live-source');
+  const store = live ? await linkedCopy(dir) : dir;
+  try {
+    await firstFindEvidence(store, encoderDir, model, { rerank: flags.includes('--rerank'), live });
+  } finally {
+    if (live) await fs.rm(store, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

@@ -12,8 +12,9 @@ export interface EvidenceQuery {
   readonly signal?: AbortSignal;
   /**
    * Called with a first list, from the library alone, while live sources are still searched: the
-   * final results, which `find` resolves to, follow once they have answered. Called at most once,
-   * never with an empty list, and not at all without live sources or when they answer first.
+   * final results, which `find` resolves to, follow once they have answered. The first list is in the
+   * ranking's own order, not yet the reranker's. Called at most once, never with an empty list, and
+   * not at all without live sources or when they answer first.
    */
   readonly onLibraryResults?: (results: EvidenceResults) => void;
 }

@@ -69,7 +69,7 @@ function panelStrings(): PanelStrings {
     verdict: { supported: t('Supports the claim'), contradicted: t('Contradicts the claim'), unsupported: t('Does not support the claim'), unverifiable: t('Not judged') },
     entailment: t('entailment {0}'),
     judging: t('Judging whether each paper supports the claim…'),
-    updating: t('From your library so far: still searching the open sources, whose papers will update this list.'),
+    updating: t('From your library so far, before its final order: still searching the open sources, whose papers will update this list.'),
     fullText: t('Full text, {0}:'),
     actions: { citeHere: t('Cite here'), addToBibliography: t('Add to bibliography'), openPaper: t('Open paper') },
     downloadEncoder: t('Download the encoder'),

@@ -5,6 +5,7 @@ import { FUSION, rankPapers, standardisedFusion } from '../../src/core/index/hyb
 import { LexicalIndex } from '../../src/core/index/lexical';
 import { ENCODER_NOT_DOWNLOADED_NOTE, NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
 import { PaperStore } from '../../src/core/index/store';
+import { passageText } from '../../src/core/index/passages';
 import type { EvidenceResults } from '../../src/core/evidence';
 import { OnnxEmbedder, type TextKind } from '../../src/core/models/embedder';
 import type { Reranker } from '../../src/core/models/reranker';
@@ -339,6 +340,78 @@ describe('the paper library', () => {
       assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'), 'the final list has what the source found');
       assert.ok(scored.length > first.length);
       assert.deepEqual(scored, [...new Set(scored)], 'the papers of both lists scored once each');
+    });
+
+    it("hands over the first list in the ranking's order without waiting for the reranker, which scores the library's papers while the source is searched", async () => {
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const source = new FakeSource('OpenAlex', async () => (await answered, [FOUND]));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const calls: string[][] = [];
+      let called = (): void => undefined;
+      const nextCall = (): Promise<void> => new Promise<void>((resolve) => (called = resolve));
+      const reranker: Reranker = {
+        depth: 20,
+        weight: 1,
+        // Held until released; the shortest passage first, the reverse of what the words rank first here.
+        score: async (_claim, passages) => (calls.push([...passages]), called(), await released, passages.map((passage) => -passage.length)),
+        dispose: async () => undefined,
+      };
+      const library = await lexicalLibrary({ liveSources: [source], reranker: async () => reranker });
+      const byWords = library.store.lexical.search('aspirin stroke', 3).map((hit) => hit.id);
+      let first: string[] = [];
+      const libraryScored = nextCall();
+      const searching = library.find({ text: 'aspirin stroke', limit: 3, onLibraryResults: (results) => (first = results.results.map((r) => r.paper.id)) });
+      await libraryScored;
+      assert.deepEqual(first, byWords, 'the first list came before any score, in the order of the words');
+      // The final ranking asks only for what the source found, while the library's scores are still under way.
+      const foundScored = nextCall();
+      answer();
+      await foundScored;
+      release();
+      const found = await searching;
+      assert.equal(calls.length, 2);
+      assert.deepEqual(calls.flat(), [...new Set(calls.flat())], 'each passage scored once');
+      const lengths = found.results.map((r) => passageText(r.paper).length);
+      assert.deepEqual(lengths, [...lengths].sort((a, b) => a - b), "the final list in the reranker's order");
+      assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'));
+    });
+
+    it("scores the library's papers again for the final list when their scoring for the first list failed", async () => {
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const source = new FakeSource('OpenAlex', async () => (await answered, [FOUND]));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let calls = 0;
+      let called = (): void => undefined;
+      const nextCall = (): Promise<void> => new Promise<void>((resolve) => (called = resolve));
+      const reranker: Reranker = {
+        depth: 20,
+        weight: 1,
+        score: async (_claim, passages) => {
+          const call = ++calls;
+          called();
+          await released;
+          if (call === 1) throw new Error('the reranker’s worker restarted');
+          return passages.map((passage) => -passage.length);
+        },
+        dispose: async () => undefined,
+      };
+      const library = await lexicalLibrary({ liveSources: [source], reranker: async () => reranker });
+      const libraryScored = nextCall();
+      const searching = library.find({ text: 'aspirin stroke', limit: 3, onLibraryResults: () => undefined });
+      await libraryScored;
+      const foundScored = nextCall();
+      answer();
+      await foundScored;
+      release();
+      const found = await searching;
+      assert.equal(calls, 3, 'the failed scores asked for again');
+      assert.ok(!found.notes.some((note) => note.startsWith("The papers are in the search's own order")), found.notes.join('\n'));
+      const lengths = found.results.map((r) => passageText(r.paper).length);
+      assert.deepEqual(lengths, [...lengths].sort((a, b) => a - b), "the final list in the reranker's order");
     });
 
     it('gives no first list without live sources, nor an empty one', async () => {

@@ -135,8 +135,10 @@ export class PaperLibrary implements EvidenceFinder {
 
   /**
    * With live sources, the library is ranked as it stands while they are searched, for
-   * `query.onLibraryResults`; the final ranking, once the papers they found have joined, reuses the
-   * query's vector and the reranker's scores of the papers both lists hold.
+   * `query.onLibraryResults`: in the order of the ranking alone, since the reranker would make it wait
+   * about a third of a second more. Meanwhile the reranker scores the library's best papers, so the
+   * final ranking, once the papers the sources found have joined, scores only theirs; it reuses the
+   * query's vector too.
    */
   async find(query: EvidenceQuery): Promise<EvidenceResults> {
     query.signal?.throwIfAborted();
@@ -150,24 +152,32 @@ export class PaperLibrary implements EvidenceFinder {
       searched.catch(() => undefined);
       if (query.onLibraryResults) {
         // A first list that fails says nothing the final one will not: it is left out.
-        const first = await this.ranked(query, [], work).catch(() => {
+        const first = await this.ranked(query, [], work, { rerank: false }).catch(() => {
           query.signal?.throwIfAborted();
           return undefined;
         });
-        if (first && first.results.length > 0 && !answered) query.onLibraryResults(first);
+        if (first && first.results.length > 0 && !answered) {
+          query.onLibraryResults(first);
+          // Only for the scores it leaves in `work`: the final ranking meets what it did not finish, or failed at, itself.
+          if (this.options.reranker) this.ranked(query, [], work).catch(() => undefined);
+        }
       }
       await searched;
     }
     return this.ranked(query, notes, work);
   }
 
-  /** The library's best papers for the claim as it stands, with `notes` and those the ranking adds. */
-  private async ranked(query: EvidenceQuery, notes: string[], work: SearchWork): Promise<EvidenceResults> {
+  /**
+   * The library's best papers for the claim as it stands, with `notes` and those the ranking adds;
+   * without `rerank`, in the ranking's own order, and without loading the reranker, which would take
+   * the cores from the ranking.
+   */
+  private async ranked(query: EvidenceQuery, notes: string[], work: SearchWork, { rerank = true } = {}): Promise<EvidenceResults> {
     const { signal } = query;
     // The reranker loads (at the first search) while the query is embedded, which the encoder does in a thread of its own.
-    const loading = this.loadReranker();
+    const loading = rerank ? this.loadReranker() : Promise.resolve({});
     const ranking = await this.rankingFor(query, notes, work);
-    const { reranker, problem } = await loading;
+    const { reranker, problem }: { reranker?: Reranker; problem?: string } = await loading;
     if (problem !== undefined) notes.push(problem);
     const deep = reranker === undefined ? query : { ...query, limit: Math.max(query.limit, reranker.depth) };
     const { mode, ranked } = await this.rankOrFallBack(deep, ranking, notes);
@@ -372,7 +382,8 @@ class EarlyVectors {
 /** What one search works out that both of its rankings need: the query's vector, and the reranker's scores by passage. */
 class SearchWork {
   private vector: Promise<Float32Array> | undefined;
-  private readonly scores = new Map<string, number>();
+  /** Scores being worked out count as known: a ranking that needs one meanwhile waits for it. */
+  private readonly scores = new Map<string, Promise<number>>();
 
   queryVector(embed: () => Promise<Float32Array[]>): Promise<Float32Array> {
     const vector = (this.vector ??= embed().then(([first]) => first));
@@ -390,9 +401,25 @@ class SearchWork {
       depth: reranker.depth,
       weight: reranker.weight,
       async score(claim, passages, signal) {
-        const fresh = [...new Set(passages.filter((passage) => !scores.has(passage)))];
-        if (fresh.length > 0) (await reranker.score(claim, fresh, signal)).forEach((score, at) => scores.set(fresh[at], score));
-        return passages.map((passage) => scores.get(passage) as number);
+        for (let attempt = 0; ; attempt++) {
+          const fresh = [...new Set(passages.filter((passage) => !scores.has(passage)))];
+          if (fresh.length > 0) {
+            const scoring = reranker.score(claim, fresh, signal);
+            fresh.forEach((passage, at) => {
+              const score = scoring.then((all) => all[at]);
+              // A failure is forgotten, for the next ranking to score the passage again, and is the scoring's to report.
+              score.catch(() => scores.get(passage) === score && scores.delete(passage));
+              scores.set(passage, score);
+            });
+            await scoring;
+          }
+          try {
+            return await Promise.all(passages.map((passage) => scores.get(passage) as Promise<number>));
+          } catch (error) {
+            // The scoring of a ranking before this one, waited for, failed: this one scores those passages itself, once.
+            if (attempt > 0 || signal?.aborted) throw error;
+          }
+        }
       },
       dispose: () => reranker.dispose(),
     };
