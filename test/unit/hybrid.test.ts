@@ -382,19 +382,15 @@ describe('the paper library', () => {
       let answer!: () => void;
       const answered = new Promise<void>((resolve) => (answer = resolve));
       const source = new FakeSource('OpenAlex', async () => (await answered, [FOUND]));
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let calls = 0;
+      // Each call held until its own gate opens, or fails.
+      const gates: { open: () => void; fail: (error: Error) => void }[] = [];
       let called = (): void => undefined;
       const nextCall = (): Promise<void> => new Promise<void>((resolve) => (called = resolve));
       const reranker: Reranker = {
         depth: 20,
         weight: 1,
         score: async (_claim, passages) => {
-          const call = ++calls;
-          called();
-          await released;
-          if (call === 1) throw new Error('the reranker’s worker restarted');
+          await new Promise<void>((open, fail) => (gates.push({ open, fail }), called()));
           return passages.map((passage) => -passage.length);
         },
         dispose: async () => undefined,
@@ -406,12 +402,19 @@ describe('the paper library', () => {
       const foundScored = nextCall();
       answer();
       await foundScored;
-      release();
+      // The library's scoring fails while the final ranking still scores what the source found.
+      const retried = nextCall();
+      gates[0].fail(new Error('the reranker’s worker restarted'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gates[1].open();
+      await Promise.race([retried, searching]);
+      gates[2]?.open();
       const found = await searching;
-      assert.equal(calls, 3, 'the failed scores asked for again');
+      assert.equal(gates.length, 3, 'the failed scores asked for again');
       assert.ok(!found.notes.some((note) => note.startsWith("The papers are in the search's own order")), found.notes.join('\n'));
       const lengths = found.results.map((r) => passageText(r.paper).length);
       assert.deepEqual(lengths, [...lengths].sort((a, b) => a - b), "the final list in the reranker's order");
+      assert.ok(found.results.every((r) => Number.isFinite(r.score) && r.score !== 0), found.results.map((r) => r.score).join(', '));
     });
 
     it('gives no first list without live sources, nor an empty one', async () => {
