@@ -74,6 +74,61 @@ describe('the paper store, read a segment at a time', () => {
     for (const query of QUERIES) assert.deepEqual(store.lexical.search(query, 20), index.search(query, 20), query);
   });
 
+  it('finds terms of any script in a segment, as one index would', async () => {
+    const words = ['naïve', 'zürich', 'ﬁbrosis', '𝛼-synuclein', '日本', 'ωmega', 'aspirin', 'émigré', '𠀋字'];
+    const batch = words.flatMap((word, i) => [
+      { id: `w${i}`, title: `${word} ${words[(i + 1) % words.length]}`, authors: [], abstract: `On ${word} and more.` },
+      { id: `x${i}`, title: `Also ${word}`, authors: [], abstract: `${words[(i + 3) % words.length]} ${word} ${word}.` },
+    ]);
+    const { store: writer } = await PaperStore.open(dir);
+    await writer.add(batch);
+    const { store } = await PaperStore.open(dir);
+    const index = eager([batch]);
+    for (const word of words) {
+      const found = store.lexical.search(word, 5);
+      assert.ok(found.length > 0, word);
+      assert.deepEqual(found, index.search(word, 5), word);
+    }
+    assert.deepEqual(store.lexical.search('absent', 5), []);
+  });
+
+  it('ranks as one index would from segments written before their terms were put in order', async () => {
+    const batches = [Array.from({ length: 80 }, (_, i) => paper(i)), Array.from({ length: 40 }, (_, i) => paper(80 + i))];
+    const { store: writer } = await PaperStore.open(dir);
+    for (const batch of batches) await writer.add(batch);
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { segments: { lexical: string }[] };
+    for (const { lexical } of manifest.segments) await reverseTerms(path.join(dir, lexical));
+    const { store, messages } = await PaperStore.open(dir);
+    assert.deepEqual(messages, []);
+    const index = eager(batches);
+    for (const query of QUERIES) assert.deepEqual(store.lexical.search(query, 15), index.search(query, 15), query);
+  });
+
+  /**
+   * Lists a segment's terms, and their rows of its table, last first, as a writer that kept no order
+   * might have, and takes the order out of its header.
+   */
+  async function reverseTerms(file: string): Promise<void> {
+    const bytes = await fs.readFile(file);
+    const headerLength = bytes.readUInt32LE(8);
+    const { termOrder, ...header } = JSON.parse(bytes.subarray(12, 12 + headerLength).toString('utf8')) as { termOrder?: string; sections: Record<'terms' | 'table', [number, number]> };
+    assert.equal(termOrder, 'utf8');
+    const unordered = Buffer.from(JSON.stringify(header));
+    bytes.writeUInt32LE(unordered.length, 8);
+    unordered.copy(bytes, 12);
+    const { sections } = header;
+    const [termsAt, termsLength] = sections.terms;
+    const terms = bytes.subarray(termsAt, termsAt + termsLength).toString('utf8').split('\n');
+    assert.ok(terms.length > 2, 'terms to reorder');
+    bytes.write(terms.reverse().join('\n'), termsAt, 'utf8');
+    const [tableAt] = sections.table;
+    // Each term's row: two fields, each a start and a length.
+    const row = 4 * 4;
+    const table = Buffer.from(bytes.subarray(tableAt, tableAt + terms.length * row));
+    for (let t = 0; t < terms.length; t++) table.copy(bytes, tableAt + (terms.length - 1 - t) * row, t * row, (t + 1) * row);
+    await fs.writeFile(file, bytes);
+  }
+
   describe('a library saved by the earlier format', () => {
     const first = Array.from({ length: 40 }, (_, i) => paper(i));
     const tail = [paper(40), paper(7, 'revised')];
