@@ -18,7 +18,9 @@
  * the library, so the search is made in a copy of STORE, of hard links: the store never rewrites a
  * file, it writes new ones and renames its manifest over the old.
  *
- *   node out/bench/support/firstFindEvidence.js STORE ENCODER_DIR MODEL_NAME [--rerank] [--live-source]
+ * The claim is the generated papers' (syntheticPapers.ts) unless `--claim` gives another.
+ *
+ *   node out/bench/support/firstFindEvidence.js STORE ENCODER_DIR MODEL_NAME [--rerank] [--live-source] [--claim TEXT]
  */
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -34,7 +36,7 @@ import { simulatedSource } from './simulatedSource';
 
 const LIVE_SOURCE_ANSWERS_AFTER_MS = 1_000;
 
-async function firstFindEvidence(dir: string, encoderDir: string, model: string, { rerank, live }: { rerank: boolean; live: boolean }): Promise<void> {
+async function firstFindEvidence(dir: string, encoderDir: string, model: string, { rerank, live, claim }: { rerank: boolean; live: boolean; claim: string }): Promise<void> {
   const start = performance.now();
   const thread = new LibraryThread();
   const liveSources = live ? [simulatedSource('a live source', LIVE_SOURCE_ANSWERS_AFTER_MS, { next: 10_000_000 })] : [];
@@ -49,11 +51,11 @@ async function firstFindEvidence(dir: string, encoderDir: string, model: string,
     const reranker = rerankerDir === undefined ? undefined : { dir: rerankerDir, threads: 2, optimizedCopies: path.join(os.tmpdir(), 'attest-bench-storage', 'optimized', path.basename(rerankerDir)) };
     await thread.setUp({ dir, encoder: { model, embedder }, reranker, liveSources });
     let firstListMs: number | undefined;
-    const found = await thread.find({ text: CLAIM, limit: 10, ...(live && { onLibraryResults: () => (firstListMs = performance.now() - start) }) });
+    const found = await thread.find({ text: claim, limit: 10, ...(live && { onLibraryResults: () => (firstListMs = performance.now() - start) }) });
     const ms = performance.now() - start;
     if (found.mode !== 'hybrid') throw new Error(`the search was ${found.mode}: ${found.notes.join(' ')}`);
     if (live && firstListMs === undefined) throw new Error('no first list came while the source was searched');
-    console.log(JSON.stringify({ ms, ...(live && { firstListMs }), results: found.results.length, verdictsMs: await verdictsMs(found.results.map((r) => r.paper)) }));
+    console.log(JSON.stringify({ ms, ...(live && { firstListMs }), results: found.results.length, verdictsMs: await verdictsMs(claim, found.results.map((r) => r.paper)) }));
   } finally {
     await thread.dispose();
     await embedder.dispose();
@@ -61,13 +63,13 @@ async function firstFindEvidence(dir: string, encoderDir: string, model: string,
 }
 
 /** How long the built-in NLI model, already started, takes to judge `papers` on the claim, as the panel's verdicts. */
-async function verdictsMs(papers: Parameters<typeof judgePapers>[1]): Promise<number> {
+async function verdictsMs(claim: string, papers: Parameters<typeof judgePapers>[1]): Promise<number> {
   const dir = await builtInNliFolder();
   if (dir === undefined) throw new Error('this checkout has no built-in NLI model (models/attest-nli)');
   const model = await WorkerNliModel.start(dir, { threads: 2 });
   try {
     const start = performance.now();
-    const verdicts = await judgePapers(CLAIM, papers.map((p) => ({ ...p, abstract: inSentences(p.abstract ?? '') })), { analyze, nli: { model, id: 'built-in' } });
+    const verdicts = await judgePapers(claim, papers.map((p) => ({ ...p, abstract: inSentences(p.abstract ?? '') })), { analyze, nli: { model, id: 'built-in' } });
     if (verdicts.some((v) => v === undefined)) throw new Error('a result was left without a verdict');
     return performance.now() - start;
   } finally {
@@ -96,9 +98,11 @@ async function linkedCopy(dir: string): Promise<string> {
 async function main(): Promise<void> {
   const [dir, encoderDir, model, ...flags] = process.argv.slice(2);
   const live = flags.includes('--live-source');
+  const claimAt = flags.indexOf('--claim');
+  const claim = claimAt === -1 ? CLAIM : flags[claimAt + 1];
   const store = live ? await linkedCopy(dir) : dir;
   try {
-    await firstFindEvidence(store, encoderDir, model, { rerank: flags.includes('--rerank'), live });
+    await firstFindEvidence(store, encoderDir, model, { rerank: flags.includes('--rerank'), live, claim });
   } finally {
     if (live) await fs.rm(store, { recursive: true, force: true });
   }
