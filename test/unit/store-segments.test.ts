@@ -75,7 +75,8 @@ describe('the paper store, read a segment at a time', () => {
   });
 
   it('finds terms of any script in a segment, as one index would', async () => {
-    const words = ['naïve', 'zürich', 'ﬁbrosis', '𝛼-synuclein', '日本', 'ωmega', 'aspirin', 'émigré', '𠀋字'];
+    // With terms that begin others (il, il6; p53, p530; 19, 190), which a search by halves must tell apart.
+    const words = ['naïve', 'zürich', 'ﬁbrosis', '𝛼-synuclein', '日本', 'ωmega', 'aspirin', 'émigré', '𠀋字', 'IL-6', 'p53', 'p530', 'covid-19', '190'];
     const batch = words.flatMap((word, i) => [
       { id: `w${i}`, title: `${word} ${words[(i + 1) % words.length]}`, authors: [], abstract: `On ${word} and more.` },
       { id: `x${i}`, title: `Also ${word}`, authors: [], abstract: `${words[(i + 3) % words.length]} ${word} ${word}.` },
@@ -89,34 +90,63 @@ describe('the paper store, read a segment at a time', () => {
       assert.ok(found.length > 0, word);
       assert.deepEqual(found, index.search(word, 5), word);
     }
-    assert.deepEqual(store.lexical.search('absent', 5), []);
+    for (const absent of ['absent', 'aaa', 'zzzz', 'covid1', 'il6x', 'p5', '1']) assert.deepEqual(store.lexical.search(absent, 5), index.search(absent, 5), absent);
   });
 
-  it('ranks as one index would from segments written before their terms were put in order', async () => {
-    const batches = [Array.from({ length: 80 }, (_, i) => paper(i)), Array.from({ length: 40 }, (_, i) => paper(80 + i))];
+  for (const { kind, saysOrdered } of [
+    { kind: 'segments written before their terms were put in order', saysOrdered: false },
+    { kind: 'a segment whose terms are out of the order its header gives', saysOrdered: true },
+  ]) {
+    it(`ranks as one index would from ${kind}`, async () => {
+      const batches = [Array.from({ length: 80 }, (_, i) => paper(i)), Array.from({ length: 40 }, (_, i) => paper(80 + i))];
+      const { store: writer } = await PaperStore.open(dir);
+      for (const batch of batches) await writer.add(batch);
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { segments: { lexical: string }[] };
+      for (const { lexical } of manifest.segments) await reverseTerms(path.join(dir, lexical), saysOrdered);
+      const { store, messages } = await PaperStore.open(dir);
+      assert.deepEqual(messages, []);
+      const index = eager(batches);
+      for (const query of QUERIES) assert.deepEqual(store.lexical.search(query, 15), index.search(query, 15), query);
+    });
+  }
+
+  it('reads a segment whose header claims more terms than its list has room for as damaged, asking for no memory, and keeps its papers', async () => {
+    const papers = Array.from({ length: 30 }, (_, i) => paper(i));
     const { store: writer } = await PaperStore.open(dir);
-    for (const batch of batches) await writer.add(batch);
+    await writer.add(papers);
     const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')) as { segments: { lexical: string }[] };
-    for (const { lexical } of manifest.segments) await reverseTerms(path.join(dir, lexical));
+    await editHeader(path.join(dir, manifest.segments[0].lexical), (header) => ({ ...header, terms: 1e10 }));
     const { store, messages } = await PaperStore.open(dir);
-    assert.deepEqual(messages, []);
-    const index = eager(batches);
-    for (const query of QUERIES) assert.deepEqual(store.lexical.search(query, 15), index.search(query, 15), query);
+    assert.equal(messages.length, 1, messages.join('\n'));
+    assert.match(messages[0], /does not list 10000000000 terms/);
+    // Rebuilt from the papers file, which is whole.
+    assert.equal(store.size, papers.length);
+    assert.deepEqual(store.lexical.search('aspirin stroke', 5), eager([papers]).search('aspirin stroke', 5));
   });
+
+  /** Rewrites a lexical file's header, whose room is the same whatever its length. */
+  async function editHeader(file: string, edit: (header: Record<string, unknown>) => Record<string, unknown>): Promise<Buffer> {
+    const bytes = await fs.readFile(file);
+    const headerLength = bytes.readUInt32LE(8);
+    const edited = Buffer.from(JSON.stringify(edit(JSON.parse(bytes.subarray(12, 12 + headerLength).toString('utf8')) as Record<string, unknown>)));
+    bytes.writeUInt32LE(edited.length, 8);
+    edited.copy(bytes, 12);
+    await fs.writeFile(file, bytes);
+    return bytes;
+  }
 
   /**
    * Lists a segment's terms, and their rows of its table, last first, as a writer that kept no order
-   * might have, and takes the order out of its header.
+   * might have; and takes the order out of its header unless `saysOrdered`.
    */
-  async function reverseTerms(file: string): Promise<void> {
-    const bytes = await fs.readFile(file);
-    const headerLength = bytes.readUInt32LE(8);
-    const { termOrder, ...header } = JSON.parse(bytes.subarray(12, 12 + headerLength).toString('utf8')) as { termOrder?: string; sections: Record<'terms' | 'table', [number, number]> };
-    assert.equal(termOrder, 'utf8');
-    const unordered = Buffer.from(JSON.stringify(header));
-    bytes.writeUInt32LE(unordered.length, 8);
-    unordered.copy(bytes, 12);
-    const { sections } = header;
+  async function reverseTerms(file: string, saysOrdered: boolean): Promise<void> {
+    let sections: Record<'terms' | 'table', [number, number]> | undefined;
+    const bytes = await editHeader(file, ({ termOrder, ...header }) => {
+      assert.equal(termOrder, 'utf8');
+      sections = header.sections as typeof sections;
+      return saysOrdered ? { ...header, termOrder } : header;
+    });
+    assert.ok(sections);
     const [termsAt, termsLength] = sections.terms;
     const terms = bytes.subarray(termsAt, termsAt + termsLength).toString('utf8').split('\n');
     assert.ok(terms.length > 2, 'terms to reorder');

@@ -362,6 +362,8 @@ interface TermTable {
 
 /** `terms` in the order of their UTF-8 bytes, which `OrderedTerms` searches by. */
 function inByteOrder(terms: readonly string[]): string[] {
+  // JavaScript's own order, of UTF-16 code units, is the bytes' order for terms without a unit from U+D800 on, and ten times faster.
+  if (!terms.some((term) => /[\uD800-\uFFFF]/.test(term))) return [...terms].sort();
   const bytes = terms.map((term) => Buffer.from(term, 'utf8'));
   return terms.map((_, at) => at).sort((a, b) => Buffer.compare(bytes[a], bytes[b])).map((at) => terms[at]);
 }
@@ -372,7 +374,9 @@ function inByteOrder(terms: readonly string[]): string[] {
  * of each of the 350,000 terms of ten segments took a fifth of a second of every cold search.
  */
 function termTable(bytes: Uint8Array, header: Header, name: string): TermTable {
-  if (header.termOrder === 'utf8') return OrderedTerms.of(bytes, header.terms, name);
+  // A list that its header says is in order but is not (damage) is still read, through the map.
+  const ordered = header.termOrder === 'utf8' ? OrderedTerms.of(bytes, header.terms, name) : undefined;
+  if (ordered?.inOrder()) return ordered;
   const terms = header.terms === 0 ? [] : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8').split('\n');
   if (terms.length !== header.terms) throw new DamagedSegment(`${name} lists ${terms.length} terms, not ${header.terms}`);
   const places = new Map(terms.map((term, at) => [term, at]));
@@ -389,6 +393,8 @@ class OrderedTerms implements TermTable {
   ) {}
 
   static of(bytes: Uint8Array, count: number, name: string): OrderedTerms {
+    // Terms take a line each: more than the bytes have room for is a damaged header, not memory to ask for.
+    if (count > bytes.length + 1) throw new DamagedSegment(`${name} does not list ${count} terms`);
     const starts = new Uint32Array(count + 1);
     let found = count === 0 ? 0 : 1;
     for (let at = 0; at < bytes.length && found <= count; at++) if (bytes[at] === NEWLINE) starts[found++] = at + 1;
@@ -397,27 +403,36 @@ class OrderedTerms implements TermTable {
     return new OrderedTerms(bytes, starts);
   }
 
+  /** Whether each term comes after the one before it, as the search by halves needs. */
+  inOrder(): boolean {
+    const { bytes, starts } = this;
+    for (let t = 1; t < starts.length - 1; t++) {
+      if (compareBytes(bytes, starts[t - 1], starts[t] - 1, bytes, starts[t], starts[t + 1] - 1) >= 0) return false;
+    }
+    return true;
+  }
+
   indexOf(term: string): number | undefined {
     const key = Buffer.from(term, 'utf8');
     let low = 0;
     let high = this.starts.length - 2;
     while (low <= high) {
       const middle = (low + high) >>> 1;
-      const order = this.compare(key, this.starts[middle], this.starts[middle + 1] - 1);
+      const order = compareBytes(key, 0, key.length, this.bytes, this.starts[middle], this.starts[middle + 1] - 1);
       if (order === 0) return middle;
       if (order > 0) low = middle + 1;
       else high = middle - 1;
     }
     return undefined;
   }
+}
 
-  /** How `key` sorts against the bytes from `start` to `end`: negative before, positive after. */
-  private compare(key: Uint8Array, start: number, end: number): number {
-    const length = Math.min(key.length, end - start);
-    for (let at = 0; at < length; at++) {
-      const difference = key[at] - this.bytes[start + at];
-      if (difference !== 0) return difference;
-    }
-    return key.length - (end - start);
+/** How `a`'s bytes from `aStart` to `aEnd` sort against `b`'s from `bStart` to `bEnd`: negative before, positive after. */
+function compareBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): number {
+  const length = Math.min(aEnd - aStart, bEnd - bStart);
+  for (let at = 0; at < length; at++) {
+    const difference = a[aStart + at] - b[bStart + at];
+    if (difference !== 0) return difference;
   }
+  return aEnd - aStart - (bEnd - bStart);
 }
