@@ -16,9 +16,11 @@
  *
  * Generating and indexing 100,000 papers takes minutes on a shared machine, so the libraries are kept
  * in ATTEST_SCALE_DIR (default: attest-library-scale in the system's temporary folder) and reused
- * while their files are those this Attest writes; delete the folder to measure `index add` again.
+ * while the code that wrote them (store.ts, segment.ts) is unchanged; delete the folder to measure
+ * `index add` again.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createWriteStream, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -71,11 +73,16 @@ async function benchLibrary(dir: string, { label: name, size, paper, claim }: Sc
   if ((await exists(corpus)) && !(await generatedNow(corpus, paper))) await fs.rm(dir, { recursive: true });
   await fs.mkdir(dir, { recursive: true });
   if (!(await exists(corpus))) await writeCorpus(corpus, size, paper);
-  const label = `    ${name}`.padEnd(22);
+  const label = `    ${name}`.padEnd(24);
+  // A library another build of the store wrote measures that build: start it over.
+  const stamp = path.join(dir, 'written-by.sha256');
+  const writer = await storeCodeHash();
+  if ((await exists(store)) && (await fs.readFile(stamp, 'utf8').catch(() => '')) !== writer) await fs.rm(store, { recursive: true });
   if (!(await exists(path.join(store, 'manifest.json')))) {
     const { seconds, peakMb } = timed(['index', 'add', corpus, '--store', store]);
+    await fs.writeFile(stamp, writer);
     console.log(`${label}index add ${seconds.toFixed(1)} s, peak ${peakMb.toFixed(0)} MB`);
-  } else console.log(`${label}index add: reusing ${store} (delete it to measure again)`);
+  } else console.log(`${label}index add: reusing ${store}, written by this build of the store (delete it to measure again)`);
 
   console.log(`${label}cold search (whole command) ${coldRuns(['search', '--store', store, '--query', claim])}`);
 
@@ -112,6 +119,13 @@ function firstFindEvidence(store: string, encoderDir: string, flags: readonly st
     return JSON.parse(printed) as { ms: number; verdictsMs: number };
   });
   return `${median(runs.map((r) => r.ms)).toFixed(0)} ms, its verdicts ${median(runs.map((r) => r.verdictsMs)).toFixed(0)} ms after`;
+}
+
+/** A hash of the compiled code that writes the library's files, which the bench's libraries are kept by. */
+async function storeCodeHash(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of ['store.js', 'segment.js']) hash.update(await fs.readFile(path.join(__dirname, '..', 'src', 'core', 'index', file)));
+  return hash.digest('hex');
 }
 
 /** The first list's time and the final list's, as `attest.retrieval.liveSearch` has it by default: medians of COLD_RUNS runs. */
