@@ -112,12 +112,24 @@ function coldRuns(args: readonly string[]): string {
   return `p50 ${median(times).toFixed(0)} ms, peak ${timed(args).peakMb.toFixed(0)} MB`;
 }
 
-/** The list's time, and then its verdicts' (support/firstFindEvidence.ts), medians of COLD_RUNS runs. */
-function firstFindEvidence(store: string, encoderDir: string, flags: readonly string[]): string {
-  const runs = Array.from({ length: COLD_RUNS }, () => {
+/** What support/firstFindEvidence.ts prints for one run; `firstListMs` with `--live-source`. */
+interface FirstFind {
+  readonly ms: number;
+  readonly verdictsMs: number;
+  readonly firstListMs?: number;
+}
+
+/** COLD_RUNS runs of support/firstFindEvidence.ts, each a fresh process. */
+function firstFindRuns(store: string, encoderDir: string, flags: readonly string[]): FirstFind[] {
+  return Array.from({ length: COLD_RUNS }, () => {
     const printed = execFileSync(process.execPath, [FIRST_FIND, store, encoderDir, MODEL, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-    return JSON.parse(printed) as { ms: number; verdictsMs: number };
+    return JSON.parse(printed) as FirstFind;
   });
+}
+
+/** The list's time, and then its verdicts', medians of COLD_RUNS runs. */
+function firstFindEvidence(store: string, encoderDir: string, flags: readonly string[]): string {
+  const runs = firstFindRuns(store, encoderDir, flags);
   return `${median(runs.map((r) => r.ms)).toFixed(0)} ms, its verdicts ${median(runs.map((r) => r.verdictsMs)).toFixed(0)} ms after`;
 }
 
@@ -130,11 +142,8 @@ async function storeCodeHash(): Promise<string> {
 
 /** The first list's time and the final list's, as `attest.retrieval.liveSearch` has it by default: medians of COLD_RUNS runs. */
 function firstListWithLiveSource(store: string, encoderDir: string, claim: string): string {
-  const runs = Array.from({ length: COLD_RUNS }, () => {
-    const printed = execFileSync(process.execPath, [FIRST_FIND, store, encoderDir, MODEL, '--rerank', '--live-source', '--claim', claim], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-    return JSON.parse(printed) as { ms: number; firstListMs: number };
-  });
-  return `first list ${median(runs.map((r) => r.firstListMs)).toFixed(0)} ms, final list ${median(runs.map((r) => r.ms)).toFixed(0)} ms`;
+  const runs = firstFindRuns(store, encoderDir, ['--rerank', '--live-source', '--claim', claim]);
+  return `first list ${median(runs.map((r) => r.firstListMs ?? Number.NaN)).toFixed(0)} ms, final list ${median(runs.map((r) => r.ms)).toFixed(0)} ms`;
 }
 
 /** Runs `attest ARGS` in a process of its own; its wall time and peak resident memory. */
