@@ -405,12 +405,14 @@ class SearchWork {
         for (let attempt = 0; ; attempt++) {
           const fresh = [...new Set(passages.filter((passage) => !scores.has(passage)))];
           const scoring = fresh.length > 0 ? reranker.score(claim, fresh, signal) : undefined;
-          fresh.forEach((passage, at) => {
-            const score = (scoring as Promise<number[]>).then((all) => all[at]);
-            // A failure is forgotten, for the next ranking to score the passage again, and is the scoring's to report.
-            score.catch(() => scores.get(passage) === score && scores.delete(passage));
-            scores.set(passage, score);
-          });
+          if (scoring !== undefined) {
+            fresh.forEach((passage, at) => {
+              const score = scoring.then((all) => all[at]);
+              // A failure is forgotten, for the next ranking to score the passage again, and is the scoring's to report.
+              score.catch(() => scores.get(passage) === score && scores.delete(passage));
+              scores.set(passage, score);
+            });
+          }
           // Taken now: a scoring waited for that fails meanwhile is forgotten, and must reject here, not go missing.
           const known = passages.map((passage) => scores.get(passage) as Promise<number>);
           await scoring;
