@@ -427,7 +427,11 @@ class OrderedTerms implements TermTable {
   }
 }
 
-/** How `a`'s bytes from `aStart` to `aEnd` sort against `b`'s from `bStart` to `bEnd`: negative before, positive after. */
+/**
+ * How `a`'s bytes from `aStart` to `aEnd` sort against `b`'s from `bStart` to `bEnd`: negative before,
+ * positive after. `Buffer#compare` with the same ranges took two to four times as long over the ten
+ * segments' 355,000 neighbouring terms (60–73 ms against 16–37), a native call for a few bytes each.
+ */
 function compareBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): number {
   const length = Math.min(aEnd - aStart, bEnd - bStart);
   for (let at = 0; at < length; at++) {
