@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { LookupCache } from '../../src/core/sources/cache';
 import { normalizeArxivId, splitPersonName } from '../../src/core/sources/normalize';
-import { OpenAlexSource, parseOpenAlexResults, parseOpenAlexWork, rebuildAbstract } from '../../src/core/sources/openalex';
+import { MAX_ABSTRACT_CHARS, OpenAlexSource, parseOpenAlexResults, parseOpenAlexWork, rebuildAbstract } from '../../src/core/sources/openalex';
 import type { SourceRecord } from '../../src/core/sources/types';
 import { SourceError } from '../../src/core/sources/types';
 import { isNotAsked } from './helpers';
@@ -132,8 +132,30 @@ describe('OpenAlex', () => {
       assert.equal(rebuildAbstract(null), undefined);
     });
 
-    it('handles a huge position without allocating for it', () => {
-      assert.equal(rebuildAbstract({ last: [2 ** 31], first: [0] }), 'first last');
+    it('leaves out positions no abstract reaches, without allocating for them', () => {
+      assert.equal(rebuildAbstract({ last: [2 ** 31], first: [0], huge: [1e15, 2 ** 53, Number.MAX_VALUE], before: [-1] }), 'first');
+    });
+
+    it('keeps a hostile index to an abstract\'s length: one word at a million positions', () => {
+      const abstract = rebuildAbstract({ again: Array.from({ length: 1_000_000 }, (_, i) => i) }) ?? '';
+      assert.ok(abstract.length <= MAX_ABSTRACT_CHARS, `${abstract.length} characters`);
+      assert.match(abstract, /^again again again /);
+    });
+
+    it('keeps a hostile index to an abstract\'s length: 200,000 words, and a long word everywhere', () => {
+      const many: Record<string, number[]> = {};
+      for (let i = 0; i < 200_000; i++) many[`w${i}`] = [i];
+      const abstract = rebuildAbstract(many) ?? '';
+      assert.ok(abstract.length <= MAX_ABSTRACT_CHARS, `${abstract.length} characters`);
+      assert.match(abstract, /^w0 w1 w2 /);
+      const long = rebuildAbstract({ ['x'.repeat(1_000_000)]: Array.from({ length: 1000 }, (_, i) => i) }) ?? '';
+      assert.equal(long.length, MAX_ABSTRACT_CHARS);
+    });
+
+    it('puts one word at a position that many words claim', () => {
+      const crowded: Record<string, number[]> = { first: [0] };
+      for (let i = 0; i < 20_000; i++) crowded[`w${i}`] = [0, 1];
+      assert.equal(rebuildAbstract(crowded), 'first w0');
     });
   });
 
