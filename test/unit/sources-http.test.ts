@@ -163,6 +163,23 @@ describe('the HTTP client of the sources', () => {
       assert.doesNotMatch(error.message, /Kq|7%2F|x%3D/i);
     });
 
+    it('hides a key that an error echoes JSON-escaped or as HTML character references', async () => {
+      const key = 'AbC/dEf"gh+ij&kl';
+      const echoes = [
+        'AbC\\/dEf\\"gh+ij&kl',
+        '\\u0041bC\\u002FdEf\\u0022gh\\u002bij\\u0026kl',
+        'AbC&#x2F;dEf&quot;gh&#43;ij&amp;kl',
+        'AbC&sol;dEf&#0034;gh&plus;ij&#x26;kl',
+        'AbC&amp;#x2F;dEf&amp;quot;gh+ij&amp;amp;kl',
+      ];
+      for (const echo of echoes) {
+        const server = await serve((_, res) => sendText(res, 401, `{"error":"bad key ${echo}"}`, { 'content-type': 'application/json' }));
+        const error = await failsWith(client(server, { privateHeaders: { Authorization: `Bearer ${key}` } }).getJson('/works'), 'unauthorized');
+        assert.match(error.message, /bad key …/, echo);
+        assert.doesNotMatch(error.message, /AbC|dEf|ij.{0,12}kl/, `${echo} → ${error.message}`);
+      }
+    });
+
     it('reports other client errors as "unavailable" with the source\'s explanation', async () => {
       const server = await serve((_, res) => sendJson(res, 400, { error: 'Invalid filter', message: 'Unknown filter field: author_name' }));
       const error = await failsWith(client(server).getJson('/works'), 'unavailable');

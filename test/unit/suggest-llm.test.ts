@@ -210,6 +210,13 @@ describe('the language model client (openai against a local chat-completions ser
     assert.doesNotMatch(error.message, /vllm|special/, error.message);
   });
 
+  it('never repeats the key JSON-escaped, as a proxy quoting the request body would', async () => {
+    const key = 'sk-proj-Qx7/AbCdEf+GhIj';
+    const llm = await llmFor([{ status: 401, message: `Refused: {"authorization":"Bearer ${key.replace('/', '\\/')}"}` }], { apiKey: key });
+    const error = await failsWith(llm.complete(ASK), 'auth');
+    assert.doesNotMatch(error.message, /AbCdEf|GhIj/, error.message);
+  });
+
   it('points at the endpoint and model on a 404', async () => {
     const llm = await llmFor([{ status: 404, message: "model 'local-model' not found" }]);
     assert.match((await failsWith(llm.complete(ASK), 'not-found')).message, /\/v1.*"local-model".*not found/);
