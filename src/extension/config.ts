@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
+import { settingOrigin, sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
 import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
 
 /** Typed access to Attest's settings; one place that knows their names and defaults. */
@@ -52,10 +52,16 @@ export class Config {
     }).thresholds;
   }
 
-  /** The sources' settings, read by the same code as the CLI's `--config`, with what was not understood. */
+  /**
+   * The sources' settings, read by the same code as the CLI's `--config`, with what was not understood;
+   * each value with where it was set, so a workspace cannot raise a rate past the service's own.
+   */
   sources(): { config: SourcesConfig; problems: string[] } {
     const all = vscode.workspace.getConfiguration();
-    return sourcesConfigFrom((key) => all.get(key));
+    return sourcesConfigFrom(
+      (key) => all.get(key),
+      (key) => settingOrigin(all.inspect(key)),
+    );
   }
 
   /** Whether a change alters which sources are asked or how, so verdicts must be reached afresh. */

@@ -6,10 +6,11 @@ import { FullTextFinder, type FullTextServices } from '../../src/core/fulltext/f
 import { FullTextStore } from '../../src/core/fulltext/store';
 import type { FullTextResult } from '../../src/core/fulltext/types';
 import { sourcesConfigFrom } from '../../src/core/sources/config';
-import { SourceGates, type Clock } from '../../src/core/sources/gates';
+import { SourceGates } from '../../src/core/sources/gates';
 import { createSources } from '../../src/core/sources/registry';
 import { ScriptedServer, sendJson, sendText, type Handler } from './support/server';
 import { makeTempDir } from './support/tempDir';
+import { VirtualClock } from './support/virtualClock';
 
 const FIXTURES = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'fulltext');
 const DOI = '10.1371/journal.pone.0000001';
@@ -66,22 +67,6 @@ function options(server: ScriptedServer, more: Partial<FullTextServices> = {}): 
 function sections(result: FullTextResult): string[] {
   assert.ok('fullText' in result, 'reason' in result ? result.reason : '');
   return result.fullText.passages.map((p) => p.section);
-}
-
-/** A clock whose sleeps end at once, moving its time on: requests per second are counted in its time, never waited for. */
-class VirtualClock implements Clock {
-  private time = 0;
-
-  now(): number {
-    return this.time;
-  }
-
-  async sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    const until = this.time + ms;
-    await new Promise((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
-    this.time = Math.max(this.time, until);
-  }
 }
 
 describe('finding the open full text of a cited work', () => {

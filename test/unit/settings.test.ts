@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DEFAULT_SOURCES, SOURCE_NAMES } from '../../src/core/sources/config';
+import { DEFAULT_SOURCES, DOCUMENTED_RATES, SOURCE_NAMES } from '../../src/core/sources/config';
 import { REPO_ROOT } from './helpers';
 
 interface Property {
   readonly type: string;
   readonly default?: unknown;
+  readonly maximum?: number;
   readonly markdownDescription?: string;
   readonly scope?: string;
 }
@@ -27,6 +28,14 @@ describe('the settings as the Settings UI shows them', () => {
     for (const id of Object.keys(SOURCE_NAMES) as (keyof typeof DEFAULT_SOURCES)[]) {
       const property = manifest.contributes.configuration.properties[`attest.sources.${id}.requestsPerSecond`];
       assert.equal(property.default, DEFAULT_SOURCES[id].requestsPerSecond, id);
+    }
+  });
+
+  it('marks the rate each service documents as a rate\'s maximum, the most a workspace may set', () => {
+    for (const id of Object.keys(SOURCE_NAMES) as (keyof typeof DOCUMENTED_RATES)[]) {
+      const property = manifest.contributes.configuration.properties[`attest.sources.${id}.requestsPerSecond`];
+      assert.equal(property.maximum, DOCUMENTED_RATES[id], id);
+      assert.ok(property.default !== undefined && (property.default as number) <= DOCUMENTED_RATES[id], id);
     }
   });
 

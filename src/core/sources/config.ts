@@ -45,6 +45,49 @@ export const DEFAULT_SOURCES: Readonly<Record<SourceId, SourceSettings>> = {
 };
 
 /**
+ * The most requests a second each service's terms allow an ordinary client: Crossref's polite pool
+ * (10/s for single records since December 2025), OpenAlex's documented 100/s, Semantic Scholar's 1/s
+ * for an API key, arXiv's one every 3 seconds, Europe PMC's 10/s, CORE's 25 a minute for a
+ * registered key. A workspace's settings may lower a rate but not raise it past these: whoever wrote
+ * them is not the user whose address or key a service would block. Two decimals at most, as the
+ * Settings UI shows them, rounded down.
+ */
+export const DOCUMENTED_RATES: Readonly<Record<SourceId, number>> = {
+  crossref: 10,
+  openalex: 100,
+  semanticscholar: 1,
+  arxiv: 0.33,
+  europepmc: 10,
+  core: 0.41,
+};
+
+/**
+ * Where a setting's value came from: the user's own settings (and the CLI's `--config`, which the
+ * user names), or a workspace's (`.vscode/settings.json`, a `.code-workspace` file), which come with
+ * a folder someone else may have written.
+ */
+export type SettingOrigin = 'user' | 'workspace';
+
+/** The scopes VS Code's `WorkspaceConfiguration.inspect` reports a value in, as far as they tell the origin. */
+export interface InspectedSetting {
+  readonly workspaceValue?: unknown;
+  readonly workspaceFolderValue?: unknown;
+}
+
+/** A value set in a workspace or one of its folders overrides the user's, so it is the one in effect. */
+export function settingOrigin(inspected: InspectedSetting | undefined): SettingOrigin {
+  return inspected?.workspaceFolderValue !== undefined || inspected?.workspaceValue !== undefined ? 'workspace' : 'user';
+}
+
+/**
+ * The rate to keep to for `source`: the user's own as set, a workspace's no higher than the service's
+ * documented rate (`DOCUMENTED_RATES`).
+ */
+export function allowedRate(source: SourceId, requestsPerSecond: number, origin: SettingOrigin): number {
+  return origin === 'user' ? requestsPerSecond : Math.min(requestsPerSecond, DOCUMENTED_RATES[source]);
+}
+
+/**
  * How many requests at once the services Attest also reads full texts from take, lookups and full
  * texts together: arXiv and CORE one, as they ask.
  */
@@ -56,9 +99,10 @@ export const DEFAULT_ENABLED: readonly SourceId[] = ['crossref', 'openalex', 'se
 /**
  * Reads the config from flat setting keys (`attest.sources.enabled`, `attest.sources.crossref.baseUrl`,
  * …), as `settings.json` and the CLI's `--config` file both write them. Values of the wrong type are
- * reported and replaced by the default, so one typo does not stop every check.
+ * reported and replaced by the default, so one typo does not stop every check. `originOf` says where
+ * each value came from; a workspace's rate above a service's documented one is lowered to it, and said.
  */
-export function sourcesConfigFrom(get: (key: string) => unknown): { config: SourcesConfig; problems: string[] } {
+export function sourcesConfigFrom(get: (key: string) => unknown, originOf: (key: string) => SettingOrigin = () => 'user'): { config: SourcesConfig; problems: string[] } {
   const problems: string[] = [];
   const read = <T>(key: string, valid: (v: unknown) => v is T, fallback: T, expected: string): T => {
     const value = get(key);
@@ -69,12 +113,21 @@ export function sourcesConfigFrom(get: (key: string) => unknown): { config: Sour
   };
   const enabled = read('attest.sources.enabled', isSourceList, DEFAULT_ENABLED, `a list of ${SOURCE_IDS.join(', ')}`);
   const email = read('attest.sources.email', isString, '', 'a string').trim();
+  const rate = (id: SourceId): number => {
+    const key = `attest.sources.${id}.requestsPerSecond`;
+    const set = read(key, isPositive, DEFAULT_SOURCES[id].requestsPerSecond, 'a positive number');
+    const allowed = allowedRate(id, set, originOf(key));
+    if (allowed < set) {
+      problems.push(`${key} is ${set} in this workspace's settings, above the ${allowed} a second ${SOURCE_NAMES[id]} allows; using ${allowed}. Only your user settings may set it higher.`);
+    }
+    return allowed;
+  };
   const sources = Object.fromEntries(
     SOURCE_IDS.map((id) => [
       id,
       {
         baseUrl: read(`attest.sources.${id}.baseUrl`, isHttpUrl, DEFAULT_SOURCES[id].baseUrl, 'an http(s) URL').replace(/\/+$/, ''),
-        requestsPerSecond: read(`attest.sources.${id}.requestsPerSecond`, isPositive, DEFAULT_SOURCES[id].requestsPerSecond, 'a positive number'),
+        requestsPerSecond: rate(id),
       },
     ]),
   ) as Record<SourceId, SourceSettings>;
