@@ -268,7 +268,27 @@ describe('reference existence', () => {
   it('calls a reference no source knows possibly fabricated, naming the sources asked', async () => {
     const fabricated = entry('@article{x, title={Quantum Gradient Descent Eliminates Citation Errors}, author={Nguyen, Linh}, journal={Nature}, year={2023}}');
     const verdict = await resolveEntry(fabricated, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [LSTM]), new FakeSource('semanticscholar', [])]);
-    assert.deepEqual(verdict, { status: 'not-found', asked: ['crossref', 'openalex', 'semanticscholar'], doiNamesOther: undefined });
+    assert.deepEqual(verdict, { status: 'not-found', asked: ['crossref', 'openalex'], doiNamesOther: undefined });
+  });
+
+  it('names the same sources whichever answered first, run after run', async () => {
+    const fabricated = entry('@article{x, title={Quantum Gradient Descent Eliminates Citation Errors}, author={Nguyen, Linh}, journal={Nature}, year={2023}}');
+    const partial = (id: SourceId, delayMs: number): PaperSource => Object.assign(new SlowSource(id, delayMs), { partialCoverage: true });
+    const named = async (delays: Record<'openalex' | 'semanticscholar' | 'arxiv' | 'europepmc', number>): Promise<unknown> => {
+      const sources = [
+        new FakeSource('crossref', []),
+        new SlowSource('openalex', delays.openalex),
+        new SlowSource('semanticscholar', delays.semanticscholar),
+        partial('arxiv', delays.arxiv),
+        partial('europepmc', delays.europepmc),
+      ];
+      const verdict = await resolveEntry(fabricated, sources);
+      return verdict.status === 'not-found' ? verdict.asked : verdict.status;
+    };
+    const slowOpenAlex = await named({ openalex: 60, semanticscholar: 5, arxiv: 1, europepmc: 1 });
+    const slowOthers = await named({ openalex: 5, semanticscholar: 60, arxiv: 80, europepmc: 1 });
+    assert.deepEqual(slowOpenAlex, ['crossref', 'openalex']);
+    assert.deepEqual(slowOthers, slowOpenAlex);
   });
 
   it('names the sources asked in the configured order, whatever order they answered in', async () => {

@@ -39,7 +39,10 @@ type Verdict =
     }
   | {
       readonly status: 'not-found';
-      /** The sources that answered and had no matching record, in the configured order. */
+      /**
+       * The sources that answered and had no matching record, in the configured order: those whose
+       * answers the verdict waited for, the same in every run, not others that happened to be quicker.
+       */
       readonly asked: readonly SourceId[];
       /** A DOI of the entry that exists but names a different work. */
       readonly doiNamesOther?: SourceRecord;
@@ -79,7 +82,11 @@ const UNRESOLVED_DOI = 'the DOI does not resolve';
 const MAX_REASON_LENGTH = 160;
 
 interface Attempts {
-  readonly answered: Set<SourceId>;
+  /**
+   * The sources that answered and whose answers a lookup waited for (`askAll`): which others answered
+   * before it ended is chance, so only these count and are named, the same in every run and output.
+   */
+  readonly awaited: Set<SourceId>;
   /** The first failure of each source that could not answer. */
   readonly failures: Map<SourceId, SourceError>;
 }
@@ -111,7 +118,7 @@ async function publishedVersion(
 ): Promise<ExistenceVerdict | undefined> {
   const doi = preprint.publishedDoi;
   if (!doi) return undefined;
-  const attempts: Attempts = { answered: new Set(), failures };
+  const attempts: Attempts = { awaited: new Set(), failures };
   return askAll(sources, attempts, request, (s, options) => s.byDoi?.(doi, options), (record) => {
     const comparison = record && compareEntryToRecord(entry, record);
     return comparison && comparison.decision !== 'different-work' ? verdictFor(entry, record, 'doi', comparison.differences) : undefined;
@@ -132,7 +139,7 @@ async function withVenueChecked(verdict: ExistenceVerdict & { status: 'found' },
 
 async function findEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions, failures: Attempts['failures']): Promise<ExistenceVerdict> {
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
-  const attempts: Attempts = { answered: new Set(), failures };
+  const attempts: Attempts = { awaited: new Set(), failures };
   let doiNamesOther: SourceRecord | undefined;
   /** Sources that answered that they know no work with the entry's DOI. */
   const doiUnknownTo: SourceId[] = [];
@@ -195,8 +202,9 @@ function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string |
  * Asks the sources and judges each answer as it comes: the first source alone, then, once it answers
  * without a match, fails, or has had its head start, all the others at once. A record that matches
  * (`found`, or one settled otherwise: `isSettled`) ends the asking; a mismatch is kept while the others may still find the work as the entry
- * describes it; after `ENOUGH_BROAD_ANSWERS` answers from broad sources the rest are not waited for.
- * Questions still under way are cancelled.
+ * describes it; once the first `ENOUGH_BROAD_ANSWERS` broad sources in the configured order that can
+ * answer have answered, the rest are not waited for. Those are the same sources whichever is quicker,
+ * so a verdict names the same ones each run (`Attempts.awaited`). Questions still under way are cancelled.
  */
 async function askAll<T>(
   sources: readonly PaperSource[],
@@ -217,19 +225,21 @@ async function askAll<T>(
     }),
   );
   let kept: ExistenceVerdict | undefined;
-  let broadAnswers = 0;
+  const heard = new Set<SourceId>();
   try {
-    while (pending.size > 0 && broadAnswers < ENOUGH_BROAD_ANSWERS) {
+    while (pending.size > 0 && enoughBroadAnswers(sources, pending, heard) === undefined) {
       const { source, answer } = await Promise.race(pending.values());
       pending.delete(source.id);
       releaseOthers();
       if (!answer) continue;
-      if (!source.partialCoverage) broadAnswers++;
+      heard.add(source.id);
       const verdict = judge(answer.value, source);
       if (verdict && isSettled(verdict)) return verdict;
       // A published version, even one whose metadata differs, says more about a claimed venue than a preprint.
       if (verdict && (kept === undefined || (isPreprintOnly(kept) && !isPreprintOnly(verdict)))) kept = verdict;
     }
+    // Without enough answers from broad sources, every source was waited for.
+    for (const id of enoughBroadAnswers(sources, pending, heard) ?? heard) attempts.awaited.add(id);
     return kept;
   } finally {
     clearTimeout(timer);
@@ -238,6 +248,22 @@ async function askAll<T>(
     // What is still under way ends as cancelled, which nobody waits for.
     for (const rest of pending.values()) rest.catch(() => undefined);
   }
+}
+
+/**
+ * The first `ENOUGH_BROAD_ANSWERS` broad sources in the configured order that answered, once none
+ * before them is still to answer; undefined while the answers to wait for are not all in. A source
+ * that failed or has no such lookup is passed over, and the next broad source waited for instead.
+ */
+function enoughBroadAnswers(sources: readonly PaperSource[], pending: ReadonlyMap<SourceId, unknown>, heard: ReadonlySet<SourceId>): readonly SourceId[] | undefined {
+  const answered: SourceId[] = [];
+  for (const source of sources) {
+    if (source.partialCoverage) continue;
+    if (pending.has(source.id)) return undefined;
+    if (heard.has(source.id)) answered.push(source.id);
+    if (answered.length === ENOUGH_BROAD_ANSWERS) return answered;
+  }
+  return undefined;
 }
 
 /**
@@ -285,7 +311,7 @@ function hasSearchWords(entry: BibEntry): entry is BibEntry & { readonly title: 
 }
 
 /**
- * Asks one source, recording whether it answered. Undefined when it could not answer or has no such
+ * Asks one source. Undefined when it could not answer (its failure recorded) or has no such
  * lookup; otherwise its answer, which may itself be "no such work". Throws only when the check is
  * cancelled (`signal`); a question cancelled because another source already answered is no answer.
  */
@@ -299,9 +325,7 @@ async function ask<T>(
   try {
     const pending = question();
     if (pending === undefined) return undefined;
-    const value = await pending;
-    attempts.answered.add(source.id);
-    return { value };
+    return { value: await pending };
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     if (error.kind === 'cancelled') {
@@ -318,9 +342,9 @@ function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], a
     return { status: 'unchecked', reason: 'The entry has no title, DOI or arXiv id that can be looked up.' };
   }
   // In the configured order, not the order the answers happened to arrive in.
-  const answered = sources.map((s) => s.id).filter((id) => attempts.answered.has(id));
+  const answered = sources.map((s) => s.id).filter((id) => attempts.awaited.has(id));
   // arXiv and Europe PMC finding nothing says little of a work from elsewhere: one of the answers must come from a source that indexes every field.
-  const broadAnswered = sources.some((s) => !s.partialCoverage && attempts.answered.has(s.id));
+  const broadAnswered = sources.some((s) => !s.partialCoverage && attempts.awaited.has(s.id));
   if (answered.length < MIN_ANSWERS_FOR_NOT_FOUND || !broadAnswered) {
     const why = [...attempts.failures].map(([id, failure]) => `${SOURCE_NAMES[id]}: ${shorten(failure.message)}`);
     const heard =
