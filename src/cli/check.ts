@@ -16,7 +16,7 @@ import { citedEntries, referenceFindings, VerdictCache, verifyEntries, withRefer
 import { parseCommandLine } from './args';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
-import { atLeast, formatJson, formatJsonOfFolder, formatText, SEVERITIES, type CheckReport } from './report';
+import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
 import { formatSarif } from './sarif';
 import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
 import { showProgress } from './terminal';
@@ -123,11 +123,11 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     const reports: CheckReport[] = [];
     for (const file of files) reports.push(target.kind === 'bibliography' ? await checkBibliography(file, run) : await checkManuscriptOf(file, run));
 
-    const shown = reports.map((r) => ({ ...r, findings: r.findings.filter(atLeast(least)) }));
+    const shown = reports.map((r) => ({ ...r, findings: r.findings.filter(shownFindings(least, setup.showUnchecked)) }));
     const cwd = process.cwd();
     if (format === 'sarif') io.out(formatSarif(shown, cwd, attestVersion()));
     else if (format === 'json') io.out(target.kind === 'folder' ? formatJsonOfFolder(target.dir, shown) : formatJson(shown[0]));
-    else io.out(reports.map((r) => formatText(r, cwd, least)).join(''));
+    else io.out(reports.map((r) => formatText(r, cwd, least, setup.showUnchecked)).join(''));
     return reports.some((r) => r.findings.some((f) => f.severity === 'error')) ? EXIT_FINDINGS : EXIT_OK;
   } catch (error) {
     if (error instanceof InputError || error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError || error instanceof IgnoreFileError) {

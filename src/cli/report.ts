@@ -18,8 +18,14 @@ export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citatio
 export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hint'];
 
 /** Whether a finding is as severe as `least` or more. */
-export function atLeast(least: Severity): (finding: Finding) => boolean {
+function atLeast(least: Severity): (finding: Finding) => boolean {
   return (finding) => SEVERITIES.indexOf(finding.severity) <= SEVERITIES.indexOf(least);
+}
+
+/** The findings a report shows: those as severe as `least`, and the unchecked references when asked for (`--show-unchecked`), whatever their severity. */
+export function shownFindings(least: Severity, showUnchecked: boolean): (finding: Finding) => boolean {
+  const severe = atLeast(least);
+  return (finding) => severe(finding) || (showUnchecked && finding.code === 'unchecked');
 }
 
 /**
@@ -127,8 +133,8 @@ function evidenceReport(judgement: SupportJudgement): Record<string, unknown> | 
  * One line per finding as severe as `least` or more, in the `file:line:column: severity: message [code]`
  * form editors and CI logs link, then a summary that counts every finding, shown or not.
  */
-export function formatText(result: CheckReport, cwd: string, least: Severity = 'hint'): string {
-  const shown = result.findings.filter(atLeast(least));
+export function formatText(result: CheckReport, cwd: string, least: Severity = 'hint', showUnchecked = false): string {
+  const shown = result.findings.filter(shownFindings(least, showUnchecked));
   const lines = shown.map((f) => `${location(f, cwd)}: ${f.severity}: ${messageLines(f.message)} [${f.code}]`);
   const keys = new Set(result.citations.map((c) => c.key)).size;
   const entries = result.bibliographies.reduce((n, b) => n + b.entries.length, 0);
@@ -144,7 +150,8 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
     const { cited, withoutAbstract, notLookedUp } = missingAbstracts(result.supports, result.verdicts);
     if (withoutAbstract > notLookedUp) lines.push(`support: ${withoutAbstract - notLookedUp} of ${cited} cited works have no abstract to check against.`);
     if (notLookedUp > 0) {
-      lines.push(`support: the abstracts of ${notLookedUp} of ${cited} cited works were not looked up (no source answered for them); the support check had nothing to read for them.`);
+      const why = result.verdicts ? 'a source did not answer, or the reference was not checked' : 'references are not looked up';
+      lines.push(`support: the abstracts of ${notLookedUp} of ${cited} cited works could not be looked up (${why}); the support check had nothing to read for them.`);
     }
     const model = supportModel(result.supports);
     if (model !== undefined) lines.push(forTerminal(`support: judged by the NLI model ${model}.`));

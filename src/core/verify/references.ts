@@ -2,12 +2,12 @@ import { authorName } from '../bibliography/describe';
 import type { BibEntry } from '../bibliography/types';
 import { sortFindings, type CheckResult } from '../check';
 import type { Evidence, Finding } from '../findings';
-import { SOURCE_NAMES } from '../sources/config';
+import { SOURCE_IDS, SOURCE_NAMES } from '../sources/config';
 import { CheckRun } from '../sources/health';
 import { SignalFanOut } from '../signalFanOut';
 import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
 import { abstractOf, type Abstract } from './abstracts';
-import { resolveEntry, type ExistenceVerdict } from './existence';
+import { resolveEntry, type ExistenceVerdict, type SourceFailure } from './existence';
 import { retractionOf, type RetractionStatus } from './retraction';
 import { retractionFindings, type Acknowledged } from './retractionFindings';
 
@@ -216,25 +216,84 @@ function whenCancelled<T>(value: T): (error: unknown) => T {
   };
 }
 
+/** What kept a source from answering, as a writer would say it. */
+const FAILURE_WORDS: Readonly<Record<SourceErrorKind, string>> = {
+  offline: 'had no answer saved from an earlier check (offline)',
+  unreachable: 'could not be reached (offline, or a proxy or firewall in the way?)',
+  timeout: 'did not answer in time',
+  'rate-limited': 'asked Attest to slow down',
+  unauthorized: 'refused the request (check the API key)',
+  unavailable: 'answered with errors',
+  malformed: 'sent answers Attest could not read',
+  cancelled: 'were stopped before they answered',
+};
+
 /**
- * How many references could not be checked and why, in one line: the commonest reasons first, each
- * said once however many entries and sources it stopped. Undefined when every reference was checked.
+ * Why references could not be checked, one plain line per cause, commonest first: the sources that
+ * failed in one way ("Crossref and arXiv could not be reached (offline, …?): 12 references not
+ * checked"), working offline, the time limit, entries of kinds the sources index incompletely, and
+ * entries with nothing to look up. The sources' own words (hosts, HTTP codes) are for the log
+ * (`failureReasons`). Undefined when every reference was checked.
  */
 export function describeUnchecked(verdicts: Verdicts): string | undefined {
   const unreached = unreachedSources(verdicts);
   if (unreached) {
-    const names = unreached.map((id) => SOURCE_NAMES[id]).join(', ');
     return (
-      `No source could be reached (${names}), so none of the ${verdicts.size} references was checked; none is marked wrong. ` +
+      `No source could be reached (${listNames(unreached)}), so none of the ${verdicts.size} references was checked; none is marked wrong. ` +
       'Check the internet connection, or a proxy or firewall between this machine and the sources.'
     );
   }
-  const unchecked = [...verdicts.values()].filter(({ verdict }) => verdict.status === 'unchecked').length;
-  if (unchecked === 0) return undefined;
-  const ranked = [...failureReasons(verdicts)].sort((a, b) => b[1] - a[1]);
-  const shown = ranked.slice(0, 3).map(([reason, count]) => `${reason.replace(/\.$/, '')} (${count})`);
-  const more = ranked.length > 3 ? `; ${ranked.length - 3} other reasons` : '';
-  return `${unchecked} reference${unchecked === 1 ? '' : 's'} not checked: ${shown.join('; ')}${more}.`;
+  const causes = new Map<string, { count: number; sources: Set<SourceId>; say: (sources: readonly SourceId[], count: number) => string }>();
+  const count = (cause: string, say: (sources: readonly SourceId[], count: number) => string, sources: readonly SourceId[] = []): void => {
+    const known = causes.get(cause) ?? { count: 0, sources: new Set<SourceId>(), say };
+    known.count++;
+    for (const source of sources) known.sources.add(source);
+    causes.set(cause, known);
+  };
+  for (const { verdict } of verdicts.values()) {
+    if (verdict.status !== 'unchecked') continue;
+    if (verdict.timedOut) count('time limit', (_, n) => `The check's time limit ran out before ${referenceCount(n)} ${n === 1 ? 'was' : 'were'} looked up (attest.references.timeLimitSeconds).`);
+    else if (verdict.notIndexed) count('not indexed', (_, n) => `${referenceCount(n)} of a kind the sources index incompletely (a book, software, data, a web page) ${n === 1 ? 'was' : 'were'} not found there; not checked, and not marked wrong.`);
+    else if (verdict.failures?.length) {
+      for (const [kind, sources] of failuresByKind(verdict.failures)) {
+        if (kind === 'offline') count(kind, (_, n) => `Offline: ${referenceCount(n)} with no answer saved from an earlier check ${n === 1 ? 'was' : 'were'} not checked; none is marked wrong.`);
+        else count(kind, (names, n) => `${listNames(names)} ${FAILURE_WORDS[kind]}: ${referenceCount(n)} not checked.`, sources);
+      }
+    } else {
+      const [summary] = verdict.reason.split('\n');
+      count(summary, (_, n) => `${summary.replace(/\.$/, '')}: ${referenceCount(n)} not checked.`);
+    }
+  }
+  if (causes.size === 0) return undefined;
+  return [...causes.values()]
+    .sort((a, b) => b.count - a.count)
+    .map(({ count: n, sources, say }) => say(SOURCE_IDS.filter((id) => sources.has(id)), n))
+    .join('\n');
+}
+
+/** Each way sources failed, with the sources that failed so, in the order first met. */
+function failuresByKind(failures: readonly SourceFailure[]): Map<SourceErrorKind, SourceId[]> {
+  const kinds = new Map<SourceErrorKind, SourceId[]>();
+  for (const { source, kind } of failures) kinds.set(kind, [...(kinds.get(kind) ?? []), source]);
+  return kinds;
+}
+
+/** Why one reference could not be checked, on one line: what the answers allowed, then each way sources failed, in plain words. */
+function uncheckedReason(verdict: ExistenceVerdict & { status: 'unchecked' }): string {
+  if (!verdict.failures?.length) return verdict.reason;
+  const [summary] = verdict.reason.split('\n');
+  const failed = [...failuresByKind(verdict.failures)].map(([kind, sources]) => `${listNames(sources)} ${FAILURE_WORDS[kind]}.`);
+  return [summary, ...failed].join(' ');
+}
+
+function referenceCount(n: number): string {
+  return `${n} reference${n === 1 ? '' : 's'}`;
+}
+
+/** "Crossref", "Crossref and arXiv", "Crossref, OpenAlex and arXiv". */
+function listNames(sources: readonly SourceId[]): string {
+  const names = sources.map((id) => SOURCE_NAMES[id]);
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /**
@@ -336,7 +395,7 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
       };
     }
     case 'unchecked':
-      return showUnchecked ? { ...at, code: 'unchecked', severity: 'hint', message: `'${entry.key}' could not be checked: ${verdict.reason}` } : undefined;
+      return showUnchecked ? { ...at, code: 'unchecked', severity: 'hint', message: `'${entry.key}' could not be checked: ${uncheckedReason(verdict)}` } : undefined;
   }
 }
 
