@@ -8,7 +8,7 @@ import { builtInIdentity, builtInNliFolder, type ModelIdentity } from '../src/co
 import { OnnxNliModel, type NliModel } from '../src/core/models/nli';
 import { WorkerNliModel } from '../src/core/models/pool';
 import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
-import { judgeSupport, type SupportLabel } from '../src/core/verify/support';
+import { judgeSupport, shownVerdict, type SupportJudgement, type SupportLabel } from '../src/core/verify/support';
 import { EVAL_DATA, haveEvalData } from './evalData';
 import { median, percentile } from './stats';
 import { loadClaims, type Dataset } from './support.bench';
@@ -50,14 +50,32 @@ export async function benchShippedModel(): Promise<void> {
   await vsixSize();
 }
 
-async function devSets(): Promise<Dataset[]> {
-  const datasets: Dataset[] = [];
-  if (haveEvalData('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl')) datasets.push(await loadClaims('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'));
-  if (haveEvalData('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')) {
-    datasets.push(await loadClaims('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl'));
+/** A dev split as the benches read it, with the files of the evaluation data it was read from. */
+export interface DevSplit {
+  readonly data: Dataset;
+  readonly files: readonly string[];
+  /** Another reading of a split listed before it (Check-COVID without its NEI rows decided elsewhere): not counted twice when pooled. */
+  readonly variant?: true;
+}
+
+const SCIFACT_DEV = ['scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'] as const;
+const CITATION_INTEGRITY_DEV = ['citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl'] as const;
+const CHECK_COVID_DEV = ['check-covid/claims_dev_composed.jsonl', 'check-covid/claims_dev_extracted.jsonl', 'check-covid/corpus.jsonl'] as const;
+
+/** The dev splits of SciFact, Citation-Integrity and Check-COVID at hand (never a test file). */
+export async function devSplits(): Promise<DevSplit[]> {
+  const splits: DevSplit[] = [];
+  if (haveEvalData('SciFact dev', ...SCIFACT_DEV)) splits.push({ data: await loadClaims('SciFact dev', ...SCIFACT_DEV), files: SCIFACT_DEV });
+  if (haveEvalData('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV)) splits.push({ data: await loadClaims('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV), files: CITATION_INTEGRITY_DEV });
+  if (haveEvalData('Check-COVID dev', ...CHECK_COVID_DEV)) {
+    const [all, consistent] = await loadCheckCovid();
+    splits.push({ data: all, files: CHECK_COVID_DEV }, { data: consistent, files: CHECK_COVID_DEV, variant: true });
   }
-  if (haveEvalData('Check-COVID dev', 'check-covid/claims_dev_composed.jsonl', 'check-covid/claims_dev_extracted.jsonl', 'check-covid/corpus.jsonl')) datasets.push(...(await loadCheckCovid()));
-  return datasets;
+  return splits;
+}
+
+async function devSets(): Promise<Dataset[]> {
+  return (await devSplits()).map((s) => s.data);
 }
 
 /** Each dev set judged by the model in `dir`, its lines naming it as `identity` does. */
@@ -70,17 +88,26 @@ async function judgeDevSets(dir: string, identity: ModelIdentity, datasets: read
   }
 }
 
-/** Label F1 per verdict and macro-F1 over them, and how often `contradicted` is right. */
-export async function nliQuality(data: Dataset, model: NliModel, name: string, id = name): Promise<void> {
+/** Each claim of `data` against each abstract it cites, judged as Attest judges a citation, with the gold label. */
+export async function judgeDev(data: Dataset, model: NliModel, id: string, name = id): Promise<{ gold: SupportLabel; judgement: SupportJudgement }[]> {
   const relevance = tfidfRelevance(analyze, TermStatistics.of([...data.abstracts.values()].map((a) => a.join(' ')), analyze));
-  const gold: SupportLabel[] = [];
-  const predicted: SupportLabel[] = [];
+  const judged: { gold: SupportLabel; judgement: SupportJudgement }[] = [];
   for (const claim of data.claims) {
     for (const doc of claim.cited) {
-      gold.push(goldLabel(claim.labels.get(doc)));
-      predicted.push((await judgeSupport(claim.claim, data.abstracts.get(doc), { relevance, nli: { model, id, name } })).label);
+      judged.push({ gold: goldLabel(claim.labels.get(doc)), judgement: await judgeSupport(claim.claim, data.abstracts.get(doc), { relevance, nli: { model, id, name } }) });
     }
   }
+  return judged;
+}
+
+/**
+ * Label F1 per verdict and macro-F1 over them, how often `contradicted` is right, and how often
+ * `supported` is, shown as sure (with a check mark) and as "may support".
+ */
+export async function nliQuality(data: Dataset, model: NliModel, name: string, id = name): Promise<void> {
+  const judged = await judgeDev(data, model, id, name);
+  const gold = judged.map((j) => j.gold);
+  const predicted = judged.map((j) => j.judgement.label);
   // Over the labels the gold set has: Check-COVID without its sentence-level NEI rows has two.
   const present = LABELS.filter((label) => gold.includes(label));
   const f1s = present.map((label) => {
@@ -89,12 +116,15 @@ export async function nliQuality(data: Dataset, model: NliModel, name: string, i
     const recall = tp / Math.max(1, gold.filter((g) => g === label).length);
     return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   });
-  const saidContradicted = predicted.filter((p) => p === 'contradicted').length;
-  const rightContradicted = predicted.filter((p, i) => p === 'contradicted' && gold[i] === 'contradicted').length;
-  const precision = saidContradicted === 0 ? 'none said' : `${((100 * rightContradicted) / saidContradicted).toFixed(1)}% (${rightContradicted} of ${saidContradicted})`;
+  const rightWhen = (said: (j: SupportJudgement) => boolean, label: SupportLabel): string => {
+    const saying = judged.filter((j) => said(j.judgement));
+    const right = saying.filter((j) => j.gold === label).length;
+    return saying.length === 0 ? 'none said' : `${((100 * right) / saying.length).toFixed(1)}% (${right} of ${saying.length})`;
+  };
   console.log(
     `  ${name} on ${data.name} (${gold.length} pairs): macro-F1 ${(f1s.reduce((a, b) => a + b) / present.length).toFixed(3)} (${present.map((l, i) => `${l} ${f1s[i].toFixed(3)}`).join(', ')}); ` +
-      `contradicted right ${precision}`,
+      `contradicted right ${rightWhen((j) => j.label === 'contradicted', 'contradicted')}; ` +
+      `supported right: shown as sure ${rightWhen((j) => shownVerdict(j) === 'supported', 'supported')}, as "may support" ${rightWhen((j) => shownVerdict(j) === 'may-support', 'supported')}`,
   );
 }
 

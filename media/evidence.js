@@ -11,7 +11,7 @@
   const root = document.getElementById('root');
 
   const MODES = ['lexical', 'dense', 'hybrid'];
-  const VERDICTS = ['supported', 'contradicted', 'unsupported', 'unverifiable'];
+  const VERDICTS = ['supported', 'may-support', 'contradicted', 'unsupported', 'unverifiable'];
   const STANDINGS = ['retracted', 'expression-of-concern', 'withdrawn'];
   const ACTIONS = ['citeHere', 'addToBibliography', 'openPaper'];
 
@@ -37,7 +37,8 @@
 
   const isFragment = (v) => isObject(v) && isString(v.text) && typeof v.match === 'boolean';
   const isExisting = (v) => isObject(v) && isString(v.key) && isString(v.file);
-  const isVerdict = (v) => isObject(v) && VERDICTS.includes(v.label) && optional(isNumber)(v.entailment);
+  const isOnDev = (v) => isObject(v) && isCount(v.verdicts) && isCount(v.right) && v.right <= v.verdicts && v.verdicts > 0;
+  const isVerdict = (v) => isObject(v) && VERDICTS.includes(v.label) && optional(isNumber)(v.entailment) && optional(isOnDev)(v.onDev);
   const isPassage = (v) => isObject(v) && isString(v.place) && listOf(isFragment)(v.text);
 
   function isItem(v) {
@@ -256,7 +257,9 @@
 
   function verdict(v) {
     const text = strings.verdict[v.label] + (v.entailment === undefined ? '' : ` · ${format(strings.entailment, v.entailment.toFixed(2))}`);
-    return el('span', `verdict verdict-${v.label}`, text);
+    const badge = el('span', `verdict verdict-${v.label}`, text);
+    if (v.onDev) badge.title = format(strings.onDev, Math.round((10 * v.onDev.right) / v.onDev.verdicts), v.onDev.right, v.onDev.verdicts);
+    return badge;
   }
 
   window.addEventListener('message', (event) => {

@@ -7,7 +7,7 @@ import type { ExistenceVerdict } from '../core/verify/existence';
 import { missingAbstracts } from '../core/verify/claims';
 import { describeUnchecked, type Verdicts } from '../core/verify/references';
 import type { RetractionStatus } from '../core/verify/retraction';
-import type { SupportJudgement } from '../core/verify/support';
+import { supportConfidence, type SupportJudgement } from '../core/verify/support';
 import { passagePlace } from '../core/fulltext/types';
 import { forTerminal } from './terminal';
 
@@ -82,6 +82,9 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
             line: citation.range.start.line + 1,
             column: citation.range.start.character + 1,
             label: judgement.label,
+            // How sure a supported label is shown (strong: with a check mark) and the model's dev record at its level; null on other labels.
+            confidence: supportConfidence(judgement) ?? null,
+            onDev: judgement.onDev ?? null,
             supportedTogether,
             entailment: judgement.entailment ?? null,
             contradiction: judgement.contradiction ?? null,

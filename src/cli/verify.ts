@@ -2,7 +2,7 @@ import { analyze } from '../core/index/analyzer';
 import { ModelError } from '../core/models/errors';
 import { abstractSentences } from '../core/verify/claims';
 import { TermStatistics, tfidfRelevance } from '../core/verify/relevance';
-import { judgeSupport } from '../core/verify/support';
+import { judgeSupport, supportConfidence } from '../core/verify/support';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
@@ -11,9 +11,12 @@ import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
 
 Judges whether each abstract supports its claim. Input lines: {"id", "claim", "abstract"} with the
-abstract a string or a list of sentences. Output lines: {"id", "label", "entailment", "contradiction",
-"relevance", "sentence", "model"}; label is supported, contradicted, unsupported or unverifiable; model
-is the NLI model that judged (Attest's built-in one unless --nli-model names another; none: relevance alone).`;
+abstract a string or a list of sentences. Output lines: {"id", "label", "confidence", "onDev", "entailment",
+"contradiction", "relevance", "sentence", "model"}; label is supported, contradicted, unsupported or
+unverifiable; confidence, for supported, is strong (at the level the model's calibration found right
+85% of the time on the dev claims) or weak ("may support"), and onDev {"verdicts", "right"} says how
+many dev verdicts at that level the model gave and how many were right; model is the NLI model that
+judged (Attest's built-in one unless --nli-model names another; none: relevance alone).`;
 
 interface Pair {
   readonly id: string | number;
@@ -55,7 +58,8 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
     const relevance = tfidfRelevance(analyze, TermStatistics.of(pairs.map((p) => p.sentences.join(' ')), analyze));
     for (const pair of pairs) {
       const j = await judgeSupport(pair.claim, pair.sentences, { relevance, nli });
-      io.out(`${JSON.stringify({ id: pair.id, label: j.label, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null, model: j.model ?? null })}\n`);
+      const line = { id: pair.id, label: j.label, confidence: supportConfidence(j) ?? null, onDev: j.onDev ?? null, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null, model: j.model ?? null };
+      io.out(`${JSON.stringify(line)}\n`);
     }
   } finally {
     await nli?.model.dispose();

@@ -1,5 +1,5 @@
 import type { SearchMode } from '../core/evidence';
-import type { SupportLabel } from '../core/verify/support';
+import { shownVerdict, type ShownVerdict, type SupportJudgement } from '../core/verify/support';
 import type { PaperStanding } from '../core/papers/paper';
 
 /*
@@ -14,10 +14,19 @@ export interface Fragment {
   readonly match: boolean;
 }
 
-/** What an NLI model made of the claim against the paper, once one has judged it. */
+/**
+ * What an NLI model made of the claim against the paper, once one has judged it, as the badge shows it:
+ * "Supports the claim" only where the model's calibration says so, else "May support" (`shownVerdict`).
+ */
 export interface VerdictView {
-  readonly label: SupportLabel;
+  readonly label: ShownVerdict;
   readonly entailment?: number;
+  /** For a supported label: how many of the model's dev verdicts at this level were said, and right. */
+  readonly onDev?: { readonly verdicts: number; readonly right: number };
+}
+
+export function verdictView(judgement: SupportJudgement): VerdictView {
+  return { label: shownVerdict(judgement), entailment: judgement.entailment, ...(judgement.onDev && { onDev: judgement.onDev }) };
 }
 
 /** One ranked paper as the panel shows it: only display text and what the buttons need. */
@@ -109,8 +118,10 @@ export interface PanelStrings {
   readonly standing: Readonly<Record<PaperStanding, string>>;
   readonly score: string;
   readonly existing: string;
-  readonly verdict: Readonly<Record<SupportLabel, string>>;
+  readonly verdict: Readonly<Record<ShownVerdict, string>>;
   readonly entailment: string;
+  /** The badge's tooltip on a supported label: `{0}` in 10 right, `{1}` of `{2}`. */
+  readonly onDev: string;
   /** Beside the list while the NLI model judges its papers. */
   readonly judging: string;
   /** Beside a first list, from the library alone, while the open sources are still searched. */

@@ -14,6 +14,7 @@ import { DIAGNOSTIC_SOURCE } from './diagnostics';
 import { registerFindEvidence, type EvidenceApi, type EvidenceJudge } from './findEvidence';
 import { CITE_LIBRARY_PAPER, CitationCompletionProvider, citeLibraryPaper, type LibraryPapers } from './citationCompletion';
 import { EvidenceActions } from './evidenceActions';
+import { verdictView } from './evidenceProtocol';
 import { CitationHoverProvider } from './hover';
 import { EvidenceLibrary } from './library';
 import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models';
@@ -137,7 +138,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     const model = await nli.withoutAsking();
     if (!model) return [];
     const judgements = await judgePapers(claim, papers, { analyze, nli: model, thresholds: config.thresholds, signal });
-    return judgements.map((j) => j && { label: j.label, entailment: j.entailment });
+    return judgements.map((j) => j && verdictView(j));
   };
   const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence, (claim, papers) => fullTexts.passagesAtHand(claim, papers));
   const suggestions = registerSuggest(context, { checker, config, nli, finder: () => library.finder() });

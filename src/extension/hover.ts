@@ -9,6 +9,7 @@ import type { ExistenceVerdict } from '../core/verify/existence';
 import { doiUrl, linkTarget, markdownCode, markdownLink, markdownText } from '../core/markdownText';
 import type { Checker } from './checker';
 import { describeRetraction } from './retraction';
+import { supportWords } from './supportWords';
 
 /** Shows the bibliography entry behind the citation key under the cursor. */
 export class CitationHoverProvider implements vscode.HoverProvider {
@@ -42,15 +43,16 @@ export class CitationHoverProvider implements vscode.HoverProvider {
  * Whether the cited work backs this sentence, what was read to say so (the abstract only, or with the
  * full text and from where), and the text and scores the verdict rests on.
  */
-function describeSupport({ judgement, supportedTogether, fullText }: CitationSupport): vscode.MarkdownString {
+function describeSupport(support: CitationSupport): vscode.MarkdownString {
+  const { judgement, fullText } = support;
   const md = new vscode.MarkdownString(undefined, true);
-  const icon = { supported: 'pass', contradicted: 'warning', unsupported: 'info', unverifiable: 'question' }[judgement.label];
-  const label = supportedTogether ? vscode.l10n.t('supported together with the other citations of this sentence') : judgement.label;
+  const { icon, verdict, meaning } = supportWords(support, vscode.l10n.t);
   const read =
     fullText && 'source' in fullText
-      ? vscode.l10n.t('Abstract and full text ({0}): {1}', FULL_TEXT_NAMES[fullText.source], label)
-      : vscode.l10n.t('Abstract only: {0}', label);
+      ? vscode.l10n.t('Abstract and full text ({0}): {1}', FULL_TEXT_NAMES[fullText.source], verdict)
+      : vscode.l10n.t('Abstract only: {0}', verdict);
   md.appendMarkdown(`$(${icon}) ${markdownText(read)}${judgement.reason ? ` (${markdownText(judgement.reason)})` : ''}\n\n`);
+  if (meaning) md.appendMarkdown(`${markdownText(meaning)}\n\n`);
   if (fullText && 'reason' in fullText) md.appendMarkdown(`*${markdownText(vscode.l10n.t('No full text: {0}', fullText.reason))}*\n\n`);
   if (judgement.sentence) {
     const where = judgement.evidence?.from === 'full text' ? `${passagePlace(judgement.evidence)}: ` : '';

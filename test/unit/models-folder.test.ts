@@ -119,7 +119,26 @@ describe('reading a model folder', () => {
       assert.deepEqual((await readModelFolder(dir)).judging, { premise: 'abstract', thresholds: { entailment: 0.4, contradiction: Number.POSITIVE_INFINITY, neutral: Number.POSITIVE_INFINITY } });
     });
 
+    it("reads the calibration `npm run calibrate` writes, a strong level never reached (null) as one no verdict reaches", async () => {
+      const bins = [{ from: 0.26, to: 0.7, verdicts: 120, right: 50 }, { from: 0.7, to: 1, verdicts: 40, right: 36 }];
+      const dev = ['scifact/claims_dev.jsonl'];
+      await attestJson({ premise: 'abstract', thresholds: { entailment: 0.26, contradiction: null }, calibration: { strongEntailment: 0.7, precision: 0.85, dev, bins } });
+      assert.deepEqual((await readModelFolder(dir)).judging?.calibration, { strongEntailment: 0.7, precision: 0.85, dev, bins });
+      await attestJson({ premise: 'abstract', thresholds: { entailment: 0.26, contradiction: null }, calibration: { strongEntailment: null, precision: 0.85, dev, bins } });
+      assert.equal((await readModelFolder(dir)).judging?.calibration?.strongEntailment, Number.POSITIVE_INFINITY);
+    });
+
     for (const [what, value, message] of [
+      [
+        'a calibration whose bin says more were right than were said',
+        { premise: 'abstract', thresholds: { entailment: 0.3, contradiction: 0.8 }, calibration: { strongEntailment: 0.7, precision: 0.85, dev: [], bins: [{ from: 0.3, to: 1, verdicts: 2, right: 3 }] } },
+        /"calibration\.bins" should list bins/,
+      ],
+      [
+        'a calibration whose strong level is text',
+        { premise: 'abstract', thresholds: { entailment: 0.3, contradiction: 0.8 }, calibration: { strongEntailment: '0.7', precision: 0.85, dev: [], bins: [] } },
+        /"calibration\.strongEntailment" should be a probability or null, not "0\.7"/,
+      ],
       ['a neutral threshold out of range', { premise: 'abstract', thresholds: { entailment: 0.5, contradiction: 0.8, neutral: 0 } }, /"thresholds\.neutral" should be a probability above 0 and at most 1, not 0/],
       ['an unknown premise', { premise: 'sentences', thresholds: { entailment: 0.5, contradiction: 0.8 } }, /"premise" should be "abstract", not "sentences"/],
       ['no thresholds', { premise: 'abstract' }, /"thresholds" should be an object with "entailment" and "contradiction"/],

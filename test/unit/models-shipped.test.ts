@@ -31,6 +31,23 @@ describe('the built-in NLI model on real claims', function () {
     else process.env.ATTEST_NLI_MODEL = saved;
   });
 
+  it('shows a supported verdict as sure only from the level its calibration, read from dev files alone, found right 85% of the time', async () => {
+    const dir = (await builtInNliFolder()) as string;
+    const calibration = (JSON.parse(readFileSync(path.join(dir, 'attest.json'), 'utf8')) as { calibration?: { strongEntailment: number | null; dev: string[] } }).calibration;
+    assert.ok(calibration, 'the shipped attest.json has a calibration');
+    assert.ok(calibration.dev.length > 0 && calibration.dev.every((f) => /(_dev|corpus)[^/]*\.jsonl$/.test(f)), calibration.dev.join(', '));
+    const strong = calibration.strongEntailment ?? Number.POSITIVE_INFINITY;
+    const { code, out } = await attest('verify', '--pairs', PAIRS[0]);
+    assert.equal(code, 0);
+    const supported = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { label: string; confidence: string | null; entailment: number })
+      .filter((j) => j.label === 'supported');
+    assert.ok(supported.length > 0);
+    for (const j of supported) assert.equal(j.confidence, j.entailment >= strong ? 'strong' : 'weak', JSON.stringify(j));
+  });
+
   for (const file of PAIRS) {
     it(`gives each pair of ${path.basename(path.dirname(file))} its gold label, saying which model judged`, async () => {
       const gold = readFileSync(file, 'utf8')

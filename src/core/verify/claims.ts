@@ -141,7 +141,9 @@ async function cached(
   const read = passages.length === 0 ? '' : `:${hash(JSON.stringify(passages.map((p) => [p.section, p.page ?? null, p.text])))}`;
   // The label is the model's scores under the thresholds in effect: a judgement made under other thresholds
   // (the user changed one, or a model setting landed before its thresholds) is not this one.
-  const judgedBy = `${deps.nli?.id ?? 'relevance'}:${hash(JSON.stringify(thresholdsFor(deps)))}`;
+  // A calibrated model's judgement carries how sure it is: judged under another calibration, it is not this one.
+  const calibration = deps.nli?.model.judging?.calibration;
+  const judgedBy = `${deps.nli?.id ?? 'relevance'}:${hash(JSON.stringify(calibration ? [thresholdsFor(deps), calibration] : thresholdsFor(deps)))}`;
   const key = `support:${judgedBy}:${hash(claim)}:${hash(abstract ?? '')}${read}`;
   const hit = await cache.get(key);
   if (hit?.status === 200) return JSON.parse(hit.body) as SupportJudgement;

@@ -1,8 +1,26 @@
 import type { Passage } from '../fulltext/types';
+import { binOf, confidenceOf, type SupportConfidence } from '../models/calibration';
 import type { NliModel, NliScores, RankedPremise } from '../models/nli';
 
 /** Whether a cited abstract backs the sentence that cites it. */
 export type SupportLabel = 'supported' | 'contradicted' | 'unsupported' | 'unverifiable';
+
+/**
+ * A verdict as the writer is shown it: `supported` only where the model's calibration says its
+ * verdicts are right often enough (with a check mark); a `supported` label below that is `may-support`.
+ */
+export type ShownVerdict = 'supported' | 'may-support' | Exclude<SupportLabel, 'supported'>;
+
+/** How a judgement is shown; one judged before calibration (no `confidence`) only ever as `may-support`. */
+export function shownVerdict(judgement: Pick<SupportJudgement, 'label' | 'confidence'>): ShownVerdict {
+  if (judgement.label !== 'supported') return judgement.label;
+  return supportConfidence(judgement) === 'strong' ? 'supported' : 'may-support';
+}
+
+/** How sure a `supported` label is (weak when judged before calibration); undefined on the other labels. */
+export function supportConfidence(judgement: Pick<SupportJudgement, 'label' | 'confidence'>): SupportConfidence | undefined {
+  return judgement.label === 'supported' ? (judgement.confidence ?? 'weak') : undefined;
+}
 
 export interface SupportThresholds {
   /** Entailment probability from which a sentence of the abstract supports the claim. */
@@ -80,6 +98,14 @@ export interface SupportJudgement {
   readonly evidence?: EvidencePlace;
   /** The model that judged, by name (e.g. `attest-nli-minilm-l6 (built in)`); absent when relevance alone decided. */
   readonly model?: string;
+  /**
+   * For `supported`: `strong` when the entailment reaches the level the model's calibration found
+   * precise on the dev claims, else `weak` (shown as "may support"); a model without calibration never
+   * says `strong`. Absent on other labels and in judgements cached before calibration (read as weak).
+   */
+  readonly confidence?: SupportConfidence;
+  /** For `supported`, from the model's calibration: how many of its dev verdicts at this entailment were said, and were right. */
+  readonly onDev?: { readonly verdicts: number; readonly right: number };
 }
 
 export type EvidencePlace = { readonly from: 'abstract' } | { readonly from: 'full text'; readonly section: string; readonly page?: number };
@@ -149,7 +175,18 @@ export async function judgeSupport(
     return { ...base, label: 'contradicted', sentence: premises[contra.index].shown, evidence: premises[contra.index].place };
   }
   const related = { ...base, ...(unrelated ? { unrelated } : {}) };
-  if (entail.value >= thresholds.entailment) return { ...related, label: 'supported', sentence: premises[entail.index].shown, evidence: premises[entail.index].place };
+  if (entail.value >= thresholds.entailment) {
+    const calibration = deps.nli.model.judging?.calibration;
+    const bin = binOf(entail.value, calibration);
+    return {
+      ...related,
+      label: 'supported',
+      confidence: confidenceOf(entail.value, calibration),
+      ...(bin && { onDev: { verdicts: bin.verdicts, right: bin.right } }),
+      sentence: premises[entail.index].shown,
+      evidence: premises[entail.index].place,
+    };
+  }
   if (thresholds.neutral !== undefined && Math.min(...scores.map((s) => s.neutral)) < thresholds.neutral) {
     return { ...related, label: 'unverifiable', reason: 'the model could not tell', sentence: closest.text, evidence: closest.place };
   }

@@ -63,11 +63,12 @@ suite('support check', () => {
     let hover = '';
     const hoverOnAspirin = async (): Promise<string> =>
       (hover = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), uniqueRange(tex, 'aspirin2019').start.translate(0, 2))));
-    // The model entails aspirin2019's sentence far above 0.5: under that threshold it is supported.
+    // The model entails aspirin2019's sentence far above 0.5: under that threshold it is supported, shown
+    // as "may support" since the model has no calibration to say its verdicts are right.
     // (The diagnostic alone would not tell: it is gone for a moment while every check runs.)
     await attest().update('support.entailmentThreshold', 0.5, vscode.ConfigurationTarget.Workspace);
     try {
-      await waitFor('a supported verdict on aspirin2019', async () => (/Abstract only: supported/.test(await hoverOnAspirin()) ? true : undefined), () => hover, 30_000);
+      await waitFor('a supported verdict on aspirin2019', async () => (/Abstract only: may support/.test(await hoverOnAspirin()) ? true : undefined), () => hover, 30_000);
       assert.deepStrictEqual(attestDiagnostics(texUri(), 'unsupported'), []);
     } finally {
       await attest().update('support.entailmentThreshold', 1, vscode.ConfigurationTarget.Workspace);
