@@ -42,6 +42,9 @@ const POINTERS: readonly [string, RegExp][] = [
   ['Later, Garcia found that fractures fell by a third [1].', /attributes the claim to Garcia/],
   ['Writer and Jones showed that fractures fell by a third [1].', /attributes the claim to Jones/],
   ['Smith et al. found that fractures fell by a third [1].', /et al/],
+  ['As Smith notes, fractures fell by a third [1].', /attributes the claim to Smith/],
+  ["Smith's group showed that fractures fell by a third [1].", /attributes the claim to Smith/],
+  ['The Smith lab found that fractures fell by a third [1].', /attributes the claim to Smith/],
 ];
 
 /** Ordinary sentences: capitalised first words, scientific terms and eponyms are no one cited; the source's own authors may be named. */

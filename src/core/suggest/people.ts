@@ -24,7 +24,8 @@ import type { NumberedSource } from './sources';
  * A capitalised word, whole, as names are written: "Smith", "O'Brien", "McDonald", "Martín-Brualla";
  * not a possessive ("Smith's"), not "Kaplan" of "Kaplan–Meier", not a gene or cell line ("ChIP", "EiPSCs").
  */
-const NAME = String.raw`(?<![\p{L}\p{N}'’‘-])\p{Lu}(?:['’]\p{Lu})?\p{Ll}{1,30}(?:\p{Lu}\p{Ll}{2,20})?(?:-\p{Lu}?\p{Ll}{2,20}){0,2}(?![\p{L}\p{N}'’–—-])`;
+const NAME_WORD = String.raw`(?<![\p{L}\p{N}'’‘-])\p{Lu}(?:['’]\p{Lu})?\p{Ll}{1,30}(?:\p{Lu}\p{Ll}{2,20})?(?:-\p{Lu}?\p{Ll}{2,20}){0,2}`;
+const NAME = String.raw`${NAME_WORD}(?![\p{L}\p{N}'’–—-])`;
 /** A person as a sentence writes one: "Smith", "John Smith". */
 const PERSON = String.raw`${NAME}(?:\s{1,3}${NAME}){0,2}`;
 const AND = String.raw`\s{0,2},?\s{1,3}(?:and|&)\s{1,3}`;
@@ -44,9 +45,19 @@ const AFTER_PERSON = String.raw`(?=\s{0,3}(?:[,.;:!?)(]|$)|\s{1,3}(?:in|and|et|w
  */
 const NOT_AFTER_ARTICLE = String.raw`(?<!(?<![\p{L}])(?:[Tt]he|[Aa]n?|[Tt]his|[Tt]hat|[Tt]hese|[Tt]hose|[Oo]ur|[Tt]heir|[Ii]ts|[Hh]is|[Hh]er|[Ii]n|of|from|at|on|to|for|with|into|across|within|among|between)\s{1,3}(?:\p{Lu}[\p{L}'’-]{0,40}\s{1,3}){0,3})`;
 
+/**
+ * A person's group: "Smith's lab", "the Smith lab". A possessive before anything else is an eponym
+ * ("Parkinson's disease"), and "the Polycomb group" is a family of genes.
+ */
+const GROUP = String.raw`(?:group|lab|laboratory|team|colleagues|co-?workers|co-?authors)(?![\p{L}])`;
+const LAB = String.raw`(?:lab|laboratory)(?![\p{L}])`;
+
 /** Where a sentence names people as the authors of what it says; the group `people` holds them. */
 const AUTHOR_PLACES: readonly RegExp[] = [
   new RegExp(String.raw`${NOT_AFTER_ARTICLE}(?<people>${PERSON}(?:${AND}${PERSON})?)\s{1,3}(?:${ADVERB}\s{1,3})?(?:(?:has|have|had)\s{1,3}(?:${ADVERB}\s{1,3})?)?${VERB}(?![\p{L}])`, 'gu'),
+  // After "as", the verbs that are nouns as often are verbs: "as Smith notes".
+  new RegExp(String.raw`(?<![\p{L}])[Aa]s\s{1,3}(?<people>${PERSON}(?:${AND}${PERSON})?)\s{1,3}(?:notes|reports|states|claims|documents|estimates|puts\s{1,3}it|points\s{1,3}out)(?![\p{L}])`, 'gu'),
+  new RegExp(String.raw`(?<people>${NAME_WORD})['’]s\s{1,3}${GROUP}|(?<![\p{L}])[Tt]he\s{1,3}(?<team>${NAME})\s{1,3}${LAB}`, 'gu'),
   new RegExp(
     String.raw`(?<![\p{L}])(?:[Aa]ccording\s{1,3}to|(?:[Aa]s\s{1,3})?${BY}|${SPEECH})\s{1,3}(?<people>${PERSON}(?:\s{0,2},\s{1,3}${PERSON}){0,4}(?:${AND}${PERSON})?)${AFTER_PERSON}`,
     'gu',
@@ -109,7 +120,7 @@ export function unlistedPerson(sentence: string, authors: readonly Author[], ord
   const surnames = new Set(authors.flatMap((a) => nameParts(a.family ?? a.literal ?? '')));
   for (const place of AUTHOR_PLACES) {
     for (const match of sentence.matchAll(place)) {
-      for (const surname of surnamesIn(match.groups?.people ?? '')) {
+      for (const surname of surnamesIn(match.groups?.people ?? match.groups?.team ?? '')) {
         const word = surname.toLowerCase();
         if (STOP.has(word) || USUAL_SUBJECTS.has(word) || NOUN_ENDING.test(word) || ordinary.has(word)) continue;
         if (nameParts(surname).some((part) => surnames.has(part))) continue;
