@@ -14,8 +14,10 @@ export const FIND_REAL_PAPER = 'attest.findRealPaper';
 
 /**
  * "Find the real paper" for a reference no source has: searches the sources by the entry's title and
- * authors, lists the closest records with what differs from the entry, and writes the one picked into
- * the entry (its title, authors, year, venue, DOI) in one undoable edit of the .bib.
+ * authors, lists the records that are its work by the existence check's rule (`nearestRecords`) with
+ * what differs from the entry, and writes the one picked into the entry (its title, authors, year,
+ * venue, DOI) in one undoable edit of the .bib. With none, it says the reference may be fabricated
+ * and offers nothing to pick.
  */
 export async function findRealPaper(checker: Checker, lookups: ReferenceLookups, file: unknown, key: unknown): Promise<void> {
   if (typeof file !== 'string' || typeof key !== 'string') return;
@@ -43,12 +45,14 @@ export async function findRealPaper(checker: Checker, lookups: ReferenceLookups,
   if (!found) return;
   if (found.records.length === 0) {
     const why = found.failures.length > 0 ? ` ${vscode.l10n.t('Not searched: {0}', found.failures.join('; '))}` : '';
-    void vscode.window.showInformationMessage(vscode.l10n.t('No source has a work close to "{0}".', title) + why);
+    // Nothing to pick: a work that only resembles the entry would put another paper's metadata over a made-up reference.
+    if (found.answered) void vscode.window.showWarningMessage(vscode.l10n.t('No close match found: the reference may be fabricated.') + why);
+    else void vscode.window.showInformationMessage(vscode.l10n.t('No source could be searched for "{0}".', title) + why);
     return;
   }
   const picked = await vscode.window.showQuickPick(
     found.records.map((near) => ({ ...itemOf(near), near })),
-    { title: vscode.l10n.t('Works close to {0}: pick one to use its metadata', key), matchOnDescription: true, matchOnDetail: true },
+    { title: vscode.l10n.t('Works that may be {0}: pick one to use its metadata', key), matchOnDescription: true, matchOnDetail: true },
   );
   if (picked) await useRecord(entry, picked.near);
 }

@@ -48,7 +48,10 @@ const RULES: readonly Rule[] = [
     reason: 'an arXiv identifier',
   },
   {
-    pattern: new RegExp(String.raw`${WORD_START}(?:pmid|pmcid|isbn|issn)(?![\p{L}])|${WORD_START}pmc\s?\d|${WORD_START}pubmed\s+(?:id|identifier)(?![\p{L}])`, 'iu'),
+    pattern: new RegExp(
+      String.raw`${WORD_START}(?:pmid|pmcid|isbn|issn)(?![\p{L}])|${WORD_START}pmc\s?\d|${WORD_START}(?:pubmed|medline)(?:\s{1,3}(?:central\s{1,3})?(?:id|identifier)(?![\p{L}])|(?:\s{1,3}(?:central|no\.|number))?\s{0,3}[:#]?\s{0,3}\d)`,
+      'iu',
+    ),
     reason: 'an identifier of a publication (PMID, PMC, ISBN, ISSN)',
   },
   { pattern: new RegExp(String.raw`${WORD_START}et\.?\s{0,3}al(?![\p{L}])`, 'iu'), reason: 'works named by "et al."' },
@@ -57,8 +60,8 @@ const RULES: readonly Rule[] = [
     reason: 'a reference to a work ("ref.", "reference 12")',
   },
   {
-    pattern: new RegExp(String.raw`${WORD_START}(?:in\s{1,3}press|personal\s{1,3}communication|unpublished|forthcoming|further\s{1,3}reading|works\s{1,3}cited|see\s{1,3}also)(?![\p{L}])`, 'iu'),
-    reason: 'a work the sources do not include (in press, unpublished, further reading)',
+    pattern: new RegExp(String.raw`${WORD_START}(?:in\s{1,3}press|personal\s{1,3}communication|unpublished|forthcoming|further\s{1,3}reading|works\s{1,3}cited|see\s{1,3}also)(?![\p{L}])|${WORD_START}in\s{1,3}prep(?:\.|aration(?![\p{L}])(?!\s{1,3}(?:for|of)(?![\p{L}])))`, 'iu'),
+    reason: 'a work the sources do not include (in press, in preparation, unpublished, further reading)',
   },
   {
     pattern: new RegExp(String.raw`${NAME}(?:['’]s|s['’])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3}){0,2}${YEAR}|${NAME}(?:,|\s{1,3}(?:and|&)\s{1,3}\p{Lu}[\p{L}'’-]{1,40},?)\s{0,3}${ANY_YEAR}`, 'u'),

@@ -244,6 +244,7 @@ function readSentence(raw: string, sourceCount: number): { text: string; sources
     open = marker.end - 1;
   }
   text = tidy(text + raw.slice(at));
+  for (const number of sourcesInWords(text)) if (number < 1 || number > sourceCount) beyond.push(String(number));
   if (beyond.length > 0) {
     const count = sourceCount === 1 ? 'there is 1 source' : `there are ${sourceCount} sources`;
     return removal(raw, `it cites source ${beyond.join(', ')}, but ${count}`);
@@ -251,6 +252,14 @@ function readSentence(raw: string, sourceCount: number): { text: string; sources
   const reason = citationLike(text);
   if (reason) return removal(raw, reason);
   return { text, sources: [...new Set(sources)] };
+}
+
+/** "source 7", "sources 3 and 9", "source no. 4": a source cited by its number in words. */
+const SOURCES_IN_WORDS = /(?<![\p{L}\p{N}])sources?\s{0,3}(?:(?:no\.|nos\.|numbers?|#)\s{0,3})?(\d{1,6}(?:\s{0,3}(?:,|;|and|or|&|[-–—]|to)\s{0,3}\d{1,6}){0,20})(?!\p{N})/giu;
+
+/** The numbers of the sources a sentence names in words; the manuscript has no numbered sources, so one beyond those given is another work. */
+function sourcesInWords(text: string): number[] {
+  return [...text.matchAll(SOURCES_IN_WORDS)].flatMap((match) => (match[1].match(/\d{1,6}/g) ?? []).map(Number));
 }
 
 /** The sentence as it reads once markers are gone: single spaces, no space before punctuation. */
@@ -267,7 +276,7 @@ function tidy(text: string): string {
 /** Enough of what was taken out to recognise it; a server may send a megabyte in one "sentence". */
 const SHOWN_CHARACTERS = 300;
 
-function removal(text: string, reason: string): Removal {
+export function removal(text: string, reason: string): Removal {
   const shown = text.split(NOTE_MARK).join('⁽…⁾');
   return { text: shown.length <= SHOWN_CHARACTERS ? shown : `${shown.slice(0, SHOWN_CHARACTERS)}…`, reason };
 }

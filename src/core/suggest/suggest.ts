@@ -13,6 +13,7 @@ import type { Llm } from './llm';
 import { LlmError } from './llmErrors';
 import { DEFAULT_DRAFT_LIMITS, MAX_REPLY_CHARACTERS, type DraftLimits } from './limits';
 import { parseDraft, type ParsedDraft, type Removal } from './parse';
+import { withoutUnlistedPeople } from './people';
 import { draftMessages, parseQueries, queryMessages } from './prompt';
 import { recheck, type SentenceJudge, type SuggestedSentence } from './recheck';
 import { numberSources, type NumberedSource } from './sources';
@@ -123,15 +124,17 @@ export async function suggest(request: SuggestRequest): Promise<Suggestion> {
       note(`The model's reply could not be read as a draft: ${parsed.reason}.`);
       return result('malformed', sources);
   }
-  const taken = parsed.removed.length;
+  const people = withoutUnlistedPeople(parsed.sentences, sources);
+  const removed = [...parsed.removed, ...people.removed];
+  const taken = removed.length;
   if (taken > 0) note(`${taken} part${taken === 1 ? ' of the draft was' : 's of the draft were'} taken out, each with the reason.`);
-  if (parsed.sentences.length === 0) {
+  if (people.kept.length === 0) {
     note('Nothing was left of the draft once what cites works outside the sources, or is not plain text, was taken out.');
-    return result('empty', sources, { removed: parsed.removed });
+    return result('empty', sources, { removed });
   }
-  onProgress?.({ stage: 'checking', sentences: parsed.sentences.length });
-  const sentences = await recheck(parsed.sentences, sources, judge, signal);
-  return result('drafted', sources, { sentences, removed: parsed.removed });
+  onProgress?.({ stage: 'checking', sentences: people.kept.length });
+  const sentences = await recheck(people.kept, sources, judge, signal);
+  return result('drafted', sources, { sentences, removed });
 }
 
 /** The model's queries, or the selection itself when its reply is of no use. */
