@@ -241,9 +241,12 @@
     const buttons = el('div', 'actions');
     for (const action of ACTIONS) {
       if ((action === 'openPaper' && !item.link) || (action === 'addToBibliography' && item.existing)) continue;
-      const button = el('button', action === 'citeHere' ? 'primary' : 'secondary', action === 'citeHere' ? citeLabel : strings.actions[action]);
+      // The sentence cites the paper already: said on the button, which does nothing.
+      const alreadyCited = action === 'citeHere' && item.citedHere === true;
+      const button = el('button', action === 'citeHere' && !alreadyCited ? 'primary' : 'secondary', alreadyCited ? strings.citedHere : action === 'citeHere' ? citeLabel : strings.actions[action]);
       if (action === 'openPaper') button.title = item.link;
-      button.addEventListener('click', () => send(action, index, list));
+      if (alreadyCited) button.disabled = true;
+      else button.addEventListener('click', () => send(action, index, list));
       buttons.append(button);
     }
     footer.append(buttons);

@@ -57,6 +57,12 @@ const loadedApart = {
   },
 };
 
+/**
+ * The most a VSIX may weigh: 50 MB as vsce and the Marketplace count them (2^20 bytes). The models and
+ * ONNX Runtime are most of it; README.md's package section has the table of what each part costs.
+ */
+const MAX_VSIX_BYTES = 50 * 1024 * 1024;
+
 /** What the installed extension reads besides its bundles. */
 const ASSETS = ['package.nls.json', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes'];
 /**
@@ -64,6 +70,13 @@ const ASSETS = ['package.nls.json', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxe
  * start, for someone installing it. The repository's README.md is for contributors.
  */
 const MARKETPLACE_README = 'media/marketplace/README.md';
+/**
+ * Where the page's pictures are. VS Code shows the page under a policy that loads images from https:
+ * and data: URLs only (`img-src https: data:`), so a picture named relative to the package never
+ * shows, and the package has no repository to link an https one from: each picture goes into the
+ * page as a data: URL, and is not in the package beside it.
+ */
+const MARKETPLACE_PICTURES = 'media/marketplace';
 
 /**
  * The models built into Attest (src/core/models/builtIn.ts finds them at the package's root), each
@@ -144,12 +157,23 @@ function copyOnnxRuntime(nativeDir, modules) {
   for (const dir of [path.join(modules, 'onnxruntime-node/dist'), path.join(modules, 'onnxruntime-common/dist')]) removeMatching(dir, /\.(map|d\.ts|d\.mts|d\.cts)$/);
 }
 
-/** pdf.js as the PDF worker imports it: the legacy build, its worker and the standard fonts, without source maps. */
+/**
+ * pdf.js as the PDF worker imports it: the legacy build and its worker, each as pdf.js's own minified
+ * copy under the name the other imports (0.17 MB less in the VSIX). Not its standard fonts (0.5 MB):
+ * they give glyph outlines for drawing, and the text layer of a PDF in all 14 standard fonts read the
+ * same without them.
+ */
 function copyPdfJs(modules) {
   const pdfjs = path.join(root, 'node_modules/pdfjs-dist');
-  for (const file of ['package.json', 'LICENSE', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs', 'standard_fonts']) {
-    copy(path.join(pdfjs, file), path.join(modules, 'pdfjs-dist', file));
-  }
+  const files = { 'package.json': 'package.json', LICENSE: 'LICENSE', 'legacy/build/pdf.min.mjs': 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.min.mjs': 'legacy/build/pdf.worker.mjs' };
+  for (const [from, to] of Object.entries(files)) copy(path.join(pdfjs, from), path.join(modules, 'pdfjs-dist', to));
+}
+
+/** The page at `file` with each PNG picture it names relative to the repository's root put in as a data: URL. */
+function withPicturesInline(file) {
+  return fs.readFileSync(file, 'utf8').replace(/(!\[[^\]]*\]\()([^)\s]+\.png)\)/g, (_, start, picture) => {
+    return `${start}data:image/png;base64,${fs.readFileSync(path.join(root, picture)).toString('base64')})`;
+  });
 }
 
 function removeMatching(dir, pattern) {
@@ -174,6 +198,8 @@ async function packageTarget(target, outDir) {
   fs.mkdirSync(stage, { recursive: true });
   const metafile = await bundle(path.join(stage, 'dist'));
   for (const asset of ASSETS) copy(path.join(root, asset), path.join(stage, asset));
+  fs.rmSync(path.join(stage, MARKETPLACE_PICTURES), { recursive: true });
+  fs.writeFileSync(path.join(stage, 'readme.md'), withPicturesInline(path.join(root, MARKETPLACE_README)));
   const nativeDir = TARGETS[target];
   // Without onnxruntime (Intel Macs) the models could not run.
   const models = nativeDir ? Object.keys(BUILT_IN_MODELS).filter((dir) => fs.existsSync(path.join(root, dir))) : [];
@@ -188,8 +214,8 @@ async function packageTarget(target, outDir) {
 
   const vsix = path.join(outDir, `${manifest.name}-${target}-${manifest.version}.vsix`);
   // The dependencies are already in the stage; --no-dependencies keeps vsce from asking npm about them.
-  // vsce places the page at the package's root as readme.md; its picture is named from there, so the links stay as written.
-  const page = ['--readme-path', MARKETPLACE_README, '--no-rewrite-relative-links'];
+  // The page's pictures are data: URLs, which vsce's rewriting of relative links refuses (it wants https: ones).
+  const page = ['--readme-path', 'readme.md', '--no-rewrite-relative-links'];
   execFileSync(process.execPath, [require.resolve('@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', ...page, '--target', target, '--out', vsix], {
     cwd: stage,
     stdio: 'inherit',
@@ -197,7 +223,9 @@ async function packageTarget(target, outDir) {
   const bundled = Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0);
   const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
   const withModel = models.length > 0 ? `, ${models.map((dir) => path.basename(dir)).join(' and ')}` : '';
-  console.log(`${vsix}: ${mb(fs.statSync(vsix).size)} MB (bundles ${mb(bundled)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'}${withModel})`);
+  const size = fs.statSync(vsix).size;
+  console.log(`${vsix}: ${mb(size)} MB (bundles ${mb(bundled)} MB${nativeDir ? `, onnxruntime for ${nativeDir}` : ', no onnxruntime'}${withModel})`);
+  if (size > MAX_VSIX_BYTES) throw new Error(`${vsix} is ${mb(size)} MB, over the ${mb(MAX_VSIX_BYTES)} MB a package may weigh`);
 }
 
 async function main() {

@@ -23,7 +23,26 @@ try {
   assert.equal(check.status, 1, check.stderr);
   const codes = new Set(JSON.parse(check.stdout).findings.map((f) => f.code));
   for (const code of ['missing-key', 'duplicate-key', 'bib-parse-error']) assert.ok(codes.has(code), `${code} missing from ${[...codes]}`);
-  console.log(`packaged CLI ${cli}: --version and check of the example as expected`);
+  // The command the package's page gives for a terminal, run as written, against this package
+  // installed where VS Code installs it (offline: the example's mistakes need no source).
+  const page = fs.readFileSync(path.join(stage, 'readme.md'), 'utf8');
+  const documented = [...page.matchAll(/`(node [^`]*dist\/cli\.js check paper\.tex)`/g)].map((m) => m[1]);
+  assert.equal(documented.length, 1, `the page should give one terminal command, not ${JSON.stringify(documented)}`);
+  const home = path.join(cache, 'home');
+  const { name, publisher, version: installed } = JSON.parse(fs.readFileSync(path.join(stage, 'package.json'), 'utf8'));
+  fs.mkdirSync(path.join(home, '.vscode', 'extensions'), { recursive: true });
+  fs.symlinkSync(stage, path.join(home, '.vscode', 'extensions', `${publisher}.${name}-${installed}-${path.basename(stage)}`), 'dir');
+  const manuscripts = path.join(cache, 'paper');
+  fs.mkdirSync(manuscripts);
+  for (const file of ['paper.tex', 'references.bib']) fs.copyFileSync(path.join(root, 'examples', file), path.join(manuscripts, file));
+  const asDocumented = spawnSync('bash', ['-c', `${documented[0]} --offline --cache "$ATTEST_TEST_CACHE"`], {
+    cwd: manuscripts,
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home, ATTEST_TEST_CACHE: path.join(cache, 'lookups') },
+  });
+  assert.equal(asDocumented.status, 1, `${documented[0]}: ${asDocumented.stderr}`);
+  assert.match(asDocumented.stdout, /paper\.tex:\d+:\d+: error: 'smith2023citations' is not in any bibliography/);
+  console.log(`packaged CLI ${cli}: --version, check of the example and the page's command (${documented[0]}) as expected`);
 } finally {
   fs.rmSync(cache, { recursive: true, force: true });
 }

@@ -8,7 +8,7 @@ export type Parsed<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
  * A command's arguments, parsed by node:util's parseArgs, with what it leaves to its caller:
  * `--help` prints the command's usage, and an unknown option is named with the nearest known one
  * instead of parseArgs' own advice about positionals. Returns the exit status instead when the
- * command is not to run: 0 after `--help`, 2 after a mistake (said in one line, then the usage).
+ * command is not to run: 0 after `--help`, 2 after a mistake (said in one line, see `usageError`).
  */
 export function parseCommandLine<T extends ParseArgsConfig>(command: string, config: T, usage: string, io: Console): Parsed<T> | number {
   const args = config.args ?? [];
@@ -21,9 +21,17 @@ export function parseCommandLine<T extends ParseArgsConfig>(command: string, con
   try {
     return parseArgs(config);
   } catch (error) {
-    io.err(`attest ${command}: ${problemOf(error as NodeJS.ErrnoException, Object.keys(config.options ?? {}))}\n${usage}\n`);
-    return 2;
+    return usageError(command, problemOf(error as NodeJS.ErrnoException, Object.keys(config.options ?? {})), io);
   }
+}
+
+/**
+ * Says a command-line mistake in one line, and where the usage is, rather than under the whole usage,
+ * where the one line that matters was lost. Returns the exit status of a usage error.
+ */
+export function usageError(command: string, problem: string, io: Console): number {
+  io.err(`attest ${command}: ${problem}\nRun \`attest help ${command}\` for usage.\n`);
+  return 2;
 }
 
 function problemOf(error: NodeJS.ErrnoException, options: readonly string[]): string {

@@ -13,7 +13,7 @@ import { UnreadableFileError } from '../core/text/decode';
 import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
 import { IgnoreFileError, IgnoreList, ignoreFileFor } from '../core/verify/ignore';
 import { citedEntries, referenceFindings, VerdictCache, verifyEntries, withReferenceFindings } from '../core/verify/references';
-import { parseCommandLine } from './args';
+import { parseCommandLine, usageError } from './args';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
 import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
@@ -103,10 +103,7 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
         : !SEVERITIES.includes(least)
           ? `--min-severity must be error, warning, information or hint, not '${values['min-severity']}'`
           : undefined;
-  if (problem !== undefined) {
-    io.err(`attest check: ${problem}\n${CHECK_USAGE}\n`);
-    return EXIT_USAGE;
-  }
+  if (problem !== undefined) return usageError('check', problem, io);
 
   try {
     const target = await targetOf(path.resolve(positionals[0]));

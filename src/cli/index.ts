@@ -2,7 +2,7 @@ import { PaperLibrary, type Encoder } from '../core/index/library';
 import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
 import { formatOf, importFileInBatches, type ImportResult, type PaperFormat } from '../core/papers/import';
-import { parseCommandLine } from './args';
+import { parseCommandLine, usageError } from './args';
 import { UnreadableFileError } from '../core/text/decode';
 import type { Console } from './main';
 import { encoderDir, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
@@ -30,12 +30,12 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   if (typeof parsed === 'number') return parsed;
   const [subcommand, ...files] = parsed.positionals;
   const { store } = parsed.values;
-  if (subcommand !== 'add') return usage(io, subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`);
-  if (files.length === 0) return usage(io, 'no file given');
-  if (!store) return usage(io, '--store DIR is required');
+  if (subcommand !== 'add') return usageError('index', subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`, io);
+  if (files.length === 0) return usageError('index', 'no file given', io);
+  if (!store) return usageError('index', '--store DIR is required', io);
   const formats = files.map(formatOf);
   const unknown = files.find((_, at) => formats[at] === undefined);
-  if (unknown !== undefined) return usage(io, `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`);
+  if (unknown !== undefined) return usageError('index', `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`, io);
 
   let encoder: Encoder | undefined;
   try {
@@ -96,9 +96,4 @@ class ProblemReport {
 function progress(what: string, encoder: Encoder | undefined, before = 0): ((done: number, total: number) => void) | undefined {
   if (!encoder || !process.stderr.isTTY) return undefined;
   return (done, total) => showProgress(what, before + done, before + total);
-}
-
-function usage(io: Console, problem: string): number {
-  io.err(`attest index: ${problem}\n${INDEX_USAGE}\n`);
-  return 2;
 }

@@ -5,7 +5,7 @@ export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
 
-const COMMANDS = `Usage: attest <command> [options]; attest <command> --help says more.
+const COMMANDS = `Usage: attest <command> [options]; attest help <command> says more.
   check     check a manuscript's citations and references (a file, a .bib, or every manuscript in a folder)
   verify    judge whether abstracts support claims
   index     add papers to a paper library
@@ -35,11 +35,7 @@ export const processConsole: Console = {
  */
 export async function main(argv: readonly string[], io: Console = processConsole): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
-    const [{ CHECK_USAGE }, { VERIFY_USAGE }, { INDEX_USAGE }, { SEARCH_USAGE }, { SUGGEST_USAGE }] = await Promise.all([import('./check'), import('./verify'), import('./index'), import('./search'), import('./suggest')]);
-    io.out(`${COMMANDS}\n\n${CHECK_USAGE}\n\n${VERIFY_USAGE}\n\n${INDEX_USAGE}\n\n${SEARCH_USAGE}\n\n${SUGGEST_USAGE}\n`);
-    return EXIT_OK;
-  }
+  if (command === '--help' || command === '-h' || command === 'help') return help(rest[0], io);
   if (command === '--version' || command === '-V' || command === 'version') {
     io.out(`${attestVersion()}\n`);
     return EXIT_OK;
@@ -53,4 +49,26 @@ export async function main(argv: readonly string[], io: Console = processConsole
     return EXIT_USAGE;
   }
   return (await import('./check')).checkCommand(rest, io);
+}
+
+/** `attest help`: every command's usage; `attest help check`: check's alone. */
+async function help(command: string | undefined, io: Console): Promise<number> {
+  const usages: Readonly<Record<string, () => Promise<string>>> = {
+    check: async () => (await import('./check')).CHECK_USAGE,
+    verify: async () => (await import('./verify')).VERIFY_USAGE,
+    index: async () => (await import('./index')).INDEX_USAGE,
+    search: async () => (await import('./search')).SEARCH_USAGE,
+    suggest: async () => (await import('./suggest')).SUGGEST_USAGE,
+  };
+  if (command === undefined) {
+    const all = await Promise.all(Object.values(usages).map((usage) => usage()));
+    io.out(`${[COMMANDS, ...all].join('\n\n')}\n`);
+    return EXIT_OK;
+  }
+  if (!Object.hasOwn(usages, command)) {
+    io.err(`attest help: unknown command '${command}'\n${COMMANDS}\n`);
+    return EXIT_USAGE;
+  }
+  io.out(`${await usages[command]()}\n`);
+  return EXIT_OK;
 }

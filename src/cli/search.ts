@@ -4,7 +4,7 @@ import type { Encoder } from '../core/index/library';
 import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
 import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, replacingVectors, startEncoder } from './encoder';
-import { parseCommandLine } from './args';
+import { parseCommandLine, usageError } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { forTerminal, showProgress } from './terminal';
@@ -67,12 +67,12 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   const { values } = parsed;
   const top = Number(values.top);
   const mode = values.mode as SearchMode | undefined;
-  if (!values.store) return usage(io, '--store DIR is required');
-  if ((values.query === undefined) === (values.queries === undefined)) return usage(io, 'give either --query TEXT or --queries FILE.jsonl');
-  if (!Number.isInteger(top) || top < 1) return usage(io, `--top must be a positive whole number, not '${values.top}'`);
-  if (mode !== undefined && !MODES.includes(mode)) return usage(io, `--mode must be lexical, dense or hybrid, not '${mode}'`);
-  if (values.format !== 'jsonl') return usage(io, `--format must be jsonl, not '${values.format}'`);
-  if (values.rerank && values['rerank-model'] !== undefined) return usage(io, 'give --rerank or --rerank-model DIR, not both');
+  if (!values.store) return usageError('search', '--store DIR is required', io);
+  if ((values.query === undefined) === (values.queries === undefined)) return usageError('search', 'give either --query TEXT or --queries FILE.jsonl', io);
+  if (!Number.isInteger(top) || top < 1) return usageError('search', `--top must be a positive whole number, not '${values.top}'`, io);
+  if (mode !== undefined && !MODES.includes(mode)) return usageError('search', `--mode must be lexical, dense or hybrid, not '${mode}'`, io);
+  if (values.format !== 'jsonl') return usageError('search', `--format must be jsonl, not '${values.format}'`, io);
+  if (values.rerank && values['rerank-model'] !== undefined) return usageError('search', 'give --rerank or --rerank-model DIR, not both', io);
   const encoderFolder = encoderDir(values['embed-model'], process.env);
   if (mode !== undefined && mode !== 'lexical' && encoderFolder === undefined) {
     const { ENCODER_SETTING } = await import('../core/index/library');
@@ -175,9 +175,4 @@ function parseQueries(text: string): Query[] {
     queries.push({ id: queryId, text: query });
   });
   return queries;
-}
-
-function usage(io: Console, problem: string): number {
-  io.err(`attest search: ${problem}\n${SEARCH_USAGE}\n`);
-  return 2;
 }

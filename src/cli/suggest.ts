@@ -23,7 +23,7 @@ import { endpointName } from '../core/suggest/llmErrors';
 import { supportJudge } from '../core/suggest/recheck';
 import { suggest, type Suggestion } from '../core/suggest/suggest';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
-import { parseCommandLine } from './args';
+import { parseCommandLine, usageError } from './args';
 import { isFileSystemError } from './encoder';
 import type { Console } from './main';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
@@ -78,10 +78,10 @@ export async function suggestCommand(args: readonly string[], io: Console): Prom
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
   const claim = values.claim?.trim();
-  if (!claim) return usage(io, '--claim TEXT is required');
-  if (values.style !== 'latex' && values.style !== 'markdown') return usage(io, `--style must be latex or markdown, not '${values.style}'`);
-  if (values.accept !== 'supported' && values.accept !== 'unconfirmed') return usage(io, `--accept must be supported or unconfirmed, not '${values.accept}'`);
-  if (values.format !== 'json') return usage(io, `--format must be json, not '${values.format}'`);
+  if (!claim) return usageError('suggest', '--claim TEXT is required', io);
+  if (values.style !== 'latex' && values.style !== 'markdown') return usageError('suggest', `--style must be latex or markdown, not '${values.style}'`, io);
+  if (values.accept !== 'supported' && values.accept !== 'unconfirmed') return usageError('suggest', `--accept must be supported or unconfirmed, not '${values.accept}'`, io);
+  if (values.format !== 'json') return usageError('suggest', `--format must be json, not '${values.format}'`, io);
   const style: CitationStyle = values.style === 'latex' ? { kind: 'latex', command: 'cite' } : { kind: 'pandoc' };
   const accept: Accept = values.accept;
 
@@ -197,9 +197,4 @@ async function readBibliographies(files: readonly string[]): Promise<BibEntry[]>
     for (const entry of parseBibliography(text, path.resolve(file)).entries) entries.push(entry);
   }
   return entries;
-}
-
-function usage(io: Console, problem: string): number {
-  io.err(`attest suggest: ${problem}\n${SUGGEST_USAGE}\n`);
-  return 2;
 }

@@ -3,7 +3,7 @@ import { ModelError } from '../core/models/errors';
 import { abstractSentences } from '../core/verify/claims';
 import { TermStatistics, tfidfRelevance } from '../core/verify/relevance';
 import { judgeSupport, supportConfidence } from '../core/verify/support';
-import { parseCommandLine } from './args';
+import { parseCommandLine, usageError } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
@@ -34,10 +34,7 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
   );
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
-  if (!values.pairs || values.format !== 'jsonl') {
-    io.err(`attest verify: ${values.pairs ? '--format must be jsonl' : '--pairs FILE.jsonl is required'}\n${VERIFY_USAGE}\n`);
-    return 2;
-  }
+  if (!values.pairs || values.format !== 'jsonl') return usageError('verify', values.pairs ? '--format must be jsonl' : '--pairs FILE.jsonl is required', io);
   let pairs: Pair[];
   try {
     pairs = parsePairs(await readNamedTextFile(values.pairs, LARGEST_TEXT_BYTES));

@@ -81,6 +81,7 @@ function panelStrings(): PanelStrings {
     actions: { citeHere: t('Cite here'), addToBibliography: t('Add to bibliography'), openPaper: t('Open paper') },
     downloadEncoder: t('Download the encoder'),
     replaceCitation: t('Replace {0} with this'),
+    citedHere: t('Already cited here'),
   };
 }
 

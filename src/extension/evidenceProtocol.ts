@@ -43,6 +43,8 @@ export interface EvidenceItem {
   readonly score: number;
   /** The entry of the manuscript's bibliographies that already stands for the paper. */
   readonly existing?: { readonly key: string; readonly file: string };
+  /** The sentence searched for cites the paper already: the page offers no Cite here for it. */
+  readonly citedHere?: true;
   readonly verdict?: VerdictView;
   /** A paper its source shows retracted, withdrawn or under concern: the page says so beside its title. */
   readonly standing?: PaperStanding;
@@ -133,4 +135,6 @@ export interface PanelStrings {
   readonly downloadEncoder: string;
   /** The cite button's label when the search replaces a citation; `{0}` is its key. */
   readonly replaceCitation: string;
+  /** The Cite here button of a paper the sentence cites already, which does nothing. */
+  readonly citedHere: string;
 }

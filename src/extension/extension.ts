@@ -27,6 +27,8 @@ import { registerSuggest, type SuggestApi } from './suggest';
 export interface AttestApi extends SuggestApi, EvidenceApi {
   /** Citation completion offers the papers of `library` from now on. */
   setCitationLibrary(library: LibraryPapers): void;
+  /** What Attest's status bar item shows, if it shows. */
+  statusBar(): StatusBar['shown'];
 }
 
 export function activate(context: vscode.ExtensionContext): AttestApi {
@@ -150,6 +152,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     setEvidenceJudge: (judge) => evidence.setEvidenceJudge(judge),
     setSentenceJudge: (judge) => suggestions.setSentenceJudge(judge),
     setCitationLibrary: (papers) => completion.setLibrary(papers),
+    statusBar: () => statusBar.shown,
   };
 }
 

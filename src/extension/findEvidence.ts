@@ -338,7 +338,8 @@ class FindEvidence implements vscode.Disposable {
     const papers = search.results.results.map((r) => r.paper);
     const existing = manuscript ? await this.actions.existingEntries(manuscript, papers) : [];
     const passages = (await this.passages?.(search.claim, papers).catch(() => undefined)) ?? [];
-    return { existing, passages };
+    const cited = manuscript ? await keysCitedAt(manuscript, search.target) : new Set<string>();
+    return { existing, passages, citedHere: existing.map((entry) => entry !== undefined && cited.has(entry.key)) };
   }
 
   /**
@@ -377,13 +378,28 @@ class FindEvidence implements vscode.Disposable {
 interface ViewParts {
   readonly existing: readonly (BibEntry | undefined)[];
   readonly passages: readonly (PassageAtHand | undefined)[];
+  /** Whether the sentence searched for cites each paper already (by its existing entry's key). */
+  readonly citedHere: readonly boolean[];
+}
+
+/** The keys the sentence around `target` cites: Cite here would only cite one of them again. */
+async function keysCitedAt(manuscript: CheckResult, target: CitationTarget): Promise<Set<string>> {
+  const file = target.uri.fsPath;
+  const document = await vscode.workspace.openTextDocument(target.uri);
+  const at = document.positionAt(target.offset);
+  const around = manuscript.citations.filter(({ claim, file: cited }) => {
+    if (cited !== file || !claim) return false;
+    const { start, end } = claim.range;
+    return new vscode.Range(start.line, start.character, end.line, end.character).contains(at);
+  });
+  return new Set(around.map((c) => c.key));
 }
 
 /**
  * The search as the page lists it, with its verdicts as they are now: composed in one step with the
  * page's being sent it, so that verdicts set meanwhile are never left out.
  */
-function compose(search: Search, { existing, passages }: ViewParts): ResultsMessage {
+function compose(search: Search, { existing, passages, citedHere }: ViewParts): ResultsMessage {
   const { claim, results, judged, judging } = search;
   return {
     type: 'results',
@@ -401,6 +417,7 @@ function compose(search: Search, { existing, passages }: ViewParts): ResultsMess
       return {
         ...itemOf(evidence, claim, existing[i]),
         ...(verdict !== undefined && { verdict }),
+        ...(citedHere[i] && { citedHere: true }),
         ...(passage && { passage: { place: passage.place, text: highlight(passage.text, claim) } }),
       };
     }),

@@ -34,7 +34,8 @@ export class CitationHoverProvider implements vscode.HoverProvider {
     if (verdict) parts.push(describeVerdict(verdict));
     const retraction = describeRetraction(result.verdicts?.get(citation.key)?.retraction);
     if (retraction) parts.push(retraction);
-    if (support) parts.push(describeSupport(support));
+    // No source has the work: why no full text of it was read says nothing more.
+    if (support) parts.push(describeSupport(verdict?.status === 'not-found' ? { ...support, fullText: undefined } : support));
     return new vscode.Hover(parts, range);
   }
 }

@@ -40,8 +40,13 @@ export interface ModelKind<T extends { dispose(): Promise<void> }> {
   /** Why Attest wants it, in the consent prompt. */
   readonly purpose: string;
   readonly start: (dir: string, options: ModelOptions) => Promise<T>;
-  /** The folder of the model that ships with Attest, used while the setting is empty; undefined when this copy has none. */
+  /**
+   * The folder of the model that ships with Attest, used while the setting is empty, and while the model
+   * it names is still to be downloaded; undefined when this copy has none.
+   */
   readonly builtIn?: () => Promise<string | undefined>;
+  /** The command that downloads the model the setting names. */
+  readonly downloadCommand: string;
 }
 
 /**
@@ -89,7 +94,9 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       // Loading reports the setting's problem.
       return undefined;
     }
-    return location.kind === 'hub' && !(await hasFiles(location.dir, exportFiles(preferQuantized))) ? 'not-downloaded' : undefined;
+    if (location.kind !== 'hub' || (await hasFiles(location.dir, exportFiles(preferQuantized)))) return undefined;
+    // The built-in model stands in until the download (see `load`).
+    return (await this.kind.builtIn?.()) === undefined ? 'not-downloaded' : undefined;
   }
 
   /**
@@ -129,13 +136,15 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     }
     const files = exportFiles(preferQuantized);
     try {
-      if (builtIn !== undefined) {
-        const loaded = await this.kind.start(builtIn, { preferQuantized: true, threads, optimizedCopies: await builtInCopies(this.storage, builtIn) });
-        this.log.info(`Built-in model loaded from ${builtIn}`);
-        return { model: loaded, ...(await builtInIdentity(builtIn)) };
-      }
+      if (builtIn !== undefined) return await this.loadBuiltIn(builtIn, threads);
       const location = modelLocation(model, this.storage.fsPath, os.homedir(), workspaceFolder());
       if (location.kind === 'hub' && !(await hasFiles(location.dir, files))) {
+        // Setting a model does not download it: until the user does, the built-in model judges, and Attest says so.
+        const standIn = userAsked ? undefined : await this.kind.builtIn?.();
+        if (standIn !== undefined) {
+          this.offerDownload(location.repo);
+          return await this.loadBuiltIn(standIn, threads);
+        }
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
       // A download's graph is in its onnx/ folder (exportFiles); its copy is kept beside it.
@@ -149,6 +158,22 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       void vscode.window.showErrorMessage(vscode.l10n.t('Attest could not load the model: {0}', error.message));
       return undefined;
     }
+  }
+
+  private async loadBuiltIn(dir: string, threads: number): Promise<Loaded<T>> {
+    const loaded = await this.kind.start(dir, { preferQuantized: true, threads, optimizedCopies: await builtInCopies(this.storage, dir) });
+    this.log.info(`Built-in model loaded from ${dir}`);
+    return { model: loaded, ...(await builtInIdentity(dir)) };
+  }
+
+  /** Says that the model set is not downloaded and the built-in one judges meanwhile, with the download at a click. */
+  private offerDownload(repo: string): void {
+    const download = vscode.l10n.t('Download');
+    const message = vscode.l10n.t('{0} is set as the model but is not downloaded yet: Attest uses its built-in model until it is.', repo);
+    this.log.info(message);
+    void Promise.resolve(vscode.window.showInformationMessage(message, download)).then((choice) => {
+      if (choice === download) void vscode.commands.executeCommand(this.kind.downloadCommand);
+    });
   }
 
   /** Asks before the download (the user decides what leaves and arrives), then downloads with progress and cancel. */
@@ -222,6 +247,7 @@ export const NLI_MODEL: ModelKind<NliModel> = {
   ),
   start: (dir, options) => WorkerNliModel.start(dir, options),
   builtIn: () => builtInNliFolder(),
+  downloadCommand: 'attest.downloadNliModel',
 };
 
 /** The sentence encoder that adds meaning to Find Evidence's word matching. */
@@ -229,6 +255,7 @@ export const ENCODER_MODEL: ModelKind<Embedder> = {
   section: 'attest.retrieval.encoder',
   purpose: vscode.l10n.t('Find Evidence ranks papers by meaning as well as words with a sentence encoder (about 35 MB). Without it, ranking is by words alone.'),
   start: (dir, options) => WorkerEmbedder.start(dir, options),
+  downloadCommand: 'attest.downloadEncoder',
 };
 
 /** Where the optimised copy of a model Attest ships is kept: in Attest's storage (see `copiesFolderOf`). */

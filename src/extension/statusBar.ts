@@ -8,6 +8,7 @@ import type { ReferenceLookups } from './references';
 /** Counts of the active manuscript's problems; a click opens the Problems panel. */
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('attest.status', vscode.StatusBarAlignment.Left, 10);
+  private visible = false;
 
   constructor(
     private readonly checker: Checker,
@@ -27,6 +28,7 @@ export class StatusBar implements vscode.Disposable {
     const result = file === undefined ? undefined : (this.checker.resultFor(file) ?? this.checker.allResults().find((r) => r.bibliographyFiles.includes(file)));
     if (!result) {
       this.item.hide();
+      this.visible = false;
       return;
     }
     const counts = { error: 0, warning: 0, information: 0, hint: 0 };
@@ -36,11 +38,13 @@ export class StatusBar implements vscode.Disposable {
     const unchecked = result.verdicts ? [...result.verdicts.values()].filter((l) => l.verdict.status === 'unchecked').length : 0;
     // Offline or with every source failing, a clean bar would read as "all references checked".
     const notChecked = unchecked > 0 ? ` $(question) ${vscode.l10n.t('{0} not checked', unchecked)}` : '';
-    // VS Code's own status bar counts the problems; this says whether Attest has something to say, and
-    // the cited works found retracted, each once however often it is cited: the error a writer most needs to see.
+    // VS Code's own counts are of every extension's problems; these are Attest's alone. Then the cited works
+    // found retracted, each once however often it is cited: the error a writer most needs to see.
     const retracted = new Set(result.findings.filter((f) => f.code === 'retracted').map((f) => f.key)).size;
     const retractedText = retracted > 0 ? ` $(circle-slash) ${vscode.l10n.t('{0} retracted', retracted)}` : '';
-    this.item.text = `${counts.error + counts.warning === 0 ? '$(pass)' : '$(warning)'}${retractedText} ${vscode.l10n.t('Attest')}${notChecked}`;
+    const shown = counts.error + counts.warning + counts.information;
+    const counted = shown === 0 ? '$(pass)' : `$(error) ${counts.error} $(warning) ${counts.warning} $(info) ${counts.information}`;
+    this.item.text = `${vscode.l10n.t('Attest')} ${counted}${retractedText}${notChecked}`;
     const summary = vscode.l10n.t(
       'Citations: {0} (keys: {1}); bibliography entries: {2}. In the Problems panel: {3} errors, {4} warnings, {5} notes.',
       result.citations.length,
@@ -55,6 +59,12 @@ export class StatusBar implements vscode.Disposable {
     const why = result.verdicts && describeUnchecked(result.verdicts);
     this.item.tooltip = [summary, hints, why, ...abstractLines(result)].filter((line) => line).join('\n');
     this.item.show();
+    this.visible = true;
+  }
+
+  /** What the item shows, for the tests: an extension cannot read another's status bar items. */
+  get shown(): { readonly text: string; readonly tooltip: string } | undefined {
+    return this.visible ? { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? '') } : undefined;
   }
 
   /** Long work under way: a spinner, and a click cancels it. */
@@ -63,6 +73,7 @@ export class StatusBar implements vscode.Disposable {
     this.item.tooltip = vscode.l10n.t('Click to cancel.');
     this.item.command = 'attest.cancelReferenceCheck';
     this.item.show();
+    this.visible = true;
   }
 
   dispose(): void {

@@ -274,6 +274,17 @@ describe('downloading a model from the hub', () => {
     assert.match(error.message, /^org\/tiny-nli has no onnx\/model_fp16\.onnx at revision main \(.*answered 404\)/);
   });
 
+  it('leaves no empty model folder behind when the download fails, and keeps a folder that was there before', async () => {
+    const gone = await ScriptedServer.start(() => undefined);
+    const baseUrl = gone.baseUrl;
+    await gone.close();
+    const fresh = path.join(destination, 'models', 'org', 'tiny-nli');
+    await failure(download({ baseUrl, destination: fresh }), 'offline');
+    assert.deepEqual(await fs.readdir(destination), [], 'the folders this download made are gone');
+    await failure(download({ baseUrl }), 'offline');
+    assert.ok((await fs.stat(destination)).isDirectory(), 'the folder that was there before stays');
+  });
+
   it('when the hub cannot be reached, says how to download the model by hand and which setting takes it', async () => {
     const gone = await ScriptedServer.start(() => undefined);
     const baseUrl = gone.baseUrl;

@@ -51,6 +51,17 @@ describe('the settings as the Settings UI shows them', () => {
     for (const [key, property] of models) assert.equal(property.scope, 'machine', key);
   });
 
+  it('says of every machine-scoped setting where it is set, the Remote tab in a remote window, and of no other', () => {
+    // VS Code applies a machine-scoped setting from User settings in a local window, and from the Remote
+    // tab's settings in a remote one, where its User tab shows it greyed out: "a user setting" misleads there.
+    const descriptionOf = (property: Property): string => strings[/^%(.+)%$/.exec(property.markdownDescription ?? '')?.[1] ?? ''] ?? '';
+    const where = 'A setting of this machine (User settings; in a remote window, the Remote tab)';
+    for (const [key, property] of properties) {
+      assert.equal(descriptionOf(property).includes(where), property.scope === 'machine', key);
+      assert.doesNotMatch(descriptionOf(property), /user settings only|a user setting/i, key);
+    }
+  });
+
   it('has a description for every setting in package.nls.json', () => {
     for (const [key, property] of properties) {
       const placeholder = /^%(.+)%$/.exec(property.markdownDescription ?? '')?.[1];

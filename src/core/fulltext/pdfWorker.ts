@@ -4,7 +4,6 @@
  * service sent, so that a large or hostile one never stalls the extension host: it gets its own
  * thread, and the caller a time and memory limit.
  */
-import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { UnreadableFileError } from '../text/decode';
@@ -35,10 +34,10 @@ async function read(request: PdfRequest): Promise<PdfAnswer> {
   const bytes = await readFileBounded(request.file, request.maxBytes);
   if (!bytes) return { ok: false, reason: 'the file is gone', lasting: false };
   const data = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const fonts = path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts') + path.sep;
   let document;
   try {
-    document = await pdfjs.getDocument({ data, standardFontDataUrl: fonts, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+    // No standardFontDataUrl: those fonts give glyph outlines for drawing; the text layer is the same without them, and the package leaves them out.
+    document = await pdfjs.getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
   } catch (error) {
     return failure(error);
   }

@@ -66,16 +66,34 @@ const IDLE_TIMEOUT_MS = 30_000;
 /** ONNX graphs are protocol buffers, which cannot be larger; bigger models keep their weights in other files. */
 const MAX_GRAPH_BYTES = 2 ** 31 - 1;
 
-/** Fetches every file not already at its final path; resolves when all are there. */
+/**
+ * Fetches every file not already at its final path; resolves when all are there. A download that fails
+ * takes back the folders it made that are still empty, so that no empty model folder is left looking
+ * like a model; a folder holding anything (a part kept for the next download to resume) stays.
+ */
 export async function downloadModel(download: ModelDownload): Promise<void> {
   const destination = path.resolve(download.destination);
-  for (const file of download.files) {
-    const target = path.resolve(destination, file);
-    // The files' names are Attest's own; this only keeps a mistake from writing outside the folder.
-    if (!target.startsWith(destination + path.sep)) throw new ModelDownloadError('refused', `${file} would be written outside the model folder ${destination}.`);
-    if (await exists(target)) continue;
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await downloadFile(download, file, target);
+  const made: { readonly deepest: string; readonly first: string }[] = [];
+  try {
+    for (const file of download.files) {
+      const target = path.resolve(destination, file);
+      // The files' names are Attest's own; this only keeps a mistake from writing outside the folder.
+      if (!target.startsWith(destination + path.sep)) throw new ModelDownloadError('refused', `${file} would be written outside the model folder ${destination}.`);
+      if (await exists(target)) continue;
+      const first = await fs.mkdir(path.dirname(target), { recursive: true });
+      if (first !== undefined) made.push({ deepest: path.dirname(target), first });
+      await downloadFile(download, file, target);
+    }
+  } catch (error) {
+    for (const { deepest, first } of made.reverse()) await removeEmptyUpTo(deepest, first);
+    throw error;
+  }
+}
+
+/** Removes `dir` and its parents up to `last` while each is empty; rmdir refuses a folder that is not. */
+async function removeEmptyUpTo(dir: string, last: string): Promise<void> {
+  for (let folder = dir; ; folder = path.dirname(folder)) {
+    if (!(await fs.rmdir(folder).then(() => true, () => false)) || folder === last || path.dirname(folder) === folder) return;
   }
 }
 

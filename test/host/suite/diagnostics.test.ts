@@ -1,6 +1,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as vscode from 'vscode';
+import type { AttestApi } from '../../../src/extension/extension';
 import {
   attestDiagnostics,
   describeDiagnostics,
@@ -44,6 +45,27 @@ suite('diagnostics', () => {
   suiteTeardown(async () => {
     const now = await fs.promises.readFile(fixturePath('refs.bib'), 'utf8');
     if (now !== originalBib) await fs.promises.writeFile(fixturePath('refs.bib'), originalBib);
+  });
+
+  test('the status bar item counts the manuscript\'s errors, warnings and notes in its text, not only in its tooltip', async () => {
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
+    const api = await vscode.extensions.getExtension<AttestApi>('attest.attest')?.activate();
+    assert.ok(api);
+    const severities = [vscode.DiagnosticSeverity.Error, vscode.DiagnosticSeverity.Warning, vscode.DiagnosticSeverity.Information];
+    const expected = (): string => {
+      const all = [...attestDiagnostics(texUri()), ...attestDiagnostics(bibUri())];
+      const [errors, warnings, notes] = severities.map((severity) => all.filter((d) => d.severity === severity).length);
+      return `$(error) ${errors} $(warning) ${warnings} $(info) ${notes}`;
+    };
+    const text = await waitFor(
+      'the status bar item to count the missing key among its errors',
+      () => {
+        const shown = api.statusBar()?.text;
+        return attestDiagnostics(texUri(), 'missing-key').length > 0 && shown?.includes(expected()) ? shown : undefined;
+      },
+      () => `shown: ${api.statusBar()?.text}; expected it to hold ${expected()}`,
+    );
+    assert.match(text, /^Attest \$\(error\) [1-9]/);
   });
 
   test('a key that no bibliography defines is an error on exactly that key', async () => {

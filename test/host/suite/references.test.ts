@@ -1,4 +1,7 @@
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { BibliographicServer } from '../../../bench/support/bibliographicServer';
 import type { SourceRecord } from '../../../src/core/sources/types';
@@ -74,6 +77,25 @@ suite('reference check', () => {
     const onEntry = attestDiagnostics(bibUri(), 'not-found');
     assert.strictEqual(onEntry.length, 1, describeDiagnostics(bibUri()));
     assert.strictEqual(attestDiagnostics(bibUri()).filter((d) => /hochreiter1997lstm/.test(d.message)).length, 0, 'the correct entry is not flagged');
+  });
+
+  test('the hover of a reference no source knows says so, without lines on its full text, which nobody has', async () => {
+    // A PDF folder without the works' PDFs: each cited work gets a reason why it has no full text.
+    const folder = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'attest-pdfs-'));
+    await attest().update('fullText.pdfFolder', folder, vscode.ConfigurationTarget.Workspace);
+    try {
+      const tex = await vscode.workspace.openTextDocument(texUri());
+      const hoverOn = async (key: string): Promise<string> =>
+        hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), uniqueRange(tex, key).start.translate(0, 2)));
+      let found = '';
+      await waitFor('a found reference\'s hover to say why it has no full text', async () => (/No full text/.test((found = await hoverOn('hochreiter1997lstm'))) ? true : undefined), () => found, 30_000);
+      const notFound = await hoverOn('smith2023equivalence');
+      assert.match(notFound, /possibly fabricated/);
+      assert.doesNotMatch(notFound, /full text/i, notFound);
+    } finally {
+      await attest().update('fullText.pdfFolder', undefined, vscode.ConfigurationTarget.Workspace);
+      await fs.promises.rm(folder, { recursive: true, force: true });
+    }
   });
 
   test('metadata that differs from the matched record is a warning, and the hover shows the record', async () => {

@@ -147,6 +147,52 @@ suite('support check beside Find Evidence', () => {
   });
 });
 
+suite('a model set but not downloaded', () => {
+  test('leaves the built-in model judging until it is downloaded: Find Evidence still shows verdicts', async () => {
+    const attest = vscode.workspace.getConfiguration('attest');
+    // A Hugging Face id this machine has not downloaded (and cannot: the tests are offline).
+    await attest.update('nli.model', 'attest-test/not-downloaded-nli', vscode.ConfigurationTarget.Global);
+    try {
+      const extension = vscode.extensions.getExtension<EvidenceApi>('attest.attest');
+      assert.ok(extension);
+      const abstract = 'We followed 2,000 adults over 70 for five years. Daily aspirin reduced the risk of stroke by a fifth.';
+      (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [{ paper: { id: 'with', title: 'Aspirin and stroke', authors: [], abstract }, score: 1 }] }) });
+      const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
+      const editor = await vscode.window.showTextDocument(document);
+      const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
+      editor.selection = new vscode.Selection(range.start, range.end);
+      const view = await vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+      assert.strictEqual(typeof view?.items[0].verdict?.entailment, 'number', JSON.stringify(view?.items[0]));
+    } finally {
+      vscode.extensions.getExtension<EvidenceApi>('attest.attest')?.exports.setEvidenceFinder(undefined);
+      await attest.update('nli.model', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+});
+
+suite('Find Evidence for a sentence that cites a paper found', () => {
+  test('offers no Cite here for the paper the sentence cites already, and does for the others', async () => {
+    const extension = vscode.extensions.getExtension<EvidenceApi>('attest.attest');
+    assert.ok(extension);
+    const paper = (id: string, title: string): Evidence => ({ paper: { id, title, authors: [{ family: 'Rivera', given: 'Ana' }], year: 2019, abstract: 'Daily aspirin reduced the risk of stroke.' }, score: 1 });
+    (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [paper('cited', 'Aspirin and stroke in older adults'), paper('new', 'Aspirin and bleeding in older adults')] }) });
+    try {
+      const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
+      const editor = await vscode.window.showTextDocument(document);
+      // The sentence that ends in \citep{aspirin2019}.
+      const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
+      editor.selection = new vscode.Selection(range.start, range.end);
+      const view = await vscode.commands.executeCommand<ResultsMessage | undefined>('attest.findEvidence');
+      assert.strictEqual(view?.items[0].existing?.key, 'aspirin2019', JSON.stringify(view?.items[0]));
+      assert.strictEqual(view?.items[0].citedHere, true);
+      assert.strictEqual(view?.items[1].citedHere, undefined);
+      await screenshot('evidence-cited-here');
+    } finally {
+      extension.exports.setEvidenceFinder(undefined);
+    }
+  });
+});
+
 suite('verdicts after the list', () => {
   test('the papers found are listed, and can be acted on, before the model has judged them; the verdicts then join the list as it is', async () => {
     const extension = vscode.extensions.getExtension<AttestApi>('attest.attest');
