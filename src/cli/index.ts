@@ -48,7 +48,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   const unknown = files.find((_, at) => formats[at] === undefined);
   if (unknown !== undefined) return usage(io, `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`);
   if (solr !== undefined) return (await import('./solrIndex')).addToSolr(files, formats as PaperFormat[], solrTarget(solr, parsed.values.collection, process.env), encoderDir(parsed.values['embed-model'], process.env), io);
-  if (!store) return usage(io, '--store DIR (or --solr URL) is required');
+  if (!store) return usage(io, '--store DIR is required (or --solr URL)');
 
   let encoder: Encoder | undefined;
   try {

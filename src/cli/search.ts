@@ -71,7 +71,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   const top = Number(values.top);
   const mode = values.mode as SearchMode | undefined;
   if (values.store !== undefined && values.solr !== undefined) return usage(io, 'give --store DIR or --solr URL, not both');
-  if (!values.store && values.solr === undefined) return usage(io, '--store DIR (or --solr URL) is required');
+  if (!values.store && values.solr === undefined) return usage(io, '--store DIR is required (or --solr URL)');
   if (values.collection !== undefined && values.solr === undefined) return usage(io, '--collection needs --solr URL');
   if ((values.query === undefined) === (values.queries === undefined)) return usage(io, 'give either --query TEXT or --queries FILE.jsonl');
   if (!Number.isInteger(top) || top < 1) return usage(io, `--top must be a positive whole number, not '${values.top}'`);

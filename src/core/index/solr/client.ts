@@ -76,6 +76,24 @@ export class SolrClient {
     return readResults(answer);
   }
 
+  /** The number of documents holding each of `terms` in `field`, over the whole collection; a term none holds is absent. */
+  async documentFrequencies(field: string, terms: readonly string[], signal?: AbortSignal): Promise<Map<string, number>> {
+    if (terms.length === 0) return new Map();
+    const answer = await this.send(`${this.collectionPath()}/terms`, {
+      method: 'POST',
+      form: { 'terms.fl': field, 'terms.list': terms.map((term) => term.replace(/[\\,]/g, (c) => `\\${c}`)).join(','), distrib: 'true', wt: 'json', omitHeader: 'true' },
+      signal,
+    });
+    const pairs = (answer as { terms?: Record<string, unknown> }).terms?.[field];
+    const counts = new Map<string, number>();
+    if (!Array.isArray(pairs)) return counts;
+    for (let at = 0; at + 1 < pairs.length; at += 2) {
+      const [term, count] = [pairs[at], pairs[at + 1]];
+      if (typeof term === 'string' && typeof count === 'number') counts.set(term, count);
+    }
+    return counts;
+  }
+
   /** The stored documents of `ids` (real-time get: also those not yet committed), in no particular order. */
   async get(ids: readonly string[], fields: string, signal?: AbortSignal): Promise<SolrResults> {
     if (ids.length === 0) return { numFound: 0, docs: [] };

@@ -125,18 +125,11 @@ export class SolrLibrary implements EvidenceFinder {
     return scored(docs);
   }
 
-  /**
-   * The idf of each query term in the collection, to choose each paper's sentence to show: one shard's
-   * counts (a function query is answered by the shard holding the document), which with documents
-   * spread by the hash of their ids stand for the collection's.
-   */
+  /** The idf of each query term in the collection, to choose each paper's sentence to show as the local library does. */
   private async termWeights(terms: readonly string[], signal?: AbortSignal): Promise<Map<string, number>> {
     if (terms.length === 0) return new Map();
-    const fields = terms.map((term, at) => `t${at}:docfreq(text_terms,'${term.replace(/['\\]/g, '\\$&')}')`);
-    const { docs } = await this.solr.select({ q: '*:*', fq: 'kind:paper', rows: '1', fl: ['n:maxdoc()', ...fields].join(',') }, signal);
-    const [doc] = docs;
-    const count = Number(doc?.n);
-    return new Map(terms.map((term, at) => [term, luceneIdf(Number(doc?.[`t${at}`]), count)]));
+    const [frequencies, { numFound }] = await Promise.all([this.solr.documentFrequencies('text_terms', terms, signal), this.solr.select({ q: 'kind:paper', rows: '0' }, signal)]);
+    return new Map(terms.map((term) => [term, luceneIdf(frequencies.get(term) ?? 0, numFound)]));
   }
 
   /** The papers of `ranked`, read from Solr in growing slices, until `wanted` distinct works (open access, if asked) are found. */
