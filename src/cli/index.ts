@@ -26,6 +26,7 @@ reported with their line numbers; the rest are imported.
                       committed; papers it holds with the same text are skipped, so a stopped import
                       resumes where it stopped when run again
   --collection NAME   the Solr collection (default papers)
+  --encoder-name NAME with --solr, the name the collection records for the encoder (see attest solr)
 Exit status: 0 imported, 2 usage or I/O failure.`;
 
 
@@ -33,7 +34,7 @@ Exit status: 0 imported, 2 usage or I/O failure.`;
 export async function indexCommand(args: readonly string[], io: Console): Promise<number> {
   const parsed = parseCommandLine(
     'index',
-    { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' } } },
+    { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' }, 'encoder-name': { type: 'string' } } },
     INDEX_USAGE,
     io,
   );
@@ -43,11 +44,11 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   if (subcommand !== 'add') return usage(io, subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`);
   if (files.length === 0) return usage(io, 'no file given');
   if (store !== undefined && solr !== undefined) return usage(io, 'give --store DIR or --solr URL, not both');
-  if (parsed.values.collection !== undefined && solr === undefined) return usage(io, '--collection needs --solr URL');
+  if ((parsed.values.collection ?? parsed.values['encoder-name']) !== undefined && solr === undefined) return usage(io, '--collection and --encoder-name need --solr URL');
   const formats = files.map(formatOf);
   const unknown = files.find((_, at) => formats[at] === undefined);
   if (unknown !== undefined) return usage(io, `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`);
-  if (solr !== undefined) return (await import('./solrIndex')).addToSolr(files, formats as PaperFormat[], solrTarget(solr, parsed.values.collection, process.env), encoderDir(parsed.values['embed-model'], process.env), io);
+  if (solr !== undefined) return (await import('./solrIndex')).addToSolr(files, formats as PaperFormat[], solrTarget(solr, parsed.values.collection, process.env), { folder: encoderDir(parsed.values['embed-model'], process.env), name: parsed.values['encoder-name'] }, io);
   if (!store) return usage(io, '--store DIR is required (or --solr URL)');
 
   let encoder: Encoder | undefined;

@@ -9,7 +9,7 @@ import { encoderDir, loadEncoder } from './encoder';
 import type { Console } from './main';
 import { forTerminal } from './terminal';
 
-export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR]
+export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR [--encoder-name NAME]]
 
 Makes Attest's collection on a SolrCloud whose node answers at URL (up to /solr): uploads Attest's
 configset (solr/configset) as attest-NAME, its vector field sized for the encoder, creates the
@@ -21,6 +21,10 @@ attest.library.solr.url in the editor. A collection already made for the same en
   --replicas N        replicas of each shard (default 2)
   --embed-model DIR   the ONNX sentence encoder folder (or ATTEST_EMBED_MODEL) whose vectors the
                       collection will hold; without one it is searched by words alone
+  --encoder-name NAME the name its vectors are recorded under (default: the folder's name); writers'
+                      editors must name the same encoder in attest.retrieval.encoder.model, so for
+                      the editor's default give Xenova/bge-small-en-v1.5 with that model's folder;
+                      attest index add and attest search then take the same --encoder-name
 Credentials for Solr's basic authentication: ATTEST_SOLR_USER and ATTEST_SOLR_PASSWORD.
 Exit status: 0 made or already there, 2 usage, Solr or I/O failure.`;
 
@@ -41,7 +45,13 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
     {
       args: [...args],
       allowPositionals: true,
-      options: { collection: { type: 'string' }, shards: { type: 'string', default: '2' }, replicas: { type: 'string', default: '2' }, 'embed-model': { type: 'string' } },
+      options: {
+        collection: { type: 'string' },
+        shards: { type: 'string', default: '2' },
+        replicas: { type: 'string', default: '2' },
+        'embed-model': { type: 'string' },
+        'encoder-name': { type: 'string' },
+      },
     },
     SOLR_USAGE,
     io,
@@ -64,7 +74,7 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
   const { initCollection } = await import('../core/index/solr/collection');
   let encoder: Encoder | undefined;
   try {
-    encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));
+    encoder = named(await loadEncoder(encoderDir(parsed.values['embed-model'], process.env)), parsed.values['encoder-name']);
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
     io.err(`attest solr: ${error.message}\n`);
@@ -85,6 +95,11 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
   } finally {
     await encoder?.embedder.dispose();
   }
+}
+
+/** `encoder` under the name `--encoder-name` gives, which is what a Solr collection records and checks. */
+export function named(encoder: Encoder | undefined, name: string | undefined): Encoder | undefined {
+  return encoder && name !== undefined && name.trim() !== '' ? { ...encoder, model: name.trim() } : encoder;
 }
 
 /** The configset's folder in Attest's package: the repository's, or the one the package carries. */

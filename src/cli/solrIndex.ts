@@ -8,16 +8,23 @@ import { UnreadableFileError } from '../core/text/decode';
 import { isFileSystemError, loadEncoder } from './encoder';
 import { ProblemReport } from './importProblems';
 import type { Console } from './main';
+import { named } from './solr';
 import { forTerminal, showProgress } from './terminal';
 
 /** `attest index add FILE... --solr URL`: the papers of `files` added to Attest's collection on a SolrCloud. */
-export async function addToSolr(files: readonly string[], formats: readonly PaperFormat[], target: SolrTarget, encoderFolder: string | undefined, io: Console): Promise<number> {
+export async function addToSolr(
+  files: readonly string[],
+  formats: readonly PaperFormat[],
+  target: SolrTarget,
+  encoderGiven: { readonly folder?: string; readonly name?: string },
+  io: Console,
+): Promise<number> {
   let encoder: Encoder | undefined;
   try {
     const solr = new SolrClient(target);
     const info = await collectionInfo(solr);
     if (info === undefined) throw new SolrError('refused', `The Solr collection '${target.collection}' was not made by attest solr init: make it first.`);
-    encoder = await loadEncoder(encoderFolder);
+    encoder = named(await loadEncoder(encoderGiven.folder), encoderGiven.name);
     let sent = 0;
     let unchanged = 0;
     let read = 0;
