@@ -309,7 +309,7 @@ function seededRandom(seed: number): () => number {
 }
 
 /** BEIR's qrels: a header, then `query-id  corpus-id  score` per line. */
-async function readQrels(split: Split): Promise<Judgements> {
+export async function readQrels(split: Split): Promise<Judgements> {
   const text = await fs.readFile(path.join(SCIFACT, 'qrels', `${split}.tsv`), 'utf8');
   const judgements: Judgements = new Map();
   for (const line of text.split('\n').slice(1)) {

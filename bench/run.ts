@@ -14,6 +14,7 @@ import { benchEvidenceSentence } from './evidenceSentence.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchShippedModel } from './nli.bench';
+import { benchSolr } from './solr.bench';
 import { benchSupport } from './support.bench';
 
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   console.log('');
   await benchLibraryScale();
   await benchLiveSearch();
+  console.log('\nthe Solr backend: BEIR SciFact through a SolrCloud, against the local library');
+  await benchSolr();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
   console.log('\nthe built-in NLI model: SciFact, Citation-Integrity and Check-COVID dev, latency, memory, VSIX');

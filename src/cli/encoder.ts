@@ -69,3 +69,17 @@ export function replacingVectors(command: string, kept: string | undefined, enco
     : `stop now and give --embed-model the folder named ${old}`;
   return `attest ${command}: the library's papers are embedded with ${old}, not ${model}: all ${papers} are embedded again, and ${old}'s vectors are replaced once the first are saved. To keep them, ${keep}.\n`;
 }
+
+/** `reranker`, telling `failed` of each error its scoring throws. */
+export function watched(reranker: Reranker, failed: (error: unknown) => void): Reranker {
+  return {
+    depth: reranker.depth,
+    weight: reranker.weight,
+    score: (claim, passages, signal) =>
+      reranker.score(claim, passages, signal).catch((error: unknown) => {
+        failed(error);
+        throw error;
+      }),
+    dispose: () => reranker.dispose(),
+  };
+}

@@ -1,15 +1,18 @@
 import { PaperLibrary, type Encoder } from '../core/index/library';
 import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
-import { formatOf, importFileInBatches, type ImportResult, type PaperFormat } from '../core/papers/import';
+import { formatOf, importFileInBatches, type PaperFormat } from '../core/papers/import';
+import { ProblemReport } from './importProblems';
 import { parseCommandLine, usageError } from './args';
 import { UnreadableFileError } from '../core/text/decode';
 import type { Console } from './main';
 import { encoderDir, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
 import { forTerminal, showProgress } from './terminal';
 import { IMPORT_BATCH } from '../core/index/library';
+import { SOLR_BATCH } from '../core/index/solr/collection';
+import { solrTarget } from './solr';
 
-export const INDEX_USAGE = `Usage: attest index add FILE... --store DIR [--embed-model DIR]
+export const INDEX_USAGE = `Usage: attest index add FILE... (--store DIR | --solr URL [--collection NAME]) [--embed-model DIR]
 
 Adds papers to the paper library in DIR, which Find Evidence and attest search read (created if
 needed). Files by extension: .jsonl (one object a line: id or _id, title, abstract or text, optional
@@ -18,24 +21,35 @@ abstract) and .ris. A paper with an id the library has replaces it. Lines that c
 reported with their line numbers; the rest are imported.
   --embed-model DIR   an ONNX sentence encoder folder (or ATTEST_EMBED_MODEL) to embed the papers
                       with, for dense and hybrid search; papers added earlier without it are embedded too
+  --solr URL          add them to Attest's collection on the SolrCloud at URL instead (see attest solr
+                      init), embedded with the collection's encoder, in batches of ${SOLR_BATCH}, each
+                      committed; papers it holds with the same text are skipped, so a stopped import
+                      resumes where it stopped when run again
+  --collection NAME   the Solr collection (default papers)
+  --encoder-name NAME with --solr, the name the collection records for the encoder (see attest solr)
 Exit status: 0 imported, 2 usage or I/O failure.`;
-
-/** How many problems of one file are listed before the rest are only counted. */
-const SHOWN_PROBLEMS = 20;
 
 
 /** `attest index add`. */
 export async function indexCommand(args: readonly string[], io: Console): Promise<number> {
-  const parsed = parseCommandLine('index', { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' } } }, INDEX_USAGE, io);
+  const parsed = parseCommandLine(
+    'index',
+    { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' }, 'encoder-name': { type: 'string' } } },
+    INDEX_USAGE,
+    io,
+  );
   if (typeof parsed === 'number') return parsed;
   const [subcommand, ...files] = parsed.positionals;
-  const { store } = parsed.values;
+  const { store, solr } = parsed.values;
   if (subcommand !== 'add') return usageError('index', subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`, io);
   if (files.length === 0) return usageError('index', 'no file given', io);
-  if (!store) return usageError('index', '--store DIR is required', io);
+  if (store !== undefined && solr !== undefined) return usageError('index', 'give --store DIR or --solr URL, not both', io);
+  if ((parsed.values.collection ?? parsed.values['encoder-name']) !== undefined && solr === undefined) return usageError('index', '--collection and --encoder-name need --solr URL', io);
   const formats = files.map(formatOf);
   const unknown = files.find((_, at) => formats[at] === undefined);
   if (unknown !== undefined) return usageError('index', `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`, io);
+  if (solr !== undefined) return (await import('./solrIndex')).addToSolr(files, formats as PaperFormat[], solrTarget(solr, parsed.values.collection, process.env), { folder: encoderDir(parsed.values['embed-model'], process.env), name: parsed.values['encoder-name'] }, io);
+  if (!store) return usageError('index', '--store DIR is required (or --solr URL)', io);
 
   let encoder: Encoder | undefined;
   try {
@@ -66,29 +80,6 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     return 2;
   } finally {
     await encoder?.embedder.dispose();
-  }
-}
-
-/** A file's unreadable lines, the first few listed as they come and the rest counted at the end. */
-class ProblemReport {
-  private problems = 0;
-  private leftOut = 0;
-
-  constructor(
-    private readonly file: string,
-    private readonly io: Console,
-  ) {}
-
-  add(result: ImportResult): void {
-    for (const problem of result.problems) {
-      if (this.problems++ < SHOWN_PROBLEMS) this.io.err(`attest index: ${this.file}:${problem.line}: ${problem.message}\n`);
-    }
-    this.leftOut += result.leftOut;
-  }
-
-  finish(): void {
-    if (this.problems > SHOWN_PROBLEMS) this.io.err(`attest index: ${this.file}: ${this.problems - SHOWN_PROBLEMS} more lines could not be read\n`);
-    if (this.leftOut > 0) this.io.err(`attest index: ${this.file}: ${this.leftOut} ${this.leftOut === 1 ? 'entry' : 'entries'} without an abstract left out\n`);
   }
 }
 

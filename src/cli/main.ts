@@ -10,6 +10,7 @@ const COMMANDS = `Usage: attest <command> [options]; attest help <command> says 
   verify    judge whether abstracts support claims
   index     add papers to a paper library
   search    search a paper library
+  solr      make Attest's collection on a SolrCloud, an institution's paper library
   suggest   draft cited text for a claim with a language model, from retrieved papers only
   --version print Attest's version`;
 
@@ -44,6 +45,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
   if (command === 'index') return (await import('./index')).indexCommand(rest, io);
   if (command === 'search') return (await import('./search')).searchCommand(rest, io);
   if (command === 'suggest') return (await import('./suggest')).suggestCommand(rest, io);
+  if (command === 'solr') return (await import('./solr')).solrCommand(rest, io);
   if (command !== 'check') {
     io.err(`attest: ${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${COMMANDS}\n`);
     return EXIT_USAGE;

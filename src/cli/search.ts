@@ -3,13 +3,15 @@ import type { SearchMode } from '../core/evidence';
 import type { Encoder } from '../core/index/library';
 import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
-import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, replacingVectors, startEncoder } from './encoder';
+import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, replacingVectors, startEncoder, watched } from './encoder';
+import { parseQueries, type Query } from './queries';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { forTerminal, showProgress } from './terminal';
+import { solrTarget } from './solr';
 
-export const SEARCH_USAGE = `Usage: attest search --store DIR (--query TEXT | --queries FILE.jsonl) [--top K]
+export const SEARCH_USAGE = `Usage: attest search (--store DIR | --solr URL [--collection NAME]) (--query TEXT | --queries FILE.jsonl) [--top K]
                      [--mode lexical|dense|hybrid] [--embed-model DIR]
                      [--rerank | --rerank-model DIR] [--format jsonl]
 
@@ -25,6 +27,10 @@ abstract's sentence that matches the query best, or null.
   --rerank            reorder the top 20 of each ranking with Attest's built-in reranker, as Find
                       Evidence does; their scores are then the mix it was trained for
   --rerank-model DIR  the same with another reranker folder (training/attest_training/rerank.py)
+  --solr URL          search Attest's collection on the SolrCloud at URL instead (see attest solr
+                      init), with the encoder its vectors are of; ranked as the library ranks
+  --collection NAME   the Solr collection (default papers)
+  --encoder-name NAME with --solr, the name the collection records for the encoder (see attest solr)
 Exit status: 0 searched, 2 usage or I/O failure.`;
 
 const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
@@ -37,10 +43,6 @@ const REPACK_FOR = 100;
 
 type Started = { readonly encoder: Encoder; readonly ready: Promise<void> };
 
-interface Query {
-  readonly id: string | number | null;
-  readonly text: string;
-}
 
 /** `attest search`. */
 export async function searchCommand(args: readonly string[], io: Console): Promise<number> {
@@ -50,6 +52,9 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
       args: [...args],
       options: {
         store: { type: 'string' },
+        solr: { type: 'string' },
+        collection: { type: 'string' },
+        'encoder-name': { type: 'string' },
         query: { type: 'string' },
         queries: { type: 'string' },
         top: { type: 'string', default: '10' },
@@ -67,7 +72,9 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   const { values } = parsed;
   const top = Number(values.top);
   const mode = values.mode as SearchMode | undefined;
-  if (!values.store) return usageError('search', '--store DIR is required', io);
+  if (values.store !== undefined && values.solr !== undefined) return usageError('search', 'give --store DIR or --solr URL, not both', io);
+  if (!values.store && values.solr === undefined) return usageError('search', '--store DIR is required (or --solr URL)', io);
+  if ((values.collection ?? values['encoder-name']) !== undefined && values.solr === undefined) return usageError('search', '--collection and --encoder-name need --solr URL', io);
   if ((values.query === undefined) === (values.queries === undefined)) return usageError('search', 'give either --query TEXT or --queries FILE.jsonl', io);
   if (!Number.isInteger(top) || top < 1) return usageError('search', `--top must be a positive whole number, not '${values.top}'`, io);
   if (mode !== undefined && !MODES.includes(mode)) return usageError('search', `--mode must be lexical, dense or hybrid, not '${mode}'`, io);
@@ -83,12 +90,18 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   let queries: Query[];
   try {
     queries = values.query !== undefined ? [{ id: null, text: values.query }] : parseQueries(await readNamedTextFile(values.queries as string, LARGEST_TEXT_BYTES));
-    if (!(await fs.stat(values.store).catch(() => undefined))?.isDirectory()) throw new Error(`there is no paper library in ${values.store}; make one with attest index add`);
+    if (values.store !== undefined && !(await fs.stat(values.store).catch(() => undefined))?.isDirectory()) throw new Error(`there is no paper library in ${values.store}; make one with attest index add`);
   } catch (error) {
     io.err(`attest search: ${(error as Error).message}\n`);
     return 2;
   }
 
+  const rerankerDir = async (): Promise<string | undefined> => (values.rerank ? builtInRerankerDir() : values['rerank-model']);
+  if (values.solr !== undefined) {
+    const { searchSolr } = await import('./solrSearch');
+    return searchSolr(solrTarget(values.solr, values.collection, process.env), queries, { top, mode, encoderFolder, encoderName: values['encoder-name'], rerankerDir }, io);
+  }
+  const store = values.store as string;
   let started: Started | undefined;
   let reranker: Reranker | undefined;
   try {
@@ -103,11 +116,11 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
       embedder: { embed: (texts, kind, signal) => (started as Started).encoder.embedder.embed(texts, kind, signal), dispose: async () => undefined },
     };
     const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
-    reranker = await loadReranker(values.rerank ? await builtInRerankerDir() : values['rerank-model']);
+    reranker = await loadReranker(await rerankerDir());
     // A reranker asked for by flag that fails is this command's failure, not a note: the library would go on without it.
     let failure: unknown;
     const asked = reranker && watched(reranker, (error) => (failure ??= error));
-    const { library, messages } = await PaperLibrary.open(values.store, { encoder, mode, reranker: asked && (async () => asked) });
+    const { library, messages } = await PaperLibrary.open(store, { encoder, mode, reranker: asked && (async () => asked) });
     for (const message of messages) io.err(`attest search: ${message}\n`);
     // The vectors are read on Node's I/O threads while the rest gets ready; a failed read is the search's to report.
     if (encoder !== undefined && mode !== 'lexical') library.store.dense().catch(() => undefined);
@@ -141,38 +154,4 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     await started?.encoder.embedder.dispose();
     await reranker?.dispose();
   }
-}
-
-/** `reranker`, telling `failed` of each error its scoring throws. */
-function watched(reranker: Reranker, failed: (error: unknown) => void): Reranker {
-  return {
-    depth: reranker.depth,
-    weight: reranker.weight,
-    score: (claim, passages, signal) =>
-      reranker.score(claim, passages, signal).catch((error: unknown) => {
-        failed(error);
-        throw error;
-      }),
-    dispose: () => reranker.dispose(),
-  };
-}
-
-/** BEIR's queries.jsonl: `_id` (or `id`) and `text` a line; any other line stops the search before it starts. */
-function parseQueries(text: string): Query[] {
-  const queries: Query[] = [];
-  text.split('\n').forEach((line, at) => {
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new Error(`queries line ${at + 1} is not JSON`);
-    }
-    const { _id, id, text: query } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
-    const queryId = _id ?? id;
-    if (typeof queryId !== 'string' && typeof queryId !== 'number') throw new Error(`queries line ${at + 1} has no "_id"`);
-    if (typeof query !== 'string') throw new Error(`queries line ${at + 1} has no "text" string`);
-    queries.push({ id: queryId, text: query });
-  });
-  return queries;
 }

@@ -8,6 +8,7 @@ import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
 import { CitationCodeActionProvider } from './codeActions';
 import { ignoreRetraction } from './retraction';
 import { checkReferencesCommand, setSourceApiKeyCommand, showEvidence } from './commands';
+import { setSolrCredentialsCommand } from './solrCredentials';
 import { FullTextAccess } from './fullTexts';
 import { Config } from './config';
 import { DIAGNOSTIC_SOURCE } from './diagnostics';
@@ -43,7 +44,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
   const fullTexts = new FullTextAccess(config, context.secrets, context.globalStorageUri, log, gates);
   const checker = new Checker(config, diagnostics, lookups, nli, context.globalStorageUri, log, fullTexts);
   const encoder = new LocalModel(ENCODER_MODEL, context.globalStorageUri, log);
-  const library = new EvidenceLibrary(context.globalStorageUri, encoder, lookups, () => checker.allResults(), log);
+  const library = new EvidenceLibrary(context.globalStorageUri, encoder, lookups, () => checker.allResults(), log, context.secrets);
   const statusBar = new StatusBar(checker, lookups);
   const actions = new EvidenceActions(checker);
   const completion = new CitationCompletionProvider(checker, library);
@@ -89,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('attest.retrieval')) void encoder.reset().then(() => library.reset());
+      else if (e.affectsConfiguration('attest.library.solr')) library.reset();
       if (e.affectsConfiguration('attest.nli')) void nli.reset().then(() => checker.recheckAll());
       else if (Config.affectsReferences(e)) checker.referencesChanged();
       else if (Config.affectsChecks(e)) checker.recheckAll();
@@ -124,6 +126,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
       checker.cancelJudging();
     }),
     vscode.commands.registerCommand('attest.setSourceApiKey', () => setSourceApiKeyCommand(context.secrets, lookups)),
+    vscode.commands.registerCommand('attest.setSolrCredentials', () => setSolrCredentialsCommand(context.secrets, () => library.reset())),
     vscode.commands.registerCommand('attest.checkDocument', async () => {
       const document = vscode.window.activeTextEditor?.document;
       if (!document || !isManuscript(document)) {

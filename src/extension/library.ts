@@ -5,11 +5,13 @@ import type { PaperMatch } from '../core/completion/libraryKeys';
 import type { EvidenceFinder } from '../core/evidence';
 import { LibraryThread } from '../core/index/libraryThread';
 import type { RerankerSetup } from '../core/index/libraryProtocol';
+import type { SolrTarget } from '../core/index/solr/client';
 import { builtInRerankerFolder } from '../core/models/builtIn';
 import type { Embedder } from '../core/models/embedder';
 import { formatOf, papersFromBibliography } from '../core/papers/import';
 import { EmbeddingProgress } from './embeddingProgress';
 import { builtInCopies, type LocalModel } from './models';
+import { solrCredentials } from './solrCredentials';
 import type { ReferenceLookups } from './references';
 
 /**
@@ -46,6 +48,7 @@ export class EvidenceLibrary implements vscode.Disposable {
     private readonly lookups: ReferenceLookups,
     private readonly checked: () => readonly CheckResult[],
     private readonly log: vscode.LogOutputChannel,
+    private readonly secrets: vscode.SecretStorage,
   ) {}
 
   /**
@@ -173,9 +176,12 @@ export class EvidenceLibrary implements vscode.Disposable {
     const encoder = await this.encoder.withoutAsking();
     // Without it, search by words now and offer the encoder; once it is there, the next search uses it.
     if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
-    const liveSources = settings.get('liveSearch', true) ? await this.lookups.sources() : [];
+    const solr = await this.solrTarget();
+    // An institution's collection is searched instead of the library, and the papers live searches find would not join it.
+    const liveSources = solr === undefined && settings.get('liveSearch', true) ? await this.lookups.sources() : [];
     await opening;
     const messages = await this.thread.setUp({
+      ...(solr !== undefined && { solr }),
       dir: this.dir,
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
       missingEncoder: encoder ? undefined : await this.encoder.absence(),
@@ -256,6 +262,15 @@ export class EvidenceLibrary implements vscode.Disposable {
   private async reranker(settings: vscode.WorkspaceConfiguration): Promise<RerankerSetup | undefined> {
     const dir = settings.get('rerank', true) ? await builtInRerankerFolder() : undefined;
     return dir === undefined ? undefined : { dir, threads: settings.get<number>('encoder.threads', 2), optimizedCopies: await builtInCopies(this.storage, dir) };
+  }
+
+  /** The collection on SolrCloud that `attest.library.solr.url` names, with the credentials kept for that address. */
+  private async solrTarget(): Promise<SolrTarget | undefined> {
+    const settings = vscode.workspace.getConfiguration('attest.library.solr');
+    const url = settings.get<string>('url', '').trim();
+    if (url === '') return undefined;
+    const credentials = await solrCredentials(this.secrets, url);
+    return { url, collection: settings.get<string>('collection', 'papers').trim() || 'papers', ...(credentials && { credentials }) };
   }
 
   private get dir(): string {

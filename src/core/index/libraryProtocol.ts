@@ -4,6 +4,7 @@ import type { TextKind } from '../models/embedder';
 import type { ImportProblem, PaperFormat } from '../papers/import';
 import type { Paper } from '../papers/paper';
 import type { BibliographicQuery, SourceRecord } from '../sources/types';
+import type { SolrTarget } from './solr/client';
 
 /**
  * The messages between `LibraryThread` (libraryThread.ts, on the extension host) and the worker that
@@ -25,6 +26,8 @@ export interface LibrarySetup {
   readonly reranker?: RerankerSetup;
   /** The live sources, by position, with the names the notes use. */
   readonly sources: readonly { readonly id: string; readonly name: string }[];
+  /** An institution's collection on SolrCloud that searches go to instead of the store in `dir`. */
+  readonly solr?: SolrTarget;
 }
 
 export interface RerankerSetup {

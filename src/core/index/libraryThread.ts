@@ -18,6 +18,7 @@ import type { PaperFormat } from '../papers/import';
 import type { Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
 import type { AddOptions, Encoder } from './library';
+import type { SolrTarget } from './solr/client';
 import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, RerankerSetup, WorkerToHost } from './libraryProtocol';
 
 export interface ThreadSetup {
@@ -28,6 +29,8 @@ export interface ThreadSetup {
   /** The reranker that reorders the top of each search (see `LibrarySetup`). */
   readonly reranker?: RerankerSetup;
   readonly liveSources?: readonly PaperSource[];
+  /** Searches go to this collection on SolrCloud instead of the store (see `SolrLibrary`). */
+  readonly solr?: SolrTarget;
 }
 
 interface Pending {
@@ -179,6 +182,7 @@ export class LibraryThread implements EvidenceFinder {
       mode: setup.mode,
       reranker: setup.reranker,
       sources: (setup.liveSources ?? []).map((source) => ({ id: source.id, name: source.name })),
+      ...(setup.solr !== undefined && { solr: setup.solr }),
     };
   }
 

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { PaperKeyIndex, type PaperMatch } from '../completion/libraryKeys';
-import type { EvidenceResults } from '../evidence';
+import type { EvidenceFinder, EvidenceResults } from '../evidence';
 import type { Embedder, TextKind } from '../models/embedder';
 import { RerankerOnFirstUse } from '../models/reranker';
 import { importFileInBatches, type ImportProblem } from '../papers/import';
@@ -13,6 +13,7 @@ import type { PaperSource, SourceRecord } from '../sources/types';
 import { UnreadableFileError } from '../text/decode';
 import { IMPORT_BATCH, PaperLibrary } from './library';
 import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, RerankerSetup, WorkerToHost } from './libraryProtocol';
+import { SolrLibrary } from './solr/library';
 import { PaperStore, type OpenedStore } from './store';
 
 /** Import problems sent back for the log: the count says how many more there were. */
@@ -25,6 +26,8 @@ const post = (message: WorkerToHost): void => port.postMessage(message);
 let opened: { readonly dir: string; readonly opening: Promise<OpenedStore> } | undefined;
 let library: Promise<PaperLibrary> = Promise.reject(new Error('The paper library was not set up.'));
 library.catch(() => undefined);
+/** What searches go to: the library, or an institution's collection on SolrCloud when the setup names one. */
+let finder: Promise<EvidenceFinder> = library;
 
 /** Each task's cancellation, and the task a signal belongs to, for the callbacks made on its behalf. */
 const controllers = new Map<number, AbortController>();
@@ -113,6 +116,10 @@ async function setUp(setup: LibrarySetup): Promise<readonly string[]> {
       }),
   );
   library.catch(() => undefined);
+  const encoder = setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder(setup.generation) };
+  finder = setup.solr === undefined ? library : SolrLibrary.open(setup.solr, { encoder, mode: setup.mode, reranker: reorderer && (() => reorderer.get()) });
+  // A collection that cannot be opened now is the search's to report; the next setup tries again.
+  finder.catch(() => undefined);
   await library;
   return reopened ? [] : (await opening).messages;
 }
@@ -124,7 +131,7 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
     case 'find':
       searching++;
       try {
-        return await ready.find({
+        return await (await finder).find({
           text: task.text,
           limit: task.limit,
           openAccessOnly: task.openAccessOnly,

@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { attestPackages } from '../core/attestPackage';
+import type { Encoder } from '../core/index/library';
+import type { SolrTarget } from '../core/index/solr/client';
+import { ModelError } from '../core/models/errors';
+import { parseCommandLine } from './args';
+import { encoderDir, loadEncoder } from './encoder';
+import type { Console } from './main';
+import { forTerminal } from './terminal';
+
+export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR [--encoder-name NAME]]
+
+Makes Attest's collection on a SolrCloud whose node answers at URL (up to /solr): uploads Attest's
+configset (solr/configset) as attest-NAME, its vector field sized for the encoder, creates the
+collection and records the encoder, so that another encoder's vectors are refused, never mixed. Fill it
+with attest index add FILE --solr URL, search it with attest search --solr URL, and set
+attest.library.solr.url in the editor. A collection already made for the same encoder is left as it is.
+  --collection NAME   the collection (default papers)
+  --shards N          shards (default 2)
+  --replicas N        replicas of each shard (default 2)
+  --embed-model DIR   the ONNX sentence encoder folder (or ATTEST_EMBED_MODEL) whose vectors the
+                      collection will hold; without one it is searched by words alone
+  --encoder-name NAME the name its vectors are recorded under (default: the folder's name); writers'
+                      editors must name the same encoder in attest.retrieval.encoder.model, so for
+                      the editor's default give Xenova/bge-small-en-v1.5 with that model's folder;
+                      attest index add and attest search then take the same --encoder-name
+Credentials for Solr's basic authentication: ATTEST_SOLR_USER and ATTEST_SOLR_PASSWORD.
+Exit status: 0 made or already there, 2 usage, Solr or I/O failure.`;
+
+/** The collection the CLI and the editor use unless told otherwise. */
+export const DEFAULT_COLLECTION = 'papers';
+
+/** The Solr collection a command names with `--solr URL [--collection NAME]`, credentials from the environment. */
+export function solrTarget(url: string, collection: string | undefined, env: NodeJS.ProcessEnv): SolrTarget {
+  const user = env.ATTEST_SOLR_USER;
+  const password = env.ATTEST_SOLR_PASSWORD;
+  return { url, collection: collection ?? DEFAULT_COLLECTION, ...(user !== undefined && password !== undefined && { credentials: { user, password } }) };
+}
+
+/** `attest solr`. */
+export async function solrCommand(args: readonly string[], io: Console): Promise<number> {
+  const parsed = parseCommandLine(
+    'solr',
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        collection: { type: 'string' },
+        shards: { type: 'string', default: '2' },
+        replicas: { type: 'string', default: '2' },
+        'embed-model': { type: 'string' },
+        'encoder-name': { type: 'string' },
+      },
+    },
+    SOLR_USAGE,
+    io,
+  );
+  if (typeof parsed === 'number') return parsed;
+  const [subcommand, url, ...extra] = parsed.positionals;
+  if (subcommand !== 'init') return usage(io, subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`);
+  if (url === undefined) return usage(io, 'no URL given');
+  if (extra.length > 0) return usage(io, `unexpected argument '${extra[0]}'`);
+  const shards = Number(parsed.values.shards);
+  const replicas = Number(parsed.values.replicas);
+  if (!Number.isInteger(shards) || shards < 1) return usage(io, `--shards must be a positive whole number, not '${parsed.values.shards}'`);
+  if (!Number.isInteger(replicas) || replicas < 1) return usage(io, `--replicas must be a positive whole number, not '${parsed.values.replicas}'`);
+  const configDir = configsetDir();
+  if (configDir === undefined) {
+    io.err('attest solr: this copy of Attest has no configset (solr/configset/conf in its package).\n');
+    return 2;
+  }
+  const { SolrClient, SolrError } = await import('../core/index/solr/client');
+  const { initCollection } = await import('../core/index/solr/collection');
+  let encoder: Encoder | undefined;
+  try {
+    encoder = named(await loadEncoder(encoderDir(parsed.values['embed-model'], process.env)), parsed.values['encoder-name']);
+  } catch (error) {
+    if (!(error instanceof ModelError)) throw error;
+    io.err(`attest solr: ${error.message}\n`);
+    return 2;
+  }
+  try {
+    const solr = new SolrClient(solrTarget(url, parsed.values.collection, process.env));
+    const dimension = encoder && (await encoder.embedder.embed(['dimension'], 'passage'))[0].length;
+    const made = await initCollection(solr, { encoder: encoder && dimension !== undefined ? { model: encoder.model, dimension } : undefined, shards, replicas, configDir });
+    const vectors = encoder ? `vectors of ${encoder.model}, ${dimension} dimensions` : 'no vectors: searched by words alone';
+    const name = solr.target.collection;
+    io.out(`${forTerminal(made === 'created' ? `Made the collection '${name}' (${shards} shards, ${replicas} replicas each; ${vectors}).` : `The collection '${name}' is set up already (${vectors}).`)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SolrError) && !(error instanceof ModelError)) throw error;
+    io.err(`attest solr: ${error.message}\n`);
+    return 2;
+  } finally {
+    await encoder?.embedder.dispose();
+  }
+}
+
+/** `encoder` under the name `--encoder-name` gives, which is what a Solr collection records and checks. */
+export function named(encoder: Encoder | undefined, name: string | undefined): Encoder | undefined {
+  return encoder && name !== undefined && name.trim() !== '' ? { ...encoder, model: name.trim() } : encoder;
+}
+
+/** The configset's folder in Attest's package: the repository's, or the one the package carries. */
+export function configsetDir(): string | undefined {
+  for (const { dir } of attestPackages()) {
+    const conf = path.join(dir, 'solr', 'configset', 'conf');
+    if (existsSync(path.join(conf, 'schema.xml'))) return conf;
+  }
+  return undefined;
+}
+
+function usage(io: Console, problem: string): number {
+  io.err(`attest solr: ${problem}\n${SOLR_USAGE}\n`);
+  return 2;
+}

@@ -1,0 +1,55 @@
+import type { SearchMode } from '../core/evidence';
+import { NO_ENCODER_NOTE } from '../core/index/library';
+import { SolrError, type SolrTarget } from '../core/index/solr/client';
+import { SolrLibrary } from '../core/index/solr/library';
+import { ModelError } from '../core/models/errors';
+import type { Reranker } from '../core/models/reranker';
+import { loadReranker, startEncoder, watched } from './encoder';
+import type { Console } from './main';
+import type { Query } from './queries';
+import { named } from './solr';
+
+export interface SolrSearchOptions {
+  readonly top: number;
+  readonly mode?: SearchMode;
+  readonly encoderFolder?: string;
+  /** The name the collection records for the encoder, when it is not the folder's (`--encoder-name`). */
+  readonly encoderName?: string;
+  readonly rerankerDir: () => Promise<string | undefined>;
+}
+
+/** `attest search --solr URL`: each query searched in Attest's collection on a SolrCloud, one JSON line each. */
+export async function searchSolr(target: SolrTarget, queries: readonly Query[], options: SolrSearchOptions, io: Console): Promise<number> {
+  // The encoder starts in a thread of its own while the collection is asked what it holds.
+  let started: Awaited<ReturnType<typeof startEncoder>>;
+  let reranker: Reranker | undefined;
+  try {
+    started = await startEncoder(options.encoderFolder, { prepack: queries.length > 1 });
+    reranker = await loadReranker(await options.rerankerDir());
+    let failure: unknown;
+    const asked = reranker && watched(reranker, (error) => (failure ??= error));
+    const library = await SolrLibrary.open(target, { encoder: named(started?.encoder, options.encoderName), mode: options.mode, reranker: asked && (async () => asked) });
+    const notes = new Set<string>();
+    for (const query of queries) {
+      const found = await library.find({ text: query.text, limit: options.top });
+      if (failure !== undefined) throw failure;
+      for (const note of found.notes) notes.add(note);
+      const results = found.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null }));
+      io.out(`${JSON.stringify({ query_id: query.id, results })}\n`);
+    }
+    await started?.ready;
+    for (const note of notes) io.err(`attest search: ${note === NO_ENCODER_NOTE ? 'Ranked by words alone: no sentence encoder given (--embed-model DIR or ATTEST_EMBED_MODEL).' : note}\n`);
+    return 0;
+  } catch (error) {
+    return failed(io, error);
+  } finally {
+    await started?.encoder.embedder.dispose();
+    await reranker?.dispose();
+  }
+}
+
+function failed(io: Console, error: unknown): number {
+  if (!(error instanceof SolrError) && !(error instanceof ModelError)) throw error;
+  io.err(`attest search: ${error.message}\n`);
+  return 2;
+}
