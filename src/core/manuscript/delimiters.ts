@@ -100,7 +100,7 @@ const enum Kind {
 
 /**
  * What each ASCII character is to the scan, so that the common character, which is none of them, costs
- * one lookup rather than a comparison with each: a quarter less time for the pass over a manuscript.
+ * one lookup rather than a comparison with each: about a fifth less time for the pass over a manuscript.
  */
 const KINDS = new Uint8Array(128);
 KINDS[0x5c] = Kind.Escape; // \
