@@ -58,3 +58,5 @@ export function benchManuscriptParse(): void {
     console.log(`  ${name.padEnd(24)}  10 MB result (${claims.length} sentences, ${citations.length} citations): sent and received ${ms(sent)}, unpacked ${ms(unpacked)}`);
   }
 }
+
+if (require.main === module) benchManuscriptParse();

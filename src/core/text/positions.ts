@@ -21,15 +21,30 @@ export class LineIndex {
   /** The line of the last offset looked up: parsers ask in source order, mostly about that line or the next. */
   private recentLine = 0;
 
+  /**
+   * A line ends at LF, at CRLF, and at a lone CR, as VS Code counts them. The breaks are found with
+   * `indexOf`, several times faster than reading each character (a .bib parse spent 7% here), the
+   * next LF and the next CR each searched for again only once passed: a text without CR looks for
+   * one once.
+   */
   constructor(private readonly text: string) {
     let starts: Uint32Array = new Uint32Array(64);
     let count = 1;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
+    let lf = text.indexOf('\n');
+    let cr = text.indexOf('\r');
+    while (lf >= 0 || cr >= 0) {
+      let start: number;
+      if (cr >= 0 && (lf < 0 || cr < lf)) {
+        start = cr + 1;
+        // CRLF is one break.
+        if (lf === start) lf = text.indexOf('\n', ++start);
+        cr = text.indexOf('\r', start);
+      } else {
+        start = lf + 1;
+        lf = text.indexOf('\n', start);
+      }
       if (count === starts.length) starts = doubled(starts);
-      starts[count++] = i + 1;
+      starts[count++] = start;
     }
     this.lineStarts = starts.subarray(0, count);
   }
