@@ -63,8 +63,8 @@ const loadedApart = {
  */
 const MAX_VSIX_BYTES = 50 * 1024 * 1024;
 
-/** What the installed extension reads besides its bundles. */
-const ASSETS = ['package.nls.json', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes'];
+/** What the installed extension reads besides its bundles; solr/configset is what the packaged CLI's `attest solr init` uploads. */
+const ASSETS = ['package.nls.json', 'LICENSE', 'CHANGELOG.md', 'media', 'syntaxes', 'solr/configset'];
 /**
  * The package's own page (the Marketplace's and the Extensions view's): what Attest does and how to
  * start, for someone installing it. The repository's README.md is for contributors.
