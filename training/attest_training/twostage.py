@@ -301,9 +301,10 @@ def export(args) -> None:
 
 def pack(args) -> None:
     """
-    What a GPU machine needs beside the repository, in `--into` (an ignored folder named in the device's
-    carry): the base's weights in fp16 (half the bytes; trained in fp32 there) and W/inputs, each
-    file's SHA-256 and the commit in manifest.json.
+    What a GPU machine needs beside the repository, in `--into` (an ignored folder the device's call
+    carries): base/, the base's weights in fp16 (half the bytes; trained in fp32 there), and inputs/,
+    W/inputs with the commit it is packed at. Each folder has its SHA256SUMS (`sha256sum -c`), so that
+    the two can travel in separate calls to the same machine.
     """
     into, base = Path(args.into), base_folder(args)
     shutil.rmtree(into, ignore_errors=True)
@@ -318,10 +319,12 @@ def pack(args) -> None:
     record = {k: v for k, v in base_record(base).items() if k != "folder"}
     (into / "base" / "base.json").write_text(json.dumps({**record, "transport": f"fp16 (largest change {change:.2g}), trained in fp32"}, indent=2) + "\n")
     shutil.copytree(Path(args.work) / "inputs", into / "inputs")
-    files = {str(p.relative_to(into)): base_model.sha256(p) for p in sorted(into.rglob("*")) if p.is_file()}
-    (into / "manifest.json").write_text(json.dumps({"commit": commit(), "files": files}, indent=2) + "\n")
-    size = sum(p.stat().st_size for p in into.rglob("*") if p.is_file())
-    log(f"packed {into}: {size / 2**20:.1f} MiB; largest fp16 change {change:.2g}")
+    (into / "inputs" / "packed.json").write_text(json.dumps({"commit": commit()}) + "\n")
+    for folder in (into / "base", into / "inputs"):
+        files = sorted(p for p in folder.iterdir() if p.is_file())
+        (folder / "SHA256SUMS").write_text("".join(f"{base_model.sha256(p)}  {p.name}\n" for p in files))
+        log(f"packed {folder}: {sum(p.stat().st_size for p in files) / 2**20:.1f} MiB")
+    log(f"largest change of a weight in fp16: {change:.2g}")
 
 
 def parse_args() -> argparse.Namespace:

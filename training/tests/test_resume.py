@@ -71,3 +71,19 @@ def test_inputs_read_back_as_they_were_written(tmp_path):
     inputs = _inputs(7)
     save_inputs(tmp_path / "x.npz", inputs)
     assert load_inputs(tmp_path / "x.npz") == inputs
+
+
+def test_the_export_takes_the_stage_two_run_best_on_dev(tmp_path):
+    import json
+
+    import pytest
+
+    from attest_training.twostage import best_stage2
+
+    with pytest.raises(SystemExit, match="no finished stage-2 run"):
+        best_stage2(tmp_path)
+    for name, score in (("from-0", 0.52), ("from-all", 0.61), ("from-25000", 0.58)):
+        (tmp_path / "stage2" / name).mkdir(parents=True)
+        (tmp_path / "stage2" / name / "done.json").write_text(json.dumps({"best_score": score}))
+    (tmp_path / "stage2" / "from-50000").mkdir()  # cut off: no done.json, not a candidate
+    assert best_stage2(tmp_path) == tmp_path / "stage2" / "from-all" / "best"
