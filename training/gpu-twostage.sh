@@ -36,6 +36,7 @@ timeout $(( $(left) - 100 )) python3 -m attest_training.twostage stage2 --work "
 if [ $(( $(left) - 90 )) -gt 10 ]; then
   timeout $(( $(left) - 90 )) python3 -m attest_training.twostage curve --work "$WORK" --base .gpu/base --device cuda --stage2-epochs 2
 fi
+step premises --device cuda || true
 step export --threads 16 --out "$WORK/attest-nli" || exit 1
 cp "$WORK/attest-nli/metrics.json" "$WORK/curve.json" "$OUT/" 2>/dev/null
 tar -C "$WORK" -cf - attest-nli attest-nli.dev-probabilities.npz | split -b 15M - "$OUT/attest-nli.tar.part-"

@@ -30,7 +30,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_
 from . import base_model, pretrain_pairs
 from .metrics import report
 from .nli import Encoder, base_record, batches, class_weights, commit, kinds, predict, set_seed, with_gold, write_folder
-from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora
+from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, relevance_order
 from .resume import Progress, Run
 from .steps import log
 
@@ -84,12 +84,14 @@ def prepare(args) -> None:
     dev = {name: DATASETS[name](data, "dev")[: args.limit or None] for name in args.datasets}
     for name, pairs in dev.items():
         save_inputs(folder / f"dev-{name}.npz", [encode.pair(p, training=False) for p in pairs])
+        save_inputs(folder / f"dev-{name}.best.npz", [encode.pair(best_sentences(p, args.best_sentences), training=False) for p in pairs])
     meta = {
         "seed": args.seed,
         "stage1": {"pairs": len(stage1), "kinds": pretrain_pairs.counts(stage1), "sources": sorted({p.source for p in stage1}), "max_pairs": args.max_pairs, "max_length": args.stage1_length},
         "limit": args.limit,
         "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length},
         "dev": {name: len(pairs) for name, pairs in dev.items()},
+        "best_sentences": args.best_sentences,
         "prepared_at": commit(),
         "seconds": round(time.time() - started),
     }
@@ -97,10 +99,16 @@ def prepare(args) -> None:
     log(f"wrote {folder} in {meta['seconds']} s: stage 2 {len(scientific)} pairs, dev {meta['dev']}")
 
 
-def read_dev(work: Path) -> tuple[dict[str, list[Pair]], dict[str, Inputs]]:
-    """The dev inputs, with stand-in pairs carrying only the gold labels the metrics read."""
+def best_sentences(pair: Pair, count: int) -> Pair:
+    """The pair with its premise cut to its `count` sentences most relevant to the claim, in their order: premises like FEVER's and SNLI's."""
+    kept = sorted(relevance_order(pair.claim, pair.sentences)[:count])
+    return Pair(pair.dataset, pair.claim, tuple(pair.sentences[i] for i in kept), pair.label, kind="best-sentences")
+
+
+def read_dev(work: Path, premises: str = "") -> tuple[dict[str, list[Pair]], dict[str, Inputs]]:
+    """The dev inputs (`premises` ".best": against the best sentences), with stand-in pairs carrying only the gold labels the metrics read."""
     meta = json.loads((work / "inputs" / "meta.json").read_text())
-    inputs = {name: load_inputs(work / "inputs" / f"dev-{name}.npz") for name in meta["dev"]}
+    inputs = {name: load_inputs(work / "inputs" / f"dev-{name}{premises}.npz") for name in meta["dev"]}
     gold = {name: [Pair(name, "", (), LABELS[label]) for _, _, label in rows] for name, rows in inputs.items()}
     return gold, inputs
 
@@ -258,6 +266,26 @@ def summary(scores: dict) -> dict:
             "contradiction_precision": scores["pooled"]["contradiction_precision"], "contradicted_said": scores["pooled"]["contradicted_said"]}
 
 
+def premises(args) -> None:
+    """
+    Dev macro-F1 (argmax) of a stage-2 model judging each claim against the whole abstract (as
+    trimmed to the length), against its best sentences only, and against both, their probabilities
+    averaged: W/premises.json, which the export carries into metrics.json.
+    """
+    device, work = setup(args)
+    weights = Path(args.weights) if args.weights else best_stage2(work)
+    tokenizer = AutoTokenizer.from_pretrained(str(weights))
+    model = classifier(weights, device)
+    gold, whole = read_dev(work)
+    _, best = read_dev(work, ".best")
+    p_whole = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in whole.items()}
+    p_best = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in best.items()}
+    both = {name: (p_whole[name] + p_best[name]) / 2 for name in gold}
+    result = {"weights": str(weights), **{label: summary(report(with_gold(gold, p), None)) for label, p in (("whole", p_whole), ("best_sentences", p_best), ("mean_of_both", both))}}
+    (work / "premises.json").write_text(json.dumps(result, indent=2) + "\n")
+    log(f"premises: {result}")
+
+
 def best_stage2(work: Path) -> Path:
     """Of the finished stage-2 runs, the best/ weights of the one with the best mean dev macro-F1 (the dev splits choose, as they choose the epoch)."""
     runs = [(json.loads(done.read_text())["best_score"], done.parent) for done in sorted((work / "stage2").glob("*/done.json"))]
@@ -292,6 +320,7 @@ def export(args) -> None:
         "stage1": {**meta["stage1"], **stage1_done},
         "stage2_init": stage2_done["init"],
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
+        "premises": json.loads((work / "premises.json").read_text()) if (work / "premises.json").exists() else None,
         "export_machine": machine(torch.device("cpu")),
     }
     args.max_length = meta["stage2"]["max_length"]
@@ -354,6 +383,7 @@ def parse_args() -> argparse.Namespace:
     step.add_argument("--max-pairs", type=int, default=0, help="stage 1: the first N pairs of the seeded order (0: all)")
     step.add_argument("--stage1-pairs", help="stage 1's pairs as `pretrain_pairs --out` wrote them (default: built now, with --sources)")
     step.add_argument("--stage1-length", type=int, default=128)
+    step.add_argument("--best-sentences", type=int, default=2, help="dev pairs also against the claim's N most relevant sentences (twostage premises)")
     step.add_argument("--limit", type=int, default=0, help="the first N scientific train pairs and dev pairs of each dataset only (a smoke test)")
     step.add_argument("--stage2-length", type=int, default=128)
     step = steps.add_parser("stage1", help="train on the NLI and fact-verification pairs")
@@ -366,6 +396,10 @@ def parse_args() -> argparse.Namespace:
     step = steps.add_parser("curve", help="dev macro-F1 at stage 1's kept points")
     training(step, batch=16, rate=5e-5, epochs=2)
     step.add_argument("--stage2-epochs", type=int, default=0, help="also run this many epochs of stage 2 from each point (0: none)")
+    step = steps.add_parser("premises", help="dev macro-F1 against the whole abstract, its best sentences, both")
+    common(step)
+    step.add_argument("--device", default="cpu")
+    step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
     step = steps.add_parser("export", help="int8 ONNX, thresholds, card")
     common(step)
     step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
@@ -381,7 +415,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
-    {"prepare": prepare, "stage1": stage1, "stage2": stage2, "curve": curve, "export": export, "pack": pack}[args.step](args)
+    {"prepare": prepare, "stage1": stage1, "stage2": stage2, "curve": curve, "premises": premises, "export": export, "pack": pack}[args.step](args)
 
 
 if __name__ == "__main__":

@@ -87,3 +87,13 @@ def test_the_export_takes_the_stage_two_run_best_on_dev(tmp_path):
         (tmp_path / "stage2" / name / "done.json").write_text(json.dumps({"best_score": score}))
     (tmp_path / "stage2" / "from-50000").mkdir()  # cut off: no done.json, not a candidate
     assert best_stage2(tmp_path) == tmp_path / "stage2" / "from-all" / "best"
+
+
+def test_a_claim_judged_against_its_best_sentences_gets_them_in_the_abstracts_order():
+    from attest_training.pairs import Pair
+    from attest_training.twostage import best_sentences
+
+    sentences = ("Background on cohorts.", "Statins lowered mortality.", "Funding was public.", "Mortality fell with statins in the trial.", "Limits.")
+    pair = Pair("scifact", "Statins reduce mortality.", sentences, "entailment", (3,))
+    best = best_sentences(pair, 2)
+    assert best.sentences == (sentences[1], sentences[3]) and best.label == "entailment" and best.claim == pair.claim
