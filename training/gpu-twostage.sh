@@ -11,6 +11,8 @@ set -uo pipefail
 cd "$(dirname "$0")"
 started=$(date +%s)
 BUDGET=${BUDGET:-540}
+# cuda on the device; DEVICE=cpu runs the same script here on a small prepared set, to check it.
+DEVICE=${DEVICE:-cuda}
 # Inside the ignored .gpu, which a warm machine keeps between calls: a call cut off is continued by the next.
 WORK=${WORK:-.gpu/work}
 OUT=${OUT:-/tmp/attest-twostage-out}
@@ -28,15 +30,15 @@ left() { echo $(( BUDGET - ($(date +%s) - started) )); }
 # Stage 1 in batches of 64 (a small model on a GPU is bound by launches, not arithmetic), then the
 # model; each under a limit that leaves the export its time. A step cut off keeps its last checkpoint:
 # the same command, again on the same (warm) machine, continues it.
-timeout $(( $(left) - 200 )) python3 -m attest_training.twostage stage1 --work "$WORK" --base .gpu/base --device cuda --batch-size 64 --learning-rate 1e-4 --checkpoint-every 1000 \
+timeout $(( $(left) - 200 )) python3 -m attest_training.twostage stage1 --work "$WORK" --base .gpu/base --device "$DEVICE" --batch-size 64 --learning-rate 1e-4 --checkpoint-every 1000 \
   || { echo "stage 1 stopped; run this command again to continue it"; exit 3; }
-timeout $(( $(left) - 100 )) python3 -m attest_training.twostage stage2 --work "$WORK" --base .gpu/base --device cuda --init "$WORK/stage1/after-all" --name from-all \
+timeout $(( $(left) - 100 )) python3 -m attest_training.twostage stage2 --work "$WORK" --base .gpu/base --device "$DEVICE" --init "$WORK/stage1/after-all" --name from-all \
   || { echo "stage 2 stopped; run this command again to continue it"; exit 3; }
 # The curve with what is left, 90 s kept for the export; a row not reached is missing from it.
 if [ $(( $(left) - 90 )) -gt 10 ]; then
-  timeout $(( $(left) - 90 )) python3 -m attest_training.twostage curve --work "$WORK" --base .gpu/base --device cuda --stage2-epochs 2
+  timeout $(( $(left) - 90 )) python3 -m attest_training.twostage curve --work "$WORK" --base .gpu/base --device "$DEVICE" --stage2-epochs 2
 fi
-step premises --device cuda || true
+step premises --device "$DEVICE" || true
 step export --threads 16 --out "$WORK/attest-nli" || exit 1
 cp "$WORK/attest-nli/metrics.json" "$WORK/curve.json" "$OUT/" 2>/dev/null
 tar -C "$WORK" -cf - attest-nli attest-nli.dev-probabilities.npz | split -b 15M - "$OUT/attest-nli.tar.part-"

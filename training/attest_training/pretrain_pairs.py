@@ -28,7 +28,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
-import bm25s
 
 SOURCES = ("fever", "snli", "evidence-inference")
 FEVER_LABELS = {"1": "entailment", "2": "contradiction", "SUPPORTS": "entailment", "REFUTES": "contradiction"}
@@ -89,6 +88,9 @@ def retrieved_neutrals(claims: list[str], pool: list[str], sentence_counts: list
     """Each claim against the pool's sentences BM25 ranks first for it, as many as a gold premise drawn at random has."""
     if not claims or not pool:
         return []
+    # Imported here: only building the pairs needs it, and a GPU machine that trains on them has no bm25s.
+    import bm25s
+
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(pool, stopwords="en", show_progress=False), show_progress=False)
     widest = min(max(sentence_counts), len(pool))
