@@ -39,8 +39,10 @@ if [ $(( $(left) - 90 )) -gt 10 ]; then
   timeout $(( $(left) - 90 )) python3 -m attest_training.twostage curve --work "$WORK" --base .gpu/base --device "$DEVICE" --stage2-epochs 2
 fi
 step premises --device "$DEVICE" || true
-step export --threads 16 --out "$WORK/attest-nli" || exit 1
-cp "$WORK/attest-nli/metrics.json" "$WORK/curve.json" "$OUT/" 2>/dev/null
+# The figures come back even when the export refuses (its int8 check: MIN_AGREEMENT of the dev labels).
+cp "$WORK/curve.json" "$WORK/premises.json" "$OUT/" 2>/dev/null
+step export --threads 16 --min-agreement "${MIN_AGREEMENT:-0.93}" --out "$WORK/attest-nli" || exit 1
+cp "$WORK/attest-nli/metrics.json" "$OUT/"
 tar -C "$WORK" -cf - attest-nli attest-nli.dev-probabilities.npz | split -b 15M - "$OUT/attest-nli.tar.part-"
 ls -l "$OUT"
 echo "done in $(( $(date +%s) - started )) s"
