@@ -31,7 +31,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
   Pairs: {training['pairs']} ({', '.join(f'{k} {v}' for k, v in training['kinds'].items())}).
 - **Training**: max length {training['max_length']}, {training['epochs']} epochs (best: {training['best_epoch']}), batch {training['batch_size']},
   learning rate {training['learning_rate']}, seed {training['seed']}, {training['seconds']} s on {training['device']} (torch {training['torch']}).
-- **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
+{two_stage(metrics)}- **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
   {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
 - **Thresholds** (`attest.json`): contradiction {_threshold(metrics['thresholds']['contradiction'], training['contradiction_precision'])}, then entailment {metrics['thresholds']['entailment']} and
   neutral {'none (no threshold was that precise, so the model never says unsupported)' if metrics['thresholds']['neutral'] > 1 else metrics['thresholds']['neutral']} (best mean macro-F1 with {training['neutral_precision']:.0%} pooled neutral precision). Below
@@ -43,7 +43,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
 {rows}
 
 Mean macro-F1 {dev['pooled']['mean_macro_f1']:.3f}; pooled contradiction precision {_pct(dev['pooled']['contradiction_precision'])}.
-
+{learning_curve(metrics)}
 ## Limits
 Trained on biomedical and COVID-19 claims; other fields are out of its domain. It sees at most
 {training['max_length']} tokens of a premise. A neutral verdict means the text given does not say it,
@@ -70,3 +70,49 @@ def origin(base: dict) -> str:
         f"read back by `attest_training.onnx_base` from the ONNX graph (SHA-256 `{base['graph_sha256']}`) "
         f"of Maven Central's `{base['jar']}` (SHA-256 `{base['jar_sha256']}`)"
     )
+
+
+PRETRAIN_DATA = {
+    "fever": "FEVER 1.0 (Thorne et al. 2018) train claims with their gold Wikipedia evidence; CC BY-SA 3.0 (FEVER, Wikipedia)",
+    "fever-nei": "FEVER's NOT ENOUGH INFO claims against the evidence sentences BM25 returns for them (as NLI-FEVER, Nie et al. 2019)",
+    "snli": "SNLI 1.0 dev and test (Bowman et al. 2015); CC BY-SA 4.0",
+    "evidence-inference": "Evidence Inference 2.0 (DeYoung et al. 2020), templated hypotheses; MIT",
+}
+
+
+def two_stage(metrics: dict) -> str:
+    """Stage 1's data and machine, for a model trained in two stages; nothing for one trained on the scientific pairs alone."""
+    stage1 = metrics.get("stage1")
+    if not stage1:
+        return ""
+    sources = sorted({kind.split("/")[0] for kind in stage1["kinds"]})
+    return f"""- **Stage 1** (before the scientific pairs): {stage1['pairs']} pairs ({', '.join(f'{k} {v}' for k, v in stage1['kinds'].items())}),
+  max length {stage1['max_length']}, {stage1['epochs']} epoch, batch {stage1['batch_size']}, learning rate {stage1['learning_rate']}, loss weighed
+  against each label's share; on {stage1['machine']} (torch {stage1['torch']}), commit `{stage1['commit']}`, {stage1['seconds_this_run']} s in its last run.
+{chr(10).join(f'  - {PRETRAIN_DATA[s]}' for s in sources)}
+- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`); exported on {metrics['export_machine']}.
+"""
+
+
+def learning_curve(metrics: dict) -> str:
+    """What stage 1 adds: dev macro-F1 (argmax) after each number of stage-1 pairs, alone and after stage 2."""
+    rows = metrics.get("learning_curve")
+    if not rows:
+        return ""
+    names = metrics["training"]["datasets"]
+
+    def cells(scores: dict | None) -> str:
+        if not scores:
+            return " | ".join(["–"] * (len(names) + 1))
+        return " | ".join([f"{scores['mean_macro_f1']:.3f}"] + [f"{scores[n]:.3f}" for n in names])
+
+    header = " | ".join(["mean"] + names)
+    lines = "\n".join(f"| {row['pairs']} | {cells(row['stage1_only'])} | {cells(row.get('after_stage2'))} |" for row in rows)
+    return f"""
+## Learning curve (dev macro-F1 at argmax, by stage-1 pairs seen)
+Stage 1's weights alone, then after stage 2 from them (0: the base, stage 2 alone).
+
+| stage-1 pairs | {header} | after stage 2: {header} |
+|---|{'---|' * (2 * len(names) + 2)}
+{lines}
+"""

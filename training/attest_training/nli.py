@@ -43,7 +43,6 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     base = Path(args.base) if args.base else base_model.fetch(Path(args.cache).expanduser())
     source = base_record(base)
-    name = model_name(source)
     device = torch.device(args.device)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = AutoModelForSequenceClassification.from_pretrained(
@@ -80,7 +79,19 @@ def main() -> None:
         # So that exporting them again (--export-only --base) names the base they came from.
         (Path(args.keep_weights) / "base.json").write_text(json.dumps({k: v for k, v in source.items() if k != "folder"}, indent=2) + "\n")
 
-    out = Path(args.out)
+    training = {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": trained_at, "exported_at": commit()}
+    write_folder(model, tokenizer, dev, dev_inputs, Path(args.out), source, training, history, args)
+    log(f"wrote {args.out} in {time.time() - started:.0f} s")
+
+
+def write_folder(model, tokenizer, dev, dev_inputs, out: Path, source: dict, training: dict, history: list[dict], args, extra: dict | None = None) -> dict:
+    """
+    Exports `model` to int8 ONNX, checks its dev labels against the trained model's (at least
+    `args.min_agreement`), chooses the thresholds on its dev probabilities and writes the folder the
+    extension reads, with `metrics.json` (`training`, `history` and `extra` in it) and the model card,
+    beside `out` first and renamed into place only when whole. Returns the metrics.
+    """
+    name = model_name(source)
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -106,20 +117,21 @@ def main() -> None:
     metrics = {
         "model": name,
         "base": source,
-        "training": {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": trained_at, "exported_at": commit()},
+        "training": training,
         "history": history,
         "dev_trained_argmax": report(with_gold(dev, torch_probabilities), None),
         "dev_int8_thresholds": report(with_gold(dev, int8_probabilities), thresholds),
         "int8_agreement": agreement,
         "thresholds": asdict(thresholds),
         "sizes": {"model_quantized.onnx": (staging / "onnx" / "model_quantized.onnx").stat().st_size},
+        **(extra or {}),
     }
     (staging / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     write_card(staging, metrics)
     shutil.rmtree(staging / "fp32", ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
-    log(f"wrote {out} in {time.time() - started:.0f} s")
+    return metrics
 
 
 def train(model, tokenizer, train_inputs, dev, dev_inputs, args, device) -> tuple[list[dict], int]:

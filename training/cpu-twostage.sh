@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The two-stage verifier on a 2-core CPU within 2.5 hours: a sample of stage 1 at 64 tokens (the first
+# PAIRS of the seeded order, so its curve points are the GPU run's), stage 2 as the one-stage recipe
+# trains (2 epochs at 128 tokens), the export. Each step continues from its last checkpoint: run the
+# same command again after a cut-off. The curve here is stage 1's weights alone (dev macro-F1 at 0 and
+# 25k and 50k pairs and at the end); stage 2 from each point is the GPU recipe's.
+#   DATA=../../shared/data WORK=~/attest-twostage OUT=../models/attest-nli-twostage training/cpu-twostage.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+PAIRS=${PAIRS:-60000}
+THREADS=${THREADS:-2}
+step() { .venv/bin/python -m attest_training.twostage "$@" --work "$WORK" --threads "$THREADS"; }
+[ -f "$WORK/inputs/meta.json" ] || step prepare --data "$DATA" --max-pairs "$PAIRS" --stage1-length 64 --stage2-length 128
+step stage1 --batch-size 32 --curve-points 25000 50000
+step curve
+step stage2 --init "$WORK/stage1/after-all" --name from-all
+[ -f "$WORK/premises.json" ] || step premises
+step export --out "$OUT"
