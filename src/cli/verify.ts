@@ -6,7 +6,7 @@ import { judgeSupport } from '../core/verify/support';
 import { parseCommandLine } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
-import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
+import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
 
@@ -44,7 +44,7 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
   }
   let nli;
   try {
-    nli = await loadNliModel(values['nli-model'], process.env);
+    nli = await chooseNliModel(values['nli-model'], process.env);
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
     io.err(`attest verify: ${error.message}\n`);

@@ -5,6 +5,7 @@ import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
 import { downloadModel, ModelDownloadError } from '../core/models/download';
 import { ModelError } from '../core/models/errors';
 import { copiesFolderOf } from '../core/models/copiesFolder';
+import { contentDigest, withContent } from '../core/models/identity';
 import { hasFiles, modelLocation, exportFiles, type ModelLocation } from '../core/models/location';
 import type { Embedder } from '../core/models/embedder';
 import type { NliModel } from '../core/models/nli';
@@ -26,7 +27,7 @@ function sayNoRuntimeOnce(): void {
   );
 }
 
-/** A model loaded in its worker, with the id that keys its caches and stored vectors, and the name reports give it. */
+/** A model loaded in its worker, with the id that keys its caches and stored vectors (its name and content, `models/identity.ts`), and the name reports give it. */
 export interface Loaded<T> {
   readonly model: T;
   readonly id: string;
@@ -141,8 +142,9 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       // A download's graph is in its onnx/ folder (exportFiles); its copy is kept beside it.
       const loaded = await this.kind.start(location.dir, { preferQuantized, threads, ...(location.kind === 'hub' && { optimizedCopies: path.join(location.dir, 'onnx') }) });
       this.log.info(`Model loaded from ${location.dir}`);
-      const id = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
-      return { model: loaded, id };
+      const name = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
+      // Keyed by content, not by the setting: another model put in the folder, or one retrained in place, is another model.
+      return { model: loaded, id: withContent(name, await contentDigest(location.dir, { preferQuantized })), name };
     } catch (error) {
       if (!(error instanceof ModelError) && !(error instanceof ModelDownloadError)) throw error;
       this.log.error(error.message);
