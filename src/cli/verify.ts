@@ -57,6 +57,11 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
       const j = await judgeSupport(pair.claim, pair.sentences, { relevance, nli });
       io.out(`${JSON.stringify({ id: pair.id, label: j.label, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null, model: j.model ?? null })}\n`);
     }
+  } catch (error) {
+    // The model's session is made at the first pair: a graph ONNX Runtime cannot read fails there.
+    if (!(error instanceof ModelError)) throw error;
+    io.err(`attest verify: ${error.message}\n`);
+    return 2;
   } finally {
     await nli?.model.dispose();
   }
