@@ -1,5 +1,6 @@
 import { benchBibliography } from './bibliography.bench';
 import { benchCheck, benchIgnoreList } from './check.bench';
+import { benchCheckCommand } from './checkCommand.bench';
 import { benchCompletion } from './completion.bench';
 import { benchDraftParse } from './draftParse.bench';
 import { benchFullText } from './fulltext.bench';
@@ -21,6 +22,7 @@ import { benchSupport } from './support.bench';
 async function main(): Promise<void> {
   await benchCheck();
   await benchIgnoreList();
+  await benchCheckCommand();
   console.log('');
   benchManuscriptParse();
   benchHostile();

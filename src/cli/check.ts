@@ -10,12 +10,13 @@ import { mayNotBeUtf8, notUtf8Note } from '../core/text/fileNames';
 import { manuscriptRootOf, missingTexRoot } from '../core/manuscript/project';
 import { ModelError } from '../core/models/errors';
 import { UnreadableFileError } from '../core/text/decode';
+import { isAbstract } from '../core/verify/abstracts';
 import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
 import { IgnoreFileError, IgnoreList, ignoreFileFor } from '../core/verify/ignore';
 import { citedEntries, referenceFindings, VerdictCache, verifyEntries, withReferenceFindings } from '../core/verify/references';
 import { parseCommandLine, usageError } from './args';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
-import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
+import { chooseNliModel, NO_MODEL_MESSAGE, type ChosenNli } from './nli';
 import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
 import { formatSarif } from './sarif';
 import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
@@ -66,7 +67,8 @@ interface Run {
   /** So that a reference two manuscripts cite is asked about once. */
   readonly verdicts: VerdictCache;
   readonly bibs: readonly string[];
-  readonly modelFlag: string | undefined;
+  /** The NLI model, chosen at the first support check and shared by every manuscript of the run. */
+  readonly nli: () => Promise<ChosenNli | undefined>;
   readonly io: Console;
 }
 
@@ -105,13 +107,15 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
           : undefined;
   if (problem !== undefined) return usageError('check', problem, io);
 
+  let chosen: Promise<ChosenNli | undefined> | undefined;
   try {
     const target = await targetOf(path.resolve(positionals[0]));
     for (const bib of values.bib) await assertReadable(path.resolve(bib), '--bib file');
     const warn = (message: string): void => io.err(`attest check: ${message}\n`);
     const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'], warn });
     for (const warning of setup.warnings) warn(warning);
-    const run: Run = { workspace: new FsWorkspace(), session: new CheckSession(), setup, verdicts: new VerdictCache(), bibs: values.bib, modelFlag: values['nli-model'], io };
+    const nli = (): Promise<ChosenNli | undefined> => (chosen ??= chooseNliModel(values['nli-model'], process.env));
+    const run: Run = { workspace: new FsWorkspace(), session: new CheckSession(), setup, verdicts: new VerdictCache(), bibs: values.bib, nli, io };
     const files =
       target.kind === 'folder'
         ? await findRootManuscripts(target.dir, run.workspace, run.session.manuscripts, warn)
@@ -132,6 +136,8 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
       return EXIT_USAGE;
     }
     throw error;
+  } finally {
+    await (await chosen?.catch(() => undefined))?.model.dispose();
   }
 }
 
@@ -184,7 +190,7 @@ async function checkManuscriptOf(root: string, run: Run): Promise<CheckReport> {
     const ignored = await IgnoreList.load(ignoreFileFor(result.root));
     result = withReferenceFindings(result, verdicts, setup.showUnchecked, (c) => ignored.has(c, 'retraction'));
   }
-  if (setup.checkSupport) result = await checkClaims(result, run.modelFlag, setup, run.io);
+  if (setup.checkSupport) result = await checkClaims(result, await run.nli(), setup, run.io);
   return result;
 }
 
@@ -204,18 +210,25 @@ function progressReporter(io: Console): ((done: number, total: number) => void) 
   return (done, total) => showProgress('Looking up references', done, total);
 }
 
-/** Whether each cited abstract supports its sentence: with the NLI model when one is given, else by relevance. */
-async function checkClaims(result: CheckResult, modelFlag: string | undefined, setup: SourcesSetup, io: Console): Promise<CheckResult> {
-  const nli = await loadNliModel(modelFlag, process.env);
+/**
+ * Whether each cited abstract supports its sentence: with the NLI model when one is given, else by
+ * relevance. The model's session is made only when a claim has a text to be judged against: when a
+ * cited work has an abstract, at once, while full texts are read; else at the first passage judged.
+ */
+async function checkClaims(result: CheckResult, nli: ChosenNli | undefined, setup: SourcesSetup, io: Console): Promise<CheckResult> {
+  if (nli && claimWithAbstract(result)) nli.model.start();
   const hasAbstracts = result.bibliographies.some((b) => b.entries.some((e) => e.abstract)) || [...(result.verdicts?.values() ?? [])].some((l) => l.abstract);
   if (!nli && hasAbstracts) io.err(`attest check: ${NO_MODEL_MESSAGE}\n`);
-  try {
-    const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache, setup.fullText);
-    const ignored = await IgnoreList.load(ignoreFileFor(result.root));
-    return withSupportFindings(result, supports, (c) => ignored.has(c), { reportMissingAbstracts: setup.reportMissingAbstracts });
-  } finally {
-    await nli?.model.dispose();
-  }
+  const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache, setup.fullText);
+  const ignored = await IgnoreList.load(ignoreFileFor(result.root));
+  return withSupportFindings(result, supports, (c) => ignored.has(c), { reportMissingAbstracts: setup.reportMissingAbstracts });
+}
+
+/** Whether a citation that makes a claim cites a work with an abstract: its judging is sure to come. */
+function claimWithAbstract(result: CheckResult): boolean {
+  const withAbstract = new Set(result.bibliographies.flatMap((b) => b.entries.filter((e) => isAbstract(e.abstract)).map((e) => e.key)));
+  for (const [key, lookup] of result.verdicts ?? []) if (isAbstract(lookup.abstract?.text)) withAbstract.add(key);
+  return result.citations.some((c) => c.claim !== undefined && withAbstract.has(c.key));
 }
 
 /** The .tex files of the file's folder and the one above: where the root of a chapter without a magic comment is. */

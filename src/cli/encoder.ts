@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import type { Encoder } from '../core/index/library';
 import { ModelError } from '../core/models/errors';
+import { contentDigest, modelName, sameModel, withContent } from '../core/models/identity';
 import type { ModelOptions } from '../core/models/options';
 import type { Reranker } from '../core/models/reranker';
 import { forTerminal } from './terminal';
@@ -14,25 +15,36 @@ export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
   return flag ?? (env.ATTEST_EMBED_MODEL?.trim() || undefined);
 }
 
-/** The encoder in `dir`, loaded and named by its folder. */
+/** The encoder in `dir`, loaded, named by its folder and keyed by its content (`encoderKey`). */
 export async function loadEncoder(dir: string | undefined): Promise<Encoder | undefined> {
   if (dir === undefined) return undefined;
   const resolved = path.resolve(dir);
+  const model = await encoderKey(resolved);
   // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
   const { OnnxEmbedder } = await import('../core/models/embedder');
-  return { model: path.basename(resolved), embedder: await OnnxEmbedder.load(resolved) };
+  return { model, embedder: await OnnxEmbedder.load(resolved) };
 }
 
 /**
- * The encoder in `dir`, named by its folder, starting in a worker thread while the caller goes on;
+ * What the library keeps the vectors of the encoder in `dir` under: the folder's name and the digest
+ * of its content, so that another encoder in a folder of the same name never takes them for its own.
+ * The CLI's encoders run with their full-precision graph where the folder has one (`ModelOptions`' default).
+ */
+async function encoderKey(dir: string): Promise<string> {
+  return withContent(path.basename(dir), await contentDigest(dir));
+}
+
+/**
+ * The encoder in `dir`, keyed as `loadEncoder`'s, starting in a worker thread while the caller goes on;
  * `ready` settles once it has loaded or failed to. `options` as the session's (see `SessionOptions`).
  */
 export async function startEncoder(dir: string | undefined, options: ModelOptions = {}): Promise<{ encoder: Encoder; ready: Promise<void> } | undefined> {
   if (dir === undefined) return undefined;
   const resolved = path.resolve(dir);
+  const model = await encoderKey(resolved);
   const { StartingEmbedder } = await import('../core/models/pool');
   const embedder = new StartingEmbedder(resolved, options);
-  return { encoder: { model: path.basename(resolved), embedder }, ready: embedder.ready };
+  return { encoder: { model, embedder }, ready: embedder.ready };
 }
 
 /** The reranker in `dir`, loaded; none without a folder. */
@@ -57,12 +69,16 @@ export function isFileSystemError(error: unknown): boolean {
 
 /**
  * What a command says before it embeds a library whose vectors are another encoder's: the encoder is
- * named by its folder, so a folder of another name replaces every vector, which can take hours to
- * make again. Undefined when nothing is replaced.
+ * named by its folder and told apart by its content, so a folder of another name, or other files in a
+ * folder of the same name, replaces every vector, which can take hours to make again. Undefined when
+ * nothing is replaced.
  */
 export function replacingVectors(command: string, kept: string | undefined, encoder: Encoder | undefined, papers: number): string | undefined {
-  if (encoder === undefined || kept === undefined || kept === encoder.model || papers === 0) return undefined;
-  const [old, model] = [forTerminal(kept), forTerminal(encoder.model)];
+  if (encoder === undefined || kept === undefined || sameModel(kept, encoder.model) || papers === 0) return undefined;
+  const [old, model] = [forTerminal(modelName(kept)), forTerminal(modelName(encoder.model))];
+  if (old === model) {
+    return `attest ${command}: the library's papers are embedded with another model in a folder named ${old} (its files differ from this one's): all ${papers} are embedded again, and the earlier vectors are replaced once the first are saved. To keep them, stop now and give --embed-model the model they were made with.\n`;
+  }
   // The editor names its encoder by its repository or its path, which no folder's name can match.
   const keep = /[\\/]/.test(kept)
     ? "the editor's encoder made them, so no folder given here keeps them: stop now, and leave out --embed-model (and ATTEST_EMBED_MODEL) to search by words"

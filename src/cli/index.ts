@@ -1,6 +1,7 @@
 import { PaperLibrary, type Encoder } from '../core/index/library';
 import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
+import { modelName } from '../core/models/identity';
 import { formatOf, importFileInBatches, type PaperFormat } from '../core/papers/import';
 import { ProblemReport } from './importProblems';
 import { parseCommandLine, usageError } from './args';
@@ -71,7 +72,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     const embedded = await library.embedMissing({ onProgress: progress('Embedding earlier papers', encoder) });
     const vectors = library.store.encoder;
     const also = embedded > 0 ? `, embedded ${embedded} added earlier` : '';
-    const size = `the library in ${store} holds ${library.store.size} papers${vectors ? ` (vectors: ${vectors.model}, ${vectors.dimension} dimensions)` : ''}`;
+    const size = `the library in ${store} holds ${library.store.size} papers${vectors ? ` (vectors: ${modelName(vectors.model)}, ${vectors.dimension} dimensions)` : ''}`;
     io.out(`Added ${added} papers${also}; ${forTerminal(size)}.\n`);
     return 0;
   } catch (error) {

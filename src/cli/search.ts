@@ -3,6 +3,7 @@ import type { SearchMode } from '../core/evidence';
 import type { Encoder } from '../core/index/library';
 import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
+import { modelName } from '../core/models/identity';
 import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, replacingVectors, startEncoder, watched } from './encoder';
 import { parseQueries, type Query } from './queries';
 import { parseCommandLine, usageError } from './args';
@@ -132,7 +133,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
       started = await startEncoder(encoderFolder, { prepack: true });
     }
     const embedded = await library.embedMissing({ onProgress: process.stderr.isTTY ? (done, total) => showProgress('Embedding', done, total) : undefined });
-    if (embedded > 0) io.err(`attest search: embedded ${embedded} papers of the library with ${forTerminal(encoder?.model ?? '')}\n`);
+    if (embedded > 0) io.err(`attest search: embedded ${embedded} papers of the library with ${forTerminal(modelName(encoder?.model ?? ''))}\n`);
     const notes = new Set<string>();
     for (const query of queries) {
       const found = await library.find({ text: query.text, limit: top });

@@ -26,7 +26,7 @@ import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { parseCommandLine, usageError } from './args';
 import { isFileSystemError } from './encoder';
 import type { Console } from './main';
-import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
+import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 import { ConfigFileError, readConfigFile, setUpSources } from './sourcesSetup';
 
 export const SUGGEST_USAGE = `Usage: attest suggest --claim TEXT [--store DIR] [--style latex|markdown] [--config FILE]
@@ -120,7 +120,7 @@ export async function suggestCommand(args: readonly string[], io: Console): Prom
   const scratch = values.store ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), 'attest-suggest-'));
   let nli;
   try {
-    nli = await loadNliModel(values['nli-model'], process.env);
+    nli = await chooseNliModel(values['nli-model'], process.env);
     if (!nli) io.err(`attest suggest: ${NO_MODEL_MESSAGE}\n`);
     const { library, messages } = await PaperLibrary.open(values.store ?? (scratch as string), { liveSources: live });
     for (const message of messages) io.err(`attest suggest: ${message}\n`);

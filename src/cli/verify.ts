@@ -6,7 +6,7 @@ import { judgeSupport, supportConfidence } from '../core/verify/support';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
-import { loadNliModel, NO_MODEL_MESSAGE } from './nli';
+import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
 
@@ -44,7 +44,7 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
   }
   let nli;
   try {
-    nli = await loadNliModel(values['nli-model'], process.env);
+    nli = await chooseNliModel(values['nli-model'], process.env);
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
     io.err(`attest verify: ${error.message}\n`);
@@ -58,6 +58,11 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
       const line = { id: pair.id, label: j.label, confidence: supportConfidence(j) ?? null, onDev: j.onDev ?? null, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null, model: j.model ?? null };
       io.out(`${JSON.stringify(line)}\n`);
     }
+  } catch (error) {
+    // The model's session is made at the first pair: a graph ONNX Runtime cannot read fails there.
+    if (!(error instanceof ModelError)) throw error;
+    io.err(`attest verify: ${error.message}\n`);
+    return 2;
   } finally {
     await nli?.model.dispose();
   }

@@ -5,6 +5,9 @@ import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
 import { downloadModel, ModelDownloadError } from '../core/models/download';
 import { ModelError } from '../core/models/errors';
 import { copiesFolderOf } from '../core/models/copiesFolder';
+import { readFolderJudging } from '../core/models/folder';
+import { contentDigest, withContent } from '../core/models/identity';
+import { NliModelOnFirstUse } from '../core/models/nliOnFirstUse';
 import { hasFiles, modelLocation, exportFiles, type ModelLocation } from '../core/models/location';
 import type { Embedder } from '../core/models/embedder';
 import type { NliModel } from '../core/models/nli';
@@ -26,7 +29,7 @@ function sayNoRuntimeOnce(): void {
   );
 }
 
-/** A model loaded in its worker, with the id that keys its caches and stored vectors, and the name reports give it. */
+/** A model loaded in its worker, with the id that keys its caches and stored vectors (its name and content, `models/identity.ts`), and the name reports give it. */
 export interface Loaded<T> {
   readonly model: T;
   readonly id: string;
@@ -39,7 +42,8 @@ export interface ModelKind<T extends { dispose(): Promise<void> }> {
   readonly section: string;
   /** Why Attest wants it, in the consent prompt. */
   readonly purpose: string;
-  readonly start: (dir: string, options: ModelOptions) => Promise<T>;
+  /** `failed` hears a failure to load that comes after `start` resolved, for a model that loads on first use. */
+  readonly start: (dir: string, options: ModelOptions, failed: (error: unknown) => void) => Promise<T>;
   /**
    * The folder of the model that ships with Attest, used while the setting is empty, and while the model
    * it names is still to be downloaded; undefined when this copy has none.
@@ -148,20 +152,20 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
         if (!(await this.fetch(location, files, userAsked))) return undefined;
       }
       // A download's graph is in its onnx/ folder (exportFiles); its copy is kept beside it.
-      const loaded = await this.kind.start(location.dir, { preferQuantized, threads, ...(location.kind === 'hub' && { optimizedCopies: path.join(location.dir, 'onnx') }) });
+      const loaded = await this.kind.start(location.dir, { preferQuantized, threads, ...(location.kind === 'hub' && { optimizedCopies: path.join(location.dir, 'onnx') }) }, this.failed);
       this.log.info(`Model loaded from ${location.dir}`);
-      const id = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
-      return { model: loaded, id };
+      const name = location.kind === 'folder' ? location.dir : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
+      // Keyed by content, not by the setting: another model put in the folder, or one retrained in place, is another model.
+      return { model: loaded, id: withContent(name, await contentDigest(location.dir, { preferQuantized })), name };
     } catch (error) {
       if (!(error instanceof ModelError) && !(error instanceof ModelDownloadError)) throw error;
-      this.log.error(error.message);
-      void vscode.window.showErrorMessage(vscode.l10n.t('Attest could not load the model: {0}', error.message));
+      this.failed(error);
       return undefined;
     }
   }
 
   private async loadBuiltIn(dir: string, threads: number): Promise<Loaded<T>> {
-    const loaded = await this.kind.start(dir, { preferQuantized: true, threads, optimizedCopies: await builtInCopies(this.storage, dir) });
+    const loaded = await this.kind.start(dir, { preferQuantized: true, threads, optimizedCopies: await builtInCopies(this.storage, dir) }, this.failed);
     this.log.info(`Built-in model loaded from ${dir}`);
     return { model: loaded, ...(await builtInIdentity(dir)) };
   }
@@ -175,6 +179,12 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
       if (choice === download) void vscode.commands.executeCommand(this.kind.downloadCommand);
     });
   }
+
+  private readonly failed = (error: unknown): void => {
+    if (!(error instanceof ModelError) && !(error instanceof ModelDownloadError)) return;
+    this.log.error(error.message);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Attest could not load the model: {0}', error.message));
+  };
 
   /** Asks before the download (the user decides what leaves and arrives), then downloads with progress and cancel. */
   private async fetch(location: Extract<ModelLocation, { kind: 'hub' }>, files: string[], userAsked: boolean): Promise<boolean> {
@@ -245,7 +255,16 @@ export const NLI_MODEL: ModelKind<NliModel> = {
   purpose: vscode.l10n.t(
     "Attest judges whether cited abstracts support your sentences with an NLI model (about 90 MB). Without it, only cited abstracts that share none of the sentence's key terms are caught.",
   ),
-  start: (dir, options) => WorkerNliModel.start(dir, options),
+  // The worker and its session start at the first pair to judge: a manuscript whose cited works have no text costs neither.
+  start: async (dir, options, failed) =>
+    new NliModelOnFirstUse(
+      () =>
+        WorkerNliModel.start(dir, options).catch((error: unknown) => {
+          failed(error);
+          throw error;
+        }),
+      await readFolderJudging(dir),
+    ),
   builtIn: () => builtInNliFolder(),
   downloadCommand: 'attest.downloadNliModel',
 };

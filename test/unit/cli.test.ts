@@ -135,6 +135,41 @@ describe('attest check', () => {
     assert.equal(none.supportModel, null);
   });
 
+  it('makes no model session for a check with nothing to judge, and judges when there is something', async () => {
+    // A graph ONNX Runtime cannot read: the check fails the moment it makes a session, and only then.
+    const broken = await writeModelFolder(path.join(dir, 'broken'), { model: new TextEncoder().encode('not an ONNX graph'), config: nliConfig() });
+    const tex = path.join(dir, 'm.tex');
+    await fs.writeFile(tex, 'Daily aspirin lowers the risk of stroke \\cite{a}.\n\\bibliography{refs}\n');
+    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={Aspirin}, year={2020}}\n');
+    const nothing = await attest('check', tex, '--offline', '--cache', dir, '--nli-model', broken);
+    assert.equal(nothing.code, 0, nothing.err);
+    assert.doesNotMatch(nothing.err, /could not load/);
+    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n');
+    const something = await attest('check', tex, '--offline', '--cache', dir, '--nli-model', broken);
+    assert.equal(something.code, 2);
+    assert.match(something.err, /ONNX Runtime could not load .*broken/);
+  });
+
+  it('never takes the cached judgements of another model in a folder of the same name', async () => {
+    const tex = path.join(dir, 'm.tex');
+    await fs.writeFile(tex, 'Daily aspirin lowers the risk of stroke \\cite{a}.\n\\bibliography{refs}\n');
+    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n');
+    const cache = path.join(dir, 'cache');
+    const entailment = async (model: string, lookups = cache): Promise<unknown> => {
+      const run = await attest('check', tex, '--offline', '--cache', lookups, '--nli-model', model, '--format', 'json');
+      return (JSON.parse(run.out) as { support: { entailment: unknown }[] }).support[0].entailment;
+    };
+    const first = await writeModelFolder(path.join(dir, 'one', 'judge'), { model: nliGraph(), config: nliConfig() });
+    // The same graph, its outputs labelled in another order: another model.
+    const second = await writeModelFolder(path.join(dir, 'two', 'judge'), { model: nliGraph(), config: nliConfig({ 0: 'contradiction', 1: 'entailment', 2: 'neutral' }) });
+    const own = await entailment(second, path.join(dir, 'fresh'));
+    assert.notEqual(await entailment(first), own);
+    assert.equal(await entailment(second), own);
+    // The first model's folder given the second's files, as a model retrained in place is.
+    await fs.cp(second, first, { recursive: true });
+    assert.equal(await entailment(first), own);
+  });
+
   it('checks a chapter without a magic comment from the file beside it that includes it', async () => {
     await fs.mkdir(path.join(dir, 'chapters'));
     await fs.writeFile(path.join(dir, 'main.tex'), '\\documentclass{article}\\begin{document}\\input{chapters/one}\\bibliography{refs}\\end{document}\n');

@@ -185,6 +185,30 @@ describe('attest index and attest search', () => {
     assert.match(other.err, /give --embed-model the folder named all-MiniLM-L6-v2/);
   });
 
+  it('embeds again with another encoder in a folder of the same name, and keeps the vectors of a library that named its encoder by name alone', async () => {
+    const model = await encoderFolder();
+    assert.equal((await run('index', 'add', CORPUS, '--store', store, '--embed-model', model)).code, 0);
+    const other = await writeModelFolder(path.join(dir, 'other', 'all-MiniLM-L6-v2'), {
+      model: encoderGraph(),
+      config: { model_type: 'bert', _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', max_position_embeddings: 256, pad_token_id: 0 },
+    });
+    const replaced = await run('search', '--store', store, '--query', 'stroke', '--embed-model', other);
+    assert.equal(replaced.code, 0, replaced.err);
+    assert.match(replaced.err, /embedded with another model in a folder named all-MiniLM-L6-v2 \(its files differ from this one's\): all 6 are embedded again/);
+    assert.match(replaced.err, /embedded 6 papers of the library with all-MiniLM-L6-v2\n/);
+    // And the first encoder's are no longer there to be taken for its own.
+    assert.match((await run('search', '--store', store, '--query', 'stroke', '--embed-model', model)).err, /embedded 6 papers of the library/);
+
+    // As a library written before encoders were keyed by their content: its vectors are kept.
+    const manifestFile = path.join(store, 'manifest.json');
+    const manifest = JSON.parse(await fs.readFile(manifestFile, 'utf8')) as { vectors: { model: string } };
+    assert.match(manifest.vectors.model, /^all-MiniLM-L6-v2#content:[0-9a-f]{16}$/);
+    await fs.writeFile(manifestFile, JSON.stringify({ ...manifest, vectors: { ...manifest.vectors, model: 'all-MiniLM-L6-v2' } }));
+    const legacy = await run('search', '--store', store, '--query', 'stroke', '--embed-model', model);
+    assert.equal(legacy.code, 0, legacy.err);
+    assert.equal(legacy.err, '');
+  });
+
   it('embeds a library of many papers before a one-query search, with the encoder started again for the work', async () => {
     const many = path.join(dir, 'many.jsonl');
     const lines = Array.from({ length: 120 }, (_, at) => JSON.stringify({ _id: `m${at}`, title: `Stroke trial ${at}`, text: `Aspirin lowered the risk of stroke in cohort ${at}.` }));

@@ -83,5 +83,10 @@ describe('attest verify', () => {
     assert.deepEqual(bad.lines, []);
     const noModel = await run('--pairs', pairs, '--nli-model', path.join(dir, 'nothing'));
     assert.equal(noModel.code, 2);
+    await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "abstract": "fine."}\n');
+    const broken = await writeModelFolder(path.join(dir, 'broken'), { model: new TextEncoder().encode('not an ONNX graph'), config: nliConfig() });
+    const unreadable = await run('--pairs', pairs, '--nli-model', broken);
+    assert.equal(unreadable.code, 2);
+    assert.match(unreadable.err, /ONNX Runtime could not load/);
   });
 });

@@ -10,6 +10,7 @@
  */
 import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMode } from '../evidence';
 import type { Embedder } from '../models/embedder';
+import { modelName } from '../models/identity';
 import type { Reranker } from '../models/reranker';
 import { paperFromRecord, type Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
@@ -31,7 +32,10 @@ interface RankedPaper extends Ranked {
 }
 
 export interface Encoder {
-  /** The model's name, kept with the vectors so that one model's are never compared with another's. */
+  /**
+   * The model's key, kept with the vectors so that one model's are never compared with another's: its
+   * name and the digest of its content (`models/identity.ts`), shown by its name (`modelName`).
+   */
   readonly model: string;
   readonly embedder: Embedder;
 }
@@ -236,12 +240,12 @@ export class PaperLibrary implements EvidenceFinder {
     if (this.mode === 'lexical') return { mode: 'lexical' };
     const unembedded = this.store.countWithoutVectors(encoder.model);
     if (unembedded === this.store.size) {
-      if (unembedded > 0) notes.push(`Ranked by words alone: no paper of the library is embedded with ${encoder.model} yet.`);
+      if (unembedded > 0) notes.push(`Ranked by words alone: no paper of the library is embedded with ${modelName(encoder.model)} yet.`);
       return { mode: 'lexical' };
     }
     if (unembedded > 0) {
       const effect = this.mode === 'dense' ? 'a search by meaning alone cannot find them' : 'they are ranked by their words alone';
-      notes.push(`${unembedded} of ${this.store.size} papers are not embedded with ${encoder.model} yet; ${effect}.`);
+      notes.push(`${unembedded} of ${this.store.size} papers are not embedded with ${modelName(encoder.model)} yet; ${effect}.`);
     }
     // The vectors are read from disk while the query is encoded; a failed read is the search's to report.
     this.store.dense().catch(() => undefined);

@@ -54,6 +54,7 @@ import * as path from 'node:path';
 import type * as Lockfile from 'proper-lockfile';
 import type { Paper } from '../papers/paper';
 import { LARGEST_TEXT_BYTES, NotRegularFileError, openRegularFile } from '../text/readFile';
+import { sameModel } from '../models/identity';
 import { DenseIndex, type DenseIndexData } from './dense';
 import { prepareScoring } from './scoring';
 import { LexicalIndex, LexicalParts, type LexicalIndexData, type LexicalSearch } from './lexical';
@@ -454,11 +455,11 @@ export class PaperStore {
     for (const paper of memory.papers.values()) if (skip-- <= 0) yield paper;
   }
 
-  /** Papers that have no vector from `model`: all of them when the store holds another encoder's. */
+  /** Papers that have no vector from `model`: all of them when the store holds another encoder's (see `sameModel`). */
   withoutVectors(model: string): Paper[] {
     // Read no paper when none lacks one: every search from the CLI asks.
     if (this.countWithoutVectors(model) === 0) return [];
-    const ids = this.vectorModel === model ? this.embedded() : new Set<string>();
+    const ids = this.holdsVectorsOf(model) ? this.embedded() : new Set<string>();
     return [...this.papers()].filter((paper) => !ids.has(paper.id));
   }
 
@@ -467,7 +468,7 @@ export class PaperStore {
    * until the papers or the vectors change: counting 100,000 ids took 20 ms a query.
    */
   countWithoutVectors(model: string): number {
-    if (this.vectorModel !== model) return this.size;
+    if (!this.holdsVectorsOf(model)) return this.size;
     const { places } = this;
     const ids = this.embedded();
     const last = this.unembeddedCount;
@@ -551,9 +552,18 @@ export class PaperStore {
     this.view = undefined;
   }
 
+  /**
+   * Whether the vectors held are `model`'s. Those a store written before encoders were keyed by their
+   * content names by the encoder's name alone: they are taken as the encoder of that name's, as they
+   * were, and kept under its full key from the next vectors added.
+   */
+  private holdsVectorsOf(model: string): boolean {
+    return this.vectorModel !== undefined && sameModel(this.vectorModel, model);
+  }
+
   private addVectors(batch: VectorBatch): void {
     const dimension = batch.vectors[0].length;
-    if (this.vectorModel !== batch.model || this.vectorDimension !== dimension) {
+    if (!this.holdsVectorsOf(batch.model) || this.vectorDimension !== dimension) {
       // The segments on disk hold the other encoder's vectors: the next save leaves them out.
       this.vectorsReplaced = this.manifest?.vectors !== undefined;
       this.vectorModel = batch.model;
@@ -562,6 +572,7 @@ export class PaperStore {
       this.vectorsUnsaved = [];
       this.denseIndex = new DenseIndex(dimension);
     }
+    this.vectorModel = batch.model;
     for (const id of batch.ids) this.vectorIds?.add(id);
     this.vectorsUnsaved.push(batch);
     const dense = this.denseIndex;

@@ -4,11 +4,10 @@
  * other model is set, so support verdicts come from the first run, offline, with nothing to download.
  * The evidence reranker, `models/attest-rerank/`, reorders the top of Find Evidence's ranking.
  */
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { attestPackages } from '../attestPackage';
 import { readTextFile, SMALL_FILE_BYTES } from '../text/readFile';
+import { contentDigest, withContent } from './identity';
 import { exportFiles, hasFiles } from './location';
 
 /** How an NLI model's judgements are keyed in caches (`id`) and named to the user (`name`). */
@@ -51,26 +50,18 @@ function packageDirs(): readonly string[] {
 }
 
 /**
- * The built-in model's name as its config.json gives it, "(built in)"; its id adds a digest of its
- * card, attest.json and graph size, which change with every model trained, so that judgements cached
- * from an earlier model are not taken for its own.
+ * The built-in model's name as its config.json gives it, "(built in)"; its id adds the digest of its
+ * content (identity.ts), which changes with every model trained, so that judgements cached from an
+ * earlier model are not taken for its own.
  */
 export async function builtInIdentity(dir: string): Promise<ModelIdentity> {
-  const read = async (name: string): Promise<string> => (await readTextFile(path.join(dir, name), SMALL_FILE_BYTES).catch(() => undefined))?.text ?? '';
   let modelName = 'attest-nli';
   try {
-    const config = JSON.parse(await read('config.json')) as { _name_or_path?: unknown };
+    const config = JSON.parse((await readTextFile(path.join(dir, 'config.json'), SMALL_FILE_BYTES).catch(() => undefined))?.text ?? '') as { _name_or_path?: unknown };
     if (typeof config._name_or_path === 'string' && config._name_or_path.trim() !== '') modelName = config._name_or_path.trim();
   } catch {
     // Loading the model reports a damaged config.json.
   }
-  const size = (await fs.stat(path.join(dir, 'onnx/model_quantized.onnx')).catch(() => undefined))?.size ?? 0;
-  const digest = createHash('sha256')
-    .update(await read('README.md'))
-    .update(await read('attest.json'))
-    .update(String(size))
-    .digest('hex')
-    .slice(0, 12);
   const name = `${modelName} (built in)`;
-  return { id: `${name}#${digest}`, name };
+  return { id: withContent(name, await contentDigest(dir, { preferQuantized: true })), name };
 }

@@ -55,6 +55,25 @@ const QUANTIZED = ['onnx/model_quantized.onnx'];
 const NO_LIMIT = 1e9;
 
 export async function readModelFolder(dir: string, options: FolderOptions = {}): Promise<ModelFolder> {
+  const modelFile = await findModelFile(dir, options.preferQuantized ?? false);
+  const tokenizer = await readJsonObject(dir, 'tokenizer.json');
+  if (!tokenizer) throw missing(dir, 'tokenizer.json', "the model's tokenizer");
+  const configJson = await readJsonObject(dir, 'config.json');
+  if (!configJson) throw missing(dir, 'config.json', "the model's configuration (labels, maximum length)");
+  const tokenizerConfig = (await readJsonObject(dir, 'tokenizer_config.json')) ?? {};
+  const judging = await readFolderJudging(dir);
+  const quantized = QUANTIZED.some((name) => path.join(dir, name) === modelFile);
+  return { dir, modelFile, quantized, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig), judging };
+}
+
+/** The folder's attest.json, checked (judging.ts); undefined for a folder without one. */
+export async function readFolderJudging(dir: string): Promise<JudgingParameters | undefined> {
+  const json = await readJsonObject(dir, 'attest.json');
+  return json && readJudging(json, path.join(dir, 'attest.json'));
+}
+
+/** The graph `readModelFolder` would choose; a `ModelError` when there is no such folder or it has no graph. */
+export async function findModelFile(dir: string, preferQuantized: boolean): Promise<string> {
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat?.isDirectory()) {
     throw new ModelError(
@@ -62,19 +81,6 @@ export async function readModelFolder(dir: string, options: FolderOptions = {}):
         '(model.onnx or onnx/model_quantized.onnx, tokenizer.json, config.json).',
     );
   }
-  const modelFile = await findModelFile(dir, options.preferQuantized ?? false);
-  const tokenizer = await readJsonObject(dir, 'tokenizer.json');
-  if (!tokenizer) throw missing(dir, 'tokenizer.json', "the model's tokenizer");
-  const configJson = await readJsonObject(dir, 'config.json');
-  if (!configJson) throw missing(dir, 'config.json', "the model's configuration (labels, maximum length)");
-  const tokenizerConfig = (await readJsonObject(dir, 'tokenizer_config.json')) ?? {};
-  const attestJson = await readJsonObject(dir, 'attest.json');
-  const judging = attestJson && readJudging(attestJson, path.join(dir, 'attest.json'));
-  const quantized = QUANTIZED.some((name) => path.join(dir, name) === modelFile);
-  return { dir, modelFile, quantized, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig), judging };
-}
-
-async function findModelFile(dir: string, preferQuantized: boolean): Promise<string> {
   const candidates = preferQuantized ? [...QUANTIZED, ...FULL] : [...FULL, ...QUANTIZED];
   for (const candidate of candidates) {
     const file = path.join(dir, candidate);
