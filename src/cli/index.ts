@@ -27,7 +27,6 @@ reported with their line numbers; the rest are imported.
                       committed; papers it holds with the same text are skipped, so a stopped import
                       resumes where it stopped when run again
   --collection NAME   the Solr collection (default papers)
-  --encoder-name NAME with --solr, the name the collection records for the encoder (see attest solr)
 Exit status: 0 imported, 2 usage or I/O failure.`;
 
 
@@ -35,7 +34,7 @@ Exit status: 0 imported, 2 usage or I/O failure.`;
 export async function indexCommand(args: readonly string[], io: Console): Promise<number> {
   const parsed = parseCommandLine(
     'index',
-    { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' }, 'encoder-name': { type: 'string' } } },
+    { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' } } },
     INDEX_USAGE,
     io,
   );
@@ -45,11 +44,11 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   if (subcommand !== 'add') return usageError('index', subcommand === undefined ? 'no subcommand given' : `unknown subcommand '${subcommand}'`, io);
   if (files.length === 0) return usageError('index', 'no file given', io);
   if (store !== undefined && solr !== undefined) return usageError('index', 'give --store DIR or --solr URL, not both', io);
-  if ((parsed.values.collection ?? parsed.values['encoder-name']) !== undefined && solr === undefined) return usageError('index', '--collection and --encoder-name need --solr URL', io);
+  if (parsed.values.collection !== undefined && solr === undefined) return usageError('index', '--collection needs --solr URL', io);
   const formats = files.map(formatOf);
   const unknown = files.find((_, at) => formats[at] === undefined);
   if (unknown !== undefined) return usageError('index', `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`, io);
-  if (solr !== undefined) return (await import('./solrIndex')).addToSolr(files, formats as PaperFormat[], solrTarget(solr, parsed.values.collection, process.env), { folder: encoderDir(parsed.values['embed-model'], process.env), name: parsed.values['encoder-name'] }, io);
+  if (solr !== undefined) return (await import('./solrIndex')).addToSolr(files, formats as PaperFormat[], solrTarget(solr, parsed.values.collection, process.env), encoderDir(parsed.values['embed-model'], process.env), io);
   if (!store) return usageError('index', '--store DIR is required (or --solr URL)', io);
 
   let encoder: Encoder | undefined;

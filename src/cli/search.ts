@@ -31,7 +31,6 @@ abstract's sentence that matches the query best, or null.
   --solr URL          search Attest's collection on the SolrCloud at URL instead (see attest solr
                       init), with the encoder its vectors are of; ranked as the library ranks
   --collection NAME   the Solr collection (default papers)
-  --encoder-name NAME with --solr, the name the collection records for the encoder (see attest solr)
 Exit status: 0 searched, 2 usage or I/O failure.`;
 
 const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
@@ -55,7 +54,6 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
         store: { type: 'string' },
         solr: { type: 'string' },
         collection: { type: 'string' },
-        'encoder-name': { type: 'string' },
         query: { type: 'string' },
         queries: { type: 'string' },
         top: { type: 'string', default: '10' },
@@ -75,7 +73,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   const mode = values.mode as SearchMode | undefined;
   if (values.store !== undefined && values.solr !== undefined) return usageError('search', 'give --store DIR or --solr URL, not both', io);
   if (!values.store && values.solr === undefined) return usageError('search', '--store DIR is required (or --solr URL)', io);
-  if ((values.collection ?? values['encoder-name']) !== undefined && values.solr === undefined) return usageError('search', '--collection and --encoder-name need --solr URL', io);
+  if (values.collection !== undefined && values.solr === undefined) return usageError('search', '--collection needs --solr URL', io);
   if ((values.query === undefined) === (values.queries === undefined)) return usageError('search', 'give either --query TEXT or --queries FILE.jsonl', io);
   if (!Number.isInteger(top) || top < 1) return usageError('search', `--top must be a positive whole number, not '${values.top}'`, io);
   if (mode !== undefined && !MODES.includes(mode)) return usageError('search', `--mode must be lexical, dense or hybrid, not '${mode}'`, io);
@@ -100,7 +98,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   const rerankerDir = async (): Promise<string | undefined> => (values.rerank ? builtInRerankerDir() : values['rerank-model']);
   if (values.solr !== undefined) {
     const { searchSolr } = await import('./solrSearch');
-    return searchSolr(solrTarget(values.solr, values.collection, process.env), queries, { top, mode, encoderFolder, encoderName: values['encoder-name'], rerankerDir }, io);
+    return searchSolr(solrTarget(values.solr, values.collection, process.env), queries, { top, mode, encoderFolder, rerankerDir }, io);
   }
   const store = values.store as string;
   let started: Started | undefined;

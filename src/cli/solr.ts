@@ -4,12 +4,13 @@ import { attestPackages } from '../core/attestPackage';
 import type { Encoder } from '../core/index/library';
 import type { SolrTarget } from '../core/index/solr/client';
 import { ModelError } from '../core/models/errors';
+import { modelName } from '../core/models/identity';
 import { parseCommandLine } from './args';
 import { encoderDir, loadEncoder } from './encoder';
 import type { Console } from './main';
 import { forTerminal } from './terminal';
 
-export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR [--encoder-name NAME]]
+export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR]
 
 Makes Attest's collection on a SolrCloud whose node answers at URL (up to /solr): uploads Attest's
 configset (solr/configset) as attest-NAME, its vector field sized for the encoder, creates the
@@ -21,10 +22,8 @@ attest.library.solr.url in the editor. A collection already made for the same en
   --replicas N        replicas of each shard (default 2)
   --embed-model DIR   the ONNX sentence encoder folder (or ATTEST_EMBED_MODEL) whose vectors the
                       collection will hold; without one it is searched by words alone
-  --encoder-name NAME the name its vectors are recorded under (default: the folder's name); writers'
-                      editors must name the same encoder in attest.retrieval.encoder.model, so for
-                      the editor's default give Xenova/bge-small-en-v1.5 with that model's folder;
-                      attest index add and attest search then take the same --encoder-name
+  The encoder is recorded by its content: writers' editors and later commands must use the same
+  model files (the editor's default is Xenova/bge-small-en-v1.5's onnx/model_quantized.onnx).
 Credentials for Solr's basic authentication: ATTEST_SOLR_USER and ATTEST_SOLR_PASSWORD.
 Exit status: 0 made or already there, 2 usage, Solr or I/O failure.`;
 
@@ -50,7 +49,6 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
         shards: { type: 'string', default: '2' },
         replicas: { type: 'string', default: '2' },
         'embed-model': { type: 'string' },
-        'encoder-name': { type: 'string' },
       },
     },
     SOLR_USAGE,
@@ -74,7 +72,7 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
   const { initCollection } = await import('../core/index/solr/collection');
   let encoder: Encoder | undefined;
   try {
-    encoder = named(await loadEncoder(encoderDir(parsed.values['embed-model'], process.env)), parsed.values['encoder-name']);
+    encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
     io.err(`attest solr: ${error.message}\n`);
@@ -84,7 +82,7 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
     const solr = new SolrClient(solrTarget(url, parsed.values.collection, process.env));
     const dimension = encoder && (await encoder.embedder.embed(['dimension'], 'passage'))[0].length;
     const made = await initCollection(solr, { encoder: encoder && dimension !== undefined ? { model: encoder.model, dimension } : undefined, shards, replicas, configDir });
-    const vectors = encoder ? `vectors of ${encoder.model}, ${dimension} dimensions` : 'no vectors: searched by words alone';
+    const vectors = encoder ? `vectors of ${modelName(encoder.model)}, ${dimension} dimensions` : 'no vectors: searched by words alone';
     const name = solr.target.collection;
     io.out(`${forTerminal(made === 'created' ? `Made the collection '${name}' (${shards} shards, ${replicas} replicas each; ${vectors}).` : `The collection '${name}' is set up already (${vectors}).`)}\n`);
     return 0;
@@ -95,11 +93,6 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
   } finally {
     await encoder?.embedder.dispose();
   }
-}
-
-/** `encoder` under the name `--encoder-name` gives, which is what a Solr collection records and checks. */
-export function named(encoder: Encoder | undefined, name: string | undefined): Encoder | undefined {
-  return encoder && name !== undefined && name.trim() !== '' ? { ...encoder, model: name.trim() } : encoder;
 }
 
 /** The configset's folder in Attest's package: the repository's, or the one the package carries. */

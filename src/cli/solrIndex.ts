@@ -3,12 +3,12 @@ import { IMPORT_BATCH } from '../core/index/library';
 import { SolrClient, SolrError, type SolrTarget } from '../core/index/solr/client';
 import { addToCollection, collectionInfo, type AddProgress } from '../core/index/solr/collection';
 import { ModelError } from '../core/models/errors';
+import { modelName } from '../core/models/identity';
 import { importFileInBatches, type PaperFormat } from '../core/papers/import';
 import { UnreadableFileError } from '../core/text/decode';
 import { isFileSystemError, loadEncoder } from './encoder';
 import { ProblemReport } from './importProblems';
 import type { Console } from './main';
-import { named } from './solr';
 import { forTerminal, showProgress } from './terminal';
 
 /** `attest index add FILE... --solr URL`: the papers of `files` added to Attest's collection on a SolrCloud. */
@@ -16,7 +16,7 @@ export async function addToSolr(
   files: readonly string[],
   formats: readonly PaperFormat[],
   target: SolrTarget,
-  encoderGiven: { readonly folder?: string; readonly name?: string },
+  encoderFolder: string | undefined,
   io: Console,
 ): Promise<number> {
   let encoder: Encoder | undefined;
@@ -24,7 +24,7 @@ export async function addToSolr(
     const solr = new SolrClient(target);
     const info = await collectionInfo(solr);
     if (info === undefined) throw new SolrError('refused', `The Solr collection '${target.collection}' was not made by attest solr init: make it first.`);
-    encoder = named(await loadEncoder(encoderGiven.folder), encoderGiven.name);
+    encoder = await loadEncoder(encoderFolder);
     let sent = 0;
     let unchanged = 0;
     let read = 0;
@@ -42,7 +42,7 @@ export async function addToSolr(
     }
     const { numFound } = await solr.select({ q: 'kind:paper', rows: '0' });
     const also = unchanged > 0 ? `; ${unchanged} it held already with the same text were left as they were` : '';
-    io.out(`${forTerminal(`Added ${sent} papers to the collection '${target.collection}'${also}; it holds ${numFound} papers${info.encoder ? ` (vectors: ${info.encoder})` : ''}.`)}\n`);
+    io.out(`${forTerminal(`Added ${sent} papers to the collection '${target.collection}'${also}; it holds ${numFound} papers${info.encoder ? ` (vectors: ${modelName(info.encoder)})` : ''}.`)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof SolrError) && !(error instanceof ModelError) && !(error instanceof UnreadableFileError) && !isFileSystemError(error)) throw error;

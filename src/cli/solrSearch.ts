@@ -7,14 +7,11 @@ import type { Reranker } from '../core/models/reranker';
 import { loadReranker, startEncoder, watched } from './encoder';
 import type { Console } from './main';
 import type { Query } from './queries';
-import { named } from './solr';
 
 export interface SolrSearchOptions {
   readonly top: number;
   readonly mode?: SearchMode;
   readonly encoderFolder?: string;
-  /** The name the collection records for the encoder, when it is not the folder's (`--encoder-name`). */
-  readonly encoderName?: string;
   readonly rerankerDir: () => Promise<string | undefined>;
 }
 
@@ -28,7 +25,7 @@ export async function searchSolr(target: SolrTarget, queries: readonly Query[], 
     reranker = await loadReranker(await options.rerankerDir());
     let failure: unknown;
     const asked = reranker && watched(reranker, (error) => (failure ??= error));
-    const library = await SolrLibrary.open(target, { encoder: named(started?.encoder, options.encoderName), mode: options.mode, reranker: asked && (async () => asked) });
+    const library = await SolrLibrary.open(target, { encoder: started?.encoder, mode: options.mode, reranker: asked && (async () => asked) });
     const notes = new Set<string>();
     for (const query of queries) {
       const found = await library.find({ text: query.text, limit: options.top });

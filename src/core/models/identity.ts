@@ -75,3 +75,12 @@ export function modelName(key: string): string {
 export function sameModel(stored: string, key: string): boolean {
   return stored === key || (!MARKED.test(stored) && stored === modelName(key));
 }
+
+/**
+ * Whether two keys name one encoder: the same content when both carry a digest, whatever their names
+ * (a folder named after the model and the hub's repository name one encoder); otherwise as `sameModel`.
+ */
+export function sameEncoder(a: string, b: string): boolean {
+  if (MARKED.test(a) && MARKED.test(b)) return a.slice(-16) === b.slice(-16);
+  return sameModel(a, b) || sameModel(b, a);
+}

@@ -6,6 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { modelName, sameEncoder } from '../../models/identity';
 import type { Paper } from '../../papers/paper';
 import type { Encoder } from '../library';
 import { passageText } from '../passages';
@@ -37,6 +38,12 @@ const SCHEMA_DIMENSION = /vectorDimension="\d+"/;
 /** Papers embedded and sent together: a stop loses at most one batch's work. */
 export const SOLR_BATCH = 256;
 
+/** An encoder's key as messages show it: its name, and its content's digest when the name alone would hide a difference. */
+function described(key: string): string {
+  const name = modelName(key);
+  return name === key ? key : `${name} (content ${key.slice(-16)})`;
+}
+
 /** The meta document, read in real time; undefined when the collection has none (Attest did not make it). */
 export async function collectionInfo(solr: SolrClient, signal?: AbortSignal): Promise<CollectionInfo | undefined> {
   const { docs } = await solr.get([META_ID], 'encoder,dimension,analyzer', signal);
@@ -53,9 +60,10 @@ export async function collectionInfo(solr: SolrClient, signal?: AbortSignal): Pr
 /** Why `encoder` may not search or fill the collection described by `info`; undefined when it may. */
 export function encoderConflict(target: string, info: CollectionInfo, encoder: string | undefined): string | undefined {
   if (info.analyzer !== ANALYZER) return `The collection ${target} was indexed by another version of Attest's analysis (${info.analyzer}); make it again with attest solr init.`;
-  if (encoder === undefined || info.encoder === encoder) return undefined;
+  if (encoder === undefined || (info.encoder !== undefined && sameEncoder(info.encoder, encoder))) return undefined;
   if (info.encoder === undefined) return `The collection ${target} holds no vectors (it was made without an encoder): search it by words, without an encoder.`;
-  return `The collection ${target} holds vectors of ${info.encoder}, not ${encoder}: one model's vectors cannot be compared with another's. Use ${info.encoder}, or make a new collection for ${encoder}.`;
+  const [held, given] = [described(info.encoder), described(encoder)];
+  return `The collection ${target} holds vectors of ${held}, not ${given}: one model's vectors cannot be compared with another's. Use the encoder it was filled with, or make a new collection for ${given}.`;
 }
 
 /**
@@ -70,7 +78,8 @@ export async function initCollection(solr: SolrClient, options: InitOptions): Pr
     const info = await collectionInfo(solr, options.signal);
     if (info === undefined) throw new SolrError('refused', `Solr already has a collection named ${target} that Attest did not make: name another.`);
     const conflict = encoderConflict(target, info, options.encoder?.model);
-    if (conflict !== undefined || info.encoder !== options.encoder?.model) throw new SolrError('refused', conflict ?? `The collection ${target} exists already, with vectors of ${info.encoder}.`);
+    const same = info.encoder === undefined ? options.encoder === undefined : options.encoder !== undefined && sameEncoder(info.encoder, options.encoder.model);
+    if (conflict !== undefined || !same) throw new SolrError('refused', conflict ?? `The collection ${target} exists already, with ${info.encoder === undefined ? 'no vectors' : `vectors of ${described(info.encoder)}`}.`);
     return 'exists';
   }
   const configName = `attest-${collection}`;
@@ -123,7 +132,7 @@ export async function addToCollection(
   const conflict = encoderConflict(`'${solr.target.collection}'`, info, encoder?.model);
   if (conflict !== undefined) throw new SolrError('refused', conflict);
   if (info.encoder !== undefined && encoder === undefined) {
-    throw new SolrError('refused', `The collection '${solr.target.collection}' is searched by meaning with ${info.encoder}: papers added to it must be embedded with it (give the encoder).`);
+    throw new SolrError('refused', `The collection '${solr.target.collection}' is searched by meaning with ${described(info.encoder)}: papers added to it must be embedded with it (give the encoder).`);
   }
   let sent = 0;
   let unchanged = 0;
