@@ -1,4 +1,5 @@
 import { escapeBibtex, type FieldValue } from '../bibliography/edit';
+import { braceNameSeparators } from '../bibliography/escape';
 import type { BibEntry } from '../bibliography/types';
 import type { SourceRecord } from '../sources/types';
 import type { FieldDifference } from './match';
@@ -39,7 +40,7 @@ export function fieldsFromRecord(entry: BibEntry, record: SourceRecord, differen
 
 /** "Family, Given", which BibTeX splits unambiguously whatever the particles; an organisation in braces. */
 function bibtexName(author: SourceRecord['authors'][number]): string {
-  const plain = (text: string): string => escapeBibtex(text).replace(/\band\b/g, '{and}');
+  const plain = (text: string): string => braceNameSeparators(escapeBibtex(text));
   if (author.literal) return `{${plain(author.literal)}}`;
   return author.given ? `${plain(author.family ?? '')}, ${plain(author.given)}` : plain(author.family ?? '');
 }
