@@ -87,6 +87,17 @@ describe('using a matched record\'s metadata', () => {
     assert.equal(after.venue, 'CVPR', 'fields that did not differ stay as written');
   });
 
+  it("adds the record's DOI to an entry without one, and keeps a DOI the entry has", () => {
+    const record = { source: 'crossref' as const, id: 'x', title: 'Sleep and memory', authors: [], year: 2020, doi: '10.1000/sleep.1' };
+    const titleDiffers = [{ field: 'title' as const, status: 'differ' as const, expected: '', found: '' }];
+    const without = '@article{kim2020,\n  title = {Sleep},\n  year = {2020}\n}\n';
+    const [after] = parseBibliography(applyEdits(without, setFields(without, 0, fieldsFromRecord(parseBibliography(without, '/x.bib').entries[0], record, titleDiffers))), '/x.bib').entries;
+    assert.equal(after.title, 'Sleep and memory');
+    assert.equal(after.doi, '10.1000/sleep.1');
+    const withDoi = '@article{kim2020,\n  title = {Sleep},\n  doi = {10.1000/mine}\n}\n';
+    assert.equal(fieldsFromRecord(parseBibliography(withDoi, '/x.bib').entries[0], record, titleDiffers).has('doi'), false);
+  });
+
   it('writes authors whose names hold a comma, "and" in any case or `=` so that each reads back whole', () => {
     const bib = '@article{x,\n  title = {T},\n  author = {Someone, A.}\n}\n';
     const authors = [{ family: 'Smith, Jr.', given: 'John' }, { family: 'Doe', given: 'Jane AND Joan' }, { family: 'Le=Roux' }, { literal: 'Research, Development and Others' }];

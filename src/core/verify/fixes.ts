@@ -9,7 +9,8 @@ const JOURNAL_TYPES = new Set(['article', 'periodical']);
 
 /**
  * The .bib fields and values that make an entry say what the matched record says, for the fields
- * that differ; a field the record does not know is left as the user wrote it.
+ * that differ, and the record's DOI where the entry has none (a missing DOI is no difference, but
+ * it is what leads a reader to the work); a field the record does not know is left as the user wrote it.
  */
 export function fieldsFromRecord(entry: BibEntry, record: SourceRecord, differences: readonly FieldDifference[]): Map<string, FieldValue> {
   const fields = new Map<string, FieldValue>();
@@ -35,6 +36,7 @@ export function fieldsFromRecord(entry: BibEntry, record: SourceRecord, differen
         break;
     }
   }
+  if (entry.doi === undefined && record.doi) fields.set('doi', record.doi);
   return fields;
 }
 
