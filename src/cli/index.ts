@@ -1,3 +1,4 @@
+import { counted } from './counted';
 import { PaperLibrary, type Encoder } from '../core/index/library';
 import { StoreError } from '../core/index/store';
 import { ModelError } from '../core/models/errors';
@@ -71,8 +72,8 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     const embedded = await library.embedMissing({ onProgress: progress('Embedding earlier papers', encoder) });
     const vectors = library.store.encoder;
     const also = embedded > 0 ? `, embedded ${embedded} added earlier` : '';
-    const size = `the library in ${store} holds ${library.store.size} papers${vectors ? ` (vectors: ${modelName(vectors.model)}, ${vectors.dimension} dimensions)` : ''}`;
-    io.out(`Added ${added} papers${also}; ${forTerminal(size)}.\n`);
+    const size = `the library in ${store} holds ${counted(library.store.size, 'paper', 'papers')}${vectors ? ` (vectors: ${modelName(vectors.model)}, ${vectors.dimension} dimensions)` : ''}`;
+    io.out(`Added ${counted(added, 'paper', 'papers')}${also}; ${forTerminal(size)}.\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ModelError) && !(error instanceof StoreError) && !(error instanceof UnreadableFileError) && !isFileSystemError(error)) throw error;

@@ -1,3 +1,4 @@
+import { counted } from './counted';
 import * as path from 'node:path';
 import type { CheckResult } from '../core/check';
 import { authorName } from '../core/bibliography/describe';
@@ -172,10 +173,6 @@ function messageLines(message: string): string {
     .split('\n')
     .map((line) => forTerminal(line))
     .join('\n    ');
-}
-
-function counted(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 function isBibliographyCheck(result: CheckReport): boolean {

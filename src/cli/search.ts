@@ -1,3 +1,4 @@
+import { counted } from './counted';
 import { promises as fs } from 'node:fs';
 import type { SearchMode } from '../core/evidence';
 import type { Encoder } from '../core/index/library';
@@ -131,7 +132,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
       started = await startEncoder(encoderFolder, { prepack: true });
     }
     const embedded = await library.embedMissing({ onProgress: process.stderr.isTTY ? (done, total) => showProgress('Embedding', done, total) : undefined });
-    if (embedded > 0) io.err(`attest search: embedded ${embedded} papers of the library with ${forTerminal(modelName(encoder?.model ?? ''))}\n`);
+    if (embedded > 0) io.err(`attest search: embedded ${counted(embedded, 'paper', 'papers')} of the library with ${forTerminal(modelName(encoder?.model ?? ''))}\n`);
     const notes = new Set<string>();
     for (const query of queries) {
       const found = await library.find({ text: query.text, limit: top });

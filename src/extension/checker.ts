@@ -280,7 +280,7 @@ export class Checker implements vscode.Disposable {
     if (text === undefined) return undefined;
     const { entries } = await this.session.bibliographies.parse(file, text);
     const verdicts = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Looking up {0} references', entries.length), cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: entries.length === 1 ? vscode.l10n.t('Looking up 1 reference') : vscode.l10n.t('Looking up {0} references', entries.length), cancellable: true },
       (_progress, token) => this.references.verify(`bibliography:${file}`, entries, token),
     );
     if (verdicts) {

@@ -31,14 +31,10 @@ export async function checkReferencesCommand(checker: Checker): Promise<void> {
 function summary(file: string, verdicts: Verdicts): string {
   const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
   for (const { verdict } of verdicts.values()) counts[verdict.status]++;
-  return vscode.l10n.t(
-    '{0}: {1} references found, {2} with differing metadata, {3} not found in any source, {4} could not be checked.',
-    file,
-    counts.found,
-    counts['metadata-mismatch'],
-    counts['not-found'],
-    counts.unchecked,
-  );
+  const rest = [counts['metadata-mismatch'], counts['not-found'], counts.unchecked];
+  return counts.found === 1
+    ? vscode.l10n.t('{0}: 1 reference found, {1} with differing metadata, {2} not found in any source, {3} could not be checked.', file, ...rest)
+    : vscode.l10n.t('{0}: {1} references found, {2} with differing metadata, {3} not found in any source, {4} could not be checked.', file, counts.found, ...rest);
 }
 
 const CREDENTIALS: readonly { label: string; key: keyof SourceSecrets; detail: string }[] = [

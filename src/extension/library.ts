@@ -142,7 +142,12 @@ export class EvidenceLibrary implements vscode.Disposable {
           }
           for (const problem of summary.problems) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
           void vscode.window.showInformationMessage(
-            vscode.l10n.t('Imported {0} papers from {1}; {2} records could not be read (see the Attest output).', summary.added, path.basename(file.fsPath), summary.problemCount),
+            [
+              summary.added === 1 ? vscode.l10n.t('Imported 1 paper from {0}.', path.basename(file.fsPath)) : vscode.l10n.t('Imported {0} papers from {1}.', summary.added, path.basename(file.fsPath)),
+              ...(summary.problemCount === 0
+                ? []
+                : [summary.problemCount === 1 ? vscode.l10n.t('1 record could not be read (see the Attest output).') : vscode.l10n.t('{0} records could not be read (see the Attest output).', summary.problemCount)]),
+            ].join(' '),
           );
         }
       },
@@ -230,7 +235,9 @@ export class EvidenceLibrary implements vscode.Disposable {
     const answer = await vscode.window.showInformationMessage(
       left === undefined
         ? vscode.l10n.t('Attest stopped embedding the library: Find Evidence ranks the papers not embedded yet by their words alone until they are.')
-        : vscode.l10n.t('Attest stopped embedding the library: {0} papers are not embedded yet, and Find Evidence ranks them by their words alone until they are.', left),
+        : left === 1
+          ? vscode.l10n.t('Attest stopped embedding the library: 1 paper is not embedded yet, and Find Evidence ranks it by its words alone until it is.')
+          : vscode.l10n.t('Attest stopped embedding the library: {0} papers are not embedded yet, and Find Evidence ranks them by their words alone until they are.', left),
       resume,
     );
     if (answer === resume) this.resumeEmbedding();

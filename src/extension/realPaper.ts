@@ -78,7 +78,6 @@ async function useRecord(entry: BibEntry, { record, differences }: NearRecord): 
   const text = document.getText();
   const offset = document.offsetAt(new vscode.Position(entry.range.start.line, entry.range.start.character));
   const fields = fieldsFromRecord(entry, record, differences);
-  if (!entry.doi && record.doi) fields.set('doi', record.doi);
   const edits = text[offset] === '@' ? setFields(text, offset, fields) : [];
   if (edits.length === 0) {
     void vscode.window.showWarningMessage(vscode.l10n.t('The entry {0} changed since it was checked; run the quick fix again.', entry.key));

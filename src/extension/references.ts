@@ -119,7 +119,7 @@ export class ReferenceLookups implements vscode.Disposable {
     for (const [reason, count] of failureReasons(verdicts)) {
       if (now - (this.logged.get(reason) ?? -Infinity) < RELOG_AFTER_MS) continue;
       this.logged.set(reason, now);
-      this.log.warn(vscode.l10n.t('{0} (for {1} references)', reason, count));
+      this.log.warn(count === 1 ? vscode.l10n.t('{0} (for 1 reference)', reason) : vscode.l10n.t('{0} (for {1} references)', reason, count));
     }
     const unreached = unreachedSources(verdicts);
     if (!unreached) {

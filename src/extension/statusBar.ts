@@ -45,17 +45,25 @@ export class StatusBar implements vscode.Disposable {
     const shown = counts.error + counts.warning + counts.information;
     const counted = shown === 0 ? '$(pass)' : `$(error) ${counts.error} $(warning) ${counts.warning} $(info) ${counts.information}`;
     this.item.text = `${vscode.l10n.t('Attest')} ${counted}${retractedText}${notChecked}`;
+    const problems = [
+      counts.error === 1 ? vscode.l10n.t('1 error') : vscode.l10n.t('{0} errors', counts.error),
+      counts.warning === 1 ? vscode.l10n.t('1 warning') : vscode.l10n.t('{0} warnings', counts.warning),
+      counts.information === 1 ? vscode.l10n.t('1 note') : vscode.l10n.t('{0} notes', counts.information),
+    ];
     const summary = vscode.l10n.t(
-      'Citations: {0} (keys: {1}); bibliography entries: {2}. In the Problems panel: {3} errors, {4} warnings, {5} notes.',
+      'Citations: {0} (keys: {1}); bibliography entries: {2}. In the Problems panel: {3}, {4}, {5}.',
       result.citations.length,
       keys,
       entries,
-      counts.error,
-      counts.warning,
-      counts.information,
+      ...problems,
     );
     // Hints are dotted underlines in the editor, which the Problems panel does not list.
-    const hints = counts.hint > 0 ? vscode.l10n.t('{0} hints (such as unused entries) show in the editor only.', counts.hint) : undefined;
+    const hints =
+      counts.hint === 0
+        ? undefined
+        : counts.hint === 1
+          ? vscode.l10n.t('1 hint (such as an unused entry) shows in the editor only.')
+          : vscode.l10n.t('{0} hints (such as unused entries) show in the editor only.', counts.hint);
     const why = result.verdicts && describeUnchecked(result.verdicts);
     this.item.tooltip = [summary, hints, why, ...abstractLines(result)].filter((line) => line).join('\n');
     this.item.show();
@@ -86,7 +94,10 @@ function abstractLines(result: CheckResult): string[] {
   if (!result.supports) return [];
   const { cited, withoutAbstract, notLookedUp } = missingAbstracts(result.supports, result.verdicts);
   const lines: string[] = [];
-  if (withoutAbstract > notLookedUp) lines.push(vscode.l10n.t('{0} of {1} cited works have no abstract to check against.', withoutAbstract - notLookedUp, cited));
-  if (notLookedUp > 0) lines.push(vscode.l10n.t('The abstracts of {0} of {1} cited works were not looked up (no source answered for them); the support check had nothing to read for them.', notLookedUp, cited));
+  const without = withoutAbstract - notLookedUp;
+  if (without === 1) lines.push(vscode.l10n.t('1 of {0} cited works has no abstract to check against.', cited));
+  else if (without > 1) lines.push(vscode.l10n.t('{0} of {1} cited works have no abstract to check against.', without, cited));
+  if (notLookedUp === 1) lines.push(vscode.l10n.t('The abstract of 1 of {0} cited works was not looked up (no source answered for it); the support check had nothing to read for it.', cited));
+  else if (notLookedUp > 1) lines.push(vscode.l10n.t('The abstracts of {0} of {1} cited works were not looked up (no source answered for them); the support check had nothing to read for them.', notLookedUp, cited));
   return lines;
 }

@@ -45,13 +45,16 @@ describe('editing .bib entries', () => {
   });
 
   // A record's text is data: whatever it holds, the .bib prints it and runs nothing.
-  const hostile = ['A\\B', '^^5cinput^^7b/etc/passwd^^7d', '~user', 'x}\\input{/etc/passwd}{', '50% & $5 #1 _a_', 'Braces {kept} as text'];
+  const hostile = ['A\\B', '^^5cinput^^7b/etc/passwd^^7d', '~user', 'x}\\input{/etc/passwd}{', '50% & $5 #1 _a_', 'Braces {kept} as text', 'Line\n@misc{x, title = {y}}'];
   for (const title of hostile) {
     it(`writes the title ${JSON.stringify(title)} so that it reads back the same, with no command in it`, () => {
       const updated = update({ title });
       const written = /title = \{(.*)\},\n/.exec(updated)?.[1] ?? '';
       assert.doesNotMatch(written.replace(/\\text(?:backslash|braceleft|braceright|asciitilde|asciicircum)\{\}|\\[&%$#_]/g, ''), /[\\^~]/);
-      assert.equal(parseBibliography(updated, '/x.bib').entries[0].title, title);
+      const bib = parseBibliography(updated, '/x.bib');
+      assert.deepEqual(bib.entries.map((e) => e.key), ['smith2020', 'other']);
+      // A line break is written as a space: a value is one line.
+      assert.equal(bib.entries[0].title, title.replace(/\n/g, ' '));
     });
   }
 });
@@ -82,6 +85,27 @@ describe('using a matched record\'s metadata', () => {
     assert.equal(after.year, 2016);
     assert.equal(after.doi, '10.1109/cvpr.2016.90');
     assert.equal(after.venue, 'CVPR', 'fields that did not differ stay as written');
+  });
+
+  it("adds the record's DOI to an entry without one, and keeps a DOI the entry has", () => {
+    const record = { source: 'crossref' as const, id: 'x', title: 'Sleep and memory', authors: [], year: 2020, doi: '10.1000/sleep.1' };
+    const titleDiffers = [{ field: 'title' as const, status: 'differ' as const, expected: '', found: '' }];
+    const without = '@article{kim2020,\n  title = {Sleep},\n  year = {2020}\n}\n';
+    const [after] = parseBibliography(applyEdits(without, setFields(without, 0, fieldsFromRecord(parseBibliography(without, '/x.bib').entries[0], record, titleDiffers))), '/x.bib').entries;
+    assert.equal(after.title, 'Sleep and memory');
+    assert.equal(after.doi, '10.1000/sleep.1');
+    const withDoi = '@article{kim2020,\n  title = {Sleep},\n  doi = {10.1000/mine}\n}\n';
+    assert.equal(fieldsFromRecord(parseBibliography(withDoi, '/x.bib').entries[0], record, titleDiffers).has('doi'), false);
+  });
+
+  it('writes authors whose names hold a comma, "and" in any case or `=` so that each reads back whole', () => {
+    const bib = '@article{x,\n  title = {T},\n  author = {Someone, A.}\n}\n';
+    const authors = [{ family: 'Smith, Jr.', given: 'John' }, { family: 'Doe', given: 'Jane AND Joan' }, { family: 'Le=Roux' }, { literal: 'Research, Development and Others' }];
+    const record = { source: 'crossref' as const, id: 'x', title: 'T', authors };
+    const fields = fieldsFromRecord(parseBibliography(bib, '/x.bib').entries[0], record, [{ field: 'authors', status: 'differ', expected: '', found: '' }]);
+    const after = parseBibliography(applyEdits(bib, setFields(bib, 0, fields)), '/x.bib');
+    assert.deepEqual(after.problems, []);
+    assert.deepEqual(after.entries[0].authors, [{ family: 'Smith, Jr.', given: 'John' }, { family: 'Doe', given: 'Jane AND Joan' }, { family: 'Le=Roux' }, { literal: 'Research, Development and Others' }]);
   });
 
   it('writes a DOI and a URL as they are, underscores and all, and reads them back the same', () => {

@@ -36,6 +36,26 @@ describe('citation key completion', () => {
     assert.deepEqual(keys('V'), ['vaswani2017attention', 'vaswani2021scaling'], 'one letter: the keys that start with it, in order');
   });
 
+  it('offers the keys a typed prefix begins, whatever separators the keys have and however short their last part', () => {
+    const written = new KeyCompleter([
+      { key: 'smith:2020', title: 'Glaciers', authors: 'Jane Smith', year: 2020 },
+      { key: 'Foreman-Mackey:2013', title: 'emcee: the MCMC hammer', authors: 'Daniel Foreman-Mackey', year: 2013 },
+      { key: 'doe_2019.b', title: 'Rivers', authors: 'John Doe', year: 2019 },
+      { key: 'smith:1999', title: 'Ice', authors: 'Jane Smith', year: 1999 },
+    ]);
+    const keys = (typed: string): string[] => written.complete(typed).map((c) => c.key);
+    assert.deepEqual(keys('smith:'), ['smith:2020', 'smith:1999']);
+    assert.deepEqual(keys('smith:2'), ['smith:2020']);
+    assert.deepEqual(keys('smith:20'), ['smith:2020']);
+    assert.deepEqual(keys('Foreman-Mackey:2'), ['Foreman-Mackey:2013']);
+    assert.deepEqual(keys('foreman-m'), ['Foreman-Mackey:2013']);
+    assert.deepEqual(keys('doe_2019.b'), ['doe_2019.b']);
+    assert.deepEqual(keys('doe_2'), ['doe_2019.b']);
+    // The keys it begins come first, then what the words find.
+    assert.deepEqual(keys('smith'), ['smith:2020', 'smith:1999']);
+    assert.deepEqual(keys('jane smith ice'), ['smith:1999']);
+  });
+
   it('offers every key when nothing is typed, and nothing for words no entry has', () => {
     assert.equal(keys('').length, 4);
     assert.deepEqual(keys('glacier'), []);

@@ -210,6 +210,106 @@ describe('generating BibTeX from a hostile record', () => {
   });
 });
 
+/**
+ * Values a record from outside may hold, each of which has broken a writer somewhere: line breaks
+ * before `@type{` (an imported library paper's title), unbalanced braces, comments, commands, quotes,
+ * the characters of BibTeX's own syntax, name separators, very long text, non-BMP characters and controls.
+ */
+const HOSTILE_VALUES = [
+  'line\nbreak\n@misc{x, title = {y}}',
+  'crlf\r\n@article(x, note = "y")\r\n',
+  'a lone\rreturn, a tab\tand Unicode\u2028separators\u2029@misc{z,',
+  '@comment{ at the start and @preamble{"x"} later',
+  'unbalanced { open',
+  'unbalanced } close',
+  '}{ reversed } { braces }}{{',
+  '50% of %comments',
+  'back\\slash \\input{/etc/passwd} \\\\ and a trailing \\',
+  '"double" \'single\' quotes" and a stray "',
+  'a = b == c =',
+  'commas, and, more, commas,',
+  'AND and And between words',
+  '# ~ ^ & $ _ ^^5c',
+  // A lowercase word with a hyphen in a family name is read back without it (citation-js's names).
+  'Non-BMP 𝔸𝔹 😀 𠀀',
+  'controls \u0000 \u0007 \u001b[31m \u007f \u0085 \ufeff end',
+];
+
+/** A line break or control character is written as a space; BibTeX reads each run of spaces as one. */
+function asWritten(value: string): string {
+  return value.replace(/[\p{Cc}\u2028\u2029]/gu, ' ').replace(/\s+/g, ' ').trim();
+}
+
+describe('generating BibTeX that reads back, whatever the record holds', () => {
+  /** One failure per value and field, so that the test names each one that does not read back. */
+  function roundTripFailures(make: (value: string) => SourceRecord, compare: (entry: BibEntry, value: string) => string | undefined, values: readonly string[]): string[] {
+    const failures: string[] = [];
+    for (const value of values) {
+      const before = '@misc{before, title = {B}}\n';
+      const bib = parseBibliography(before + textToAppend(before, bibtexFor(make(value), 'smith:2020-x')), '/refs.bib');
+      const keys = bib.entries.map((e) => e.key);
+      if (bib.problems.length > 0 || keys.join() !== 'before,smith:2020-x') {
+        failures.push(`${JSON.stringify(value.slice(0, 100))}: keys ${JSON.stringify(keys)}, ${bib.problems.map((p) => p.message).join('; ')}`);
+        continue;
+      }
+      const wrong = compare(bib.entries[1], value);
+      if (wrong !== undefined) failures.push(`${JSON.stringify(value.slice(0, 100))}: ${wrong.slice(0, 300)}`);
+    }
+    return failures;
+  }
+
+  function differs(field: string, read: unknown, expected: unknown): string | undefined {
+    return JSON.stringify(read) === JSON.stringify(expected) ? undefined : `${field} read back as ${JSON.stringify(read)}`;
+  }
+
+  const LONG = Array.from({ length: 20_000 }, (_, i) => `word${i}`).join(' ');
+  // Attest's reader takes a name over 1,000 characters for something else (nameList.ts).
+  const LONG_NAME = 'N'.repeat(900);
+
+  it('writes a title and a venue that read back as they were, the entry one and its key the same', () => {
+    const failures = roundTripFailures(
+      (value) => record({ title: `Title ${value}`, venue: `Journal of ${value}`, authors: [{ family: 'Smith', given: 'Jane' }], year: 2020 }),
+      (entry, value) => differs('title', entry.title, asWritten(`Title ${value}`)) ?? differs('venue', entry.venue, asWritten(`Journal of ${value}`)) ?? differs('year', entry.year, 2020),
+      [...HOSTILE_VALUES, LONG],
+    );
+    assert.deepEqual(failures, []);
+  });
+
+  it('writes family, given and organisation names that read back as they were', () => {
+    const failures = roundTripFailures(
+      (value) => record({ title: 'T', authors: [{ family: `Fam ${value}`, given: 'Jane' }, { family: 'Doe', given: `Given ${value}` }, { literal: `Org ${value}` }] }),
+      (entry, value) =>
+        differs('authors', entry.authors, [
+          { family: asWritten(`Fam ${value}`), given: 'Jane' },
+          { family: 'Doe', given: asWritten(`Given ${value}`) },
+          { literal: asWritten(`Org ${value}`) },
+        ]),
+      [...HOSTILE_VALUES, LONG_NAME],
+    );
+    assert.deepEqual(failures, []);
+  });
+
+  it('writes a DOI, a URL and an arXiv id as they were, or not at all, never breaking the entry', () => {
+    const failures = roundTripFailures(
+      // Without whitespace, which no DOI has, some of these are DOIs to write.
+      (value) => record({ title: 'T', doi: `10.1234/${value.replace(/\s/g, '')}`, url: `https://example.org/${value}` }),
+      (entry, value) =>
+        (entry.doi === undefined || entry.doi === `10.1234/${value.replace(/\s/g, '')}` ? undefined : `doi read back as ${JSON.stringify(entry.doi)}`) ??
+        (entry.url === undefined || (entry.url.startsWith('https://example.org/') && new URL(entry.url).href === entry.url) ? undefined : `url read back as ${JSON.stringify(entry.url)}`),
+      [...HOSTILE_VALUES, LONG],
+    );
+    failures.push(...roundTripFailures((value) => record({ title: 'T', arxivId: `2401.00001${value}` }), (entry) => differs('eprint', entry.arxivId ?? '2401.00001', '2401.00001'), HOSTILE_VALUES));
+    assert.deepEqual(failures, []);
+  });
+
+  it('refuses a key that would not read back, control characters included', () => {
+    for (const key of ['two words', 'a,b', 'a{b', 'a}b', 'a"b', 'a#b', 'a%b', 'a=b', 'a\\b', 'a~b', 'a\u0000b', 'a\u0085b', 'a\u2028b', '']) {
+      assert.throws(() => bibtexFor(LECUN, key), /cannot be a BibTeX key/, JSON.stringify(key));
+    }
+    for (const key of ['smith:2020', 'Foreman-Mackey_2013.a', 'a@b', 'a(b)', "o'brien", 'é𝔸']) assert.equal(readBack(bibtexFor(LECUN, key)).key, key);
+  });
+});
+
 describe('citation keys', () => {
   const none = new Set<string>();
 

@@ -376,13 +376,14 @@ describe('verify: intrinsic checks', () => {
   });
 
   it('flags placeholder names, not unusual real ones', () => {
-    for (const name of ['Doe, John', 'Author, A.', 'Lastname, Firstname', 'Author1', 'Bar, Foo', 'XXX', { literal: 'Author Name' }]) {
+    for (const name of ['Doe', 'Doe, J.', { given: 'J. Q.', family: 'Doe' }, 'Doe, J', 'Author, A.', 'Lastname, Firstname', 'Author1', 'Bar, Foo', 'XXX', 'et al.', { literal: 'et al.' }, { literal: 'Author Name' }]) {
       assert.deepEqual(codes({ authors: [name] }), ['placeholder-author'], JSON.stringify(name));
     }
-    for (const name of ['Anonymous', 'Foo, Chuan-Sheng', 'Bar, Amir', 'Doe, Richard', 'Le, Quoc V.', 'Smith, John', { literal: 'World Health Organization' }]) {
+    // A real person may be called Jane or John Doe; given with a first name, the name is taken as one.
+    for (const name of ['Doe, Jane', 'Doe, John', { given: 'John', family: 'Doe' }, 'Doe, Jane M.', 'Doe, Q.', 'Anonymous', 'Foo, Chuan-Sheng', 'Bar, Amir', 'Doe, Richard', 'Le, Quoc V.', 'Smith, John', 'Al, Et-Tahir', { literal: 'World Health Organization' }]) {
       assert.deepEqual(codes({ authors: [name] }), [], JSON.stringify(name));
     }
-    assert.match(checkIntrinsic(entry({ authors: ['Doe, Jane'] }), { now })[0].message, /"Doe, Jane" looks like a placeholder/);
+    assert.match(checkIntrinsic(entry({ authors: ['Doe, J.'] }), { now })[0].message, /"Doe, J\." looks like a placeholder/);
   });
 
   it('flags malformed DOIs, including arXiv DOIs with an incomplete id', () => {

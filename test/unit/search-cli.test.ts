@@ -110,6 +110,14 @@ describe('attest index and attest search', () => {
     assert.match(both.err, /give --rerank or --rerank-model DIR, not both/);
   });
 
+  it('counts one paper as one paper', async () => {
+    const one = path.join(dir, 'one.jsonl');
+    await fs.writeFile(one, `${JSON.stringify({ id: 'p1', title: 'Aspirin and stroke', abstract: 'Aspirin lowers the risk of stroke in older adults. It was measured in a large trial.' })}\n`);
+    const indexed = await run('index', 'add', one, '--store', store);
+    assert.equal(indexed.code, 0, indexed.err);
+    assert.match(indexed.out, /^Added 1 paper; the library in .* holds 1 paper\.\n$/);
+  });
+
   it('imports a JSONL corpus, reporting its bad lines by number, and searches it by words', async () => {
     const indexed = await run('index', 'add', CORPUS, '--store', store);
     assert.equal(indexed.code, 0, indexed.err);

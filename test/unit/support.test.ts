@@ -136,6 +136,27 @@ describe('checking the citations of a manuscript for support', () => {
     assert.deepEqual(together, []);
   });
 
+  it('judges a sentence citing 60,000 works in one \\cite, and finds it supported by two of them together', async () => {
+    const ws = new MemoryWorkspace({ '/p/m.tex': 'The cache increases speed and saves memory \\cite{fast,mem}.\n\\bibliography{refs}', '/p/refs.bib': bib });
+    const small = await checkManuscript('/p/m.tex', ws, new CheckSession());
+    assert.ok(small);
+    // Made from the small check's own citation and entries: a 60,000-key manuscript would be parsed for a minute.
+    const [citation] = small.citations;
+    const [library] = small.bibliographies;
+    const none = library.entries.find((e) => e.key === 'none');
+    assert.ok(none);
+    const keys = Array.from({ length: 60_000 }, (_, i) => `w${i}`);
+    const many = {
+      ...small,
+      bibliographies: [{ ...library, entries: [...library.entries, ...keys.map((key) => ({ ...none, key }))] }],
+      citations: [...keys, 'fast', 'mem'].map((key) => ({ key, command: citation.command, file: citation.file, range: citation.range, claim: citation.claim })),
+    };
+    const judged = await checkSupport(many, { relevance: overlap, nli: { model: new RuleNli(), id: 'rules' } });
+    assert.equal(judged.length, 60_002);
+    assert.ok(judged.every((j) => j.supportedTogether));
+    assert.deepEqual(supportFindings(judged), []);
+  });
+
   it('judges each pair once: a second check is answered from the disk cache', async () => {
     const temp = await makeTempDir();
     try {

@@ -1,7 +1,7 @@
 import type { SourceRecord } from '../sources/types';
 import { arxivIdOf, normalizeDoi, normalizeText, venueWords } from '../verify/normalize';
 import { authorName } from './describe';
-import { escapeLatexSpecials } from './escape';
+import { braceNameSeparators, escapeLatexSpecials, oneLine } from './escape';
 import { parseBibliography } from './parse';
 import type * as CitationJsModule from './citationJs';
 import type { Author, BibEntry } from './types';
@@ -17,7 +17,7 @@ import { bibtexDoi, bibtexUrl } from './verbatim';
 /** A BibTeX entry for `record` under `key`, ending without a line break. */
 export function bibtexFor(record: SourceRecord, key: string): string {
   // These would end the key in the .bib file or break the `\cite` that uses it.
-  if (!/^[^\s,{}"#%=\\~]+$/.test(key)) throw new Error(`'${key}' cannot be a BibTeX key`);
+  if (!/^[^\s\p{Cc},{}"#%=\\~]+$/u.test(key)) throw new Error(`'${key}' cannot be a BibTeX key`);
   // ASCII escapes are what every BibTeX and bst file reads, but citation-js silently drops any
   // character it has no escape for (Cyrillic, CJK, most symbols); such an entry is written in UTF-8.
   const ascii = render(record, key, 'ascii');
@@ -153,7 +153,7 @@ type Encoding = 'ascii' | 'utf8';
 
 function cslItemOf(record: SourceRecord, key: string, encoding: Encoding): CslItem {
   // citation-js escapes LaTeX's special characters only while writing ASCII.
-  const text = encoding === 'ascii' ? (value: string) => value : escapeLatexSpecials;
+  const text = encoding === 'ascii' ? oneLine : escapeLatexSpecials;
   const arxiv = arxivIdOf(record.arxivId, record.doi);
   const type = cslTypeOf(record.venue, arxiv !== undefined);
   const doi = record.doi === undefined ? undefined : bibtexDoi(record.doi);
@@ -161,7 +161,7 @@ function cslItemOf(record: SourceRecord, key: string, encoding: Encoding): CslIt
     id: key,
     type,
     title: protectLeadingAcronyms(text(record.title)),
-    author: record.authors.map((a) => cslName(a, text)),
+    author: record.authors.map((a) => cslName(a, encoding)),
     ...(record.year === undefined ? {} : { issued: { 'date-parts': [[record.year]] } }),
     ...(type === 'document' || record.venue === undefined ? {} : { 'container-title': text(record.venue) }),
     ...(doi === undefined ? {} : { DOI: doi }),
@@ -180,9 +180,14 @@ function protectLeadingAcronyms(title: string): string {
   );
 }
 
-/** citation-js writes a one-part name (an organisation, a mononym) braced and as it is, in either encoding. */
-function cslName(author: Author, text: (value: string) => string): CslName {
-  if (author.family !== undefined && author.given !== undefined) return { family: text(author.family), given: text(author.given) };
+/**
+ * citation-js writes a one-part name (an organisation, a mononym) braced and as it is, in either
+ * encoding. In ASCII it escapes a person's name but braces none of its parts, so a part with a comma
+ * or a word "and" reads back otherwise and the entry is written in UTF-8, where the parts are braced.
+ */
+function cslName(author: Author, encoding: Encoding): CslName {
+  const part = encoding === 'ascii' ? oneLine : (value: string) => braceNameSeparators(escapeLatexSpecials(value));
+  if (author.family !== undefined && author.given !== undefined) return { family: part(author.family), given: part(author.given) };
   return { literal: escapeLatexSpecials(author.family ?? author.literal ?? author.given ?? '') };
 }
 
@@ -279,19 +284,24 @@ function render(record: SourceRecord, key: string, encoding: Encoding): string {
   return serializer.format([entry], core.plugins.dict.get('text')).trimEnd();
 }
 
-/** Whether our own reader gets the record's title and authors back from `bibtex`. */
+/** Whether our own reader gets the record's title, authors and venue back from `bibtex`. */
 function readsBackAs(bibtex: string, record: SourceRecord): boolean {
   const [entry] = parseBibliography(bibtex, '').entries;
   if (!entry) return false;
   const same = (a: string | undefined, b: string): boolean => tidy(a ?? '') === tidy(b);
   return (
     same(entry.title, record.title) &&
+    // A @misc is written without the venue (`cslTypeOf`).
+    (entry.type === 'misc' || same(entry.venue, record.venue ?? '')) &&
     entry.authors.length === record.authors.length &&
     entry.authors.every((a, i) => same(authorName(a), authorName(record.authors[i])))
   );
 }
 
-/** Compatibility forms fold what ASCII escapes write differently: `²` is `2`, `ﬁ` is `fi`, `…` is `...`. */
+/**
+ * Compatibility forms fold what ASCII escapes write differently: `²` is `2`, `ﬁ` is `fi`, `…` is `...`;
+ * a line break or control character is written as a space (`oneLine`).
+ */
 function tidy(text: string): string {
-  return text.normalize('NFKC').replace(/\s+/g, ' ').trim();
+  return oneLine(text).normalize('NFKC').replace(/\s+/g, ' ').trim();
 }

@@ -88,15 +88,24 @@ export class KeyCompleter {
     this.owners = owners;
   }
 
-  /** The best keys for `typed`, best first; every key of the bibliographies, in order, when nothing is typed. */
+  /**
+   * The best keys for `typed`, best first: the keys it begins, in their order, then what the search
+   * ranks; every key of the bibliographies, in order, when nothing is typed.
+   */
   complete(typed: string, limit = COMPLETIONS): KeyCandidate[] {
     const words = typed.trim();
     if (words === '') return [...this.entries.values()].slice(0, limit).map((e) => e.candidate);
-    if (words.length === 1) return this.startingWith(words, limit);
-    return this.search
+    // A key is typed as it is written: `smith:2` or `Foreman-Mackey:2` begins `smith:2020`, though the
+    // search, which splits it into words, takes a last word of one letter for a whole word.
+    const starting = this.startingWith(words, limit);
+    if (words.length === 1 || starting.length === limit) return starting;
+    const offered = new Set(starting.map((c) => c.key));
+    const ranked = this.search
       .search(words)
       .slice(0, limit)
-      .flatMap((hit) => this.entries.get(String(hit.id).slice(1))?.candidate ?? []);
+      .flatMap((hit) => this.entries.get(String(hit.id).slice(1))?.candidate ?? [])
+      .filter((c) => !offered.has(c.key));
+    return [...starting, ...ranked].slice(0, limit);
   }
 
   /**
@@ -114,12 +123,13 @@ export class KeyCompleter {
   }
 
   /**
-   * One letter says how a key starts, not which of the title words with that letter is meant: the
-   * keys that start with it, in their order. Not a prefix search of the index, which would walk every
-   * word of every field that starts with the letter.
+   * The keys that start with `prefix`, in their order, compared without case as BibTeX compares keys.
+   * One letter says how a key starts, not which of the title words with that letter is meant: these
+   * are all it offers. Not a prefix search of the index, which would walk every word of every field
+   * that starts with the letter.
    */
-  private startingWith(letter: string, limit: number): KeyCandidate[] {
-    const lower = letter.toLowerCase();
+  private startingWith(prefix: string, limit: number): KeyCandidate[] {
+    const lower = prefix.toLowerCase();
     const found: KeyCandidate[] = [];
     for (const { candidate } of this.entries.values()) {
       if (found.length === limit) return found;

@@ -107,7 +107,12 @@ function statusOf(found: FullTextResult): FullTextStatus {
  */
 async function claimsSupportedTogether(judged: readonly { citation: Citation; judgement: SupportJudgement }[], deps: SupportDependencies): Promise<Set<string>> {
   const byClaim = new Map<string, { citation: Citation; judgement: SupportJudgement }[]>();
-  for (const j of judged) byClaim.set(claimId(j.citation), [...(byClaim.get(claimId(j.citation)) ?? []), j]);
+  for (const j of judged) {
+    const id = claimId(j.citation);
+    const group = byClaim.get(id);
+    if (group) group.push(j);
+    else byClaim.set(id, [j]);
+  }
   const supported = new Set<string>();
   const threshold = thresholdsFor(deps).entailment;
   for (const [id, group] of byClaim) {

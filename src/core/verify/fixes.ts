@@ -1,4 +1,5 @@
 import { escapeBibtex, type FieldValue } from '../bibliography/edit';
+import { braceNameSeparators } from '../bibliography/escape';
 import type { BibEntry } from '../bibliography/types';
 import type { SourceRecord } from '../sources/types';
 import type { FieldDifference } from './match';
@@ -8,7 +9,8 @@ const JOURNAL_TYPES = new Set(['article', 'periodical']);
 
 /**
  * The .bib fields and values that make an entry say what the matched record says, for the fields
- * that differ; a field the record does not know is left as the user wrote it.
+ * that differ, and the record's DOI where the entry has none (a missing DOI is no difference, but
+ * it is what leads a reader to the work); a field the record does not know is left as the user wrote it.
  */
 export function fieldsFromRecord(entry: BibEntry, record: SourceRecord, differences: readonly FieldDifference[]): Map<string, FieldValue> {
   const fields = new Map<string, FieldValue>();
@@ -34,12 +36,13 @@ export function fieldsFromRecord(entry: BibEntry, record: SourceRecord, differen
         break;
     }
   }
+  if (entry.doi === undefined && record.doi) fields.set('doi', record.doi);
   return fields;
 }
 
 /** "Family, Given", which BibTeX splits unambiguously whatever the particles; an organisation in braces. */
 function bibtexName(author: SourceRecord['authors'][number]): string {
-  const plain = (text: string): string => escapeBibtex(text).replace(/\band\b/g, '{and}');
+  const plain = (text: string): string => braceNameSeparators(escapeBibtex(text));
   if (author.literal) return `{${plain(author.literal)}}`;
   return author.given ? `${plain(author.family ?? '')}, ${plain(author.given)}` : plain(author.family ?? '');
 }

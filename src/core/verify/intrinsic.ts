@@ -49,8 +49,6 @@ const PLACEHOLDER_WORDS = new Set([
   'ipsum', 'foo', 'bar', 'baz', 'someone', 'somebody',
 ]);
 
-/** "John Doe" and "Jane Doe" are the standard made-up people; other Does are real. */
-const DOE_GIVEN = new Set(['john', 'jane', 'j']);
 
 function placeholderIssues(authors: readonly Author[]): IntrinsicIssue[] {
   const seen = new Set<string>();
@@ -66,13 +64,17 @@ function placeholderIssues(authors: readonly Author[]): IntrinsicIssue[] {
 
 function isPlaceholder(author: Author): boolean {
   const family = normalizeText(author.family ?? author.literal ?? '');
-  const given = normalizeText(author.given ?? '');
-  if (family === 'doe' && DOE_GIVEN.has(given.split(' ')[0] ?? '')) return true;
+  const given = normalizeText(author.given ?? '').split(' ').filter((w) => w !== '');
+  // John and Jane Doe are the standard made-up people, but real people have those names too, and
+  // other Does are real: only a Doe with no first name, or none but a J., stands for nobody.
+  if (family === 'doe' && (given.length === 0 || (given[0] === 'j' && given.every((w) => w.length === 1)))) return true;
   // Digits go first so that "Author1" and "Author 2" read as the placeholder word.
-  const words = normalizeText(`${given} ${family}`.replace(/\d+/g, ' '))
+  const words = normalizeText(`${given.join(' ')} ${family}`.replace(/\d+/g, ' '))
     .split(' ')
     .filter((w) => w !== '');
   if (words.length === 0) return false;
+  // "et al." where a name goes: the rest of a list, written as an author.
+  if (words.join(' ') === 'et al') return true;
   if (words.every((w) => /^x{2,}$/.test(w))) return true;
   return words.some((w) => PLACEHOLDER_WORDS.has(w)) && words.every((w) => PLACEHOLDER_WORDS.has(w) || w.length === 1);
 }

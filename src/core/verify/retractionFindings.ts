@@ -99,11 +99,16 @@ function when(notice: UpdateNotice | undefined): string {
   return notice?.date ? ` on ${notice.date}` : '';
 }
 
-/** " (notice 10.1/x, https://doi.org/10.1/x, per Crossref)", or the sources alone when none names it. */
+/**
+ * " (notice https://doi.org/10.1/x, per Crossref)", " (notice Lancet. 2020;395:1820,
+ * https://europepmc.org/…, per Europe PMC)", or the sources alone when none names it. A DOI its link
+ * already shows is not repeated.
+ */
 function noticeOf(notice: UpdateNotice | undefined, by: string): string {
   if (!notice) return ` (according to ${by})`;
-  const name = notice.doi ?? notice.label;
-  const parts = [name && `notice ${name}`, notice.url, `per ${SOURCE_NAMES[notice.source]}`].filter((p): p is string => Boolean(p));
+  const linked = notice.doi !== undefined && notice.url !== undefined && notice.url.toLowerCase().endsWith(`/${notice.doi}`);
+  const named = [linked ? undefined : (notice.doi ?? notice.label), notice.url].filter((p): p is string => Boolean(p));
+  const parts = [...(named.length > 0 ? [`notice ${named.join(', ')}`] : []), `per ${SOURCE_NAMES[notice.source]}`];
   return ` (${parts.join(', ')})`;
 }
 
