@@ -17,7 +17,7 @@ import type { PaperSource } from '../sources/types';
 import { distinctWorks } from './distinctWorks';
 import { rankPapers, type Ranked } from './hybrid';
 import { passageText } from './passages';
-import { rerank } from './rerank';
+import { loadedReranker, rerankedOrAsIs } from './rerank';
 import { PaperStore, type VectorBatch } from './store';
 
 /** The setting that names the encoder, for notes that tell the user how to get more than words. */
@@ -66,7 +66,6 @@ export interface AddOptions {
 export const IMPORT_BATCH = 10_000;
 /** Papers embedded and saved together, so an import that stops halfway keeps what it did. */
 const EMBED_CHUNK = 512;
-const NOT_RERANKED = "The papers are in the search's own order:";
 /** How deep each ranking goes before fusion: recall@100 is what the benchmark measures. */
 const DEPTH = 100;
 
@@ -180,39 +179,19 @@ export class PaperLibrary implements EvidenceFinder {
   private async ranked(query: EvidenceQuery, notes: string[], work: SearchWork, { rerank = true } = {}): Promise<EvidenceResults> {
     const { signal } = query;
     // The reranker loads (at the first search) while the query is embedded, which the encoder does in a thread of its own.
-    const loading = rerank ? this.loadReranker() : Promise.resolve({});
+    const loading = rerank ? loadedReranker(this.options.reranker) : Promise.resolve({});
     const ranking = await this.rankingFor(query, notes, work);
     const { reranker, problem }: { reranker?: Reranker; problem?: string } = await loading;
     if (problem !== undefined) notes.push(problem);
     const deep = reranker === undefined ? query : { ...query, limit: Math.max(query.limit, reranker.depth) };
     const { mode, ranked } = await this.rankOrFallBack(deep, ranking, notes);
     signal?.throwIfAborted();
-    const reordered = reranker === undefined ? ranked : (await this.reranked(work.remembering(reranker), query, ranked, notes)).slice(0, query.limit);
+    const reordered = reranker === undefined ? ranked : (await rerankedOrAsIs(work.remembering(reranker), query.text, ranked, notes, query.signal)).slice(0, query.limit);
     const results = reordered.map(({ paper, score }): Evidence => {
       const sentence = paper.abstract === undefined ? undefined : this.store.lexical.bestSentence(query.text, paper.abstract)?.text;
       return { paper, score, ...(sentence !== undefined && { sentence }) };
     });
     return { mode, results, notes };
-  }
-
-  /** The reranker; none when there is none, or it cannot be loaded, which `problem` says: the search goes on without it. */
-  private async loadReranker(): Promise<{ reranker?: Reranker; problem?: string }> {
-    try {
-      return { reranker: await this.options.reranker?.() };
-    } catch (error) {
-      return { problem: `${NOT_RERANKED} the reranker could not be loaded (${(error as Error).message}).` };
-    }
-  }
-
-  /** `ranked` reordered by the reranker; as it was, with a note, when the reranker fails. */
-  private async reranked(reranker: Reranker, query: EvidenceQuery, ranked: RankedPaper[], notes: string[]): Promise<RankedPaper[]> {
-    try {
-      return await rerank(reranker, query.text, ranked, query.signal);
-    } catch (error) {
-      query.signal?.throwIfAborted();
-      notes.push(`${NOT_RERANKED} the reranker failed (${(error as Error).message}).`);
-      return ranked;
-    }
   }
 
   private async embedInChunks(

@@ -23,3 +23,25 @@ export async function rerank<T extends Scored>(reranker: Reranker, claim: string
   const order = head.map((_, at) => at).sort((a, b) => mixed[b] - mixed[a] || a - b);
   return [...order.map((at) => ({ ...head[at], score: mixed[at] })), ...ranked.slice(head.length)];
 }
+
+const NOT_RERANKED = "The papers are in the search's own order:";
+
+/** The reranker `get` gives; none, with the `problem` a search notes, when it cannot be loaded: the search goes on without it. */
+export async function loadedReranker(get: (() => Promise<Reranker | undefined>) | undefined): Promise<{ reranker?: Reranker; problem?: string }> {
+  try {
+    return { reranker: await get?.() };
+  } catch (error) {
+    return { problem: `${NOT_RERANKED} the reranker could not be loaded (${(error as Error).message}).` };
+  }
+}
+
+/** `ranked` reordered by the reranker; as it was, with a note in `notes`, when the reranker fails. A cancelled search rejects. */
+export async function rerankedOrAsIs<T extends Scored>(reranker: Reranker, claim: string, ranked: readonly T[], notes: string[], signal?: AbortSignal): Promise<T[]> {
+  try {
+    return await rerank(reranker, claim, ranked, signal);
+  } catch (error) {
+    signal?.throwIfAborted();
+    notes.push(`${NOT_RERANKED} the reranker failed (${(error as Error).message}).`);
+    return [...ranked];
+  }
+}

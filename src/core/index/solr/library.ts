@@ -16,7 +16,7 @@ import { distinctWorks } from '../distinctWorks';
 import { FUSION, standardisedFusion, type Ranked } from '../hybrid';
 import { ENCODER_SETTING, type Encoder } from '../library';
 import { bestSentence } from '../passages';
-import { rerank } from '../rerank';
+import { loadedReranker, rerankedOrAsIs } from '../rerank';
 import { SolrClient, SolrError, type SolrTarget } from './client';
 import { collectionInfo, encoderConflict, type CollectionInfo } from './collection';
 import { PAPER_FIELDS, paperOf } from './documents';
@@ -33,7 +33,6 @@ export interface SolrLibraryOptions {
 const MAX_QUERY_TERMS = 400;
 /** The field weights of Attest's lexical index (`lexical.ts`): the title's BM25 at a fifth, beside title and abstract. */
 const TITLE_WEIGHT = 0.2;
-const NOT_RERANKED = "The papers are in the search's own order:";
 
 interface RankedPaper extends Ranked {
   readonly paper: Paper;
@@ -73,7 +72,7 @@ export class SolrLibrary implements EvidenceFinder {
     if (!this.options.encoder && this.options.mode === undefined && this.info.encoder !== undefined) {
       notes.push(`Ranked by words alone: no sentence encoder is configured (${ENCODER_SETTING}); the collection's vectors are ${this.info.encoder}'s.`);
     }
-    const loading = this.loadReranker();
+    const loading = loadedReranker(this.options.reranker);
     const terms = [...termFrequencies(analyze(query.text))].sort((a, b) => b[1] - a[1]).slice(0, MAX_QUERY_TERMS);
     const weights = this.termWeights(terms.map(([term]) => term), signal);
     weights.catch(() => undefined);
@@ -82,7 +81,7 @@ export class SolrLibrary implements EvidenceFinder {
     if (problem !== undefined) notes.push(problem);
     const wanted = Math.max(query.limit, reranker?.depth ?? 0);
     const kept = await this.distinctPapers(ranked, wanted, query);
-    const reordered = reranker === undefined ? kept : (await this.reranked(reranker, query, kept, notes)).slice(0, query.limit);
+    const reordered = reranker === undefined ? kept : (await rerankedOrAsIs(reranker, query.text, kept, notes, query.signal)).slice(0, query.limit);
     const idf = await weights.catch(() => new Map<string, number>());
     const results = reordered.slice(0, query.limit).map(({ paper, score }): Evidence => {
       const sentence = paper.abstract === undefined ? undefined : bestSentence(query.text, paper.abstract, (term) => idf.get(term) ?? 0)?.text;
@@ -159,23 +158,6 @@ export class SolrLibrary implements EvidenceFinder {
     }
   }
 
-  private async loadReranker(): Promise<{ reranker?: Reranker; problem?: string }> {
-    try {
-      return { reranker: await this.options.reranker?.() };
-    } catch (error) {
-      return { problem: `${NOT_RERANKED} the reranker could not be loaded (${(error as Error).message}).` };
-    }
-  }
-
-  private async reranked(reranker: Reranker, query: EvidenceQuery, ranked: RankedPaper[], notes: string[]): Promise<RankedPaper[]> {
-    try {
-      return await rerank(reranker, query.text, ranked, query.signal);
-    } catch (error) {
-      query.signal?.throwIfAborted();
-      notes.push(`${NOT_RERANKED} the reranker failed (${(error as Error).message}).`);
-      return ranked;
-    }
-  }
 }
 
 function scored(docs: readonly { readonly [field: string]: unknown }[]): Ranked[] {
