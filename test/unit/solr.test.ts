@@ -20,7 +20,7 @@ const CONFIG_DIR = path.join(REPO_ROOT, 'solr/configset/conf');
 const CORPUS = path.join(REPO_ROOT, 'test/fixtures/papers/corpus.jsonl');
 const DIMENSION = 16;
 
-/** A sentence encoder without a model: each term counted in one of 16 buckets by its letters, so texts sharing terms are near. */
+/** A sentence encoder without a model: each term counted in one of 16 buckets by its letters, so texts sharing terms are near; unit length. */
 function hashingEncoder(model = 'hashing-16'): Encoder {
   return {
     model,
@@ -28,9 +28,12 @@ function hashingEncoder(model = 'hashing-16'): Encoder {
       embed: async (texts) =>
         texts.map((text) => {
           const vector = new Float32Array(DIMENSION);
-          vector[0] = 1;
+          // A small component: printed as a double, a 32-bit float below 0.1 runs to 19 digits.
+          vector[0] = 0.03;
           for (const term of analyze(text)) vector[[...term].reduce((sum, c) => sum + c.charCodeAt(0), 0) % DIMENSION] += 1;
-          return vector;
+          // Unit length, as real encoders give: 32-bit components that print with up to 18 digits.
+          const norm = Math.hypot(...vector);
+          return vector.map((component) => component / norm);
         }),
       dispose: async () => undefined,
     },

@@ -39,8 +39,17 @@ export function paperDocument(paper: Paper, vector?: Float32Array): SolrDocument
     text_hash: textHash(paper),
     title_terms: title.join(' '),
     text_terms: [...title, ...analyze(paper.abstract ?? '')].join(' '),
-    ...(vector !== undefined && { vector: Array.from(vector) }),
+    ...(vector !== undefined && { vector: solrVector(vector) }),
   };
+}
+
+/**
+ * A vector's components as Solr's JSON reader takes them for numbers: a 32-bit float printed as a
+ * double has up to 18 digits, which that reader keeps as a string and the vector field then refuses.
+ * Nine significant digits give every 32-bit float back exactly.
+ */
+export function solrVector(vector: Float32Array): number[] {
+  return Array.from(vector, (component) => Number(component.toPrecision(9)));
 }
 
 /** What a paper's vector and terms are made of, hashed: the same hash, nothing to index again. */

@@ -19,7 +19,7 @@ import { bestSentence } from '../passages';
 import { loadedReranker, rerankedOrAsIs } from '../rerank';
 import { SolrClient, SolrError, type SolrTarget } from './client';
 import { collectionInfo, encoderConflict, type CollectionInfo } from './collection';
-import { PAPER_FIELDS, paperOf } from './documents';
+import { PAPER_FIELDS, paperOf, solrVector } from './documents';
 
 export interface SolrLibraryOptions {
   /** The collection's encoder; without one the search is by words alone, and says so. */
@@ -118,7 +118,7 @@ export class SolrLibrary implements EvidenceFinder {
 
   private async dense(vector: Float32Array, signal?: AbortSignal): Promise<Ranked[]> {
     const { docs } = await this.solr.select(
-      { q: `{!knn f=vector topK=${FUSION.depth}}[${Array.from(vector).join(',')}]`, fq: 'kind:paper', fl: 'id,score', rows: String(FUSION.depth) },
+      { q: `{!knn f=vector topK=${FUSION.depth}}[${solrVector(vector).join(',')}]`, fq: 'kind:paper', fl: 'id,score', rows: String(FUSION.depth) },
       signal,
     );
     return scored(docs);
