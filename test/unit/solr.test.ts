@@ -126,6 +126,21 @@ describe('the Solr backend, against a real SolrCloud', function () {
     }
   });
 
+  it('indexes a batch of vectors as real encoders give them, small 32-bit components and all', async () => {
+    // 384 components of a few hundredths: printed as doubles they run to 19 digits, which Solr's JSON reader keeps as strings.
+    const encoder: Encoder = {
+      model: 'sines-384',
+      embedder: { embed: async (texts) => texts.map((text) => new Float32Array(384).map((_, at) => Math.sin(at * 7 + text.length) * 0.05)), dispose: async () => undefined },
+    };
+    const papers = corpus(60);
+    const where = target();
+    const solr = new SolrClient(where);
+    await initCollection(solr, { encoder: { model: encoder.model, dimension: 384 }, shards: 2, replicas: 2, configDir: CONFIG_DIR });
+    assert.deepEqual(await addToCollection(solr, (await collectionInfo(solr))!, encoder, papers), { sent: 60, unchanged: 0 });
+    const found = await (await SolrLibrary.open(where, { encoder, mode: 'dense' })).find({ text: papers[0].title, limit: 5 });
+    assert.equal(found.results.length, 5);
+  });
+
   it('makes a collection for one encoder, and refuses another encoder’s vectors and queries', async () => {
     const where = await collectionOf(corpus(5));
     const solr = new SolrClient(where);
