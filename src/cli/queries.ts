@@ -1,4 +1,7 @@
-/** The claims `attest search` is given. */
+import type { EvidenceFinder } from '../core/evidence';
+import type { Console } from './main';
+
+/** The claims `attest search` is given, and its answers. */
 export interface Query {
   readonly id: string | number | null;
   readonly text: string;
@@ -22,4 +25,29 @@ export function parseQueries(text: string): Query[] {
     queries.push({ id: queryId, text: query });
   });
   return queries;
+}
+
+/** The library names the editor's setting; here the flag and the variable are what can be set. */
+const NO_ENCODER_HERE = 'Ranked by words alone: no sentence encoder given (--embed-model DIR or ATTEST_EMBED_MODEL).';
+
+/**
+ * Each query searched in turn, its results a JSON line on standard output: `{"query_id", "results":
+ * [{"id", "score", "sentence"}]}`. `failure` is checked after each search, for an error the finder
+ * would only note (a reranker asked for by flag). Returns the searches' notes, each once.
+ */
+export async function answerQueries(finder: EvidenceFinder, queries: readonly Query[], top: number, failure: () => unknown, io: Console): Promise<Set<string>> {
+  const notes = new Set<string>();
+  for (const query of queries) {
+    const found = await finder.find({ text: query.text, limit: top });
+    if (failure() !== undefined) throw failure();
+    for (const note of found.notes) notes.add(note);
+    const results = found.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null }));
+    io.out(`${JSON.stringify({ query_id: query.id, results })}\n`);
+  }
+  return notes;
+}
+
+/** The searches' notes on standard error, the library's `noEncoderNote` in the CLI's words. */
+export function sayNotes(notes: ReadonlySet<string>, noEncoderNote: string, io: Console): void {
+  for (const note of notes) io.err(`attest search: ${note === noEncoderNote ? NO_ENCODER_HERE : note}\n`);
 }

@@ -6,7 +6,7 @@ import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
 import { modelName } from '../core/models/identity';
 import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, replacingVectors, startEncoder, watched } from './encoder';
-import { parseQueries, type Query } from './queries';
+import { answerQueries, parseQueries, sayNotes, type Query } from './queries';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './main';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
@@ -35,9 +35,6 @@ abstract's sentence that matches the query best, or null.
 Exit status: 0 searched, 2 usage or I/O failure.`;
 
 const MODES: readonly SearchMode[] = ['lexical', 'dense', 'hybrid'];
-
-/** The library names the editor's setting; here the flag and the variable are what can be set. */
-const NO_ENCODER_HERE = 'Ranked by words alone: no sentence encoder given (--embed-model DIR or ATTEST_EMBED_MODEL).';
 
 /** Papers to embed before searching from which a search for one query starts its encoder again with its weights packed. */
 const REPACK_FOR = 100;
@@ -133,17 +130,10 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     }
     const embedded = await library.embedMissing({ onProgress: process.stderr.isTTY ? (done, total) => showProgress('Embedding', done, total) : undefined });
     if (embedded > 0) io.err(`attest search: embedded ${counted(embedded, 'paper', 'papers')} of the library with ${forTerminal(modelName(encoder?.model ?? ''))}\n`);
-    const notes = new Set<string>();
-    for (const query of queries) {
-      const found = await library.find({ text: query.text, limit: top });
-      if (failure !== undefined) throw failure;
-      for (const note of found.notes) notes.add(note);
-      const results = found.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null }));
-      io.out(`${JSON.stringify({ query_id: query.id, results })}\n`);
-    }
+    const notes = await answerQueries(library, queries, top, () => failure, io);
     // An encoder no search needed must still load: a broken one is an error however the search went.
     await started?.ready;
-    for (const note of notes) io.err(`attest search: ${note === NO_ENCODER_NOTE ? NO_ENCODER_HERE : note}\n`);
+    sayNotes(notes, NO_ENCODER_NOTE, io);
     return 0;
   } catch (error) {
     const { StoreError } = await import('../core/index/store');

@@ -6,7 +6,7 @@ import { ModelError } from '../core/models/errors';
 import type { Reranker } from '../core/models/reranker';
 import { loadReranker, startEncoder, watched } from './encoder';
 import type { Console } from './main';
-import type { Query } from './queries';
+import { answerQueries, sayNotes, type Query } from './queries';
 
 export interface SolrSearchOptions {
   readonly top: number;
@@ -26,16 +26,9 @@ export async function searchSolr(target: SolrTarget, queries: readonly Query[], 
     let failure: unknown;
     const asked = reranker && watched(reranker, (error) => (failure ??= error));
     const library = await SolrLibrary.open(target, { encoder: started?.encoder, mode: options.mode, reranker: asked && (async () => asked) });
-    const notes = new Set<string>();
-    for (const query of queries) {
-      const found = await library.find({ text: query.text, limit: options.top });
-      if (failure !== undefined) throw failure;
-      for (const note of found.notes) notes.add(note);
-      const results = found.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null }));
-      io.out(`${JSON.stringify({ query_id: query.id, results })}\n`);
-    }
+    const notes = await answerQueries(library, queries, options.top, () => failure, io);
     await started?.ready;
-    for (const note of notes) io.err(`attest search: ${note === NO_ENCODER_NOTE ? 'Ranked by words alone: no sentence encoder given (--embed-model DIR or ATTEST_EMBED_MODEL).' : note}\n`);
+    sayNotes(notes, NO_ENCODER_NOTE, io);
     return 0;
   } catch (error) {
     return failed(io, error);

@@ -26,6 +26,19 @@ export function* distinctWorks<T>(ranked: Iterable<T>, paperOf: (item: T) => Pap
   }
 }
 
+/**
+ * The first `limit` works of a ranking, each once (`distinctWorks`); with `openAccessOnly`, only those
+ * with an open-access copy. Reads the ranking no further than it needs.
+ */
+export function firstWorks<T extends { readonly paper: Paper }>(ranked: Iterable<T>, limit: number, openAccessOnly = false): T[] {
+  const kept: T[] = [];
+  for (const found of distinctWorks(ranked, ({ paper }) => paper)) {
+    if (kept.length >= limit) break;
+    if (!openAccessOnly || found.paper.openAccessUrl !== undefined) kept.push(found);
+  }
+  return kept;
+}
+
 /** Two papers of one title and abstract: the same work unless their years or identifiers say otherwise. */
 function sameWork(a: Paper, b: Paper): boolean {
   if (a.year !== undefined && b.year !== undefined && Math.abs(a.year - b.year) > 1) return false;

@@ -14,7 +14,7 @@ import { modelName } from '../models/identity';
 import type { Reranker } from '../models/reranker';
 import { paperFromRecord, type Paper } from '../papers/paper';
 import type { PaperSource } from '../sources/types';
-import { distinctWorks } from './distinctWorks';
+import { firstWorks } from './distinctWorks';
 import { rankPapers, type Ranked } from './hybrid';
 import { passageText } from './passages';
 import { loadedReranker, rerankedOrAsIs } from './rerank';
@@ -255,11 +255,7 @@ export class PaperLibrary implements EvidenceFinder {
     const indexes = { lexical: this.store.lexical, dense: mode === 'lexical' ? undefined : await this.store.dense() };
     for (let depth = Math.max(DEPTH, query.limit); ; depth *= 4) {
       const ranked = await rankPapers(indexes, { text: query.text, vector }, mode, depth);
-      const kept: RankedPaper[] = [];
-      for (const found of distinctWorks(this.withPapers(ranked), ({ paper }) => paper)) {
-        if (kept.length >= query.limit) return kept;
-        if (!query.openAccessOnly || found.paper.openAccessUrl !== undefined) kept.push(found);
-      }
+      const kept = firstWorks(this.withPapers(ranked), query.limit, query.openAccessOnly);
       if (kept.length >= query.limit || depth >= this.store.size) return kept;
     }
   }

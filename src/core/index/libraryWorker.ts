@@ -105,19 +105,20 @@ async function setUp(setup: LibrarySetup): Promise<readonly string[]> {
   const reopened = opened?.dir === setup.dir;
   const opening = storeIn(setup.dir);
   const reorderer = rerankerFor(setup.reranker);
+  const reranker = reorderer && ((): ReturnType<RerankerOnFirstUse['get']> => reorderer.get());
+  const encoder = setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder(setup.generation) };
   library = opening.then(
     ({ store }) =>
       new PaperLibrary(store, {
-        encoder: setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder(setup.generation) },
+        encoder,
         missingEncoder: setup.missingEncoder,
         mode: setup.mode,
-        reranker: reorderer && (() => reorderer.get()),
+        reranker,
         liveSources: setup.sources.map((source, at) => hostSource(setup.generation, source, at)),
       }),
   );
   library.catch(() => undefined);
-  const encoder = setup.encoder === undefined ? undefined : { model: setup.encoder, embedder: hostEmbedder(setup.generation) };
-  finder = setup.solr === undefined ? library : SolrLibrary.open(setup.solr, { encoder, mode: setup.mode, reranker: reorderer && (() => reorderer.get()) });
+  finder = setup.solr === undefined ? library : SolrLibrary.open(setup.solr, { encoder, mode: setup.mode, reranker });
   // A collection that cannot be opened now is the search's to report; the next setup tries again.
   finder.catch(() => undefined);
   await library;

@@ -81,7 +81,7 @@ export class SolrClient {
     if (terms.length === 0) return new Map();
     const answer = await this.send(`${this.collectionPath()}/terms`, {
       method: 'POST',
-      form: { 'terms.fl': field, 'terms.list': terms.map((term) => term.replace(/[\\,]/g, (c) => `\\${c}`)).join(','), distrib: 'true', wt: 'json', omitHeader: 'true' },
+      form: { 'terms.fl': field, 'terms.list': terms.map(escapeListItem).join(','), distrib: 'true', wt: 'json', omitHeader: 'true' },
       signal,
     });
     const pairs = (answer as { terms?: Record<string, unknown> }).terms?.[field];
@@ -97,7 +97,7 @@ export class SolrClient {
   /** The stored documents of `ids` (real-time get: also those not yet committed), in no particular order. */
   async get(ids: readonly string[], fields: string, signal?: AbortSignal): Promise<SolrResults> {
     if (ids.length === 0) return { numFound: 0, docs: [] };
-    const answer = await this.send(`${this.collectionPath()}/get`, { method: 'POST', form: { ids: ids.map(escapeIdList).join(','), fl: fields, wt: 'json' }, signal });
+    const answer = await this.send(`${this.collectionPath()}/get`, { method: 'POST', form: { ids: ids.map(escapeListItem).join(','), fl: fields, wt: 'json' }, signal });
     return readResults(answer);
   }
 
@@ -215,7 +215,7 @@ function quoted(text: string, secrets: readonly string[]): string {
   return line.length > QUOTED_CHARACTERS ? `${line.slice(0, QUOTED_CHARACTERS)}…` : line;
 }
 
-/** `/get`'s `ids` is a comma-separated list: a comma or backslash inside an id is escaped with a backslash. */
-function escapeIdList(id: string): string {
-  return id.replace(/[\\,]/g, (c) => `\\${c}`);
+/** An item of a comma-separated list Solr reads (`/get`'s `ids`, `terms.list`): a comma or backslash inside it escaped with a backslash. */
+function escapeListItem(item: string): string {
+  return item.replace(/[\\,]/g, (c) => `\\${c}`);
 }

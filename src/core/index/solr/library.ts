@@ -12,7 +12,7 @@ import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMo
 import type { Paper } from '../../papers/paper';
 import type { Reranker } from '../../models/reranker';
 import { analyze, termFrequencies } from '../analyzer';
-import { distinctWorks } from '../distinctWorks';
+import { firstWorks } from '../distinctWorks';
 import { FUSION, standardisedFusion, type Ranked } from '../hybrid';
 import { ENCODER_SETTING, type Encoder } from '../library';
 import { bestSentence } from '../passages';
@@ -61,10 +61,6 @@ export class SolrLibrary implements EvidenceFinder {
     return new SolrLibrary(solr, info, options);
   }
 
-  get client(): SolrClient {
-    return this.solr;
-  }
-
   async find(query: EvidenceQuery): Promise<EvidenceResults> {
     const { signal } = query;
     signal?.throwIfAborted();
@@ -102,7 +98,8 @@ export class SolrLibrary implements EvidenceFinder {
     } catch (error) {
       query.signal?.throwIfAborted();
       notes.push(`Ranked by words alone: the search by meaning failed (${(error as Error).message}).`);
-      return { mode: 'lexical', ranked: await this.lexical(terms, query.signal) };
+      // The hybrid search's words are asked already; a dense one asks for them now.
+      return { mode: 'lexical', ranked: await (this.mode === 'dense' ? this.lexical(terms, query.signal) : lexical) };
     }
     if (this.mode === 'dense') return { mode: 'dense', ranked: dense };
     return { mode: 'hybrid', ranked: standardisedFusion(await lexical, dense, FUSION.denseWeight) };
@@ -149,15 +146,10 @@ export class SolrLibrary implements EvidenceFinder {
         const paper = papers.get(id);
         return paper === undefined ? [] : [{ id, score, paper }];
       });
-      const kept: RankedPaper[] = [];
-      for (const found of distinctWorks(withPapers, ({ paper }) => paper)) {
-        if (kept.length >= wanted) break;
-        if (!query.openAccessOnly || found.paper.openAccessUrl !== undefined) kept.push(found);
-      }
+      const kept = firstWorks(withPapers, wanted, query.openAccessOnly);
       if (kept.length >= wanted || depth >= ranked.length) return kept;
     }
   }
-
 }
 
 function scored(docs: readonly { readonly [field: string]: unknown }[]): Ranked[] {
