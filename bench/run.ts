@@ -16,6 +16,7 @@ import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchShippedModel } from './nli.bench';
 import { benchSolr } from './solr.bench';
+import { benchSolrScale } from './solrScale.bench';
 import { benchSupport } from './support.bench';
 
 /** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
   await benchLiveSearch();
   console.log('\nthe Solr backend: BEIR SciFact through a SolrCloud, against the local library');
   await benchSolr();
+  console.log('\nthe Solr backend at scale: a generated collection of 100,000 to 1,000,000 papers');
+  await benchSolrScale();
   console.log('\nsupport: relevance and NLI on SciFact and Citation-Integrity dev');
   await benchSupport();
   console.log('\nthe built-in NLI model: SciFact, Citation-Integrity and Check-COVID dev, latency, memory, VSIX');

@@ -93,7 +93,7 @@ export async function benchSolr(): Promise<void> {
 }
 
 /** The first node of the cluster `npm run solr:start` runs, or ATTEST_SOLR_URL. */
-function clusterUrl(): string | undefined {
+export function clusterUrl(): string | undefined {
   if (process.env.ATTEST_SOLR_URL) return process.env.ATTEST_SOLR_URL;
   try {
     const state = JSON.parse(readFileSync(path.resolve(__dirname, '../../build/solr/state.json'), 'utf8')) as { urls?: unknown };

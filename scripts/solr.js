@@ -77,7 +77,7 @@ async function start() {
   const data = path.join(work, 'data');
   fs.rmSync(data, { recursive: true, force: true });
   const log = fs.openSync(path.join(work, 'cluster.log'), 'w');
-  const child = spawn('java', ['-Xmx1g', '-Dsolr.log.dir=' + path.join(work, 'logs'), '-cp', cp, 'attest.solr.Cluster', String(NODES), data, stateFile], {
+  const child = spawn('java', ['-Xmx2g', '-Dsolr.log.dir=' + path.join(work, 'logs'), '-cp', cp, 'attest.solr.Cluster', String(NODES), data, stateFile], {
     detached: true,
     stdio: ['ignore', log, log],
   });

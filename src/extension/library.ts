@@ -77,7 +77,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   }
 
   private setUpBare(): Promise<readonly string[]> {
-    const setup = this.thread.setUp({ dir: this.dir, liveSources: [] });
+    const setup = this.solrTarget().then((solr) => this.thread.setUp({ ...(solr !== undefined && { solr }), dir: this.dir, liveSources: [] }));
     setup.then(
       // What had to be repaired is said by the setup that opened the store, whatever asked for it.
       (messages) => this.report(messages),

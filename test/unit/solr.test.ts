@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { analyze } from '../../src/core/index/analyzer';
 import { PaperLibrary, type Encoder } from '../../src/core/index/library';
 import { SolrClient, SolrError, type SolrTarget } from '../../src/core/index/solr/client';
+import { PaperKeyIndex } from '../../src/core/completion/libraryKeys';
 import { addToCollection, collectionInfo, initCollection } from '../../src/core/index/solr/collection';
 import { SolrLibrary } from '../../src/core/index/solr/library';
 import type { Paper } from '../../src/core/papers/paper';
@@ -152,6 +153,30 @@ describe('the Solr backend, against a real SolrCloud', function () {
     await assert.rejects(addToCollection(solr, (await collectionInfo(solr))!, other, corpus(2)), /holds vectors of hashing-16, not e5-small-v2/);
     await assert.rejects(addToCollection(solr, (await collectionInfo(solr))!, undefined, corpus(2)), /must be embedded with it/);
     assert.equal((await solr.select({ q: 'kind:paper', rows: '0' })).numFound, 5, 'nothing of the refused encoder was added');
+  });
+
+  it('completes citation keys from the collection as from the local library: key, title words, authors, year, accents aside', async () => {
+    const papers: Paper[] = [
+      ...corpus(40),
+      { id: 'doi:10.1109/cvpr.2016.90', title: 'Deep Residual Learning for Image Recognition', authors: [{ family: 'He', given: 'Kaiming' }, { family: 'Zhang', given: 'Xiangyu' }], year: 2016, venue: 'CVPR' },
+      { id: 'doi:10.5555/mueller', title: 'Zebrafish heart regeneration after injury', authors: [{ family: 'Müller', given: 'Anna' }], year: 2019 },
+    ];
+    const solr = await SolrLibrary.open(await collectionOf(papers, undefined));
+    const local = new PaperKeyIndex();
+    local.add(papers);
+    for (const typed of ['he2016', 'residual lear', 'deep residual he', 'muller zebra', 'zhang 2016 cvpr', 'Müller']) {
+      const theirs = await solr.complete(typed, 5);
+      const ours = local.complete(typed, 5);
+      assert.ok(theirs.length > 0, typed);
+      assert.deepEqual(
+        theirs.map((match) => match.key).sort(),
+        ours.map((match) => match.key).sort(),
+        `the papers offered for '${typed}'`,
+      );
+      assert.deepEqual(theirs[0].paper, papers.find((paper) => paper.id === theirs[0].paper.id), 'the paper comes back as it was added');
+    }
+    assert.deepEqual(await solr.complete('nothing-like-this', 5), []);
+    assert.deepEqual(await solr.complete('  ', 5), []);
   });
 
   it('replaces a paper whose text changed, skips those that did not, and deletes', async () => {

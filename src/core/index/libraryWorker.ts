@@ -26,7 +26,9 @@ const post = (message: WorkerToHost): void => port.postMessage(message);
 let opened: { readonly dir: string; readonly opening: Promise<OpenedStore> } | undefined;
 let library: Promise<PaperLibrary> = Promise.reject(new Error('The paper library was not set up.'));
 library.catch(() => undefined);
-/** What searches go to: the library, or an institution's collection on SolrCloud when the setup names one. */
+/** An institution's collection on SolrCloud, when the setup names one: searches and completions go to it instead of the library. */
+let collection: Promise<SolrLibrary> | undefined;
+/** What searches go to: the library, or the collection. */
 let finder: Promise<EvidenceFinder> = library;
 
 /** Each task's cancellation, and the task a signal belongs to, for the callbacks made on its behalf. */
@@ -118,7 +120,8 @@ async function setUp(setup: LibrarySetup): Promise<readonly string[]> {
       }),
   );
   library.catch(() => undefined);
-  finder = setup.solr === undefined ? library : SolrLibrary.open(setup.solr, { encoder, mode: setup.mode, reranker });
+  collection = setup.solr && SolrLibrary.open(setup.solr, { encoder, mode: setup.mode, reranker });
+  finder = collection ?? library;
   // A collection that cannot be opened now is the search's to report; the next setup tries again.
   finder.catch(() => undefined);
   await library;
@@ -153,7 +156,7 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
     case 'embedMissing':
       return ready.embedMissing({ signal, onProgress });
     case 'complete':
-      return complete(ready.store, task.typed, task.limit, signal);
+      return collection ? (await collection).complete(task.typed, task.limit, signal) : complete(ready.store, task.typed, task.limit, signal);
   }
 }
 

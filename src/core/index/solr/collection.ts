@@ -1,8 +1,9 @@
 /**
  * Attest's collection on a SolrCloud: made (`initCollection`, for `attest solr init`), described by its
  * meta document (the encoder whose vectors it holds), and filled with papers (`addToCollection`, for
- * `attest index add --solr`), in batches, each committed, skipping papers it already holds with the
- * same text: an import that stops is resumed by running it again, and running it twice changes nothing.
+ * `attest index add --solr`), in batches committed together at the end, skipping papers it already
+ * holds with the same text (a real-time get sees the batches not yet committed): an import that stops
+ * is resumed by running it again, and running it twice changes nothing.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -35,7 +36,7 @@ export interface InitOptions {
 const CONFIG_FILES = ['solrconfig.xml', 'schema.xml'] as const;
 /** The dimension the schema is written with; `init` puts the encoder's in its place. */
 const SCHEMA_DIMENSION = /vectorDimension="\d+"/;
-/** Papers embedded and sent together: a stop loses at most one batch's work. */
+/** Papers embedded and sent together: what a stop loses before Solr's update log holds it. */
 export const SOLR_BATCH = 256;
 
 /** An encoder's key as messages show it: its name, and its content's digest when the name alone would hide a difference. */
@@ -144,11 +145,12 @@ export async function addToCollection(
     unchanged += batch.length - fresh.length;
     if (fresh.length > 0) {
       const vectors = encoder ? await encoder.embedder.embed(fresh.map(passageText), 'passage', signal) : undefined;
-      await solr.update(fresh.map((paper, at) => paperDocument(paper, vectors?.[at])), signal);
+      await solr.add(fresh.map((paper, at) => paperDocument(paper, vectors?.[at])), signal);
       sent += fresh.length;
     }
     onProgress?.({ done: before.done + start + batch.length, total: before.total, unchanged: before.unchanged + unchanged });
   }
+  if (sent > 0) await solr.commit(signal);
   return { sent, unchanged };
 }
 

@@ -7,6 +7,9 @@
  * without an id or a title is no paper.
  */
 import { createHash } from 'node:crypto';
+import { asRecord } from '../../bibliography/citing';
+import { listAuthors } from '../../bibliography/describe';
+import { citationKeyFor } from '../../bibliography/generate';
 import type { Author } from '../../bibliography/types';
 import type { Paper, PaperOrigin, PaperStanding } from '../../papers/paper';
 import { SOURCE_IDS } from '../../sources/config';
@@ -40,7 +43,18 @@ export function paperDocument(paper: Paper, vector?: Float32Array): SolrDocument
     title_terms: title.join(' '),
     text_terms: [...title, ...analyze(paper.abstract ?? '')].join(' '),
     ...(vector !== undefined && { vector: solrVector(vector) }),
+    ...citationFields(paper),
   };
+}
+
+/** What citation completion matches a paper by, as the local library's key index does (`libraryKeys.ts`): its key, title, first authors, year and venue. */
+function citationFields(paper: Paper): SolrDocument {
+  return { cite_words: [citationKey(paper), paper.title, listAuthors(paper.authors, 3), paper.year ?? '', paper.venue ?? ''].join(' ') };
+}
+
+/** The key a paper is offered under, made here from its fields rather than read from Solr. */
+export function citationKey(paper: Paper): string {
+  return citationKeyFor(asRecord(paper), new Set());
 }
 
 /**

@@ -8,6 +8,7 @@
  *   const library = await SolrLibrary.open({ url, collection }, { encoder, reranker });
  *   await library.find({ text: claim, limit: 10 })          // { mode, results, notes }
  */
+import type { PaperMatch } from '../../completion/libraryKeys';
 import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults, SearchMode } from '../../evidence';
 import type { Paper } from '../../papers/paper';
 import type { Reranker } from '../../models/reranker';
@@ -19,7 +20,7 @@ import { bestSentence } from '../passages';
 import { loadedReranker, rerankedOrAsIs } from '../rerank';
 import { SolrClient, SolrError, type SolrTarget } from './client';
 import { collectionInfo, encoderConflict, type CollectionInfo } from './collection';
-import { PAPER_FIELDS, paperOf, solrVector } from './documents';
+import { citationKey, PAPER_FIELDS, paperOf, solrVector } from './documents';
 
 export interface SolrLibraryOptions {
   /** The collection's encoder; without one the search is by words alone, and says so. */
@@ -29,6 +30,8 @@ export interface SolrLibraryOptions {
   readonly reranker?: () => Promise<Reranker | undefined>;
 }
 
+/** Typed words citation completion sends at most. */
+const MAX_TYPED_WORDS = 8;
 /** Distinct query terms sent at most: each is two clauses, under Solr's default limit of 1024. */
 const MAX_QUERY_TERMS = 400;
 /** The field weights of Attest's lexical index (`lexical.ts`): the title's BM25 at a fifth, beside title and abstract. */
@@ -84,6 +87,22 @@ export class SolrLibrary implements EvidenceFinder {
       return { paper, score, ...(sentence !== undefined && { sentence }) };
     });
     return { mode, results, notes };
+  }
+
+  /**
+   * Citation completion's papers for `typed`: each typed word a word, or the start of one, of a paper's
+   * key, title, first authors, year or venue, as the local library's key index matches them; whole
+   * words first.
+   */
+  async complete(typed: string, limit: number, signal?: AbortSignal): Promise<PaperMatch[]> {
+    const words = typedWords(typed);
+    if (words.length === 0) return [];
+    const clauses = words.map((word) => `+(cite_words:${luceneTerm(word)}^2 cite_words:${luceneTerm(word)}*)`);
+    const { docs } = await this.solr.select({ q: `{!lucene}${clauses.join(' ')}`, fq: 'kind:paper', fl: PAPER_FIELDS, rows: String(limit) }, signal);
+    return docs.flatMap((doc) => {
+      const paper = paperOf(doc);
+      return paper === undefined ? [] : [{ key: citationKey(paper), paper }];
+    });
   }
 
   /** Each side's candidates from Solr, fused; a search by meaning that fails answers by words, and says why. */
@@ -154,6 +173,12 @@ export class SolrLibrary implements EvidenceFinder {
 
 function scored(docs: readonly { readonly [field: string]: unknown }[]): Ranked[] {
   return docs.flatMap(({ id, score }) => (typeof id === 'string' && typeof score === 'number' ? [{ id, score }] : []));
+}
+
+/** What was typed as the collection's completion words are made: lower-cased, accents taken off, split at whatever is not a letter or digit. */
+function typedWords(typed: string): string[] {
+  const words = typed.toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '').split(/[^\p{L}\p{N}]+/u);
+  return words.filter((word) => word !== '').slice(0, MAX_TYPED_WORDS);
 }
 
 /** A term as the lucene parser reads it literally: its special characters escaped. */
