@@ -16,6 +16,7 @@
  * or more).
  */
 import { execFileSync } from 'node:child_process';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Encoder } from '../src/core/index/library';
@@ -43,6 +44,9 @@ const CHUNK = 5_000;
 /** The spread of each coordinate of the random move: cosine about 0.9 between a paper and its title's abstract. */
 const SPREAD = 0.025;
 const COLD_RUNS = 5;
+/** BEIR SciFact test claims searched at each size, and reranked (the reranker's time does not grow with the collection). */
+const CLAIMS = 100;
+const RERANKED = 30;
 const CLI = path.join(__dirname, '..', '..', 'bin', 'attest.js');
 
 export async function benchSolrScale(): Promise<void> {
@@ -72,17 +76,17 @@ export async function benchSolrScale(): Promise<void> {
   if (info === undefined) throw new Error('the bench collection has no meta document');
   const largest = Number(process.env.ATTEST_SOLR_SCALE_MAX ?? SIZES[SIZES.length - 1]);
   const reranker = await OnnxReranker.load((await builtInRerankerFolder()) as string, { threads: 2 });
-  const claims = [...scifact.claims.values()].slice(0, 300);
+  const claims = [...scifact.claims.values()].slice(0, CLAIMS);
   try {
     for (const size of [...SIZES.filter((size) => size < largest), largest]) {
       const held = (await solr.select({ q: 'kind:paper', rows: '0' })).numFound;
       if (held < size) await grow(solr, info, held, size, paper, titleVector);
-      console.log(`  ${size.toLocaleString('en')} papers (2 shards × 1 replica):`);
+      console.log(`  ${size.toLocaleString('en')} papers (2 shards × 1 replica; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores):`);
       for (const mode of ['lexical', 'dense', 'hybrid'] as SearchMode[]) {
         await timeSearches(`${mode}`, await SolrLibrary.open({ url, collection: COLLECTION }, { encoder: givenVectors(queryVector), mode }), claims);
       }
       const reranked = await SolrLibrary.open({ url, collection: COLLECTION }, { encoder: givenVectors(queryVector), reranker: async () => reranker });
-      await timeSearches('hybrid + reranker', reranked, claims.slice(0, 100));
+      await timeSearches('hybrid + reranker', reranked, claims.slice(0, RERANKED));
       await coldCli(url, claims[0]);
     }
   } finally {

@@ -179,6 +179,16 @@ describe('the Solr backend, against a real SolrCloud', function () {
     assert.deepEqual(await solr.complete('  ', 5), []);
   });
 
+  it('attest search --solr without an encoder searches by words, and says which flag and which model would rank by meaning', async () => {
+    const { url, collection } = await collectionOf(corpus(10));
+    const searched = await attest('search', '--solr', url, '--collection', collection, '--query', 'stroke in older adults');
+    assert.equal(searched.code, 0, searched.err);
+    assert.equal(
+      searched.err,
+      "attest search: Ranked by words alone: no sentence encoder given (--embed-model DIR or ATTEST_EMBED_MODEL).\nattest search: The collection's vectors are hashing-16's: search with it to rank by meaning too.\n",
+    );
+  });
+
   it('replaces a paper whose text changed, skips those that did not, and deletes', async () => {
     const papers = corpus(20);
     const encoder = hashingEncoder();

@@ -15,7 +15,8 @@ import type { Reranker } from '../../models/reranker';
 import { analyze, termFrequencies } from '../analyzer';
 import { firstWorks } from '../distinctWorks';
 import { FUSION, standardisedFusion, type Ranked } from '../hybrid';
-import { ENCODER_SETTING, type Encoder } from '../library';
+import { ENCODER_SETTING, NO_ENCODER_NOTE, type Encoder } from '../library';
+import { modelName } from '../../models/identity';
 import { bestSentence } from '../passages';
 import { loadedReranker, rerankedOrAsIs } from '../rerank';
 import { SolrClient, SolrError, type SolrTarget } from './client';
@@ -69,7 +70,8 @@ export class SolrLibrary implements EvidenceFinder {
     signal?.throwIfAborted();
     const notes: string[] = [];
     if (!this.options.encoder && this.options.mode === undefined && this.info.encoder !== undefined) {
-      notes.push(`Ranked by words alone: no sentence encoder is configured (${ENCODER_SETTING}); the collection's vectors are ${this.info.encoder}'s.`);
+      // The library's own note, which each adapter words for its own settings, then what the collection needs.
+      notes.push(NO_ENCODER_NOTE, `The collection's vectors are ${modelName(this.info.encoder)}'s: search with it to rank by meaning too.`);
     }
     const loading = loadedReranker(this.options.reranker);
     const terms = [...termFrequencies(analyze(query.text))].sort((a, b) => b[1] - a[1]).slice(0, MAX_QUERY_TERMS);
