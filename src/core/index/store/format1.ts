@@ -1,11 +1,12 @@
 /** Format version 1, read whole: papers files and one lexical snapshot as JSON lines. */
 import * as path from 'node:path';
+import { isObject } from '../../json';
 import type { Paper } from '../../papers/paper';
 import { openRegularFile } from '../../text/readFile';
 import { LexicalIndex, type LexicalIndexData } from '../lexical';
 import { DamagedStore } from './damage';
 import { readPapers } from './files';
-import { isObject, type EarlierManifest, type Segment } from './manifest';
+import type { EarlierManifest, Segment } from './manifest';
 
 /**
  * A library of format version 1, whole: the papers of the segments its lexical snapshot covers,

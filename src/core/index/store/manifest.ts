@@ -1,5 +1,6 @@
 /** The manifest: which files make up the library now, read and checked before anything it names is opened. */
 import * as path from 'node:path';
+import { isObject } from '../../json';
 import type { SegmentFiles } from '../segment';
 import { errorMessage, isDamage, isMissingFile } from './damage';
 import { papersFilesIn, readRegular } from './files';
@@ -109,10 +110,6 @@ export function isSegment(value: unknown): value is Segment {
 
 export function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function filesOf(manifest: Manifest): string[] {
