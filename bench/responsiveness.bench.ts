@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { checkManuscript, CheckSession } from '../src/core/check';
 import { PaperLibrary } from '../src/core/index/library';
 import { LibraryThread } from '../src/core/index/libraryThread';
-import { PaperStore } from '../src/core/index/store';
+import { PaperStore } from '../src/core/index/store/store';
 import type { Parsers } from '../src/core/parsing/parsers';
 import { ParserThread } from '../src/core/parsing/thread';
 import type { Workspace } from '../src/core/workspace';

@@ -6,7 +6,7 @@ import { rankPapers, type Indexes } from '../src/core/index/hybrid';
 import { abstractSentences } from '../src/core/index/passages';
 import { LexicalIndex } from '../src/core/index/lexical';
 import { rerank } from '../src/core/index/rerank';
-import { PaperStore } from '../src/core/index/store';
+import { PaperStore } from '../src/core/index/store/store';
 import { builtInRerankerFolder } from '../src/core/models/builtIn';
 import { OnnxEmbedder } from '../src/core/models/embedder';
 import { OnnxReranker } from '../src/core/models/reranker';

@@ -1,6 +1,6 @@
 import { counted } from './counted';
 import { PaperLibrary, type Encoder } from '../core/index/library';
-import { StoreError } from '../core/index/store';
+import { StoreError } from '../core/index/store/store';
 import { ModelError } from '../core/models/errors';
 import { modelName } from '../core/models/identity';
 import { formatOf, importFileInBatches, type PaperFormat } from '../core/papers/import';

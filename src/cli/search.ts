@@ -136,7 +136,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     sayNotes(notes, NO_ENCODER_NOTE, io);
     return 0;
   } catch (error) {
-    const { StoreError } = await import('../core/index/store');
+    const { StoreError } = await import('../core/index/store/store');
     if (!(error instanceof ModelError) && !(error instanceof StoreError) && !isFileSystemError(error)) throw error;
     io.err(`attest search: ${(error as Error).message}\n`);
     return 2;

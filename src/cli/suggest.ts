@@ -11,7 +11,7 @@ import { citingReferences, type CitingReference } from '../core/bibliography/cit
 import { parseBibliography } from '../core/bibliography/parse';
 import type { BibEntry } from '../core/bibliography/types';
 import { PaperLibrary } from '../core/index/library';
-import { StoreError } from '../core/index/store';
+import { StoreError } from '../core/index/store/store';
 import type { CitationStyle } from '../core/manuscript/citeStyle';
 import { ModelError } from '../core/models/errors';
 import { distinctPapers } from '../core/papers/paper';

@@ -4,7 +4,7 @@ import { DenseIndex } from '../../src/core/index/dense';
 import { FUSION, rankPapers, standardisedFusion } from '../../src/core/index/hybrid';
 import { LexicalIndex } from '../../src/core/index/lexical';
 import { ENCODER_NOT_DOWNLOADED_NOTE, NO_ENCODER_NOTE, PaperLibrary } from '../../src/core/index/library';
-import { PaperStore } from '../../src/core/index/store';
+import { PaperStore } from '../../src/core/index/store/store';
 import { passageText } from '../../src/core/index/passages';
 import type { EvidenceResults } from '../../src/core/evidence';
 import { OnnxEmbedder, type TextKind } from '../../src/core/models/embedder';

@@ -5,7 +5,7 @@ import { asRecord } from '../../src/core/bibliography/citing';
 import { citationKeyFor } from '../../src/core/bibliography/generate';
 import { PaperLibrary } from '../../src/core/index/library';
 import { LibraryThread } from '../../src/core/index/libraryThread';
-import { PaperStore } from '../../src/core/index/store';
+import { PaperStore } from '../../src/core/index/store/store';
 import { builtInRerankerFolder } from '../../src/core/models/builtIn';
 import { OnnxReranker } from '../../src/core/models/reranker';
 import type { Paper } from '../../src/core/papers/paper';

@@ -3,7 +3,7 @@ import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
 import { LexicalIndex } from '../../src/core/index/lexical';
-import { PaperStore, STORE_VERSION } from '../../src/core/index/store';
+import { PaperStore, STORE_VERSION } from '../../src/core/index/store/store';
 import type { Paper } from '../../src/core/papers/paper';
 import { makeTempDir, snapshot } from './support/tempDir';
 

@@ -5,13 +5,13 @@ import nodeFs = require('node:fs');
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { main } from '../../src/cli/main';
-import { PaperStore, StoreReadError, StoreWriteError } from '../../src/core/index/store';
+import { PaperStore, StoreReadError, StoreWriteError } from '../../src/core/index/store/store';
 import type { Paper } from '../../src/core/papers/paper';
 import { makeTempDir, snapshot } from './support/tempDir';
 import { asUnprivilegedUser, skipUnlessModesApply } from './unprivileged';
 
 const fs = nodeFs.promises;
-const STORE_MODULE = require.resolve('../../src/core/index/store');
+const STORE_MODULE = require.resolve('../../src/core/index/store/store');
 
 function papers(prefix: string, count: number): Paper[] {
   return Array.from({ length: count }, (_, i) => ({ id: `${prefix}-${i}`, title: `Paper ${i} of ${prefix}`, authors: [], abstract: `Findings number ${i}.` }));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
-import { NewerStoreError, PaperStore, STORE_VERSION, type VectorBatch } from '../../src/core/index/store';
+import { NewerStoreError, PaperStore, STORE_VERSION, type VectorBatch } from '../../src/core/index/store/store';
 import type { Paper } from '../../src/core/papers/paper';
 import { makeTempDir, snapshot } from './support/tempDir';
 

@@ -18,7 +18,7 @@ import { firstWorks } from './distinctWorks';
 import { rankPapers, type Ranked } from './hybrid';
 import { passageText } from './passages';
 import { loadedReranker, rerankedOrAsIs } from './rerank';
-import { PaperStore, type VectorBatch } from './store';
+import { PaperStore, type VectorBatch } from './store/store';
 
 /** The setting that names the encoder, for notes that tell the user how to get more than words. */
 export const ENCODER_SETTING = 'attest.retrieval.encoder.model';

@@ -14,7 +14,7 @@ import { UnreadableFileError } from '../text/decode';
 import { IMPORT_BATCH, PaperLibrary } from './library';
 import type { HostToWorker, ImportSummary, LibraryAnswers, LibrarySetup, LibraryTask, RerankerSetup, WorkerToHost } from './libraryProtocol';
 import { SolrLibrary } from './solr/library';
-import { PaperStore, type OpenedStore } from './store';
+import { PaperStore, type OpenedStore } from './store/store';
 
 /** Import problems sent back for the log: the count says how many more there were. */
 const PROBLEMS_SHOWN = 20;

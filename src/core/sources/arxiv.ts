@@ -5,23 +5,18 @@
  */
 import type { XMLParser } from 'fast-xml-parser';
 import type { Author } from '../bibliography/types';
-import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
+import { isObject, type Json } from '../json';
+import { MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
-import { HttpClient } from './http';
+import type { HttpClient } from './http';
+import { httpClientFor, type SourceClientOptions } from './httpClientFor';
 import { arxivIdToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName } from './normalize';
 import { arxivUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
-export interface ArxivOptions {
-  /** Defaults to https://export.arxiv.org. */
-  readonly baseUrl?: string;
-  /** Defaults to one request every 3 seconds, as arXiv's terms of use ask. */
-  readonly requestsPerSecond?: number;
-  readonly email?: string;
-  readonly cache?: LookupCache;
-  readonly offline?: boolean;
+/** Requests default to one every 3 seconds, as arXiv's terms of use ask. */
+export interface ArxivOptions extends SourceClientOptions {
   /** The run's gates, shared with the full texts read from the service. */
   readonly gates?: SourceGates;
 }
@@ -36,16 +31,7 @@ export class ArxivSource implements PaperSource {
   private readonly http: HttpClient;
 
   constructor(options: ArxivOptions = {}) {
-    this.http = new HttpClient({
-      source: 'arxiv',
-      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.arxiv.baseUrl,
-      email: options.email,
-      requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.arxiv.requestsPerSecond,
-      maxConcurrent: MAX_CONCURRENT.arxiv,
-      cache: options.cache,
-      offline: options.offline,
-      gates: options.gates,
-    });
+    this.http = httpClientFor('arxiv', options, { maxConcurrent: MAX_CONCURRENT.arxiv, gates: options.gates });
   }
 
   async byArxivId(arxivId: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
@@ -96,22 +82,16 @@ const FEED_OPTIONS = {
   isArray: (name: string) => name === 'entry' || name === 'author' || name === 'link',
 };
 
-type Node = Record<string, unknown>;
-
-function isNode(value: unknown): value is Node {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** An element's text, whether it has attributes (`<title type="html">`) or not; whitespace collapsed. */
 function text(value: unknown): string | undefined {
-  const raw = isNode(value) ? value['#text'] : value;
+  const raw = isObject(value) ? value['#text'] : value;
   if (typeof raw !== 'string') return undefined;
   const collapsed = raw.replace(/\s+/g, ' ').trim();
   return collapsed === '' ? undefined : collapsed;
 }
 
-function nodes(value: unknown): Node[] {
-  return Array.isArray(value) ? value.filter(isNode) : [];
+function nodes(value: unknown): Json[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
 /**
@@ -126,8 +106,8 @@ export function parseArxivFeed(xml: string): SourceRecord[] {
   } catch (error) {
     throw malformed(`XML that does not parse (${(error as Error).message})`);
   }
-  const feed = isNode(document) ? document.feed : undefined;
-  if (!isNode(feed)) throw malformed('a document without a <feed>');
+  const feed = isObject(document) ? document.feed : undefined;
+  if (!isObject(feed)) throw malformed('a document without a <feed>');
   const records: SourceRecord[] = [];
   for (const entry of nodes(feed.entry)) {
     const id = text(entry.id) ?? '';
@@ -140,7 +120,7 @@ export function parseArxivFeed(xml: string): SourceRecord[] {
   return records;
 }
 
-function parseArxivEntry(entry: Node): SourceRecord {
+function parseArxivEntry(entry: Json): SourceRecord {
   const rawId = text(entry.id);
   const arxivId = rawId === undefined ? undefined : normalizeArxivId(rawId);
   if (!arxivId) throw malformed(`an entry whose id (${rawId ?? 'none'}) is not an arXiv id`);

@@ -4,23 +4,18 @@
  * without one this source refuses every lookup before sending anything.
  */
 import type { Author } from '../bibliography/types';
-import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
+import { isObject, text, type Json } from '../json';
+import { MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
-import { HttpClient } from './http';
+import type { HttpClient } from './http';
+import { httpClientFor, type SourceClientOptions } from './httpClientFor';
 import { arxivIdToAsk, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
-export interface CoreOptions {
-  /** Defaults to https://api.core.ac.uk. */
-  readonly baseUrl?: string;
+export interface CoreOptions extends SourceClientOptions {
   /** Sent as `Authorization: Bearer …`; free at https://core.ac.uk/services/api. */
   readonly apiKey?: string;
-  readonly requestsPerSecond?: number;
-  readonly email?: string;
-  readonly cache?: LookupCache;
-  readonly offline?: boolean;
   /** The run's gates, shared with the full texts read from the service. */
   readonly gates?: SourceGates;
 }
@@ -40,16 +35,10 @@ export class CoreSource implements PaperSource {
 
   constructor(options: CoreOptions = {}) {
     this.hasKey = Boolean(options.apiKey);
-    this.http = new HttpClient({
-      source: 'core',
-      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.core.baseUrl,
-      email: options.email,
+    this.http = httpClientFor('core', options, {
       privateHeaders: options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {},
       credentialsSetting: CREDENTIALS_SETTING,
-      requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.core.requestsPerSecond,
       maxConcurrent: MAX_CONCURRENT.core,
-      cache: options.cache,
-      offline: options.offline,
       gates: options.gates,
     });
   }
@@ -85,18 +74,8 @@ export class CoreSource implements PaperSource {
   }
 }
 
-type Json = Record<string, unknown>;
-
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `CORE sent ${what}, not the works Attest expects.`, 'core');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** `/v3/search/works/`: `{ totalHits, limit, offset, results: [work, …] }`. */

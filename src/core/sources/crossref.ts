@@ -4,27 +4,23 @@
  * each kind has its own client and limits.
  */
 import type { Author } from '../bibliography/types';
-import type { LookupCache } from './cache';
+import { isObject, text, type Json } from '../json';
 import { DEFAULT_SOURCES } from './config';
 import { SourceHealth } from './health';
-import { HttpClient } from './http';
-import type { HttpClientOptions } from './http';
+import type { HttpClient } from './http';
+import { httpClientFor, type OwnClientOptions, type SourceClientOptions } from './httpClientFor';
 import { doiPath, doiToAsk, normalizeDoi, notAsked, stripMarkup } from './normalize';
 import { crossrefUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
-export interface CrossrefOptions {
-  /** Defaults to https://api.crossref.org. */
-  readonly baseUrl?: string;
+export interface CrossrefOptions extends SourceClientOptions {
   /** For single records; list requests keep to Crossref's lower limit for lists. Defaults to the pool's limit. */
   readonly requestsPerSecond?: number;
   /** Puts requests in Crossref's "polite pool", which allows more of them. */
   readonly email?: string;
   /** A Metadata Plus token, for subscribers. */
   readonly plusToken?: string;
-  readonly cache?: LookupCache;
-  readonly offline?: boolean;
 }
 
 /** Only the fields Attest reads; Crossref's full records carry every reference of the work. */
@@ -40,24 +36,19 @@ export class CrossrefSource implements PaperSource {
   private readonly lists: HttpClient;
 
   constructor(options: CrossrefOptions = {}) {
-    const shared: Omit<HttpClientOptions, 'requestsPerSecond' | 'maxConcurrent'> = {
-      source: 'crossref',
-      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.crossref.baseUrl,
-      email: options.email,
-      privateParams: options.email ? { mailto: options.email } : {},
-      privateHeaders: options.plusToken ? { 'Crossref-Plus-API-Token': `Bearer ${options.plusToken}` } : {},
-      credentialsSetting: 'the Crossref Plus token of "Attest: Set Source API Key" (ATTEST_CROSSREF_PLUS_TOKEN for the CLI)',
-      cache: options.cache,
-      offline: options.offline,
-      health: new SourceHealth(),
-    };
     // Crossref's limits since December 2025: polite pool 10/s single records and 3/s lists, 3 at once;
     // public pool 5/s and 1/s, one at a time.
     const polite = options.email !== undefined || options.plusToken !== undefined;
     const records = options.requestsPerSecond ?? (polite ? 10 : DEFAULT_SOURCES.crossref.requestsPerSecond);
-    const maxConcurrent = polite ? 3 : 1;
-    this.records = new HttpClient({ ...shared, requestsPerSecond: records, maxConcurrent });
-    this.lists = new HttpClient({ ...shared, requestsPerSecond: Math.min(records, polite ? 3 : 1), maxConcurrent });
+    const own: OwnClientOptions = {
+      privateParams: options.email ? { mailto: options.email } : {},
+      privateHeaders: options.plusToken ? { 'Crossref-Plus-API-Token': `Bearer ${options.plusToken}` } : {},
+      credentialsSetting: 'the Crossref Plus token of "Attest: Set Source API Key" (ATTEST_CROSSREF_PLUS_TOKEN for the CLI)',
+      health: new SourceHealth(),
+      maxConcurrent: polite ? 3 : 1,
+    };
+    this.records = httpClientFor('crossref', { ...options, requestsPerSecond: records }, own);
+    this.lists = httpClientFor('crossref', { ...options, requestsPerSecond: Math.min(records, polite ? 3 : 1) }, own);
   }
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
@@ -87,8 +78,6 @@ export class CrossrefSource implements PaperSource {
   }
 }
 
-type Json = Record<string, unknown>;
-
 /** `/journals?…`: `{ status: "ok", message-type: "journal-list", message: { items: [{ title, … }, …] } }`. */
 export function parseCrossrefJournals(body: unknown): string[] {
   if (!isObject(body) || body['message-type'] !== 'journal-list' || !isObject(body.message) || !Array.isArray(body.message.items)) {
@@ -102,14 +91,6 @@ export function parseCrossrefJournals(body: unknown): string[] {
 
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `Crossref sent ${what}, not the work Attest expects.`, 'crossref');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** The first string of a list, as Crossref gives titles and container titles. */

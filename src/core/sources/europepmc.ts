@@ -5,22 +5,17 @@
  * that finds nothing is an answer with `hitCount: 0`, never a 404.
  */
 import type { Author } from '../bibliography/types';
-import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
+import { isObject, text, type Json } from '../json';
+import { MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
-import { HttpClient } from './http';
+import type { HttpClient } from './http';
+import { httpClientFor, type SourceClientOptions } from './httpClientFor';
 import { doiToAsk, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
 import { europePmcUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
-export interface EuropePmcOptions {
-  /** Defaults to https://www.ebi.ac.uk. */
-  readonly baseUrl?: string;
-  readonly requestsPerSecond?: number;
-  readonly email?: string;
-  readonly cache?: LookupCache;
-  readonly offline?: boolean;
+export interface EuropePmcOptions extends SourceClientOptions {
   /** The run's gates, shared with the full texts read from the service. */
   readonly gates?: SourceGates;
 }
@@ -38,16 +33,7 @@ export class EuropePmcSource implements PaperSource {
   private readonly http: HttpClient;
 
   constructor(options: EuropePmcOptions = {}) {
-    this.http = new HttpClient({
-      source: 'europepmc',
-      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.europepmc.baseUrl,
-      email: options.email,
-      requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.europepmc.requestsPerSecond,
-      maxConcurrent: MAX_CONCURRENT.europepmc,
-      cache: options.cache,
-      offline: options.offline,
-      gates: options.gates,
-    });
+    this.http = httpClientFor('europepmc', options, { maxConcurrent: MAX_CONCURRENT.europepmc, gates: options.gates });
   }
 
   async byDoi(doi: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
@@ -86,18 +72,8 @@ function phrase(text: string): string {
     .trim();
 }
 
-type Json = Record<string, unknown>;
-
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `Europe PMC sent ${what}, not the search result Attest expects.`, 'europepmc');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** `/search?format=json`: `{ hitCount, resultList: { result: [work, …] } }`. */

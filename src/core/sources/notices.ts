@@ -8,6 +8,7 @@
  *               `commentCorrectionList` ("Retraction in", "Expression of concern in", "Erratum in", …)
  *   arXiv       the e-print's comment, which says when its authors withdrew it
  */
+import { isObject, text, type Json } from '../json';
 import { normalizeDoi } from './normalize';
 import type { SourceId } from './types';
 
@@ -49,16 +50,6 @@ export interface UpdateSignals {
   readonly updatesItself?: true;
   /** arXiv: the authors withdrew this e-print; their comment says why. */
   readonly withdrawn?: string;
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,24 +3,19 @@
  * title (`/works?search=…`, which costs from the daily allowance of the API key).
  */
 import type { Author } from '../bibliography/types';
-import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES } from './config';
-import { HttpClient } from './http';
+import { isObject, text, type Json } from '../json';
+import type { HttpClient } from './http';
+import { httpClientFor, type SourceClientOptions } from './httpClientFor';
 import { doiPath, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
 import { openAlexUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
-export interface OpenAlexOptions {
-  /** Defaults to https://api.openalex.org. */
-  readonly baseUrl?: string;
-  /** Defaults to 10, a tenth of what OpenAlex allows, which keeps Attest a modest guest. */
-  readonly requestsPerSecond?: number;
+/** Requests default to 10 a second, a tenth of what OpenAlex allows, which keeps Attest a modest guest. */
+export interface OpenAlexOptions extends SourceClientOptions {
   /** Sent as `mailto`, which OpenAlex asks for to contact users whose requests cause trouble. */
   readonly email?: string;
   readonly apiKey?: string;
-  readonly cache?: LookupCache;
-  readonly offline?: boolean;
 }
 
 /** Only the fields Attest reads, which keeps answers small (`abstract_inverted_index` is most of them). */
@@ -42,17 +37,11 @@ export class OpenAlexSource implements PaperSource {
     const privateParams: Record<string, string> = {};
     if (options.apiKey) privateParams.api_key = options.apiKey;
     if (options.email) privateParams.mailto = options.email;
-    this.http = new HttpClient({
-      source: 'openalex',
-      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.openalex.baseUrl,
-      email: options.email,
+    this.http = httpClientFor('openalex', options, {
       privateParams,
       whenRefused: options.apiKey ? REFUSED_KEY : NO_KEY,
-      requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.openalex.requestsPerSecond,
       // Enough to use its documented 100 requests a second at the latency of a distant API.
       maxConcurrent: 8,
-      cache: options.cache,
-      offline: options.offline,
     });
   }
 
@@ -83,8 +72,6 @@ export class OpenAlexSource implements PaperSource {
   }
 }
 
-type Json = Record<string, unknown>;
-
 /** A `/sources?…` answer: `{ meta, results: [source, …] }`, each source's every name. */
 export function parseOpenAlexSources(body: unknown): string[] {
   if (!isObject(body) || !Array.isArray(body.results)) throw malformed('a list of venues without "results"');
@@ -97,14 +84,6 @@ export function parseOpenAlexSources(body: unknown): string[] {
 
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `OpenAlex sent ${what}, not the work Attest expects.`, 'openalex');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** A `/works?…` answer: `{ meta, results: [work, …] }`. */

@@ -4,23 +4,17 @@
  * key requests share a pool with every anonymous client and are often refused with 429.
  */
 import type { Author } from '../bibliography/types';
-import type { LookupCache } from './cache';
-import { DEFAULT_SOURCES } from './config';
-import { HttpClient } from './http';
+import { isObject, text } from '../json';
+import type { HttpClient } from './http';
+import { httpClientFor, type SourceClientOptions } from './httpClientFor';
 import { arxivIdToAsk, doiPath, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
-export interface SemanticScholarOptions {
-  /** Defaults to https://api.semanticscholar.org. */
-  readonly baseUrl?: string;
+/** Requests default to one a second, the rate a new API key is granted. */
+export interface SemanticScholarOptions extends SourceClientOptions {
   /** Sent as `x-api-key`; a key has its own rate limit instead of the shared anonymous one. */
   readonly apiKey?: string;
-  /** Defaults to one request a second, the rate a new API key is granted. */
-  readonly requestsPerSecond?: number;
-  readonly email?: string;
-  readonly cache?: LookupCache;
-  readonly offline?: boolean;
 }
 
 /** Only the fields Attest reads; without `fields` the API sends the title alone. */
@@ -36,16 +30,10 @@ export class SemanticScholarSource implements PaperSource {
   private readonly prefetched = new Map<string, SourceRecord | undefined>();
 
   constructor(options: SemanticScholarOptions = {}) {
-    this.http = new HttpClient({
-      source: 'semanticscholar',
-      baseUrl: options.baseUrl ?? DEFAULT_SOURCES.semanticscholar.baseUrl,
-      email: options.email,
+    this.http = httpClientFor('semanticscholar', options, {
       privateHeaders: options.apiKey ? { 'x-api-key': options.apiKey } : {},
       credentialsSetting: 'the Semantic Scholar key of "Attest: Set Source API Key" (ATTEST_SEMANTICSCHOLAR_API_KEY for the CLI)',
-      requestsPerSecond: options.requestsPerSecond ?? DEFAULT_SOURCES.semanticscholar.requestsPerSecond,
       maxConcurrent: 1,
-      cache: options.cache,
-      offline: options.offline,
     });
   }
 
@@ -90,18 +78,8 @@ export class SemanticScholarSource implements PaperSource {
   }
 }
 
-type Json = Record<string, unknown>;
-
 function malformed(what: string): SourceError {
   return new SourceError('malformed', `Semantic Scholar sent ${what}, not the paper Attest expects.`, 'semanticscholar');
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** `/paper/search`: `{ total, offset, next?, data: [paper, …] }`; with no match, `data` is left out. */

@@ -47,78 +47,31 @@
  * a lock held for minutes) is a `StoreWriteError` saying what to do; only a lock held by another
  * writer is waited for.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, read, readSync, constants, promises as fs } from 'node:fs';
-import { endianness } from 'node:os';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type * as Lockfile from 'proper-lockfile';
-import type { Paper } from '../papers/paper';
-import { LARGEST_TEXT_BYTES, NotRegularFileError, openRegularFile } from '../text/readFile';
-import { sameModel } from '../models/identity';
-import { DenseIndex, type DenseIndexData } from './dense';
-import { prepareScoring } from './scoring';
-import { LexicalIndex, LexicalParts, type LexicalIndexData, type LexicalSearch } from './lexical';
-import { DamagedSegment, DiskSegment, openRegular, parsePaper, writeSegment, type SegmentFiles, type SegmentWriter } from './segment';
+import type { Paper } from '../../papers/paper';
+import { NotRegularFileError } from '../../text/readFile';
+import { sameModel } from '../../models/identity';
+import { DenseIndex } from '../dense';
+import { LexicalIndex, LexicalParts, type LexicalSearch } from '../lexical';
+import { DiskSegment, writeSegment, type SegmentFiles, type SegmentWriter } from '../segment';
+import { DamagedStore, errorMessage, isDamage, isMissingFile } from './damage';
+import { NewerStoreError, StoreReadError, StoreWriteError } from './errors';
+import { DAMAGED_FOLDER, collectGarbage, keepDamaged, papersFilesIn, readPapers, replaceFile } from './files';
+import { readEarlier } from './format1';
+import { FORMAT, MANIFEST, STORE_VERSION, earlierFilesOf, filesOf, papersFilesOf, readManifest, type EarlierManifest, type EncoderId, type Manifest, type VectorSegment } from './manifest';
+import { IN_MEMORY, SEGMENT_ROWS, openSegments, placesOf, type Place } from './places';
+import { checkVectors, readDense, readVectorIds, readVectorIdsSync, unitRows, writeVectors, type VectorBatch } from './vectors';
+import { generationWriter, lockStore, mergedPapers } from './writer';
 
-/**
- * Bumped when the files change shape; a store of the earlier version is read and saved again in this
- * one, one of a version before that rebuilt from its papers, one of a newer version left alone.
- */
-export const STORE_VERSION = 2;
-const EARLIER_VERSION = 1;
-const FORMAT = 'attest-paper-store';
-const MANIFEST = 'manifest.json';
-/** Where a save keeps the papers files the rebuild it writes could not read in full. */
-const DAMAGED_FOLDER = 'damaged';
-/** A manifest names a few dozen files: anything near this is not one. */
-const MANIFEST_BYTES = 1024 * 1024;
-
-/** The encoder whose vectors the store holds: vectors of different encoders are not comparable. */
-export interface EncoderId {
-  /** The model's name, e.g. `bge-small-en-v1.5`. */
-  readonly model: string;
-  readonly dimension: number;
-}
-
-/** Vectors for papers, one per id, all from one encoder. */
-export interface VectorBatch {
-  readonly model: string;
-  readonly ids: readonly string[];
-  readonly vectors: readonly Float32Array[];
-}
+export { STORE_VERSION, type EncoderId } from './manifest';
+export { NewerStoreError, StoreError, StoreReadError, StoreWriteError } from './errors';
+export type { VectorBatch } from './vectors';
 
 export interface OpenedStore {
   readonly store: PaperStore;
   /** What was wrong with the store on disk and what was done about it; empty when nothing was. */
   readonly messages: readonly string[];
-}
-
-interface Segment {
-  readonly file: string;
-  readonly count: number;
-}
-
-interface VectorSegment extends Segment {
-  readonly ids: string;
-}
-
-interface Manifest {
-  readonly format: typeof FORMAT;
-  readonly version: typeof STORE_VERSION;
-  readonly generation: number;
-  /** Later segments replace papers of earlier ones with the same id. */
-  readonly segments: readonly SegmentFiles[];
-  readonly vectors?: EncoderId & { readonly segments: readonly VectorSegment[] };
-}
-
-/** Format version 1: papers files, and one lexical snapshot over the first `lexical.segments` of them. */
-interface EarlierManifest {
-  readonly format: typeof FORMAT;
-  readonly version: typeof EARLIER_VERSION;
-  readonly generation: number;
-  readonly papers: readonly Segment[];
-  readonly lexical: { readonly file: string; readonly segments: number };
-  readonly vectors?: EncoderId & { readonly segments: readonly VectorSegment[] };
 }
 
 /** Segments a search reads: a few syscalls each per query term, so a few dozen at most. */
@@ -128,78 +81,11 @@ const LOAD_ATTEMPTS = 3;
 /** Papers indexed between two turns of the event loop: about 50 ms of work. */
 const INDEX_SLICE = 500;
 
-/** How long a writer waits for another to finish, and after what silence a lock counts as abandoned. */
-const LOCK_WAIT_MS = 120_000;
-const LOCK_RETRY_MS = 100;
-const LOCK_STALE_MS = 10_000;
-const LOCK_FILE = 'write.lock';
-
-/** What the user must hear about the paper library's files: nothing was changed or lost. */
-export class StoreError extends Error {}
-
-/**
- * The store could not be read for a reason that may pass (permissions, I/O, too many open files).
- * Nothing was changed; reading again later may succeed.
- */
-export class StoreReadError extends StoreError {
-  constructor(dir: string, cause: unknown, advice = "Check the folder's permissions and try again.") {
-    super(`The paper library in ${dir} could not be read (${errorMessage(cause)}); it was left as it is. ${advice}`);
-    this.name = 'StoreReadError';
-  }
-}
-
-/**
- * A library written by a newer Attest, in a format this one does not know: shared with a colleague or
- * another installation, it is theirs to keep, so it is neither rebuilt nor written over.
- */
-export class NewerStoreError extends StoreReadError {
-  constructor(dir: string, version: number) {
-    super(dir, `it is format version ${version}; this Attest reads version ${STORE_VERSION}`, 'Update Attest to use it.');
-    this.name = 'NewerStoreError';
-  }
-}
-
-/**
- * A save that could not be made (a full disk, a folder that may not be written, another writer that
- * holds the lock too long). The files hold what they held before; the papers stay in memory, and the
- * next save writes them.
- */
-export class StoreWriteError extends StoreError {
-  constructor(dir: string, what: string, advice: string) {
-    super(`The paper library in ${dir} could not be saved (${what}); its files hold what they held before. ${advice}`);
-    this.name = 'StoreWriteError';
-  }
-
-  static of(dir: string, error: unknown): StoreError {
-    if (error instanceof StoreError) return error;
-    return new StoreWriteError(dir, errorMessage(error), adviceFor((error as NodeJS.ErrnoException | undefined)?.code));
-  }
-}
-
-function adviceFor(code: string | undefined): string {
-  if (code === 'ENOSPC' || code === 'EDQUOT') return 'Free some space on its disk and add the papers again.';
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR' || code === 'EEXIST') return 'Check that the folder, and its write.lock, can be written, and add the papers again.';
-  return 'Add the papers again.';
-}
-
-/** What the files say is wrong with them: rebuilding from what can be read loses nothing readable. */
-class DamagedStore extends Error {}
-
 /** What one `add` changed, for a save that writes only that. */
 interface Change {
   readonly papers: readonly Paper[];
   readonly vectors?: VectorBatch;
 }
-
-type Writer = SegmentWriter;
-
-/**
- * Where a paper is: a row of a segment on disk, as one number (`segment × SEGMENT_ROWS + row`, no
- * object for each of 100,000 papers), or `IN_MEMORY`.
- */
-type Place = number;
-const IN_MEMORY = -1;
-const SEGMENT_ROWS = 1 << 24;
 
 const NO_SEGMENTS: readonly VectorSegment[] = [];
 
@@ -618,7 +504,7 @@ export class PaperStore {
   private async save(change: Change): Promise<void> {
     // An earlier save wrote it along with its own, after a failure had left it unsaved.
     if (!this.unsaved.includes(change)) return;
-    const { release, compromised } = await this.lock();
+    const { release, compromised } = await lockStore(this.dir);
     try {
       await this.catchUp();
       const saved = await this.saveLocked(compromised);
@@ -649,61 +535,13 @@ export class PaperStore {
   }
 
   /**
-   * Takes the write lock, waiting while another writer holds it. Only that is waited out: a folder
-   * that may not be written, or a `write.lock` that is not the lock's, fails at once.
-   */
-  private async lock(): Promise<{ release: () => Promise<void>; compromised: () => Error | undefined }> {
-    const lockPath = path.join(this.dir, LOCK_FILE);
-    let compromised: Error | undefined;
-    try {
-      await fs.mkdir(this.dir, { recursive: true });
-    } catch (error) {
-      throw StoreWriteError.of(this.dir, error);
-    }
-    // Loaded by the first writer: a reader never takes the lock.
-    const lockfile: typeof Lockfile = await import('proper-lockfile');
-    const waitUntil = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        const release = await lockfile.lock(this.dir, {
-          lockfilePath: lockPath,
-          realpath: false,
-          stale: LOCK_STALE_MS,
-          retries: 0,
-          onCompromised: (error) => {
-            compromised = error;
-          },
-        });
-        return { release, compromised: () => compromised };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw StoreWriteError.of(this.dir, error);
-      }
-      // A lock renewed with a clock ahead of this one's never looks abandoned: after the wait, the user decides.
-      if (Date.now() >= waitUntil) {
-        throw new StoreWriteError(
-          this.dir,
-          `another Attest has held its lock for over ${LOCK_WAIT_MS / 60_000} minutes`,
-          `If no other Attest is adding papers to it (a lock can be left behind by a computer whose clock is ahead), delete ${lockPath} and add the papers again.`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
-    }
-  }
-
-  /**
    * Writes every unsaved change on top of the manifest on disk (those of failed saves too); the caller
    * holds the lock. Returns the changes now saved.
    */
   private async saveLocked(compromised: () => Error | undefined): Promise<readonly Change[]> {
     const previous = this.diskFiles;
     const generation = (this.manifest?.generation ?? 0) + 1;
-    const written: string[] = [];
-    const write: Writer = async (suffix, content) => {
-      const file = `g${String(generation).padStart(6, '0')}-${randomBytes(4).toString('hex')}.${suffix}`;
-      written.push(file);
-      await writeNew(path.join(this.dir, file), content);
-      return file;
-    };
+    const { write, discard } = generationWriter(this.dir, generation);
     const saved = this.unsaved.filter((c) => this.applied.has(c));
     try {
       await keepDamaged(this.dir, this.damaged);
@@ -718,7 +556,7 @@ export class PaperStore {
       this.dirty = false;
       this.vectorsReplaced = false;
     } catch (error) {
-      await Promise.all(written.map((file) => fs.rm(path.join(this.dir, file), { force: true }).catch(() => undefined)));
+      await discard();
       throw error;
     }
     await collectGarbage(this.dir, [...this.diskFiles, ...previous]);
@@ -730,36 +568,19 @@ export class PaperStore {
    * holds more than the changes (a rebuilt or earlier-format library); and past `MAX_SEGMENTS`, the
    * segments after the largest merged into one, so a merge rewrites the papers added since it.
    */
-  private async writeSegments(write: Writer): Promise<SegmentFiles[]> {
+  private async writeSegments(write: SegmentWriter): Promise<SegmentFiles[]> {
     if (this.dirty || this.manifest === undefined) return this.size === 0 ? [] : [await writeSegment(this.papers(), write)];
     const segments = this.segments.map((segment) => segment.files);
     if (this.memory.papers.size > 0) segments.push(await writeSegment(this.memory.papers.values(), write));
     if (segments.length <= MAX_SEGMENTS) return segments;
     const largest = segments.reduce((best, segment, at) => (segment.count > segments[best].count ? at : best), 0);
     const from = largest === segments.length - 1 ? 0 : largest + 1;
-    const merged = await this.mergedPapers(segments, from);
+    const merged = await mergedPapers(this.dir, segments, from, this.segments);
     return [...segments.slice(0, from), await writeSegment(merged, write)];
   }
 
-  /** The papers of `segments` from `from` on that no later one holds again, read from disk. */
-  private async mergedPapers(segments: readonly SegmentFiles[], from: number): Promise<Iterable<Paper>> {
-    const opened = await openSegments(this.dir, segments, this.segments);
-    const { places } = placesOf(opened);
-    const kept = this.segments;
-    return (function* (): Iterable<Paper> {
-      try {
-        for (let at = from; at < opened.length; at++) {
-          const segment = opened[at];
-          yield* segment.papers((row) => places.get(segment.ids[row]) === at * SEGMENT_ROWS + row);
-        }
-      } finally {
-        for (const segment of opened) if (!kept.includes(segment)) segment.close();
-      }
-    })();
-  }
-
   /** The vectors part of the next manifest: the segments on disk and one of the unsaved vectors, or all as one past `MAX_SEGMENTS`. */
-  private async writeVectorSegments(write: Writer): Promise<Pick<Manifest, 'vectors'>> {
+  private async writeVectorSegments(write: SegmentWriter): Promise<Pick<Manifest, 'vectors'>> {
     const encoder = this.encoder;
     if (encoder === undefined) return {};
     const previous = this.vectorsReplaced ? [] : this.manifest?.vectors?.segments ?? [];
@@ -813,419 +634,4 @@ export class PaperStore {
     this.diskFiles = earlierFilesOf(manifest);
     this.dirty = true;
   }
-}
-
-function checkVectors(batch: VectorBatch, known: (id: string) => boolean): void {
-  if (batch.ids.length !== batch.vectors.length) throw new RangeError(`${batch.ids.length} ids but ${batch.vectors.length} vectors`);
-  const unknown = batch.ids.find((id) => !known(id));
-  if (unknown !== undefined) throw new Error(`A vector for '${unknown}', which is not in the store.`);
-  const dimension = batch.vectors[0]?.length;
-  if (batch.vectors.some((v) => v.length !== dimension || v.length === 0)) throw new RangeError('The vectors of one batch must have one dimension.');
-}
-
-// ---------------------------------------------------------------------------------------
-// The manifest
-
-type ManifestRead =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'unreadable'; readonly error: unknown }
-  | { readonly kind: 'invalid'; readonly reason: string }
-  | { readonly kind: 'newer'; readonly version: number }
-  | { readonly kind: 'earlier'; readonly manifest: EarlierManifest }
-  | { readonly kind: 'valid'; readonly manifest: Manifest };
-
-async function readManifest(dir: string): Promise<ManifestRead> {
-  let text: string;
-  try {
-    text = await readRegular(path.join(dir, MANIFEST), MANIFEST_BYTES);
-  } catch (error) {
-    if (!isMissingFile(error)) return isDamage(error) ? { kind: 'invalid', reason: errorMessage(error) } : { kind: 'unreadable', error };
-    return (await papersFilesIn(dir)).length > 0 ? { kind: 'invalid', reason: `${MANIFEST} is missing` } : { kind: 'none' };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: 'invalid', reason: `${MANIFEST} is not JSON` };
-  }
-  if (!isObject(json) || json.format !== FORMAT) return { kind: 'invalid', reason: `${MANIFEST} is not an Attest paper library's` };
-  if (typeof json.version === 'number' && json.version > STORE_VERSION) return { kind: 'newer', version: json.version };
-  if (json.version === EARLIER_VERSION) return isEarlierManifest(json) ? { kind: 'earlier', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
-  if (json.version !== STORE_VERSION) return { kind: 'invalid', reason: `it is format version ${String(json.version)}; this Attest reads versions ${EARLIER_VERSION} and ${STORE_VERSION}` };
-  return isManifest(json) ? { kind: 'valid', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
-}
-
-function isManifest(json: Record<string, unknown>): json is Record<string, unknown> & Manifest {
-  const { generation, segments, vectors } = json;
-  const isFiles = (s: unknown): boolean => isObject(s) && typeof s.papers === 'string' && typeof s.lexical === 'string' && isCount(s.count);
-  return isCount(generation) && Array.isArray(segments) && segments.every(isFiles) && isVectors(vectors);
-}
-
-function isEarlierManifest(json: Record<string, unknown>): json is Record<string, unknown> & EarlierManifest {
-  const { generation, papers, lexical, vectors } = json;
-  if (!isCount(generation) || !Array.isArray(papers) || !papers.every(isSegment) || !isObject(lexical)) return false;
-  return typeof lexical.file === 'string' && isCount(lexical.segments) && lexical.segments <= papers.length && isVectors(vectors);
-}
-
-function isVectors(vectors: unknown): boolean {
-  if (vectors === undefined) return true;
-  return (
-    isObject(vectors) &&
-    typeof vectors.model === 'string' &&
-    isCount(vectors.dimension) &&
-    vectors.dimension > 0 &&
-    Array.isArray(vectors.segments) &&
-    vectors.segments.every((s) => isSegment(s) && isObject(s) && typeof s.ids === 'string')
-  );
-}
-
-function isSegment(value: unknown): value is Segment {
-  return isObject(value) && typeof value.file === 'string' && isCount(value.count);
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Data files are `g<generation>-<random>.<kind>`; nothing else in the folder is the store's. */
-const DATA_FILE = /^g(\d+)-[0-9a-f]{8}\.(?:papers\.jsonl|lexical\.bin|lexical\.jsonl|vectors\.f32|vector-ids\.json)$/;
-const TEMP_FILE = /^manifest\.json\.[0-9a-f]{8}\.tmp$/;
-
-async function papersFilesIn(dir: string): Promise<string[]> {
-  const names = await fs.readdir(dir).catch(() => [] as string[]);
-  const generation = (name: string): number => Number(DATA_FILE.exec(name)?.[1] ?? 0);
-  return names.filter((name) => DATA_FILE.test(name) && name.endsWith('.papers.jsonl')).sort((a, b) => generation(a) - generation(b) || a.localeCompare(b));
-}
-
-/**
- * Deletes the data files that neither this manifest nor the previous one names (`keep`), and
- * temporary files of failed saves. The previous manifest's files stay for readers that read it just
- * before this save. Failures are ignored: a file left behind costs space, never correctness.
- */
-async function collectGarbage(dir: string, files: readonly string[]): Promise<void> {
-  const keep = new Set(files);
-  const names = await fs.readdir(dir).catch(() => [] as string[]);
-  const doomed = names.filter((name) => (DATA_FILE.test(name) && !keep.has(name)) || TEMP_FILE.test(name));
-  await Promise.all(doomed.map((name) => fs.rm(path.join(dir, name), { force: true }).catch(() => undefined)));
-}
-
-/**
- * Keeps papers files a rebuild could not read in full in `damaged/`, as they were named, before the
- * save that leaves them out, whose clean-up would delete them. By a hard link, so that they also stay
- * where they are for readers of the current manifest and should this save fail; moved where the
- * file system has no links. A name already kept is this file, kept by a save that then failed.
- */
-async function keepDamaged(dir: string, files: readonly string[]): Promise<void> {
-  if (files.length === 0) return;
-  const folder = path.join(dir, DAMAGED_FOLDER);
-  await fs.mkdir(folder, { recursive: true });
-  for (const file of files) {
-    try {
-      await fs.link(path.join(dir, file), path.join(folder, file));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST' || code === 'ENOENT') continue;
-      await fs.rename(path.join(dir, file), path.join(folder, file));
-    }
-  }
-}
-
-function filesOf(manifest: Manifest): string[] {
-  return [...manifest.segments.flatMap((s) => [s.papers, s.lexical]), ...vectorFilesOf(manifest)];
-}
-
-function earlierFilesOf(manifest: EarlierManifest): string[] {
-  return [...manifest.papers.map((s) => s.file), manifest.lexical.file, ...vectorFilesOf(manifest)];
-}
-
-function vectorFilesOf(manifest: Manifest | EarlierManifest): string[] {
-  return manifest.vectors?.segments.flatMap((s) => [s.file, s.ids]) ?? [];
-}
-
-function papersFilesOf(manifest: Manifest | EarlierManifest): string[] {
-  return manifest.version === STORE_VERSION ? manifest.segments.map((s) => s.papers) : manifest.papers.map((s) => s.file);
-}
-
-// ---------------------------------------------------------------------------------------
-// Segments
-
-/** The segments the files name, open; those of `open` are reused, the rest opened now. */
-async function openSegments(dir: string, files: readonly SegmentFiles[], open: readonly DiskSegment[]): Promise<DiskSegment[]> {
-  const byFile = new Map(open.map((segment) => [segment.files.lexical, segment]));
-  const segments: DiskSegment[] = [];
-  try {
-    for (const file of files) {
-      const reused = byFile.get(file.lexical);
-      segments.push(reused && reused.files.papers === file.papers && reused.count === file.count ? reused : await DiskSegment.open(dir, file));
-    }
-  } catch (error) {
-    for (const segment of segments) if (!open.includes(segment)) segment.close();
-    throw error;
-  }
-  return segments;
-}
-
-/**
- * Where each paper is, the last segment that holds it, and per segment the rows a later one holds
- * again (undefined for a segment without any).
- */
-function placesOf(segments: readonly DiskSegment[]): { places: Map<string, Place>; dead: (Uint8Array | undefined)[] } {
-  const places = new Map<string, Place>();
-  const dead: (Uint8Array | undefined)[] = segments.map(() => undefined);
-  segments.forEach((segment, at) => {
-    const base = at * SEGMENT_ROWS;
-    segment.ids.forEach((id, row) => {
-      const earlier = places.get(id);
-      if (earlier !== undefined) {
-        const where = Math.floor(earlier / SEGMENT_ROWS);
-        (dead[where] ??= new Uint8Array(segments[where].count))[earlier % SEGMENT_ROWS] = 1;
-      }
-      places.set(id, base + row);
-    });
-  });
-  return { places, dead };
-}
-
-// ---------------------------------------------------------------------------------------
-// Files
-
-/** Text produced a chunk at a time, so no file needs one string of its whole size. */
-type Content = Parameters<SegmentWriter>[1];
-
-/** About a megabyte of text per write. */
-const CHUNK = 1 << 20;
-
-/** Writes a file that must not exist yet, and flushes it to the disk before the manifest names it. */
-async function writeNew(file: string, content: Content): Promise<void> {
-  const handle = await fs.open(file, 'wx');
-  try {
-    if (content instanceof Uint8Array) await handle.write(content);
-    else {
-      let chunk = '';
-      for (const text of content) {
-        chunk += text;
-        if (chunk.length >= CHUNK) {
-          await handle.write(chunk);
-          chunk = '';
-        }
-      }
-      if (chunk !== '') await handle.write(chunk);
-    }
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Replaces a file whole: readers see the old text or the new, never part of one. */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeNew(temp, [text]);
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp, { force: true }).catch(() => undefined);
-    throw error;
-  }
-}
-
-async function readPapers(file: string, mode: 'strict' | 'lenient'): Promise<{ papers: Paper[]; skipped: number }> {
-  const papers: Paper[] = [];
-  let skipped = 0;
-  let number = 0;
-  const { handle } = await openRegularFile(file);
-  try {
-    for await (const line of handle.readLines()) {
-      number++;
-      if (line === '') continue;
-      const paper = parsePaper(line);
-      if (paper !== undefined) papers.push(paper);
-      else if (mode === 'lenient') skipped++;
-      else throw new DamagedStore(`${path.basename(file)} line ${number} is not a paper`);
-    }
-  } finally {
-    await handle.close();
-  }
-  return { papers, skipped };
-}
-
-async function readLexical(file: string): Promise<LexicalIndexData> {
-  let ids: string[] | undefined;
-  const fields: { lengths: number[]; postings: Record<string, number[]> }[] = [];
-  const { handle } = await openRegularFile(file);
-  try {
-    for await (const line of handle.readLines()) {
-      if (line === '') continue;
-      const json: unknown = JSON.parse(line);
-      if (Array.isArray(json) && typeof json[0] === 'string' && Array.isArray(json[1]) && fields.length > 0) {
-        fields[fields.length - 1].postings[json[0]] = json[1] as number[];
-      } else if (isObject(json) && Array.isArray(json.lengths) && ids !== undefined) {
-        fields.push({ lengths: json.lengths as number[], postings: {} });
-      } else if (isObject(json) && Array.isArray(json.ids) && ids === undefined) {
-        ids = json.ids as string[];
-      } else throw new DamagedStore(`${path.basename(file)} is not a lexical index`);
-    }
-  } finally {
-    await handle.close();
-  }
-  if (ids === undefined || fields.some((f) => f.lengths.length !== ids?.length)) throw new DamagedStore(`${path.basename(file)} is incomplete`);
-  return { ids, fields };
-}
-
-async function writeVectors(data: DenseIndexData, write: Writer): Promise<VectorSegment> {
-  const file = await write('vectors.f32', littleEndian(data.vectors));
-  const ids = await write('vector-ids.json', [JSON.stringify(data.ids)]);
-  return { file, ids, count: data.ids.length };
-}
-
-/**
- * The vector segments as one dense index: each file is read straight into its rows of one array,
- * which the index keeps, so 100,000 vectors cost their 150 MB once, not twice. The reads are under
- * way on Node's I/O threads when this returns; the ids are parsed and the scoring made ready meanwhile.
- */
-async function readDense(
-  dir: string,
-  segments: readonly VectorSegment[],
-  dimension: number,
-  ids: { of: (segment: VectorSegment) => readonly string[]; distinct: () => boolean },
-): Promise<DenseIndex> {
-  const rows = segments.reduce((sum, segment) => sum + segment.count, 0);
-  const vectors = new Float32Array(rows * dimension);
-  const bytes = new Uint8Array(vectors.buffer);
-  let from = 0;
-  const reads = segments.map((segment) => readInto(dir, segment.file, bytes.subarray(from, (from += segment.count * dimension * 4))));
-  // Each read rejects on its own; none may go unheard while the others are awaited.
-  const all = Promise.all(reads);
-  all.catch(() => undefined);
-  prepareScoring();
-  const rowIds = segments.flatMap(ids.of);
-  await all;
-  // The files hold little-endian floats, as nearly every machine's are.
-  if (endianness() === 'BE') Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).swap32();
-  // Asked after the reads, by when the search has counted the papers without vectors, which tells.
-  return DenseIndex.adopt(dimension, { ids: rowIds, vectors }, { distinct: ids.distinct() });
-}
-
-/**
- * Fills `target` with a regular file of exactly its length; anything else is damage. The file is
- * opened at once and its read begun before this returns.
- */
-async function readInto(dir: string, name: string, target: Uint8Array): Promise<void> {
-  const { fd, size } = openRegular(dir, name);
-  try {
-    if (size !== target.length) throw new DamagedStore(`${name} holds ${size} bytes, not ${target.length}`);
-    for (let done = 0; done < target.length; ) {
-      const bytesRead = await new Promise<number>((resolve, reject) => read(fd, target, done, target.length - done, done, (error, count) => (error ? reject(error) : resolve(count))));
-      if (bytesRead === 0) throw new DamagedStore(`${name} ends early`);
-      done += bytesRead;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The ids of a vector segment, checked against its count. */
-async function readVectorIds(dir: string, segment: VectorSegment): Promise<string[]> {
-  return vectorIds(await readRegular(path.join(dir, segment.ids), LARGEST_TEXT_BYTES), segment);
-}
-
-function readVectorIdsSync(dir: string, segment: VectorSegment): string[] {
-  return vectorIds(Buffer.from(readWholeSync(path.join(dir, segment.ids))).toString('utf8'), segment);
-}
-
-function vectorIds(text: string, segment: VectorSegment): string[] {
-  const ids: unknown = JSON.parse(text);
-  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
-  return ids as string[];
-}
-
-/** A regular file of the store whole, no larger than text the library writes; anything else is damage. */
-function readWholeSync(file: string): Uint8Array {
-  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new DamagedStore(`${path.basename(file)} is not a regular file`);
-    if (stats.size > LARGEST_TEXT_BYTES) throw new DamagedStore(`${path.basename(file)} is ${stats.size} bytes, more than the library writes`);
-    const bytes = new Uint8Array(stats.size);
-    for (let done = 0; done < bytes.length; ) {
-      const read = readSync(fd, bytes, done, bytes.length - done, done);
-      if (read === 0) throw new DamagedStore(`${path.basename(file)} ends early`);
-      done += read;
-    }
-    return bytes;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The unsaved vectors as unit rows, the last of an id winning; undefined when there are none. */
-function unitRows(batches: readonly VectorBatch[], dimension: number): DenseIndexData | undefined {
-  const rows = new DenseIndex(dimension);
-  for (const batch of batches) batch.ids.forEach((id, at) => rows.add(id, batch.vectors[at]));
-  return rows.size === 0 ? undefined : rows.toData();
-}
-
-/**
- * A library of format version 1, whole: the papers of the segments its lexical snapshot covers,
- * the snapshot, then the papers of later segments indexed on top. Throws when they disagree.
- */
-async function readEarlier(dir: string, manifest: EarlierManifest): Promise<{ papers: Paper[]; lexical: LexicalIndex }> {
-  const byId = new Map<string, Paper>();
-  const segment = async (s: Segment): Promise<Paper[]> => {
-    const { papers } = await readPapers(path.join(dir, s.file), 'strict');
-    if (papers.length !== s.count) throw new DamagedStore(`${s.file} holds ${papers.length} papers, not ${s.count}`);
-    return papers;
-  };
-  const covered = manifest.papers.slice(0, manifest.lexical.segments);
-  for (const s of covered) for (const paper of await segment(s)) byId.set(paper.id, paper);
-  const lexical = LexicalIndex.fromJSON(await readLexical(path.join(dir, manifest.lexical.file)));
-  if (lexical.size !== byId.size || [...byId.keys()].some((id) => !lexical.has(id))) {
-    throw new DamagedStore(`${manifest.lexical.file} does not index the papers of ${covered.map((s) => s.file).join(', ')}`);
-  }
-  for (const s of manifest.papers.slice(manifest.lexical.segments)) {
-    for (const paper of await segment(s)) {
-      byId.set(paper.id, paper);
-      lexical.add(paper);
-    }
-  }
-  return { papers: [...byId.values()], lexical };
-}
-
-/** The file is little-endian whatever machine wrote it, so a library can move between machines. */
-function littleEndian(vectors: Float32Array): Uint8Array {
-  const bytes = new Uint8Array(vectors.length * 4);
-  const view = new DataView(bytes.buffer);
-  for (let i = 0; i < vectors.length; i++) view.setFloat32(i * 4, vectors[i], true);
-  return bytes;
-}
-
-/** A small file of the store, whole; one that is not a regular file, or larger than `maxBytes`, is damage. */
-async function readRegular(file: string, maxBytes: number): Promise<string> {
-  const { handle, stats } = await openRegularFile(file);
-  try {
-    if (stats.size > maxBytes) throw new DamagedStore(`${path.basename(file)} is ${stats.size} bytes, more than the library writes`);
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * What the files say, or a file the manifest names gone for good, or something other than a file
- * where the library keeps one (a FIFO, a link to a device): not an error that may pass.
- */
-function isDamage(error: unknown): boolean {
-  return error instanceof DamagedStore || error instanceof DamagedSegment || error instanceof SyntaxError || error instanceof NotRegularFileError || isMissingFile(error);
-}
-
-function isMissingFile(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
