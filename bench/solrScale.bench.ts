@@ -10,7 +10,7 @@
  * it) and normalised, so the vectors cluster as real abstracts' do, around the topics of the queries,
  * without embedding a million texts. The collection is 2 shards × 1 replica (a million papers indexed
  * twice would double what is measured: the indexing, not the search), and is kept between runs as
- * `bench_scale`, grown by `attest index add`'s own path (addToCollection): delete it to measure the
+ * `bench_library`, grown by `attest index add`'s own path (addToCollection): delete it to measure the
  * indexing again. Needs a running SolrCloud and the cached SciFact embeddings, like solr.bench.ts;
  * ATTEST_SOLR_SCALE_MAX stops at another size (a shared machine indexes a million papers in an hour
  * or more).
@@ -37,7 +37,7 @@ import { clusterUrl } from './solr.bench';
 import { ms, percentile } from './stats';
 
 const ENCODER = 'bge-small-en-v1.5-int8';
-const COLLECTION = 'bench_scale';
+const COLLECTION = 'bench_library';
 const SIZES = [100_000, 300_000, 1_000_000];
 /** Papers generated, vectors made and handed to addToCollection at a time. */
 const CHUNK = 5_000;
