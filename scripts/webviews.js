@@ -22,6 +22,11 @@ function typeCheck() {
 /** Type-checks the pages and writes one script for each into `outdir`; esbuild's result, its metafile included. */
 async function buildWebviews(outdir) {
   typeCheck();
+  return bundleWebviews(outdir, true);
+}
+
+/** One script for each page, bundled into `outdir`; with `write` false, kept in esbuild's result (the unit tests run them). */
+function bundleWebviews(outdir, write) {
   return esbuild.build({
     entryPoints: ENTRY_POINTS,
     bundle: true,
@@ -31,6 +36,7 @@ async function buildWebviews(outdir) {
     // A classic script in an immediately invoked function: the page's CSP lets in its one script, by nonce, and no module it would import.
     format: 'iife',
     outdir,
+    write,
     minify: true,
     legalComments: 'none',
     metafile: true,
@@ -38,7 +44,7 @@ async function buildWebviews(outdir) {
   });
 }
 
-module.exports = { buildWebviews };
+module.exports = { buildWebviews, bundleWebviews };
 
 if (require.main === module) {
   const { values } = parseArgs({ options: { out: { type: 'string' } } });
