@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // `npm run package [-- --target TARGET...] [--out DIR]`: one VSIX per VS Code target, each holding the
-// bundled extension, the `attest` CLI (dist/cli.js), model, parser, paper library and PDF workers, pdf.js,
+// bundled extension, the `attest` CLI (dist/cli.js), model, parser, paper library and PDF workers, the panels' pages (dist/webview/), pdf.js,
 // the files the extension reads at run time, and onnxruntime-node with only that target's native library. Without --target, the target of this machine; the VSIX is
 // written to DIR (default: the repository's root), the folder it is assembled in to DIR/build.
 //
@@ -13,6 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const esbuild = require('esbuild');
+const { buildWebviews } = require('./webviews');
 
 const root = path.resolve(__dirname, '..');
 
@@ -132,7 +133,8 @@ async function bundle(outdir) {
     logLevel: 'warning',
     plugins: [loadedApart],
   });
-  return { outputs: { ...apart.metafile.outputs, ...result.metafile.outputs } };
+  const pages = await buildWebviews(path.join(outdir, 'webview'));
+  return { outputs: { ...apart.metafile.outputs, ...result.metafile.outputs, ...pages.metafile.outputs } };
 }
 
 function copy(from, to) {

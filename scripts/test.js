@@ -15,6 +15,7 @@ const builtStage = () => path.join(packageDir, 'build', fs.readdirSync(path.join
 
 const steps = [
   ['compile', [require.resolve('typescript/bin/tsc'), '-p', root]],
+  ["the panels' pages", [path.join(root, 'scripts/webviews.js')]],
   ['unit tests', [require.resolve('mocha/bin/mocha.js')], undefined, () => ({ ATTEST_SOLR_REQUIRED: '1' })],
   ['VS Code host tests', [path.join(root, 'test/host/run.js')]],
   ['package for this platform', [path.join(root, 'scripts/package.js'), '--out', packageDir], () => fs.rmSync(packageDir, { recursive: true, force: true })],

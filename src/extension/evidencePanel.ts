@@ -3,11 +3,13 @@ import * as vscode from 'vscode';
 import type { PanelKind } from './panelHost';
 import { listAuthors } from '../core/bibliography/describe';
 import type { BibEntry } from '../core/bibliography/types';
-import type { Evidence } from '../core/evidence';
+import type { Evidence, SearchMode } from '../core/evidence';
 import { analyze } from '../core/index/analyzer';
+import type { PaperStanding } from '../core/papers/paper';
+import type { ShownVerdict } from '../core/verify/support';
 import { isWebLink } from '../core/webLink';
 import { linkOf } from './evidenceActions';
-import type { EvidenceItem, Fragment, PanelStrings } from './evidenceProtocol';
+import type { EvidenceItem, Fragment, PanelStrings } from '../webview/protocol/evidence';
 
 /** The panel listing the papers found for a claim. */
 export const EVIDENCE_PANEL: PanelKind = {
@@ -55,15 +57,16 @@ export function highlight(sentence: string, claim: string): Fragment[] {
   return fragments;
 }
 
+/** The page's wording. Each label record satisfies core's type as well as the protocol's: the two lists of words stay equal. */
 function panelStrings(): PanelStrings {
   const t = vscode.l10n.t;
   return {
     searching: t('Looking for evidence…'),
     claim: t('Evidence for'),
-    mode: { lexical: t('lexical search'), dense: t('semantic search'), hybrid: t('hybrid search (lexical and semantic)') },
+    mode: { lexical: t('lexical search'), dense: t('semantic search'), hybrid: t('hybrid search (lexical and semantic)') } satisfies Record<SearchMode, string>,
     noResults: t('No paper found for this claim.'),
     openAccess: t('Open access'),
-    standing: { retracted: t('Retracted'), 'expression-of-concern': t('Expression of concern'), withdrawn: t('Withdrawn') },
+    standing: { retracted: t('Retracted'), 'expression-of-concern': t('Expression of concern'), withdrawn: t('Withdrawn') } satisfies Record<PaperStanding, string>,
     score: t('score {0}'),
     existing: t('In {0} as {1}'),
     verdict: {
@@ -72,7 +75,7 @@ function panelStrings(): PanelStrings {
       contradicted: t('Contradicts the claim'),
       unsupported: t('Does not support the claim'),
       unverifiable: t('Not judged'),
-    },
+    } satisfies Record<ShownVerdict, string>,
     entailment: t('entailment {0}'),
     onDev: t('On the dev claims, {0} in 10 verdicts at this level were right ({1} of {2}).'),
     judging: t('Judging whether each paper supports the claim…'),

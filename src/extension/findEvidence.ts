@@ -12,7 +12,7 @@ import type { Checker } from './checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
 import { EVIDENCE_PANEL, highlight, itemOf } from './evidencePanel';
 import { PanelHost } from './panelHost';
-import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage, type VerdictView } from './evidenceProtocol';
+import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage, type VerdictView } from '../webview/protocol/evidence';
 
 /** What the extension offers other code (and its tests) about Find Evidence. */
 export interface EvidenceApi {

@@ -1,10 +1,13 @@
 import * as vscode from 'vscode';
-import { webviewPage } from './webviewPage';
+import { webviewPage, type PageFolders } from './webviewPage';
+
+/** Where scripts/webviews.js writes the pages' scripts, in the repository as in the package. */
+const PAGE_SCRIPTS = ['dist', 'webview'];
 
 /** What tells one of Attest's panels from another: its view type, page files and words. */
 export interface PanelKind {
   readonly viewType: string;
-  /** `media/<page>.js` and `media/<page>.css`. */
+  /** `media/<page>.css` and the script `dist/webview/<page>.js`, built from `src/webview/page/<page>.ts`. */
   readonly page: string;
   readonly title: () => string;
   readonly strings: () => unknown;
@@ -59,15 +62,15 @@ export class PanelHost<Message> implements vscode.Disposable {
   }
 
   private create(): vscode.WebviewPanel {
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const folders: PageFolders = { media: vscode.Uri.joinPath(this.extensionUri, 'media'), scripts: vscode.Uri.joinPath(this.extensionUri, ...PAGE_SCRIPTS) };
     const title = this.kind.title();
     const panel = vscode.window.createWebviewPanel(
       this.kind.viewType,
       title,
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, localResourceRoots: [media] },
+      { enableScripts: true, localResourceRoots: [folders.media, folders.scripts] },
     );
-    panel.webview.html = webviewPage(panel.webview, media, this.kind.page, title, this.kind.strings());
+    panel.webview.html = webviewPage(panel.webview, folders, this.kind.page, title, this.kind.strings());
     panel.webview.onDidReceiveMessage(this.onMessage);
     panel.onDidDispose(() => {
       this.panel = undefined;

@@ -25,7 +25,7 @@ import { plainText, type EvidenceApi } from './findEvidence';
 import type { LocalModel } from './models';
 import { SUGGEST_PANEL, suggestionView } from './suggestPanel';
 import { PanelHost } from './panelHost';
-import { parseWebviewMessage, type Fix, type PanelMessage, type SuggestionMessage } from './suggestProtocol';
+import { parseWebviewMessage, type Fix, type PanelMessage, type SuggestionMessage } from '../webview/protocol/suggest';
 
 export interface SuggestDependencies {
   readonly checker: Checker;

@@ -3,9 +3,10 @@ import * as vscode from 'vscode';
 import type { PanelKind } from './panelHost';
 import { listAuthors } from '../core/bibliography/describe';
 import type { BibEntry } from '../core/bibliography/types';
-import type { Suggestion } from '../core/suggest/suggest';
+import type { SentenceStatus } from '../core/suggest/recheck';
+import type { Suggestion, SuggestOutcome } from '../core/suggest/suggest';
 import { linkOf } from './evidenceActions';
-import type { PanelStrings, SentenceView, SuggestionMessage } from './suggestProtocol';
+import type { PanelStrings, SentenceView, SuggestionMessage } from '../webview/protocol/suggest';
 
 /** The panel that shows a suggestion before anything of it reaches the document: first what would be sent (once per endpoint), then the draft as it streams in, then the checked sentences. */
 export const SUGGEST_PANEL: PanelKind = {
@@ -47,6 +48,7 @@ export function suggestionView(selection: string, suggestion: Suggestion, existi
   };
 }
 
+/** The page's wording. Each label record satisfies core's type as well as the protocol's: the two lists of words stay equal. */
 function panelStrings(): PanelStrings {
   const t = vscode.l10n.t;
   return {
@@ -61,8 +63,8 @@ function panelStrings(): PanelStrings {
       'no-sources': t('No paper with an abstract was found for this text, so the model was not asked to draft anything.'),
       empty: t('The model offered no text that could be kept.'),
       malformed: t("The model's reply could not be read as a draft."),
-    },
-    status: { supported: t('Supported'), unconfirmed: t('Unconfirmed'), contradicted: t('Contradicted'), unrelated: t('Unrelated'), uncited: t('Uncited') },
+    } satisfies Record<SuggestOutcome, string>,
+    status: { supported: t('Supported'), unconfirmed: t('Unconfirmed'), contradicted: t('Contradicted'), unrelated: t('Unrelated'), uncited: t('Uncited') } satisfies Record<SentenceStatus, string>,
     include: t('Insert this sentence too'),
     acceptHint: t('Accept inserts the supported sentences and the unconfirmed ones you tick; contradicted, unrelated and uncited sentences are never inserted.'),
     evidence: t('From [{0}]:'),

@@ -1,15 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 
+/** Where a panel's page finds its files: stylesheets in `media`, its script, built from src/webview/page/, in `scripts`. */
+export interface PageFolders {
+  readonly media: vscode.Uri;
+  readonly scripts: vscode.Uri;
+}
+
 /**
  * The HTML shell of Attest's panels: a strict Content Security Policy (the page's own script, by
  * nonce, and the extension's stylesheet; nothing else), the UI strings handed over as data, and an
  * empty root the script fills with text nodes only.
  */
-export function webviewPage(webview: vscode.Webview, media: vscode.Uri, name: string, title: string, strings: unknown): string {
+export function webviewPage(webview: vscode.Webview, folders: PageFolders, name: string, title: string, strings: unknown): string {
   const nonce = randomBytes(16).toString('base64');
-  const styles = ['panel.css', `${name}.css`].map((file) => webview.asWebviewUri(vscode.Uri.joinPath(media, file)));
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(media, `${name}.js`));
+  const styles = ['panel.css', `${name}.css`].map((file) => webview.asWebviewUri(vscode.Uri.joinPath(folders.media, file)));
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(folders.scripts, `${name}.js`));
   const csp = `default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}'`;
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(vscode.env.language)}">

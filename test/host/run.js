@@ -4,7 +4,8 @@
 //
 //   node test/host/run.js [--grep PATTERN] [--keep] [--verbose] [--bench]
 //
-// Expects the suite compiled (`npx tsc -p .` -> out/test/host/suite/index.js).
+// Expects the suite compiled (`npx tsc -p .` -> out/test/host/suite/index.js) and, to test the repository,
+// the panels' pages built (`node scripts/webviews.js` -> dist/webview/; `npm run build` does both).
 // Exit code: 0 when every test passed, 1 on test failures, 2 on harness errors/timeout.
 //
 // Environment:
@@ -314,6 +315,9 @@ function tailFile(file) {
 async function main() {
   if (!fs.existsSync(TEST_INDEX)) {
     throw new Error(`${path.relative(REPO, TEST_INDEX)} is missing: compile first (npx tsc -p .)`);
+  }
+  if (EXTENSION === REPO && !fs.existsSync(path.join(REPO, 'dist', 'webview', 'evidence.js'))) {
+    throw new Error("dist/webview/ is missing: build the panels' pages first (node scripts/webviews.js)");
   }
   await runSetup();
   say(`setup done (${elapsed()})`);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseWebviewMessage } from '../../src/extension/evidenceProtocol';
+import { parseWebviewMessage } from '../../src/webview/protocol/evidence';
 
 describe("the evidence panel's messages", () => {
   it('takes the Download button, a result action with a valid index, and nothing else', () => {

@@ -54,7 +54,7 @@ describe('npm run package', function () {
 
   it('holds the bundles, the files the extension reads, a licence and the README, and no sources, maps, tests or data', () => {
     const all = files('linux-x64');
-    for (const wanted of ['extension/dist/extension.js', 'extension/dist/worker.js', 'extension/dist/parserWorker.js', 'extension/dist/libraryWorker.js', 'extension/dist/lib/openai.js', 'extension/dist/lib/yaml.js', 'extension/dist/lib/fast-xml-parser.js', 'extension/LICENSE.txt', 'extension/readme.md', 'extension/package.nls.json', 'extension/media/evidence.js', 'extension/media/icon.png', 'extension/syntaxes/bibtex.tmLanguage.json']) {
+    for (const wanted of ['extension/dist/extension.js', 'extension/dist/worker.js', 'extension/dist/parserWorker.js', 'extension/dist/libraryWorker.js', 'extension/dist/lib/openai.js', 'extension/dist/lib/yaml.js', 'extension/dist/lib/fast-xml-parser.js', 'extension/LICENSE.txt', 'extension/readme.md', 'extension/package.nls.json', 'extension/dist/webview/evidence.js', 'extension/dist/webview/suggest.js', 'extension/media/icon.png', 'extension/syntaxes/bibtex.tmLanguage.json']) {
       assert.ok(all.includes(wanted), wanted);
     }
     const unwanted = all.filter((f) => /\.(ts|map|mts|cts)$/.test(f) || /^extension\/(src|test|bench|out|examples|scripts)\//.test(f) || /\/(fixtures|tokenizers|manuscripts)\//.test(f));

@@ -4,7 +4,7 @@ import type { JudgingParameters } from '../../src/core/models/judging';
 import type { NliModel, NliScores } from '../../src/core/models/nli';
 import type { CitationSupport } from '../../src/core/verify/claims';
 import { judgeSupport, shownVerdict, type SupportJudgement } from '../../src/core/verify/support';
-import { verdictView } from '../../src/extension/evidenceProtocol';
+import { verdictView } from '../../src/extension/verdictView';
 import { supportWords, type Localize } from '../../src/extension/supportWords';
 import { overlap } from './support/ruleNli';
 

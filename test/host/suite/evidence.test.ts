@@ -4,7 +4,7 @@ import { parseBibliography } from '../../../src/core/bibliography/parse';
 import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults } from '../../../src/core/evidence';
 import { ENCODER_NOT_DOWNLOADED_NOTE } from '../../../src/core/index/library';
 import type { Outcome } from '../../../src/extension/evidenceActions';
-import type { ResultsMessage } from '../../../src/extension/evidenceProtocol';
+import type { ResultsMessage } from '../../../src/webview/protocol/evidence';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import { attestDiagnostics, describeDiagnostics, fixtureUri, screenshot, sleep, uniqueRange, waitFor } from './harness';
 

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { CLAIM, syntheticPaper } from '../../../bench/syntheticPapers';
-import type { ResultsMessage } from '../../../src/extension/evidenceProtocol';
+import type { ResultsMessage } from '../../../src/webview/protocol/evidence';
 import { recordFigure } from './figures';
 import { fixtureUri, sleep, uniqueRange, waitFor } from './harness';
 

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { ResultsMessage } from '../../../src/extension/evidenceProtocol';
+import type { ResultsMessage } from '../../../src/webview/protocol/evidence';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import { FIXTURES } from '../../unit/helpers';
 import { encoderGraph } from '../../unit/support/onnx/graphs';

@@ -10,7 +10,7 @@ import type { Outcome } from '../../../src/extension/evidenceActions';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import type { SuggestApi } from '../../../src/extension/suggest';
 import type { SupportJudgement } from '../../../src/core/verify/support';
-import type { SuggestionMessage } from '../../../src/extension/suggestProtocol';
+import type { SuggestionMessage } from '../../../src/webview/protocol/suggest';
 import { ChatServer, type ChatReply, type ReceivedChat } from '../../unit/support/chatServer';
 import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
 import { nliGraph } from '../../unit/support/onnx/graphs';

@@ -7,7 +7,7 @@ import { nliGraph } from '../../unit/support/onnx/graphs';
 import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
 import type { Evidence } from '../../../src/core/evidence';
 import type { Outcome } from '../../../src/extension/evidenceActions';
-import type { ResultsMessage, VerdictView } from '../../../src/extension/evidenceProtocol';
+import type { ResultsMessage, VerdictView } from '../../../src/webview/protocol/evidence';
 import type { AttestApi } from '../../../src/extension/extension';
 import type { EvidenceApi } from '../../../src/extension/findEvidence';
 import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, screenshot, sleep, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';

@@ -1,12 +1,25 @@
-import type { SearchMode } from '../core/evidence';
-import { shownVerdict, type ShownVerdict, type SupportJudgement } from '../core/verify/support';
-import type { PaperStanding } from '../core/papers/paper';
-
 /*
- * The messages between the evidence panel's webview (media/evidence.js) and the extension. The
- * webview is a separate page that could be fed anything, so each side checks what it receives
- * before acting on it: the extension with `parseWebviewMessage`, the webview with its own checks.
+ * The messages between the evidence panel's page (src/webview/page/evidence.ts) and the extension,
+ * compiled into both. The page is a separate document that could be fed anything, so each side checks
+ * what it receives before acting on it: the extension with `parseWebviewMessage`, the page with checks
+ * the compiler holds to these types.
+ *
+ * The page is browser code, so this module imports nothing. Its words are core's, listed here for the
+ * page's checks; the compiler keeps the lists equal to core's types: the extension hands core's values
+ * over as they are, and builds each label record of `PanelStrings` to satisfy core's type too.
  */
+
+/** core/evidence.ts's `SearchMode`. */
+export const SEARCH_MODES = ['lexical', 'dense', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+/** core/verify/support.ts's `ShownVerdict`. */
+export const SHOWN_VERDICTS = ['supported', 'may-support', 'contradicted', 'unsupported', 'unverifiable'] as const;
+export type ShownVerdict = (typeof SHOWN_VERDICTS)[number];
+
+/** core/papers/paper.ts's `PaperStanding`. */
+export const PAPER_STANDINGS = ['retracted', 'expression-of-concern', 'withdrawn'] as const;
+export type PaperStanding = (typeof PAPER_STANDINGS)[number];
 
 /** A piece of the best-matching sentence; `match` marks a word the claim also has. */
 export interface Fragment {
@@ -23,10 +36,6 @@ export interface VerdictView {
   readonly entailment?: number;
   /** For a supported label: how many of the model's dev verdicts at this level were said, and right. */
   readonly onDev?: { readonly verdicts: number; readonly right: number };
-}
-
-export function verdictView(judgement: SupportJudgement): VerdictView {
-  return { label: shownVerdict(judgement), entailment: judgement.entailment, ...(judgement.onDev && { onDev: judgement.onDev }) };
 }
 
 /** One ranked paper as the panel shows it: only display text and what the buttons need. */

@@ -1,12 +1,20 @@
-import type { SentenceStatus } from '../core/suggest/recheck';
-import type { SuggestOutcome } from '../core/suggest/suggest';
-
 /*
- * The messages between the suggestion panel's webview (media/suggest.js) and the extension. As with
- * the evidence panel, each side checks what it receives: the extension with `parseWebviewMessage`,
- * the page with its own checks. Everything shown is display text, already localised or quoted from a
- * source or the model; the page never receives a paper's id or the document's contents.
+ * The messages between the suggestion panel's page (src/webview/page/suggest.ts) and the extension,
+ * compiled into both. As with the evidence panel, each side checks what it receives: the extension
+ * with `parseWebviewMessage`, the page with checks the compiler holds to these types. Everything shown
+ * is display text, already localised or quoted from a source or the model; the page never receives a
+ * paper's id or the document's contents.
+ *
+ * As in evidence.ts, this module imports nothing, and the compiler keeps its lists equal to core's types.
  */
+
+/** core/suggest/suggest.ts's `SuggestOutcome`. */
+export const SUGGEST_OUTCOMES = ['drafted', 'insufficient', 'no-sources', 'empty', 'malformed'] as const;
+export type SuggestOutcome = (typeof SUGGEST_OUTCOMES)[number];
+
+/** core/suggest/recheck.ts's `SentenceStatus`. */
+export const SENTENCE_STATUSES = ['supported', 'unconfirmed', 'contradicted', 'unrelated', 'uncited'] as const;
+export type SentenceStatus = (typeof SENTENCE_STATUSES)[number];
 
 /** A paper the model was given, numbered as the model cited it. */
 export interface SourceView {
@@ -40,7 +48,8 @@ export interface RemovalView {
 }
 
 /** What a failure message offers to put right. */
-export type Fix = 'settings' | 'apiKey';
+export const FIXES = ['settings', 'apiKey'] as const;
+export type Fix = (typeof FIXES)[number];
 
 /** Extension → webview. */
 export type PanelMessage =
