@@ -4,11 +4,12 @@
  * without one this source refuses every lookup before sending anything.
  */
 import type { Author } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import { HttpClient } from './http';
-import { arxivIdToAsk, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
+import { arxivIdToAsk, doiToAsk, notAsked, splitPersonName, stripMarkup } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 

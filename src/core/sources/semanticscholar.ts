@@ -4,10 +4,11 @@
  * key requests share a pool with every anonymous client and are often refused with 429.
  */
 import type { Author } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES } from './config';
 import { HttpClient } from './http';
-import { arxivIdToAsk, doiPath, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName } from './normalize';
+import { arxivIdToAsk, doiPath, doiToAsk, notAsked, splitPersonName } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 
