@@ -71,6 +71,17 @@ describe('importing papers', () => {
         { line: 8, message: 'not a JSON object' },
       ]);
     });
+
+    it('names a paper by its identifiers only when they are ones, the arXiv id without its version', () => {
+      const lines = [
+        '{"doi": "not a DOI", "arxivId": "arXiv:2101.00001v2", "title": "Preprint"}',
+        '{"id": "kept", "doi": "10.12/too-short", "arxivId": "2113.00001", "title": "Neither"}',
+      ];
+      assert.deepEqual(importPapers(lines.join('\n'), 'jsonl', 'inline.jsonl').papers, [
+        { id: 'arxiv:2101.00001', title: 'Preprint', authors: [], arxivId: '2101.00001', openAccessUrl: 'https://arxiv.org/abs/2101.00001' },
+        { id: 'kept', title: 'Neither', authors: [] },
+      ]);
+    });
   });
 
   describe('from BibTeX', () => {

@@ -160,6 +160,15 @@ describe('Crossref', () => {
       assert.match(String(server.requests[0].headers['user-agent']), /^Attest\/.* \(mailto:me@example\.org\)$/);
     });
 
+    it('asks for a DOI written as a www.doi.org link, and does not ask for one whose registrant is too short to exist', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
+      const crossref = new CrossrefSource({ baseUrl: server.baseUrl });
+      assert.deepEqual(await crossref.byDoi('https://www.doi.org/10.7717/PeerJ.4375'), STATE_OF_OA);
+      assert.equal(new URL(server.urls[0], server.baseUrl).pathname, '/works/10.7717%2Fpeerj.4375');
+      await assert.rejects(crossref.byDoi('10.77/peerj.4375'), isNotAsked);
+      assert.equal(server.requests.length, 1);
+    });
+
     it('answers undefined when Crossref, answering properly, has no such DOI', async () => {
       const server = await serve((req, res) => (req.url?.includes('99999999') ? sendText(res, 404, 'Resource not found.') : sendJson(res, 200, SEARCH)));
       const crossref = new CrossrefSource({ baseUrl: server.baseUrl });
