@@ -33,17 +33,19 @@ export function stripDoiPrefix(value: string): string {
   }
 }
 
+function isDoi(bare: string): boolean {
+  return bare.length <= MAX_DOI_LENGTH && DOI.test(bare);
+}
+
 /** Whether the text, once its prefix is stripped, has the shape of a DOI. */
 export function isValidDoi(value: string): boolean {
-  const doi = stripDoiPrefix(value);
-  return doi.length <= MAX_DOI_LENGTH && DOI.test(doi);
+  return isDoi(stripDoiPrefix(value));
 }
 
 /** `https://doi.org/10.1000/X`, `doi:10.1000/X`, `10.1000/X` → `10.1000/x` (DOIs are case-insensitive); undefined when it is no DOI. */
 export function normalizeDoi(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const doi = stripDoiPrefix(value).toLowerCase();
-  return doi.length <= MAX_DOI_LENGTH && DOI.test(doi) ? doi : undefined;
+  const doi = value === undefined ? undefined : stripDoiPrefix(value);
+  return doi !== undefined && isDoi(doi) ? doi.toLowerCase() : undefined;
 }
 
 /** arXiv registers a DOI for every paper (DataCite): `10.48550/arXiv.2305.18248`. */
@@ -134,7 +136,7 @@ export function normalizeArxivId(value: string | undefined): string | undefined 
 
 /** The versionless arXiv id of a record or entry, from its arXiv id or else its arXiv DOI. */
 export function arxivIdOf(arxivId: string | undefined, doi: string | undefined): string | undefined {
-  return normalizeArxivId(arxivId) ?? (doi === undefined || arxivPartOfDoi(doi) === undefined ? undefined : normalizeArxivId(doi));
+  return normalizeArxivId(arxivId) ?? normalizeArxivId(doi === undefined ? undefined : arxivPartOfDoi(doi));
 }
 
 /** PubMed ids are counted up from 1 and have not reached nine digits; more is junk. */
