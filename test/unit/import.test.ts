@@ -48,7 +48,7 @@ describe('importing papers', () => {
 
     it('names a paper without an id by its DOI or arXiv id, and rejects fields of the wrong type', () => {
       const lines = [
-        '{"doi": "https://doi.org/10.1/ABC", "title": "By DOI"}',
+        '{"doi": "https://doi.org/10.1000/ABC", "title": "By DOI"}',
         '{"arxivId": "2101.00001", "abstract": "Only an abstract."}',
         '{"id": 7, "title": "Numeric id", "authors": "Doe, Jane; John Smith"}',
         '{"id": "x", "title": "Bad year", "year": "soon"}',
@@ -59,7 +59,7 @@ describe('importing papers', () => {
       ];
       const { papers, problems } = importPapers(lines.join('\n'), 'jsonl', 'inline.jsonl');
       assert.deepEqual(papers, [
-        { id: 'doi:10.1/abc', title: 'By DOI', authors: [], doi: '10.1/abc' },
+        { id: 'doi:10.1000/abc', title: 'By DOI', authors: [], doi: '10.1000/abc' },
         { id: 'arxiv:2101.00001', title: '', abstract: 'Only an abstract.', authors: [], arxivId: '2101.00001', openAccessUrl: 'https://arxiv.org/abs/2101.00001' },
         { id: '7', title: 'Numeric id', authors: [{ family: 'Doe', given: 'Jane' }, { family: 'Smith', given: 'John' }] },
       ]);
@@ -69,6 +69,17 @@ describe('importing papers', () => {
         { line: 6, message: '"title" must be a string' },
         { line: 7, message: 'has neither "title" nor "abstract" (or "text")' },
         { line: 8, message: 'not a JSON object' },
+      ]);
+    });
+
+    it('names a paper by its identifiers only when they are ones, the arXiv id without its version', () => {
+      const lines = [
+        '{"doi": "not a DOI", "arxivId": "arXiv:2101.00001v2", "title": "Preprint"}',
+        '{"id": "kept", "doi": "10.12/too-short", "arxivId": "2113.00001", "title": "Neither"}',
+      ];
+      assert.deepEqual(importPapers(lines.join('\n'), 'jsonl', 'inline.jsonl').papers, [
+        { id: 'arxiv:2101.00001', title: 'Preprint', authors: [], arxivId: '2101.00001', openAccessUrl: 'https://arxiv.org/abs/2101.00001' },
+        { id: 'kept', title: 'Neither', authors: [] },
       ]);
     });
   });
@@ -94,9 +105,9 @@ describe('importing papers', () => {
     });
 
     it('turns a workspace bibliography into papers the same way', () => {
-      const bibliography = parseBibliography('@article{k, title={T}, doi={10.5/XY}, abstract={A.}}', '/w/refs.bib');
+      const bibliography = parseBibliography('@article{k, title={T}, doi={10.5555/XY}, abstract={A.}}', '/w/refs.bib');
       assert.deepEqual(papersFromBibliography(bibliography).papers, [paperFromBibEntry(bibliography.entries[0])]);
-      assert.equal(paperFromBibEntry(bibliography.entries[0]).id, 'doi:10.5/xy');
+      assert.equal(paperFromBibEntry(bibliography.entries[0]).id, 'doi:10.5555/xy');
     });
   });
 

@@ -13,7 +13,7 @@ import {
   type MatchField,
   type MatchResult,
 } from '../../src/core/verify/match';
-import { arxivIdOf, mainTitle, nameKey, normalizeDoi, normalizeText, parseArxivId } from '../../src/core/verify/normalize';
+import { mainTitle, nameKey, normalizeText } from '../../src/core/verify/normalize';
 
 const NOWHERE = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
@@ -69,24 +69,6 @@ describe('verify: normalisation', () => {
     assert.deepEqual(nameKey({ family: 'Doe', given: 'J.-C.' }).initials, ['j', 'c']);
     assert.deepEqual(nameKey({ family: 'Smith', given: 'JC' }).initials, ['j', 'c']);
     assert.deepEqual(nameKey({ family: '0001', given: 'Wei Wang' }).family, ['wang']);
-  });
-
-  it('normalises DOIs and rejects what is not one', () => {
-    assert.equal(normalizeDoi('https://doi.org/10.1109/CVPR.2016.90'), '10.1109/cvpr.2016.90');
-    assert.equal(normalizeDoi('doi:10.1000/ABC'), '10.1000/abc');
-    assert.equal(normalizeDoi('10.123/abc'), undefined);
-    assert.equal(normalizeDoi('10.1000/has space'), undefined);
-  });
-
-  it('reads arXiv identifiers that could have been assigned', () => {
-    assert.equal(parseArxivId('2305.18248v2')?.id, '2305.18248');
-    assert.equal(parseArxivId('arXiv:0704.0001')?.id, '0704.0001');
-    assert.equal(parseArxivId('hep-th/9901001')?.id, 'hep-th/9901001');
-    assert.equal(parseArxivId('math.AG/0309136')?.id, 'math.AG/0309136');
-    for (const bad of ['0703.0001', '1412.12345', '1501.1234', '2313.12345', 'hep-th/0801001', '2305.XXXX', '2305.18248.1']) {
-      assert.equal(parseArxivId(bad), undefined, bad);
-    }
-    assert.equal(arxivIdOf(undefined, '10.48550/arXiv.2104.09425'), '2104.09425');
   });
 });
 

@@ -28,7 +28,7 @@ describe('retraction signals in the sources’ answers', () => {
 
   it('reads every Crossref notice type, both spellings of an expression of concern, and ignores other updates', () => {
     const types = ['retraction', 'partial_retraction', 'withdrawal', 'removal', 'expression_of_concern', 'expression-of-concern', 'correction', 'erratum', 'corrigendum', 'new_version'];
-    const record = parseCrossrefWork({ DOI: '10.1/w', title: ['W'], 'updated-by': types.map((type, i) => ({ DOI: `10.1/n${i}`, type, source: 'publisher' })) });
+    const record = parseCrossrefWork({ DOI: '10.1000/w', title: ['W'], 'updated-by': types.map((type, i) => ({ DOI: `10.1000/n${i}`, type, source: 'publisher' })) });
     assert.deepEqual(
       record.updates?.notices.map((n) => n.type),
       ['retraction', 'partial-retraction', 'withdrawal', 'removal', 'expression-of-concern', 'expression-of-concern', 'correction', 'correction', 'correction'],

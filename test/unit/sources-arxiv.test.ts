@@ -89,7 +89,7 @@ describe('the arXiv source', () => {
 
     it('answers undefined when arXiv says the id cannot exist (its error entry)', async () => {
       const server = await serve(atom(fixture('error-bad-id.xml')));
-      assert.equal(await arxiv(server).byArxivId('1234.12345'), undefined);
+      assert.equal(await arxiv(server).byArxivId('2312.99999'), undefined);
       assert.equal(server.requests.length, 1);
     });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { CrossrefSource, parseCrossrefListResponse, parseCrossrefWork, parseCrossrefWorkResponse } from '../../src/core/sources/crossref';
-import { normalizeDoi, stripMarkup } from '../../src/core/sources/normalize';
+import { stripMarkup } from '../../src/core/sources/normalize';
 import type { SourceRecord } from '../../src/core/sources/types';
 import { SourceError } from '../../src/core/sources/types';
 import { isNotAsked } from './helpers';
@@ -94,12 +94,12 @@ describe('Crossref', () => {
     });
 
     it('ignores fields of an unexpected type instead of failing the work', () => {
-      const record = parseCrossrefWork({ DOI: '10.1/x', title: 'not a list', author: [{ given: 'Only given' }, 'x'], issued: { 'date-parts': 2018 }, 'container-title': [] });
+      const record = parseCrossrefWork({ DOI: '10.1000/x', title: 'not a list', author: [{ given: 'Only given' }, 'x'], issued: { 'date-parts': 2018 }, 'container-title': [] });
       assert.equal(record.title, '');
       assert.deepEqual(record.authors, []);
       assert.equal(record.year, undefined);
       assert.equal(record.venue, undefined);
-      assert.equal(record.url, 'https://doi.org/10.1/x');
+      assert.equal(record.url, 'https://doi.org/10.1000/x');
     });
   });
 
@@ -110,14 +110,6 @@ describe('Crossref', () => {
         'Background H2O & CO2 αβ',
       );
       assert.equal(stripMarkup('a &unknown; b &#0; c'), 'a &unknown; b &#0; c');
-    });
-
-    it('normalises DOIs and refuses what is none', () => {
-      assert.equal(normalizeDoi('https://doi.org/10.7717/PeerJ.4375'), '10.7717/peerj.4375');
-      assert.equal(normalizeDoi('http://dx.doi.org/10.7717/peerj.4375'), '10.7717/peerj.4375');
-      assert.equal(normalizeDoi(' doi:10.7717/peerj.4375 '), '10.7717/peerj.4375');
-      assert.equal(normalizeDoi('peerj.4375'), undefined);
-      assert.equal(normalizeDoi('10.7717/'), undefined);
     });
   });
 
@@ -166,6 +158,15 @@ describe('Crossref', () => {
       assert.equal(url.pathname, '/works/10.7717%2Fpeerj.4375');
       assert.equal(url.searchParams.get('mailto'), 'me@example.org');
       assert.match(String(server.requests[0].headers['user-agent']), /^Attest\/.* \(mailto:me@example\.org\)$/);
+    });
+
+    it('asks for a DOI written as a www.doi.org link, and does not ask for one whose registrant is too short to exist', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, WORK));
+      const crossref = new CrossrefSource({ baseUrl: server.baseUrl });
+      assert.deepEqual(await crossref.byDoi('https://www.doi.org/10.7717/PeerJ.4375'), STATE_OF_OA);
+      assert.equal(new URL(server.urls[0], server.baseUrl).pathname, '/works/10.7717%2Fpeerj.4375');
+      await assert.rejects(crossref.byDoi('10.77/peerj.4375'), isNotAsked);
+      assert.equal(server.requests.length, 1);
     });
 
     it('answers undefined when Crossref, answering properly, has no such DOI', async () => {
@@ -233,7 +234,7 @@ describe('Crossref', () => {
         sendJson(res, 200, WORK);
       });
       const crossref = new CrossrefSource({ baseUrl: server.baseUrl });
-      await Promise.all(['10.1/a', '10.1/b', '10.1/c'].map((doi) => crossref.byDoi(doi)));
+      await Promise.all(['10.1000/a', '10.1000/b', '10.1000/c'].map((doi) => crossref.byDoi(doi)));
       assert.equal(server.maxInFlight, 1);
     });
   });

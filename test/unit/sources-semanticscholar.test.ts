@@ -141,12 +141,12 @@ describe('Semantic Scholar', () => {
         sendJson(res, 200, BATCH);
       });
       const source = s2(server);
-      await source.prefetch({ dois: ['https://doi.org/10.18653/V1/N18-3011'], arxivIds: ['arXiv:1234.56789v2'] });
+      await source.prefetch({ dois: ['https://doi.org/10.18653/V1/N18-3011'], arxivIds: ['arXiv:2312.56789v2'] });
       assert.equal(sent(server).pathname, '/graph/v1/paper/batch');
       assert.ok(sent(server).searchParams.get('fields')?.includes('externalIds'));
-      assert.deepEqual(bodies, ['POST {"ids":["DOI:10.18653/v1/n18-3011","ARXIV:1234.56789"]}']);
+      assert.deepEqual(bodies, ['POST {"ids":["DOI:10.18653/v1/n18-3011","ARXIV:2312.56789"]}']);
       assert.equal((await source.byDoi('10.18653/v1/N18-3011'))?.id, parseSemanticScholarBatch(BATCH)[0]?.id);
-      assert.equal(await source.byArxivId('1234.56789'), undefined, 'null in the batch: no such paper');
+      assert.equal(await source.byArxivId('2312.56789'), undefined, 'null in the batch: no such paper');
       assert.equal(server.requests.length, 1);
     });
 

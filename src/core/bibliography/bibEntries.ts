@@ -1,4 +1,5 @@
 /** A .bib entry's fields as a `BibEntry`: title, authors, year, venue, identifiers and where it is in the file. */
+import { arxivIdAsWritten, arxivPartOfDoi, arxivPartOfUrl, normalizePmcid, normalizePmid, stripDoiPrefix } from '../identifiers';
 import { pdfPathsOf } from './fileField';
 import type { LineIndex, Position } from '../text/positions';
 import type { BibEntry } from './types';
@@ -28,7 +29,7 @@ export function toBibEntry(raw: RawEntry, properties: Properties, file: string, 
   setIfDefined(entry, 'title', joinTitle(text('title'), text('subtitle')));
   setIfDefined(entry, 'year', yearOf(text('year')) ?? yearOf(text('date')));
   setIfDefined(entry, 'venue', venueOf(text('journaltitle') ?? text('journal') ?? text('booktitle')));
-  setIfDefined(entry, 'doi', normalizeDoi(text('doi')));
+  setIfDefined(entry, 'doi', doiAsWritten(text('doi')));
   setIfDefined(entry, 'url', urlOf(text('url'), text('howpublished')));
   setIfDefined(entry, 'arxivId', arxivIdOf(text('eprint'), text('eprinttype') ?? text('archiveprefix'), text('url'), text('doi')));
   setIfDefined(entry, 'pmid', pmidOf(text('pmid'), text('eprint'), text('eprinttype')));
@@ -138,31 +139,14 @@ function unescapeVerbatim(value: string): string {
   return value.replace(/\\([_%&#~$])/g, '$1').replace(/[{}]/g, '').trim();
 }
 
-function normalizeDoi(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  let doi = unescapeVerbatim(value)
-    .replace(/^(?:https?:\/\/)?(?:dx\.|www\.)?doi\.org\//i, '')
-    .replace(/^doi:\s*/i, '');
-  if (/%[0-9a-f]{2}/i.test(doi)) {
-    try {
-      doi = decodeURIComponent(doi);
-    } catch {
-      // A stray '%' that is not an escape: keep the DOI as written.
-    }
-  }
-  return doi === '' ? undefined : doi;
+function doiAsWritten(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : stripDoiPrefix(unescapeVerbatim(value)) || undefined;
 }
 
 function urlOf(url: string | undefined, howpublished: string | undefined): string | undefined {
   if (url !== undefined) return unescapeVerbatim(url.replace(/^\\url\{([^]*)\}$/, '$1')) || undefined;
   return howpublished !== undefined && /^https?:\/\/\S+$/i.test(howpublished) ? howpublished : undefined;
 }
-
-/**
- * New-style `2101.00001` and old-style `astro-ph/0601001` identifiers, without version, also as arXiv's
- * listings print them, with the primary category: `1706.03762 [cs.CL]`.
- */
-const ARXIV_ID = /^(?:arxiv:)?\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?\/\d{7})(?:v\d+)?(?:\s*\[[a-z-]+(?:\.[a-z-]+)?\])?$/i;
 
 function arxivIdOf(
   eprint: string | undefined,
@@ -173,26 +157,22 @@ function arxivIdOf(
   const declared = eprintType !== undefined && /^arxiv$/i.test(unescapeVerbatim(eprintType));
   if (eprint !== undefined && (declared || eprintType === undefined)) {
     const id = unescapeVerbatim(eprint);
-    const match = ARXIV_ID.exec(id);
-    if (match) return match[1];
+    const written = arxivIdAsWritten(id);
+    if (written !== undefined) return written;
     if (declared && id !== '') return id.replace(/^arxiv:\s*/i, '');
   }
-  const fromUrl = url === undefined ? null : /arxiv\.org\/(?:abs|pdf)\/([^?#\s]+?)(?:\.pdf)?\/?(?:[?#]|$)/i.exec(url);
-  const fromDoi = doi === undefined ? null : /10\.48550\/arxiv\.(\S+)$/i.exec(doi);
-  const candidate = fromUrl?.[1] ?? fromDoi?.[1];
-  return candidate === undefined ? undefined : ARXIV_ID.exec(candidate)?.[1];
+  const candidate = (url === undefined ? undefined : arxivPartOfUrl(url)) ?? (doi === undefined ? undefined : arxivPartOfDoi(doi));
+  return candidate === undefined ? undefined : arxivIdAsWritten(candidate);
 }
 
 /** A PubMed id: JabRef's and Better BibTeX's `pmid` field, or biblatex's `eprinttype = {pubmed}`. */
 function pmidOf(pmid: string | undefined, eprint: string | undefined, eprintType: string | undefined): string | undefined {
   const written = pmid ?? (eprintType !== undefined && /^pubmed$/i.test(unescapeVerbatim(eprintType)) ? eprint : undefined);
-  const match = written === undefined ? null : /^\s*(?:pmid:?\s*)?(\d{1,9})\s*$/i.exec(unescapeVerbatim(written));
-  return match?.[1];
+  return written === undefined ? undefined : normalizePmid(unescapeVerbatim(written));
 }
 
 /** A PubMed Central id as `PMC` and digits: Better BibTeX's `pmcid` field, or biblatex's `eprinttype = {pmcid}`. */
 function pmcidOf(pmcid: string | undefined, eprint: string | undefined, eprintType: string | undefined): string | undefined {
   const written = pmcid ?? (eprintType !== undefined && /^pmcid$/i.test(unescapeVerbatim(eprintType)) ? eprint : undefined);
-  const match = written === undefined ? null : /^\s*(?:PMC)?(\d{1,9})\s*$/i.exec(unescapeVerbatim(written));
-  return match ? `PMC${match[1]}` : undefined;
+  return written === undefined ? undefined : normalizePmcid(unescapeVerbatim(written));
 }

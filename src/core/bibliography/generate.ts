@@ -1,5 +1,6 @@
+import { arxivIdOf, normalizeDoi } from '../identifiers';
 import type { SourceRecord } from '../sources/types';
-import { arxivIdOf, normalizeDoi, normalizeText, venueWords } from '../verify/normalize';
+import { normalizeText, venueWords } from '../verify/normalize';
 import { authorName } from './describe';
 import { braceNameSeparators, escapeLatexSpecials, oneLine } from './escape';
 import { parseBibliography } from './parse';

@@ -4,25 +4,19 @@
  * instead, so that no value from outside can close its braces and start an entry, a `@preamble` or a
  * TeX command (`\input`, or `^^5c`, which TeX reads as a backslash).
  */
+import { isValidDoi, stripDoiPrefix } from '../identifiers';
 import { isWebLink } from '../webLink';
-import { stripDoiPrefix } from '../verify/normalize';
-
-/** Far above any registered DOI. */
-const MAX_DOI_LENGTH = 300;
 
 /** Far above any link to a paper. */
 const MAX_URL_LENGTH = 2000;
 
-/**
- * `10.`, a registrant code, `/` and a suffix of visible characters, none of which could end the
- * value or start a command or a comment in the styles that print the DOI as text.
- */
-const BIBTEX_DOI = /^10\.\d{4,9}(?:\.\d+)*\/[^\s{}\\^%\p{C}]+$/u;
+/** What a DOI may hold but a BibTeX value may not: what could end the value or start a command or a comment in the styles that print the DOI as text. */
+const UNSAFE_IN_DOI = /[{}\\^%\p{C}]/u;
 
 /** The DOI as a BibTeX value (without a resolver prefix), or undefined when it is not one to write. */
 export function bibtexDoi(value: string): string | undefined {
   const doi = stripDoiPrefix(value);
-  return doi.length <= MAX_DOI_LENGTH && BIBTEX_DOI.test(doi) ? doi : undefined;
+  return isValidDoi(doi) && !UNSAFE_IN_DOI.test(doi) ? doi : undefined;
 }
 
 /**

@@ -14,10 +14,10 @@
  * host. Each answer, full text or the reason there is none, is kept in the `FullTextStore`; a service
  * that could not be reached gives a reason for this check only.
  */
+import { normalizeArxivId, normalizeDoi, normalizePmcid, normalizePmid } from '../identifiers';
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from '../sources/config';
 import type { SourceGates } from '../sources/gates';
 import { HttpClient } from '../sources/http';
-import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { SourceError, type SourceId } from '../sources/types';
 import type { WorkIds } from '../verify/claims';
 import { readFetchedText } from './readerThread';
@@ -127,12 +127,12 @@ export class FullTextFinder {
  * for something else.
  */
 function askable(ids: WorkIds): WorkIds {
-  const doi = ids.doi === undefined ? undefined : normalizeDoi(ids.doi);
+  const doi = normalizeDoi(ids.doi);
   return {
     doi: doi !== undefined && !/["\\]/.test(doi) ? doi : undefined,
-    arxivId: ids.arxivId === undefined ? undefined : normalizeArxivId(ids.arxivId),
-    pmid: ids.pmid !== undefined && /^\d{1,9}$/.test(ids.pmid) ? ids.pmid : undefined,
-    pmcid: ids.pmcid !== undefined && /^PMC\d{1,9}$/.test(ids.pmcid) ? ids.pmcid : undefined,
+    arxivId: normalizeArxivId(ids.arxivId),
+    pmid: normalizePmid(ids.pmid),
+    pmcid: normalizePmcid(ids.pmcid),
   };
 }
 
@@ -194,7 +194,8 @@ function openPmcid(json: unknown, ids: WorkIds): string | undefined {
       (ids.doi !== undefined && typeof result.doi === 'string' && result.doi.toLowerCase() === ids.doi.toLowerCase()) ||
       (ids.pmcid !== undefined && result.pmcid === ids.pmcid) ||
       (ids.pmid !== undefined && result.pmid === ids.pmid);
-    if (sameWork && result.isOpenAccess === 'Y' && typeof result.pmcid === 'string' && /^PMC\d+$/.test(result.pmcid)) return result.pmcid;
+    const pmcid = typeof result.pmcid === 'string' ? normalizePmcid(result.pmcid) : undefined;
+    if (sameWork && result.isOpenAccess === 'Y' && pmcid !== undefined) return pmcid;
   }
   return undefined;
 }

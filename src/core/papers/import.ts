@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import type * as CitationJsModule from '../bibliography/citationJs';
 import { parseBibliography } from '../bibliography/parse';
 import type { Author, BibEntry, Bibliography } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import { LARGEST_TEXT_BYTES, readNamedTextFile, readNamedTextLines } from '../text/readFile';
 import type { Paper } from './paper';
 
@@ -115,7 +116,7 @@ function paperFromJson(json: unknown): Paper {
   const abstract = text('abstract', 'text');
   if (title === '' && abstract === undefined) throw new Error('has neither "title" nor "abstract" (or "text")');
   const doi = normalizeDoi(text('doi'));
-  const arxivId = text('arxivId');
+  const arxivId = normalizeArxivId(text('arxivId'));
   const given = row.id ?? row._id;
   if (given !== undefined && typeof given !== 'string' && typeof given !== 'number') throw new Error('"id" must be a string or a number');
   const id = given === undefined || given === '' ? identifierId(doi, arxivId) : String(given);
@@ -173,15 +174,16 @@ export function papersFromBibliography(bibliography: Bibliography): ImportResult
 /** An entry as a paper, named by its DOI or arXiv id when it has one, so a paper a source found too is kept once. */
 export function paperFromBibEntry(entry: BibEntry): Paper {
   const doi = normalizeDoi(entry.doi);
+  const arxivId = normalizeArxivId(entry.arxivId);
   return finishPaper({
-    id: identifierId(doi, entry.arxivId) ?? `bib:${entry.key}`,
+    id: identifierId(doi, arxivId) ?? `bib:${entry.key}`,
     title: entry.title ?? '',
     abstract: entry.abstract,
     authors: entry.authors,
     year: entry.year,
     venue: entry.venue,
     doi,
-    arxivId: entry.arxivId,
+    arxivId,
   });
 }
 
@@ -321,16 +323,6 @@ function identifierId(doi: string | undefined, arxivId: string | undefined): str
   if (doi) return `doi:${doi}`;
   if (arxivId) return `arxiv:${arxivId}`;
   return undefined;
-}
-
-/** Lower-case, without a resolver prefix, as `Paper.doi` is kept. */
-function normalizeDoi(doi: string | undefined): string | undefined {
-  const bare = doi
-    ?.trim()
-    .replace(/^(?:https?:\/\/)?(?:dx\.)?doi\.org\//i, '')
-    .replace(/^doi:\s*/i, '')
-    .toLowerCase();
-  return bare || undefined;
 }
 
 /**

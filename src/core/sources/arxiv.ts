@@ -3,6 +3,7 @@
  * (`search_query=ti:"…" AND au:…`). Answers are Atom feeds; arXiv reports a bad request inside the
  * feed, as an entry whose id is `http://arxiv.org/api/errors#…`, with HTTP 200.
  */
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import type { XMLParser } from 'fast-xml-parser';
 import type { Author } from '../bibliography/types';
 import { isObject, type Json } from '../json';
@@ -10,7 +11,7 @@ import { MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import type { HttpClient } from './http';
 import { httpClientFor, type SourceClientOptions } from './httpClientFor';
-import { arxivIdToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName } from './normalize';
+import { arxivIdToAsk, notAsked, splitPersonName } from './normalize';
 import { arxivUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';

@@ -4,12 +4,13 @@
  * without one this source refuses every lookup before sending anything.
  */
 import type { Author } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import { isObject, text, type Json } from '../json';
 import { MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import type { HttpClient } from './http';
 import { httpClientFor, type SourceClientOptions } from './httpClientFor';
-import { arxivIdToAsk, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
+import { arxivIdToAsk, doiToAsk, notAsked, splitPersonName, stripMarkup } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 

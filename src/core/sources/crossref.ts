@@ -4,12 +4,13 @@
  * each kind has its own client and limits.
  */
 import type { Author } from '../bibliography/types';
+import { normalizeDoi } from '../identifiers';
 import { isObject, text, type Json } from '../json';
 import { DEFAULT_SOURCES } from './config';
 import { SourceHealth } from './health';
 import type { HttpClient } from './http';
 import { httpClientFor, type OwnClientOptions, type SourceClientOptions } from './httpClientFor';
-import { doiPath, doiToAsk, normalizeDoi, notAsked, stripMarkup } from './normalize';
+import { doiPath, doiToAsk, notAsked, stripMarkup } from './normalize';
 import { crossrefUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';

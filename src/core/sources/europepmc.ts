@@ -5,12 +5,13 @@
  * that finds nothing is an answer with `hitCount: 0`, never a 404.
  */
 import type { Author } from '../bibliography/types';
+import { normalizeDoi, normalizePmcid, normalizePmid } from '../identifiers';
 import { isObject, text, type Json } from '../json';
 import { MAX_CONCURRENT } from './config';
 import type { SourceGates } from './gates';
 import type { HttpClient } from './http';
 import { httpClientFor, type SourceClientOptions } from './httpClientFor';
-import { doiToAsk, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
+import { doiToAsk, notAsked, splitPersonName, stripMarkup } from './normalize';
 import { europePmcUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
@@ -44,8 +45,8 @@ export class EuropePmcSource implements PaperSource {
 
   /** `EXT_ID:"…" AND SRC:MED` for a PubMed id, `PMCID:"PMC…"` for a PubMed Central one. */
   async byPubMedId(id: string, options: RequestOptions = {}): Promise<SourceRecord | undefined> {
-    const pmid = /^\d{1,12}$/.test(id) ? id : undefined;
-    const pmcid = /^PMC\d{1,12}$/i.test(id) ? id.toUpperCase() : undefined;
+    const pmid = normalizePmid(id);
+    const pmcid = pmid === undefined ? normalizePmcid(id) : undefined;
     if (!pmid && !pmcid) return undefined;
     const records = await this.query(pmid ? `EXT_ID:"${pmid}" AND SRC:MED` : `PMCID:"${pmcid}"`, DOI_PAGE, options);
     return records.find((record) => (pmid ? record.pmid === pmid : record.pmcid === pmcid));
@@ -111,8 +112,8 @@ export function parseEuropePmcResult(result: unknown): SourceRecord {
     year: year && /^\d{4}$/.test(year) ? Number(year) : undefined,
     venue: journal ?? server,
     doi: doi === undefined ? undefined : normalizeDoi(doi),
-    pmid: /^\d+$/.test(text(result.pmid) ?? '') ? text(result.pmid) : undefined,
-    pmcid: /^PMC\d+$/.test(text(result.pmcid) ?? '') ? text(result.pmcid) : undefined,
+    pmid: normalizePmid(text(result.pmid)),
+    pmcid: normalizePmcid(text(result.pmcid)),
     abstract: abstract === undefined ? undefined : stripMarkup(abstract) || undefined,
     openAccessUrl: openAccessUrlOf(result.fullTextUrlList),
     updates: europePmcUpdates(result),

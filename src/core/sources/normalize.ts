@@ -1,23 +1,11 @@
 /**
- * Turning what sources send into the forms `SourceRecord` promises: DOIs and arXiv ids without
- * prefixes, plain-text titles and abstracts, person names split into family and given.
+ * Turning what sources send into the forms `SourceRecord` promises (plain-text titles and abstracts,
+ * person names split into family and given), and identifiers into questions a source can be asked.
  */
 import type { Author } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import { SOURCE_NAMES } from './config';
 import { SourceError, type SourceId } from './types';
-
-/** Far above any registered DOI; longer strings are junk, not worth a request. */
-const MAX_DOI_LENGTH = 300;
-
-/** `https://doi.org/10.1/X`, `doi:10.1/X`, `10.1/X` → `10.1/x`; undefined when it is no DOI. */
-export function normalizeDoi(raw: string): string | undefined {
-  const doi = raw
-    .trim()
-    .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
-    .replace(/^doi:\s*/i, '')
-    .toLowerCase();
-  return doi.length <= MAX_DOI_LENGTH && /^10\.\d+\/\S+$/.test(doi) ? doi : undefined;
-}
 
 /**
  * Why `source` was not asked (an identifier it cannot read, a title with no word to search for): a
@@ -47,37 +35,6 @@ export function arxivIdToAsk(source: SourceId, raw: string): string {
  */
 export function doiPath(doi: string): string {
   return encodeURIComponent(doi);
-}
-
-/** The primary category arXiv prints after an id: ` [cs.CL]`, ` [hep-th]`, ` [physics.comp-ph]`. */
-export const ARXIV_CATEGORY = /\s*\[[a-z-]+(?:\.[a-z-]+)?\]$/i;
-
-/** arXiv registers every paper under this DOI prefix (DataCite), e.g. `10.48550/arxiv.2305.18248`. */
-const ARXIV_DOI = /^10\.48550\/arxiv\.(.+)$/i;
-
-/**
- * `arXiv:2305.18248v2`, `https://arxiv.org/abs/hep-th/9901001`, `https://arxiv.org/pdf/2305.18248v1.pdf`,
- * `1706.03762 [cs.CL]` (as arXiv's listings print it, with the primary category), the arXiv DOI → the
- * id without version; undefined when it is none of these.
- */
-export function normalizeArxivId(raw: string): string | undefined {
-  let id = raw.trim();
-  const doi = normalizeDoi(id);
-  if (doi) {
-    const match = ARXIV_DOI.exec(doi);
-    if (!match) return undefined;
-    id = match[1];
-  }
-  id = id
-    .replace(/^https?:\/\/(www\.|export\.)?arxiv\.org\/(abs|pdf)\//i, '')
-    .replace(/^arxiv:/i, '')
-    .replace(/\.pdf$/i, '')
-    .replace(ARXIV_CATEGORY, '')
-    .replace(/v\d+$/i, '');
-  if (/^\d{4}\.\d{4,5}$/.test(id)) return id;
-  // Old-style ids keep their archive name, whose case matters: `hep-th/9901001`, `math.AG/0309136`.
-  if (/^[a-z-]+(\.[A-Z]{2})?\/\d{7}$/i.test(id)) return id.replace(/^[a-z-]+/i, (archive) => archive.toLowerCase());
-  return undefined;
 }
 
 /** Markup that separates blocks of text; any other tag (italics, sub- and superscripts) joins its neighbours. */

@@ -8,8 +8,8 @@
  *               `commentCorrectionList` ("Retraction in", "Expression of concern in", "Erratum in", …)
  *   arXiv       the e-print's comment, which says when its authors withdrew it
  */
+import { normalizeDoi } from '../identifiers';
 import { isObject, text, type Json } from '../json';
-import { normalizeDoi } from './normalize';
 import type { SourceId } from './types';
 
 /** Kinds of notice, most serious first within each group. */

@@ -3,10 +3,11 @@
  * title (`/works?search=…`, which costs from the daily allowance of the API key).
  */
 import type { Author } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi, normalizePmcid, normalizePmid } from '../identifiers';
 import { isObject, text, type Json } from '../json';
 import type { HttpClient } from './http';
 import { httpClientFor, type SourceClientOptions } from './httpClientFor';
-import { doiPath, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName, stripMarkup } from './normalize';
+import { doiPath, doiToAsk, notAsked, splitPersonName, stripMarkup } from './normalize';
 import { openAlexUpdates } from './notices';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
@@ -122,9 +123,9 @@ export function parseOpenAlexWork(work: unknown): SourceRecord {
 
 /** `ids: { pmid: "https://pubmed.ncbi.nlm.nih.gov/123", pmcid: "https://www.ncbi.nlm.nih.gov/pmc/articles/456" }`. */
 function pubMedIdsOf(ids: Json): { pmid?: string; pmcid?: string } {
-  const pmid = /(\d+)\/?$/.exec(text(ids.pmid) ?? '')?.[1];
-  const pmcid = /(?:PMC)?(\d+)\/?$/i.exec(text(ids.pmcid) ?? '')?.[1];
-  return { ...(pmid ? { pmid } : {}), ...(pmcid ? { pmcid: `PMC${pmcid}` } : {}) };
+  const pmid = normalizePmid(text(ids.pmid));
+  const pmcid = normalizePmcid(text(ids.pmcid));
+  return { ...(pmid ? { pmid } : {}), ...(pmcid ? { pmcid } : {}) };
 }
 
 function maybe<T>(value: string | undefined, f: (value: string) => T | undefined): T | undefined {

@@ -4,10 +4,11 @@
  * key requests share a pool with every anonymous client and are often refused with 429.
  */
 import type { Author } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import { isObject, text } from '../json';
 import type { HttpClient } from './http';
 import { httpClientFor, type SourceClientOptions } from './httpClientFor';
-import { arxivIdToAsk, doiPath, doiToAsk, normalizeArxivId, normalizeDoi, notAsked, splitPersonName } from './normalize';
+import { arxivIdToAsk, doiPath, doiToAsk, notAsked, splitPersonName } from './normalize';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from './types';
 import { SourceError } from './types';
 

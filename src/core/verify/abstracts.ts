@@ -1,6 +1,6 @@
 import type { BibEntry } from '../bibliography/types';
+import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import { abstractSentences } from '../index/passages';
-import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
 
 /** Where an abstract came from, for the user to judge the evidence drawn from it. */

@@ -1,10 +1,10 @@
 import type { BibEntry } from '../bibliography/types';
+import { arxivPartOfDoi, normalizeArxivId, normalizeDoi } from '../identifiers';
 import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
 import { SOURCE_NAMES } from '../sources/config';
-import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { whyNotIndexed } from './indexable';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
-import { arxivPartOfDoi, venueWords } from './normalize';
+import { venueWords } from './normalize';
 import { venueUnknownTo } from './venues';
 
 /** How the matched record was found. */

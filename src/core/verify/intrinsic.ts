@@ -1,5 +1,6 @@
 import type { Author, BibEntry } from '../bibliography/types';
-import { arxivPartOfDoi, displayName, isValidDoi, normalizeText, parseArxivId, stripDoiPrefix } from './normalize';
+import { arxivPartOfDoi, arxivPartOfUrl, isValidDoi, parseArxivId, stripDoiPrefix } from '../identifiers';
+import { displayName, normalizeText } from './normalize';
 
 /*
  * What can be said about an entry without asking any source. Each check only fires on something
@@ -101,13 +102,11 @@ function doiIssues(entry: BibEntry, now: Date): IntrinsicIssue[] {
     : [{ code: 'malformed-doi', field: 'doi', message: `"${doi}" is an arXiv DOI, but ${problem}` }];
 }
 
-const ARXIV_URL = /arxiv\.org\/(?:abs|pdf)\/([^?#\s]+?)(?:\.pdf)?\/?(?:[?#]|$)/i;
-
 /** The arXiv id of the entry and the one in its arxiv.org link, each checked once. */
 function arxivIssues(entry: BibEntry, now: Date): IntrinsicIssue[] {
   const ids = new Set<string>();
   if (entry.arxivId !== undefined) ids.add(entry.arxivId.trim());
-  const fromUrl = entry.url === undefined ? undefined : ARXIV_URL.exec(entry.url)?.[1];
+  const fromUrl = entry.url === undefined ? undefined : arxivPartOfUrl(entry.url);
   if (fromUrl !== undefined) ids.add(fromUrl.replace(/v\d+$/, ''));
   const issues: IntrinsicIssue[] = [];
   for (const id of ids) {

@@ -1,15 +1,12 @@
 import { distance } from 'fastest-levenshtein';
 import type { Author, BibEntry } from '../bibliography/types';
+import { arxivIdOf, arxivPartOfDoi, normalizeDoi, parseArxivId } from '../identifiers';
 import type { SourceRecord } from '../sources/types';
 import {
-  arxivIdOf,
-  arxivPartOfDoi,
   displayName,
   mainTitle,
   nameKey,
-  normalizeDoi,
   normalizeText,
-  parseArxivId,
   significantWordCount,
   titleWords,
   venueWords,
