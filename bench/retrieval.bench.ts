@@ -283,7 +283,7 @@ function reportCost(size: number, buildMs: number, index: LexicalIndex, claims: 
  * ones (and whose titles are real titles), so term statistics stay those of biomedical abstracts.
  * Seeded, so every run searches the same collection.
  */
-function grow(papers: readonly Paper[], size: number): Paper[] {
+export function grow(papers: readonly Paper[], size: number): Paper[] {
   const sentences = papers.flatMap(({ abstract = '' }) => abstractSentences(abstract).map(({ start, end }) => abstract.slice(start, end)));
   const random = seededRandom(20_240_601);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];

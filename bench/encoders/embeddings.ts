@@ -25,6 +25,8 @@ export interface CacheOptions {
   /** Give undefined rather than embed what the cache lacks. */
   readonly onlyIfCached?: boolean;
   readonly onProgress?: (progress: EmbeddingProgress) => void;
+  /** The encoder's threads (2): on a machine busy with other work, 1 embeds faster, its threads never waiting for each other. */
+  readonly threads?: number;
 }
 
 /** A key for the encoder folder and what Attest makes of it for this kind of text (the other kind's prefix does not count). */
@@ -47,7 +49,7 @@ export async function cachedEmbeddings(dir: string, texts: readonly string[], ki
   const order = texts.map((_, at) => at).sort((a, b) => texts[a].length - texts[b].length || a - b);
   const cached: Buffer | undefined = await fs.readFile(file).catch(() => undefined);
   if (cached === undefined && options.onlyIfCached) return undefined;
-  const bytes: Buffer = cached ?? (await embedMissing(dir, texts, order, kind, file, options.onProgress));
+  const bytes: Buffer = cached ?? (await embedMissing(dir, texts, order, kind, file, options));
   const floats = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
   const dimension = floats.length / texts.length;
   const vectors = new Array<Float32Array>(texts.length);
@@ -61,11 +63,11 @@ async function embedMissing(
   order: readonly number[],
   kind: TextKind,
   file: string,
-  onProgress?: (progress: EmbeddingProgress) => void,
+  { onProgress, threads = 2 }: CacheOptions,
 ): Promise<Buffer> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const partial = `${file}.partial`;
-  const encoder = await OnnxEmbedder.load(dir, { threads: 2, batchSize: 16 });
+  const encoder = await OnnxEmbedder.load(dir, { threads, batchSize: 16 });
   try {
     const have = await fs.readFile(partial).catch(() => Buffer.alloc(0));
     let dimension = 0;

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { Encoder } from '../core/index/library';
 import { ModelError } from '../core/models/errors';
 import { contentDigest, modelName, sameModel, withContent } from '../core/models/identity';
+import { OnFirstUse } from '../core/models/onFirstUse';
 import type { ModelOptions } from '../core/models/options';
 import type { Reranker } from '../core/models/reranker';
 import { forTerminal } from './terminal';
@@ -47,11 +48,39 @@ export async function startEncoder(dir: string | undefined, options: ModelOption
   return { encoder: { model, embedder }, ready: embedder.ready };
 }
 
-/** The reranker in `dir`, loaded; none without a folder. */
-export async function loadReranker(dir: string | undefined): Promise<Reranker | undefined> {
+/** A reranker asked for by flag, made when a ranking first needs it; a failure of it is the command's. */
+export interface AskedReranker {
+  /** The one reranker, made at the first call (the library's first ranking) and shared by the next; rejects as its load failed. */
+  readonly get: () => Promise<Reranker>;
+  /** The first failure of its load or its scoring, which the library only notes and goes on from: the caller checks it after each search. */
+  readonly failure: () => unknown;
+  readonly dispose: () => Promise<void>;
+}
+
+/**
+ * The reranker in `dir`, none without a folder. Its session (a quarter of a second) is made when the
+ * first ranking asks for it, which in a search by meaning is while the query is embedded in the
+ * encoder's thread; a search given no query never makes it.
+ */
+export function askedReranker(dir: string | undefined): AskedReranker | undefined {
   if (dir === undefined) return undefined;
-  const { OnnxReranker } = await import('../core/models/reranker');
-  return OnnxReranker.load(path.resolve(dir));
+  let failure: unknown;
+  const failed = (error: unknown): void => {
+    failure ??= error;
+  };
+  const reranker = new OnFirstUse(async () => {
+    const { OnnxReranker } = await import('../core/models/reranker');
+    return watched(await OnnxReranker.load(path.resolve(dir)), failed);
+  });
+  return {
+    get: () =>
+      reranker.get().catch((error: unknown) => {
+        failed(error);
+        throw error;
+      }),
+    failure: () => failure,
+    dispose: () => reranker.dispose(),
+  };
 }
 
 /** The folder of Attest's own reranker; a `ModelError` when this copy of Attest has none. */
@@ -87,7 +116,7 @@ export function replacingVectors(command: string, kept: string | undefined, enco
 }
 
 /** `reranker`, telling `failed` of each error its scoring throws. */
-export function watched(reranker: Reranker, failed: (error: unknown) => void): Reranker {
+function watched(reranker: Reranker, failed: (error: unknown) => void): Reranker {
   return {
     depth: reranker.depth,
     weight: reranker.weight,

@@ -2,10 +2,9 @@ import { counted } from './counted';
 import { promises as fs } from 'node:fs';
 import type { SearchMode } from '../core/evidence';
 import type { Encoder } from '../core/index/library';
-import type { Reranker } from '../core/models/reranker';
 import { ModelError } from '../core/models/errors';
 import { modelName } from '../core/models/identity';
-import { builtInRerankerDir, encoderDir, isFileSystemError, loadReranker, replacingVectors, startEncoder, watched } from './encoder';
+import { askedReranker, builtInRerankerDir, encoderDir, isFileSystemError, replacingVectors, startEncoder, type AskedReranker } from './encoder';
 import { answerQueries, parseQueries, sayNotes, type Query } from './queries';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './main';
@@ -100,7 +99,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   }
   const store = values.store as string;
   let started: Started | undefined;
-  let reranker: Reranker | undefined;
+  let reranker: AskedReranker | undefined;
   try {
     // The encoder starts first, in a thread of its own: making its session is the longest part of a
     // cold search, and the library's modules load and its files are read meanwhile.
@@ -113,11 +112,8 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
       embedder: { embed: (texts, kind, signal) => (started as Started).encoder.embedder.embed(texts, kind, signal), dispose: async () => undefined },
     };
     const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
-    reranker = await loadReranker(await rerankerDir());
-    // A reranker asked for by flag that fails is this command's failure, not a note: the library would go on without it.
-    let failure: unknown;
-    const asked = reranker && watched(reranker, (error) => (failure ??= error));
-    const { library, messages } = await PaperLibrary.open(store, { encoder, mode, reranker: asked && (async () => asked) });
+    reranker = askedReranker(await rerankerDir());
+    const { library, messages } = await PaperLibrary.open(store, { encoder, mode, reranker: reranker?.get });
     for (const message of messages) io.err(`attest search: ${message}\n`);
     // The vectors are read on Node's I/O threads while the rest gets ready; a failed read is the search's to report.
     if (encoder !== undefined && mode !== 'lexical') library.store.dense().catch(() => undefined);
@@ -130,7 +126,8 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     }
     const embedded = await library.embedMissing({ onProgress: process.stderr.isTTY ? (done, total) => showProgress('Embedding', done, total) : undefined });
     if (embedded > 0) io.err(`attest search: embedded ${counted(embedded, 'paper', 'papers')} of the library with ${forTerminal(modelName(encoder?.model ?? ''))}\n`);
-    const notes = await answerQueries(library, queries, top, () => failure, io);
+    // A reranker asked for by flag that fails is this command's failure, not a note: the library would go on without it.
+    const notes = await answerQueries(library, queries, top, () => reranker?.failure(), io);
     // An encoder no search needed must still load: a broken one is an error however the search went.
     await started?.ready;
     sayNotes(notes, NO_ENCODER_NOTE, io);

@@ -3,8 +3,7 @@ import { NO_ENCODER_NOTE } from '../core/index/library';
 import { SolrError, type SolrTarget } from '../core/index/solr/client';
 import { SolrLibrary } from '../core/index/solr/library';
 import { ModelError } from '../core/models/errors';
-import type { Reranker } from '../core/models/reranker';
-import { loadReranker, startEncoder, watched } from './encoder';
+import { askedReranker, startEncoder, type AskedReranker } from './encoder';
 import type { Console } from './main';
 import { answerQueries, sayNotes, type Query } from './queries';
 
@@ -19,14 +18,12 @@ export interface SolrSearchOptions {
 export async function searchSolr(target: SolrTarget, queries: readonly Query[], options: SolrSearchOptions, io: Console): Promise<number> {
   // The encoder starts in a thread of its own while the collection is asked what it holds.
   let started: Awaited<ReturnType<typeof startEncoder>>;
-  let reranker: Reranker | undefined;
+  let reranker: AskedReranker | undefined;
   try {
     started = await startEncoder(options.encoderFolder, { prepack: queries.length > 1 });
-    reranker = await loadReranker(await options.rerankerDir());
-    let failure: unknown;
-    const asked = reranker && watched(reranker, (error) => (failure ??= error));
-    const library = await SolrLibrary.open(target, { encoder: started?.encoder, mode: options.mode, reranker: asked && (async () => asked) });
-    const notes = await answerQueries(library, queries, options.top, () => failure, io);
+    reranker = askedReranker(await options.rerankerDir());
+    const library = await SolrLibrary.open(target, { encoder: started?.encoder, mode: options.mode, reranker: reranker?.get });
+    const notes = await answerQueries(library, queries, options.top, () => reranker?.failure(), io);
     await started?.ready;
     sayNotes(notes, NO_ENCODER_NOTE, io);
     return 0;

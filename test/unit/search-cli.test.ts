@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
-import { replacingVectors } from '../../src/cli/encoder';
+import { askedReranker, replacingVectors } from '../../src/cli/encoder';
 import { REPO_ROOT } from './helpers';
 import { writeModelFolder } from './support/onnx/folders';
 import { encoderGraph, nliGraph } from './support/onnx/graphs';
@@ -90,6 +90,30 @@ describe('attest index and attest search', () => {
     assert.equal(failing.code, 2, 'a reranker asked for that fails is a failure, not a note');
     assert.equal(failing.out, '');
     assert.match(failing.err, /a reranker gives one score per pair/);
+  });
+
+  it('makes the reranker when a ranking needs it, once for all the queries, and fails as it fails', async () => {
+    assert.equal((await run('index', 'add', CORPUS, '--store', store)).code, 0);
+    const broken = await writeModelFolder(path.join(dir, 'broken'), {
+      model: new TextEncoder().encode('not an ONNX graph'),
+      config: { model_type: 'bert', max_position_embeddings: 512, pad_token_id: 0, id2label: { 0: 'LABEL_0' } },
+      files: { 'rerank.json': '{"depth": 10, "weight": 1}' },
+    });
+    const none = path.join(dir, 'none.jsonl');
+    await fs.writeFile(none, '\n');
+    const unasked = await run('search', '--store', store, '--queries', none, '--rerank-model', broken);
+    assert.equal(unasked.code, 0, `no query, no ranking to reorder, no session: ${unasked.err}`);
+    assert.equal(unasked.out, '');
+    const asked = await run('search', '--store', store, '--queries', QUERIES, '--rerank-model', broken);
+    assert.equal(asked.code, 2, 'a reranker asked for that cannot be loaded is a failure, not a note');
+    assert.equal(asked.out, '');
+    assert.equal(asked.err.match(/ONNX Runtime could not load/g)?.length, 1, asked.err);
+
+    const reranker = askedReranker(path.join(REPO_ROOT, 'models', 'attest-rerank'));
+    assert.ok(reranker);
+    const [first, second] = await Promise.all([reranker.get(), reranker.get()]);
+    assert.equal(first, second, 'one session, shared');
+    await reranker.dispose();
   });
 
   it('reorders the top by Attest’s built-in reranker with --rerank, as Find Evidence does', async () => {

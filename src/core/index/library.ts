@@ -200,6 +200,8 @@ export class PaperLibrary implements EvidenceFinder {
     save: (chunk: readonly Paper[], batch: VectorBatch) => Promise<void>,
     { signal, onProgress }: AddOptions,
   ): Promise<void> {
+    // Chunks follow the papers' order, not their lengths (the encoder sorts each chunk's texts itself):
+    // each holds the collection's mix of lengths, so the progress reported moves at an even pace.
     for (let start = 0; start < papers.length; start += EMBED_CHUNK) {
       const chunk = papers.slice(start, start + EMBED_CHUNK);
       const vectors = await encoder.embedder.embed(chunk.map(passageText), 'passage', signal);

@@ -10,34 +10,30 @@
  */
 import type { JudgingParameters } from './judging';
 import type { NliModel, NliPair, NliScores } from './nli';
+import { OnFirstUse } from './onFirstUse';
 
 export class NliModelOnFirstUse implements NliModel {
-  private loading: Promise<NliModel> | undefined;
+  private readonly model: OnFirstUse<NliModel>;
 
   /** `judging` is the folder's attest.json, read without the model: a judgement's thresholds and cache key need it before any pair. */
   constructor(
-    private readonly open: () => Promise<NliModel>,
+    open: () => Promise<NliModel>,
     readonly judging: JudgingParameters | undefined,
-  ) {}
+  ) {
+    this.model = new OnFirstUse(open);
+  }
 
   /** Starts making the session in the background; its failure is heard by the first judgement. */
   start(): void {
-    this.model().catch(() => undefined);
+    this.model.start();
   }
 
   async classify(pairs: readonly NliPair[], signal?: AbortSignal): Promise<NliScores[]> {
     if (pairs.length === 0) return [];
-    return (await this.model()).classify(pairs, signal);
+    return (await this.model.get()).classify(pairs, signal);
   }
 
-  async dispose(): Promise<void> {
-    const loading = this.loading;
-    this.loading = undefined;
-    await (await loading?.catch(() => undefined))?.dispose();
-  }
-
-  private model(): Promise<NliModel> {
-    this.loading ??= this.open();
-    return this.loading;
+  dispose(): Promise<void> {
+    return this.model.dispose();
   }
 }
