@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { PipelineSettings } from '../core/app/pipeline';
 import { settingOrigin, sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
 import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
 
@@ -41,6 +42,11 @@ export class Config {
 
   get reportMissingAbstracts(): boolean {
     return this.section.get<boolean>('support.reportMissingAbstracts', false);
+  }
+
+  /** What the check's stages do. */
+  get pipeline(): PipelineSettings {
+    return { checkReferences: this.checkReferences, showUnchecked: this.showUnchecked, checkSupport: this.checkSupport, reportMissingAbstracts: this.reportMissingAbstracts };
   }
 
   /** The support thresholds the user set; unset ones are the model's own (its attest.json) or the defaults, not the manifest's. */
