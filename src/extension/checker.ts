@@ -180,10 +180,10 @@ export class Checker implements vscode.Disposable {
       judgements: this.judgements,
       fullTexts: () => this.fullTexts.provider(),
     };
-    const options = { extraBibliographies: this.config.extraBibliographies, reportUnused: this.config.reportUnused };
-    const settings = { ...this.config.pipeline, thresholds: this.config.thresholds };
+    const settings = this.config.settings();
+    const options = { extraBibliographies: settings.extraBibliographies, reportUnused: settings.reportUnused };
     try {
-      const result = await checkInStages(root, this.workspace, this.session, options, settings, host, (_stage, staged) => {
+      const result = await checkInStages(root, this.workspace, this.session, options, settings.pipeline, host, (_stage, staged) => {
         if (this.generations.get(root) !== generation) return controller.abort();
         this.results.set(root, staged);
         this.publish();
