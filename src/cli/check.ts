@@ -1,19 +1,15 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { checkManuscript, CheckSession, sortFindings, type CheckResult } from '../core/check';
-import { checkBibliographyFile } from '../core/checkBibliography';
+import { CheckSession, checkInStages, claimWithAbstract, hasAbstracts, ignoreListOf, checkBibliographyInStages, type CheckResult, type PipelineHost } from '../core/app/pipeline';
 import type { Severity } from '../core/findings';
 import { FsWorkspace } from '../core/fsWorkspace';
-import { analyze } from '../core/index/analyzer';
 import { findRootManuscripts } from '../core/manuscript/discover';
 import { mayNotBeUtf8, notUtf8Note } from '../core/text/fileNames';
 import { manuscriptRootOf, missingTexRoot } from '../core/manuscript/project';
 import { ModelError } from '../core/models/errors';
 import { UnreadableFileError } from '../core/text/decode';
-import { isAbstract } from '../core/verify/abstracts';
-import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
-import { IgnoreFileError, IgnoreList, ignoreFileFor } from '../core/verify/ignore';
-import { citedEntries, referenceFindings, VerdictCache, verifyEntries, withReferenceFindings } from '../core/verify/references';
+import { IgnoreFileError } from '../core/verify/ignore';
+import { VerdictCache, verifyEntries } from '../core/verify/references';
 import { parseCommandLine, usageError } from './args';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
 import { chooseNliModel, NO_MODEL_MESSAGE, type ChosenNli } from './nli';
@@ -183,52 +179,47 @@ async function assertReadable(file: string, what: string): Promise<void> {
 
 async function checkManuscriptOf(root: string, run: Run): Promise<CheckReport> {
   const { setup } = run;
-  let result = await checkManuscript(root, run.workspace, run.session, { extraBibliographies: run.bibs });
+  const host: PipelineHost = {
+    lookUp: lookUpFor(run),
+    ignored: ignoreListOf,
+    model: (result) => chooseModel(result, run),
+    judgements: setup.cache,
+    fullTexts: async () => setup.fullText,
+  };
+  const result = await checkInStages(root, run.workspace, run.session, { extraBibliographies: run.bibs }, setup, host);
   if (!result) throw new InputError(`cannot read ${root}: no such file`);
-  if (setup.checkReferences) {
-    const verdicts = await verifyEntries(citedEntries(result), setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts, timeLimitMs: setup.config.timeLimitMs });
-    const ignored = await IgnoreList.load(ignoreFileFor(result.root));
-    result = withReferenceFindings(result, verdicts, setup.showUnchecked, (c) => ignored.has(c, 'retraction'));
-  }
-  if (setup.checkSupport) result = await checkClaims(result, await run.nli(), setup, run.io);
   return result;
+}
+
+/**
+ * The NLI model that judges whether each cited abstract supports its sentence, or none (relevance
+ * alone, said once). The model's session is made only when a claim has a text to be judged against:
+ * when a cited work has an abstract, at once, while full texts are read; else at the first passage judged.
+ */
+async function chooseModel(result: CheckResult, run: Run): Promise<ChosenNli | undefined> {
+  const nli = await run.nli();
+  if (nli && claimWithAbstract(result)) nli.model.start();
+  if (!nli && hasAbstracts(result)) run.io.err(`attest check: ${NO_MODEL_MESSAGE}\n`);
+  return nli;
 }
 
 /** Every entry of one .bib file, looked up as the editor's Check References of This Bibliography does. */
 async function checkBibliography(file: string, run: Run): Promise<CheckReport> {
-  const { setup } = run;
-  const checked = await checkBibliographyFile(file, run.workspace, run.session);
+  const checked = await checkBibliographyInStages(file, run.workspace, run.session, run.setup, lookUpFor(run));
   if (!checked) throw new InputError(`cannot read ${file}: no such file`);
-  if (!setup.checkReferences) return checked;
-  const verdicts = await verifyEntries(checked.bibliographies[0].entries, setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts, timeLimitMs: setup.config.timeLimitMs });
-  return { ...checked, verdicts, findings: sortFindings([...checked.findings, ...referenceFindings(verdicts, [], setup.showUnchecked)]) };
+  return checked;
+}
+
+/** Lookups through the run's sources, each reference asked about once however many manuscripts cite it. */
+function lookUpFor(run: Run): PipelineHost['lookUp'] {
+  const { setup } = run;
+  return (_root, entries) => verifyEntries(entries, setup.sources, { onProgress: progressReporter(run.io), cache: run.verdicts, timeLimitMs: setup.config.timeLimitMs });
 }
 
 /** Progress on standard error while references are looked up, when a person is watching. */
 function progressReporter(io: Console): ((done: number, total: number) => void) | undefined {
   if (!process.stderr.isTTY || io !== processConsole) return undefined;
   return (done, total) => showProgress('Looking up references', done, total);
-}
-
-/**
- * Whether each cited abstract supports its sentence: with the NLI model when one is given, else by
- * relevance. The model's session is made only when a claim has a text to be judged against: when a
- * cited work has an abstract, at once, while full texts are read; else at the first passage judged.
- */
-async function checkClaims(result: CheckResult, nli: ChosenNli | undefined, setup: SourcesSetup, io: Console): Promise<CheckResult> {
-  if (nli && claimWithAbstract(result)) nli.model.start();
-  const hasAbstracts = result.bibliographies.some((b) => b.entries.some((e) => e.abstract)) || [...(result.verdicts?.values() ?? [])].some((l) => l.abstract);
-  if (!nli && hasAbstracts) io.err(`attest check: ${NO_MODEL_MESSAGE}\n`);
-  const supports = await checkSupport(result, { relevance: relevanceAmong(result, analyze), nli, thresholds: setup.thresholds }, setup.cache, setup.fullText);
-  const ignored = await IgnoreList.load(ignoreFileFor(result.root));
-  return withSupportFindings(result, supports, (c) => ignored.has(c), { reportMissingAbstracts: setup.reportMissingAbstracts });
-}
-
-/** Whether a citation that makes a claim cites a work with an abstract: its judging is sure to come. */
-function claimWithAbstract(result: CheckResult): boolean {
-  const withAbstract = new Set(result.bibliographies.flatMap((b) => b.entries.filter((e) => isAbstract(e.abstract)).map((e) => e.key)));
-  for (const [key, lookup] of result.verdicts ?? []) if (isAbstract(lookup.abstract?.text)) withAbstract.add(key);
-  return result.citations.some((c) => c.claim !== undefined && withAbstract.has(c.key));
 }
 
 /** The .tex files of the file's folder and the one above: where the root of a chapter without a magic comment is. */

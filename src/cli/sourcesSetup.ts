@@ -1,11 +1,11 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LookupCache } from '../core/sources/cache';
-import { sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
 import { SourceGates } from '../core/sources/gates';
 import { createSources, secretsFromEnvironment } from '../core/sources/registry';
-import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
-import { createFullTextProvider, fullTextConfigFrom } from '../core/fulltext/config';
+import type { SupportThresholds } from '../core/verify/support';
+import { createFullTextProvider } from '../core/fulltext/config';
+import { readSettings, type SourcesConfig } from '../core/app/settings';
 import type { FullTextProvider } from '../core/verify/claims';
 import type { PaperSource } from '../core/sources/types';
 import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/text/readFile';
@@ -45,26 +45,25 @@ export async function setUpSources(flags: {
   /** Told once what of the PDF folder could not be searched. */
   warn?: (message: string) => void;
 }): Promise<SourcesSetup> {
-  const settings = flags.config ? await readConfigFile(flags.config) : {};
-  const { config, problems } = sourcesConfigFrom((key) => settings[key]);
-  const effective: SourcesConfig = { ...config, offline: flags.offline || config.offline };
+  const values = flags.config ? await readConfigFile(flags.config) : {};
+  const settings = readSettings((key) => values[key], { base: flags.config ? path.dirname(path.resolve(flags.config)) : process.cwd() });
+  const effective: SourcesConfig = { ...settings.sources, offline: flags.offline || settings.sources.offline };
   const cache = new LookupCache(flags.cache ? path.resolve(flags.cache) : defaultCacheDirectory());
-  const thresholds = thresholdsFrom((key) => settings[key]);
   const secrets = secretsFromEnvironment(process.env);
-  const fullText = fullTextConfigFrom((key) => settings[key], flags.config ? path.dirname(path.resolve(flags.config)) : process.cwd());
   // One gate per service for the run: lookups and full texts share each service's allowance.
   const gates = new SourceGates();
+  const { pipeline, problems } = settings;
   return {
     config: effective,
     sources: createSources(effective, secrets, cache, gates),
-    checkReferences: settings['attest.references.check'] !== false,
-    showUnchecked: flags.showUnchecked || settings['attest.references.showUnchecked'] === true,
-    checkSupport: settings['attest.support.check'] !== false,
-    reportMissingAbstracts: settings['attest.support.reportMissingAbstracts'] === true,
-    thresholds: thresholds.thresholds,
+    checkReferences: pipeline.checkReferences,
+    showUnchecked: flags.showUnchecked || pipeline.showUnchecked,
+    checkSupport: pipeline.checkSupport,
+    reportMissingAbstracts: pipeline.reportMissingAbstracts,
+    thresholds: pipeline.thresholds ?? {},
     cache,
-    fullText: createFullTextProvider(fullText.config, effective, secrets, path.join(cache.directory, 'fulltexts'), gates, flags.warn),
-    warnings: [...problems, ...thresholds.problems, ...fullText.problems],
+    fullText: createFullTextProvider(settings.fullText, effective, secrets, path.join(cache.directory, 'fulltexts'), gates, flags.warn),
+    warnings: [...problems.sources, ...problems.support, ...problems.fullText, ...problems.other],
   };
 }
 

@@ -16,7 +16,7 @@ import type { CitationStyle } from '../core/manuscript/citeStyle';
 import { ModelError } from '../core/models/errors';
 import { distinctPapers } from '../core/papers/paper';
 import { SOURCE_NAMES } from '../core/sources/config';
-import { suggestConfigFrom } from '../core/suggest/config';
+import { readSettings } from '../core/app/settings';
 import { acceptedSentences, insertionText } from '../core/suggest/insertion';
 import { LlmError, OpenAiLlm } from '../core/suggest/llm';
 import { endpointName } from '../core/suggest/llmErrors';
@@ -97,7 +97,7 @@ export async function suggestCommand(args: readonly string[], io: Console): Prom
   } catch (error) {
     return fail((error as Error).message);
   }
-  const config = suggestConfigFrom((key) => settings[key]);
+  const config = readSettings((key) => settings[key], {}).suggest;
   for (const problem of config.problems) io.err(`attest suggest: ${problem}\n`);
   if (!config.llm.model) return fail('no language model is configured: set "attest.llm.model" (and "attest.llm.baseUrl" for a server other than OpenAI) in the --config file');
   let llm: OpenAiLlm;

@@ -1,18 +1,16 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry, Bibliography } from '../core/bibliography/types';
-import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
+import { bibliographyFindings, CheckSession, checkInStages, ignoreListOf, type CheckResult, type PipelineHost } from '../core/app/pipeline';
 import type { Finding } from '../core/findings';
-import { analyze } from '../core/index/analyzer';
 import { LookupCache } from '../core/sources/cache';
-import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verify/claims';
-import { IgnoreFileError, IgnoreList, ignoreFileFor, type VerdictSubject } from '../core/verify/ignore';
+import { IgnoreFileError, type IgnoreList, type VerdictSubject } from '../core/verify/ignore';
 import { languageOf } from '../core/manuscript/language';
 import { manuscriptRootOf } from '../core/manuscript/project';
 import { mergeFindings } from '../core/mergeFindings';
 import { ParserThread } from '../core/parsing/thread';
 import { UnreadableFileError } from '../core/text/decode';
-import { citedEntries, referenceFindings, withReferenceFindings, type Verdicts } from '../core/verify/references';
+import type { Verdicts } from '../core/verify/references';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Config } from './config';
 import { toDiagnostic } from './diagnostics';
@@ -46,7 +44,9 @@ export class Checker implements vscode.Disposable {
   /** Fires after results were published: the status bar and hovers read them. */
   readonly onDidChange = this.changed.event;
 
-  private readonly supportRuns = new Map<string, AbortController>();
+  /** The check under way of each root, and those of them that are judging citations. */
+  private readonly runs = new Map<string, AbortController>();
+  private readonly judgingRuns = new Set<AbortController>();
   private modelOffered = false;
   private readonly reportedIgnoreFiles = new Set<string>();
   /** Judgements by model, claim and abstract, kept across sessions. */
@@ -159,19 +159,39 @@ export class Checker implements vscode.Disposable {
     );
   }
 
+  /**
+   * Runs the check's stages, publishing each as it completes; a newer check of the root stops this one
+   * (its results would be stale), and Cancel stops its support stage.
+   */
   private async run(root: string, generation: number): Promise<void> {
+    this.runs.get(root)?.abort();
+    const controller = new AbortController();
+    this.runs.set(root, controller);
+    const host: PipelineHost = {
+      lookUp: (id, entries) => this.references.verify(id, entries),
+      ignored: (id) => this.ignoreList(id),
+      model: async () => {
+        this.judgingRuns.add(controller);
+        const nli = await this.nli.withoutAsking();
+        if (nli) this.changed.fire();
+        else this.offerModel();
+        return nli;
+      },
+      judgements: this.judgements,
+      fullTexts: () => this.fullTexts.provider(),
+    };
+    const settings = this.config.settings();
+    const options = { extraBibliographies: settings.extraBibliographies, reportUnused: settings.reportUnused };
     try {
-      const result = await checkManuscript(root, this.workspace, this.session, {
-        extraBibliographies: this.config.extraBibliographies,
-        reportUnused: this.config.reportUnused,
-      });
-      if (this.generations.get(root) !== generation) return;
-      if (result) this.results.set(root, result);
-      else this.results.delete(root);
-      this.publish();
-      if (!result) return;
-      const withReferences = await this.lookUpReferences(result, generation);
-      if (withReferences) await this.judgeSupport(withReferences, generation);
+      const result = await checkInStages(root, this.workspace, this.session, options, settings.pipeline, host, (_stage, staged) => {
+        if (this.generations.get(root) !== generation) return controller.abort();
+        this.results.set(root, staged);
+        this.publish();
+      }, controller.signal);
+      if (!result && !controller.signal.aborted && this.generations.get(root) === generation) {
+        this.results.delete(root);
+        this.publish();
+      }
     } catch (error) {
       if (error instanceof UnreadableFileError) {
         this.log.warn(error.message);
@@ -179,47 +199,9 @@ export class Checker implements vscode.Disposable {
         return;
       }
       this.log.error(`Checking ${root} failed`, error);
-    }
-  }
-
-  /**
-   * Adds the sources' verdicts on the cited references once they are in; returns the result to build on,
-   * or undefined when the manuscript changed meanwhile.
-   */
-  private async lookUpReferences(result: CheckResult, generation: number): Promise<CheckResult | undefined> {
-    const verdicts = await this.references.verify(result.root, citedEntries(result));
-    if (this.generations.get(result.root) !== generation) return undefined;
-    if (!verdicts) return result;
-    const ignored = await this.ignoreList(result.root);
-    if (this.generations.get(result.root) !== generation) return undefined;
-    const updated = withReferenceFindings(result, verdicts, this.config.showUnchecked, (c) => ignored?.has(c, 'retraction') ?? false);
-    this.results.set(result.root, updated);
-    this.publish();
-    return updated;
-  }
-
-  /** Judges each citation against its abstract, in the model's worker; a newer check of the root cancels it. */
-  private async judgeSupport(result: CheckResult, generation: number): Promise<void> {
-    if (!this.config.checkSupport) return;
-    this.supportRuns.get(result.root)?.abort();
-    const controller = new AbortController();
-    this.supportRuns.set(result.root, controller);
-    try {
-      const nli = await this.nli.withoutAsking();
-      if (nli) this.changed.fire();
-      else this.offerModel();
-      const ignored = await this.ignoreList(result.root);
-      const deps = { relevance: relevanceAmong(result, analyze), nli, thresholds: this.config.thresholds, signal: controller.signal };
-      const supports = await checkSupport(result, deps, this.judgements, await this.fullTexts.provider());
-      if (this.generations.get(result.root) !== generation) return;
-      this.results.set(result.root, withSupportFindings(result, supports, (c) => ignored?.has(c) ?? false, { reportMissingAbstracts: this.config.reportMissingAbstracts }));
-      this.publish();
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      this.log.error(`Judging the support of ${result.root}'s citations failed`, error);
     } finally {
-      if (this.supportRuns.get(result.root) === controller) this.supportRuns.delete(result.root);
-      this.changed.fire();
+      if (this.runs.get(root) === controller) this.runs.delete(root);
+      if (this.judgingRuns.delete(controller)) this.changed.fire();
     }
   }
 
@@ -237,12 +219,12 @@ export class Checker implements vscode.Disposable {
 
   /** Whether citations are being judged, for the status bar. */
   get judging(): boolean {
-    return this.supportRuns.size > 0;
+    return this.judgingRuns.size > 0;
   }
 
   /** Stops the support checks under way; their citations keep the verdicts they had. */
   cancelJudging(): void {
-    for (const run of this.supportRuns.values()) run.abort();
+    for (const run of this.judgingRuns) run.abort();
   }
 
   /** The user ignored a verdict: it is stored beside the manuscript, where the CLI honours it too. */
@@ -258,7 +240,7 @@ export class Checker implements vscode.Disposable {
   /** The manuscript's ignored verdicts; a damaged list is reported and left as it is for the user to repair. */
   private async ignoreList(root: string): Promise<IgnoreList | undefined> {
     try {
-      return await IgnoreList.load(ignoreFileFor(root));
+      return await ignoreListOf(root);
     } catch (error) {
       if (!(error instanceof IgnoreFileError)) throw error;
       // Checks run on every pause in typing: say it once, not each time.
@@ -314,7 +296,7 @@ export class Checker implements vscode.Disposable {
   }
 
   private publish(): void {
-    const extra = [...this.bibliographyVerdicts.values()].flatMap((v) => referenceFindings(v, [], this.config.showUnchecked));
+    const extra = [...this.bibliographyVerdicts.values()].flatMap((v) => bibliographyFindings(v, this.config.showUnchecked));
     const merged = mergeFindings(this.results.values(), extra);
     for (const file of this.publishedFindings.keys()) {
       if (!merged.has(file)) this.diagnostics.delete(vscode.Uri.file(file));

@@ -1,67 +1,61 @@
 import * as vscode from 'vscode';
-import { settingOrigin, sourcesConfigFrom, type SourcesConfig } from '../core/sources/config';
-import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
+import type { PipelineSettings } from '../core/app/pipeline';
+import { readSettings, settingOrigin, type Settings, type SourcesConfig } from '../core/app/settings';
+import type { SupportThresholds } from '../core/verify/support';
 
-/** Typed access to Attest's settings; one place that knows their names and defaults. */
+/** Attest's settings as the editor holds them, read by core's one reader of every `attest.*` key. */
 export class Config {
-  private get section(): vscode.WorkspaceConfiguration {
-    return vscode.workspace.getConfiguration('attest');
+  /** Every setting, read afresh: the user may change them at any time. */
+  settings(): Settings {
+    const all = vscode.workspace.getConfiguration();
+    return readSettings((key) => all.get(key), {
+      originOf: (key) => settingOrigin(all.inspect(key)),
+      // Unset thresholds are the model's own (its attest.json) or the defaults, not the manifest's.
+      userSet: (key) => {
+        const set = all.inspect(key);
+        return set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
+      },
+      base: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    });
   }
 
   get debounceMs(): number {
-    return this.section.get<number>('check.debounceMs', 400);
+    return this.settings().debounceMs;
   }
 
   get maxFileBytes(): number {
-    return this.section.get<number>('check.maxFileSizeMB', 20) * 1024 * 1024;
+    return this.settings().maxFileBytes;
   }
 
-  get extraBibliographies(): string[] {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    return this.section
-      .get<string[]>('bibliography.extraFiles', [])
-      .map((file) => (folder && !file.startsWith('/') && !/^[a-zA-Z]:/.test(file) ? `${folder}/${file}` : file));
-  }
-
-  get reportUnused(): boolean {
-    return this.section.get<boolean>('diagnostics.unusedEntries', true);
+  /** What the check's stages do. */
+  get pipeline(): PipelineSettings {
+    return this.settings().pipeline;
   }
 
   get checkReferences(): boolean {
-    return this.section.get<boolean>('references.check', true);
+    return this.pipeline.checkReferences;
   }
 
   get showUnchecked(): boolean {
-    return this.section.get<boolean>('references.showUnchecked', false);
+    return this.pipeline.showUnchecked;
   }
 
   get checkSupport(): boolean {
-    return this.section.get<boolean>('support.check', true);
-  }
-
-  get reportMissingAbstracts(): boolean {
-    return this.section.get<boolean>('support.reportMissingAbstracts', false);
+    return this.pipeline.checkSupport;
   }
 
   /** The support thresholds the user set; unset ones are the model's own (its attest.json) or the defaults, not the manifest's. */
   get thresholds(): Partial<SupportThresholds> {
-    const all = vscode.workspace.getConfiguration();
-    return thresholdsFrom((key) => {
-      const set = all.inspect(key);
-      return set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
-    }).thresholds;
+    return this.pipeline.thresholds ?? {};
   }
 
   /**
    * The sources' settings, read by the same code as the CLI's `--config`, with what was not understood;
    * each value with where it was set, so a workspace cannot raise a rate past the service's own.
    */
-  sources(): { config: SourcesConfig; problems: string[] } {
-    const all = vscode.workspace.getConfiguration();
-    return sourcesConfigFrom(
-      (key) => all.get(key),
-      (key) => settingOrigin(all.inspect(key)),
-    );
+  sources(): { config: SourcesConfig; problems: readonly string[] } {
+    const settings = this.settings();
+    return { config: settings.sources, problems: settings.problems.sources };
   }
 
   /** Whether a change alters which sources are asked or how, so verdicts must be reached afresh. */

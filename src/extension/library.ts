@@ -1,5 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Settings } from '../core/app/settings';
+import { Config } from './config';
 import type { CheckResult } from '../core/check';
 import type { PaperMatch } from '../core/completion/libraryKeys';
 import type { EvidenceFinder } from '../core/evidence';
@@ -62,7 +64,7 @@ export class EvidenceLibrary implements vscode.Disposable {
     // for them (a hundred take about ten seconds on two cores), and meanwhile they rank by their words.
     if (papers.length > 0 && (await library.add(papers, { onlyNew: true, embedLater: true })) > 0 && this.embeds) this.embedInBackground();
     return {
-      find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? vscode.workspace.getConfiguration('attest.retrieval').get('openAccessOnly', false) }),
+      find: (query) => library.find({ ...query, openAccessOnly: query.openAccessOnly ?? new Config().settings().retrieval.openAccessOnly }),
     };
   }
 
@@ -174,7 +176,7 @@ export class EvidenceLibrary implements vscode.Disposable {
   }
 
   private async open(): Promise<LibraryThread> {
-    const settings = vscode.workspace.getConfiguration('attest.retrieval');
+    const settings = new Config().settings();
     // The store opens in the library's thread while the encoder loads in its own: at 100,000 papers,
     // each takes about half a second, which the first search would otherwise wait for twice.
     const opening = (this.bare ??= this.setUpBare());
@@ -183,7 +185,7 @@ export class EvidenceLibrary implements vscode.Disposable {
     if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
     const solr = await this.solrTarget();
     // An institution's collection is searched instead of the library, and the papers live searches find would not join it.
-    const liveSources = solr === undefined && settings.get('liveSearch', true) ? await this.lookups.sources() : [];
+    const liveSources = solr === undefined && settings.retrieval.liveSearch ? await this.lookups.sources() : [];
     await opening;
     const messages = await this.thread.setUp({
       ...(solr !== undefined && { solr }),
@@ -266,18 +268,17 @@ export class EvidenceLibrary implements vscode.Disposable {
   }
 
   /** The built-in reranker unless the setting turns it off (or this package has none), on the retrieval models' threads. */
-  private async reranker(settings: vscode.WorkspaceConfiguration): Promise<RerankerSetup | undefined> {
-    const dir = settings.get('rerank', true) ? await builtInRerankerFolder() : undefined;
-    return dir === undefined ? undefined : { dir, threads: settings.get<number>('encoder.threads', 2), optimizedCopies: await builtInCopies(this.storage, dir) };
+  private async reranker(settings: Settings): Promise<RerankerSetup | undefined> {
+    const dir = settings.retrieval.rerank ? await builtInRerankerFolder() : undefined;
+    return dir === undefined ? undefined : { dir, threads: settings.encoder.threads, optimizedCopies: await builtInCopies(this.storage, dir) };
   }
 
   /** The collection on SolrCloud that `attest.library.solr.url` names, with the credentials kept for that address. */
   private async solrTarget(): Promise<SolrTarget | undefined> {
-    const settings = vscode.workspace.getConfiguration('attest.library.solr');
-    const url = settings.get<string>('url', '').trim();
+    const { url, collection } = new Config().settings().solr;
     if (url === '') return undefined;
     const credentials = await solrCredentials(this.secrets, url);
-    return { url, collection: settings.get<string>('collection', 'papers').trim() || 'papers', ...(credentials && { credentials }) };
+    return { url, collection, ...(credentials && { credentials }) };
   }
 
   private get dir(): string {

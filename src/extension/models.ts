@@ -1,6 +1,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { ModelSettings, Settings } from '../core/app/settings';
+import { Config } from './config';
 import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
 import { downloadModel, ModelDownloadError } from '../core/models/download';
 import { ModelError } from '../core/models/errors';
@@ -40,6 +42,8 @@ export interface Loaded<T> {
 export interface ModelKind<T extends { dispose(): Promise<void> }> {
   /** The settings section: `attest.nli` or `attest.retrieval.encoder`-style (`model`, `preferQuantized`, `threads`). */
   readonly section: string;
+  /** Its settings among all of Attest's. */
+  readonly settings: (all: Settings) => ModelSettings;
   /** Why Attest wants it, in the consent prompt. */
   readonly purpose: string;
   /** `failed` hears a failure to load that comes after `start` resolved, for a model that loads on first use. */
@@ -125,9 +129,8 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
     await (await previous)?.model.dispose();
   }
 
-  private settings(): { model: string; preferQuantized: boolean; threads: number } {
-    const section = vscode.workspace.getConfiguration(this.kind.section);
-    return { model: section.get('model', ''), preferQuantized: section.get('preferQuantized', true), threads: section.get('threads', 2) };
+  private settings(): ModelSettings {
+    return this.kind.settings(new Config().settings());
   }
 
   private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
@@ -252,6 +255,7 @@ export class LocalModel<T extends { dispose(): Promise<void> }> implements vscod
 /** The NLI cross-encoder that judges whether a cited abstract supports its sentence. */
 export const NLI_MODEL: ModelKind<NliModel> = {
   section: 'attest.nli',
+  settings: (all) => all.nli,
   purpose: vscode.l10n.t(
     "Attest judges whether cited abstracts support your sentences with an NLI model (about 90 MB). Without it, only cited abstracts that share none of the sentence's key terms are caught.",
   ),
@@ -272,6 +276,7 @@ export const NLI_MODEL: ModelKind<NliModel> = {
 /** The sentence encoder that adds meaning to Find Evidence's word matching. */
 export const ENCODER_MODEL: ModelKind<Embedder> = {
   section: 'attest.retrieval.encoder',
+  settings: (all) => all.encoder,
   purpose: vscode.l10n.t('Find Evidence ranks papers by meaning as well as words with a sentence encoder (about 35 MB). Without it, ranking is by words alone.'),
   start: (dir, options) => WorkerEmbedder.start(dir, options),
   downloadCommand: 'attest.downloadEncoder',

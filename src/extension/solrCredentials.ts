@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Config } from './config';
 
 /** The secret storage's name for the Solr credentials of one address: a collection elsewhere never gets them. */
 function secretName(url: string): string {
@@ -23,7 +24,7 @@ export async function solrCredentials(secrets: vscode.SecretStorage, url: string
  * that address, never in settings. An empty user name removes them.
  */
 export async function setSolrCredentialsCommand(secrets: vscode.SecretStorage, changed: () => void): Promise<void> {
-  const url = vscode.workspace.getConfiguration('attest.library.solr').get<string>('url', '').trim();
+  const url = new Config().settings().solr.url;
   if (url === '') {
     void vscode.window.showWarningMessage(vscode.l10n.t('Set attest.library.solr.url to the address of your institution\'s Solr first.'));
     return;

@@ -12,14 +12,13 @@ import { distinctPapers } from '../core/papers/paper';
 import { LlmError, OpenAiLlm, type Llm, type LlmSettings } from '../core/suggest/llm';
 import { endpointName } from '../core/suggest/llmErrors';
 import { describeOutgoing } from '../core/suggest/prompt';
-import { suggestConfigFrom } from '../core/suggest/config';
 import { acceptedSentences, insertionText } from '../core/suggest/insertion';
 import type { DraftLimits } from '../core/suggest/limits';
 import { supportJudge, type SentenceJudge, type SuggestedSentence } from '../core/suggest/recheck';
 import { SOURCE_NAMES } from '../core/sources/config';
 import { MAX_SOURCES, suggest, type Suggestion, type SuggestProgress } from '../core/suggest/suggest';
 import type { Checker } from './checker';
-import type { Config } from './config';
+import { Config } from './config';
 import { EvidenceActions, type Outcome } from './evidenceActions';
 import { plainText, type EvidenceApi } from './findEvidence';
 import type { LocalModel } from './models';
@@ -288,7 +287,7 @@ class SuggestCitedText implements vscode.Disposable {
   /** Where the search queries go besides the model, in words for the consent prompt. */
   private liveSearch(): string {
     const { config } = this.deps.config.sources();
-    const live = vscode.workspace.getConfiguration('attest.retrieval').get('liveSearch', true) && !config.offline && config.enabled.length > 0;
+    const live = this.deps.config.settings().retrieval.liveSearch && !config.offline && config.enabled.length > 0;
     return live
       ? vscode.l10n.t(
           'Live source searches are on (attest.retrieval.liveSearch): the search queries are also sent to {0}.',
@@ -299,8 +298,7 @@ class SuggestCitedText implements vscode.Disposable {
 
   /** The model's settings with the key stored for its endpoint, and the draft limits; undefined (and the user told) when no model is configured. */
   private async settings(): Promise<(LlmSettings & { readonly limits: DraftLimits }) | undefined> {
-    const all = vscode.workspace.getConfiguration();
-    const { llm, limits } = suggestConfigFrom((key) => all.get(key));
+    const { llm, limits } = this.deps.config.settings().suggest;
     if (!llm.baseUrl || !llm.model) {
       notConfigured(vscode.l10n.t('Suggest Cited Text needs a language model: set attest.llm.model, and attest.llm.baseUrl for a server other than OpenAI (e.g. http://localhost:11434/v1 for Ollama).'));
       return undefined;
@@ -457,7 +455,7 @@ function secretKey(baseUrl: string): string {
 
 /** "Attest: Set LLM API Key": kept in the editor's secret storage for the configured endpoint, never in settings. */
 async function setLlmApiKey(secrets: vscode.SecretStorage): Promise<void> {
-  const baseUrl = vscode.workspace.getConfiguration('attest.llm').get('baseUrl', '').trim();
+  const baseUrl = new Config().settings().suggest.llm.baseUrl;
   if (!baseUrl) {
     notConfigured(vscode.l10n.t('Set attest.llm.baseUrl first: the key is kept for that endpoint.'));
     return;

@@ -19,7 +19,7 @@ export interface SourcesConfig {
   readonly timeLimitMs: number;
 }
 
-const DEFAULT_TIME_LIMIT_SECONDS = 300;
+export const DEFAULT_TIME_LIMIT_SECONDS = 300;
 
 export const SOURCE_IDS: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'core'];
 

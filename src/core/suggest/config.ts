@@ -14,7 +14,7 @@ export interface SuggestConfig {
 }
 
 /** The defaults of package.json's contributes.configuration. */
-const DEFAULTS = {
+export const SUGGEST_DEFAULTS = {
   'attest.llm.baseUrl': 'https://api.openai.com/v1',
   'attest.llm.model': '',
   'attest.llm.temperature': 0.2,
@@ -26,19 +26,19 @@ const DEFAULTS = {
 
 export function suggestConfigFrom(get: (key: string) => unknown): SuggestConfig {
   const problems: string[] = [];
-  const text = (key: keyof typeof DEFAULTS & `attest.llm.${'baseUrl' | 'model'}`): string => {
+  const text = (key: keyof typeof SUGGEST_DEFAULTS & `attest.llm.${'baseUrl' | 'model'}`): string => {
     const value = get(key);
-    if (value === undefined || value === null) return DEFAULTS[key];
+    if (value === undefined || value === null) return SUGGEST_DEFAULTS[key];
     if (typeof value === 'string') return value.trim();
     problems.push(`${key} must be a string`);
-    return DEFAULTS[key];
+    return SUGGEST_DEFAULTS[key];
   };
-  const number = (key: Exclude<keyof typeof DEFAULTS, 'attest.llm.baseUrl' | 'attest.llm.model'>, min: number, max: number, whole: boolean): number => {
+  const number = (key: Exclude<keyof typeof SUGGEST_DEFAULTS, 'attest.llm.baseUrl' | 'attest.llm.model'>, min: number, max: number, whole: boolean): number => {
     const value = get(key);
-    if (value === undefined || value === null) return DEFAULTS[key];
+    if (value === undefined || value === null) return SUGGEST_DEFAULTS[key];
     if (typeof value === 'number' && value >= min && value <= max && (!whole || Number.isInteger(value))) return value;
-    problems.push(`${key} must be a ${whole ? 'whole ' : ''}number from ${min} to ${max}; using ${DEFAULTS[key]}`);
-    return DEFAULTS[key];
+    problems.push(`${key} must be a ${whole ? 'whole ' : ''}number from ${min} to ${max}; using ${SUGGEST_DEFAULTS[key]}`);
+    return SUGGEST_DEFAULTS[key];
   };
   return {
     llm: {
