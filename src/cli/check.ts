@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { checkManuscript, CheckSession, sortFindings, type CheckResult } from '../core/check';
+import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
+import { sortFindings, type Severity } from '../core/findings';
 import { checkBibliographyFile } from '../core/checkBibliography';
-import type { Severity } from '../core/findings';
 import { FsWorkspace } from '../core/fsWorkspace';
 import { analyze } from '../core/index/analyzer';
 import { findRootManuscripts } from '../core/manuscript/discover';
@@ -15,7 +15,7 @@ import { checkSupport, relevanceAmong, withSupportFindings } from '../core/verif
 import { IgnoreFileError, IgnoreList, ignoreFileFor } from '../core/verify/ignore';
 import { citedEntries, referenceFindings, VerdictCache, verifyEntries, withReferenceFindings } from '../core/verify/references';
 import { parseCommandLine, usageError } from './args';
-import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './console';
 import { chooseNliModel, NO_MODEL_MESSAGE, type ChosenNli } from './nli';
 import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
 import { formatSarif } from './sarif';

@@ -5,7 +5,7 @@ import { SolrLibrary } from '../core/index/solr/library';
 import { ModelError } from '../core/models/errors';
 import type { Reranker } from '../core/models/reranker';
 import { loadReranker, startEncoder, watched } from './encoder';
-import type { Console } from './main';
+import type { Console } from './console';
 import { answerQueries, sayNotes, type Query } from './queries';
 
 export interface SolrSearchOptions {

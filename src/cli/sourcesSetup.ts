@@ -6,7 +6,7 @@ import { SourceGates } from '../core/sources/gates';
 import { createSources, secretsFromEnvironment } from '../core/sources/registry';
 import { thresholdsFrom, type SupportThresholds } from '../core/verify/support';
 import { createFullTextProvider, fullTextConfigFrom } from '../core/fulltext/config';
-import type { FullTextProvider } from '../core/verify/claims';
+import type { FullTextProvider } from '../core/fulltext/types';
 import type { PaperSource } from '../core/sources/types';
 import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/text/readFile';
 

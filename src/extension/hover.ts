@@ -4,7 +4,7 @@ import { listAuthors } from '../core/bibliography/describe';
 import { SOURCE_NAMES } from '../core/sources/config';
 import type { SourceErrorKind, SourceRecord } from '../core/sources/types';
 import { passagePlace, type FullTextSource } from '../core/fulltext/types';
-import type { CitationSupport } from '../core/verify/claims';
+import type { CitationSupport } from '../core/verify/results';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import { doiUrl, linkTarget, markdownCode, markdownLink, markdownText } from '../core/markdownText';
 import type { Checker } from './checker';

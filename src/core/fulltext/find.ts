@@ -19,7 +19,7 @@ import type { SourceGates } from '../sources/gates';
 import { HttpClient } from '../sources/http';
 import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { SourceError, type SourceId } from '../sources/types';
-import type { WorkIds } from '../verify/claims';
+import type { WorkIds } from './types';
 import { readFetchedText } from './readerThread';
 import type { FullTextStore } from './store';
 import type { FullText, FullTextResult, FullTextSource, Passage } from './types';
