@@ -4,7 +4,8 @@
  */
 import type { Author } from '../bibliography/types';
 import { SOURCE_NAMES } from './config';
-import { SourceError, type SourceId } from './types';
+import { SourceError } from './types';
+import type { SourceId } from './ids';
 
 /** Far above any registered DOI; longer strings are junk, not worth a request. */
 const MAX_DOI_LENGTH = 300;

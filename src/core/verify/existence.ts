@@ -1,5 +1,7 @@
 import type { BibEntry } from '../bibliography/types';
-import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
+import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
+import type { SourceErrorKind } from '../sources/health';
+import type { SourceId } from '../sources/ids';
 import { SOURCE_NAMES } from '../sources/config';
 import { normalizeArxivId, normalizeDoi } from '../sources/normalize';
 import { whyNotIndexed } from './indexable';
