@@ -24,7 +24,8 @@ const everyImportCounts = {
 const vscodeInCore = 'src/core/ is plain TypeScript that the CLI runs too: the editor reaches it through src/extension/.';
 
 export default defineConfig(
-  { ignores: ['out/', 'build/', 'node_modules/', 'test/host/node_modules/', 'test/host/.cache/', 'test/fixtures/', 'test/host/fixtures/'] },
+  // What .gitignore keeps out of the repository, and the fixtures, which are inputs, not code.
+  { ignores: ['out/', 'build/', 'node_modules/', 'test/host/node_modules/', 'test/host/.cache/', 'test-output/', '.attest/', 'test/fixtures/', 'test/host/fixtures/'] },
   {
     files: ['src/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
     languageOptions: { parser: everyImportCounts, sourceType: 'module' },
