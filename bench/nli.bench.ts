@@ -9,9 +9,9 @@ import { OnnxNliModel, type NliModel } from '../src/core/models/nli';
 import { WorkerNliModel } from '../src/core/models/pool';
 import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
 import { judgeSupport, shownVerdict, type SupportJudgement, type SupportLabel } from '../src/core/verify/support';
+import { loadClaims, type Dataset } from './claims';
 import { EVAL_DATA, haveEvalData } from './evalData';
 import { median, percentile } from './stats';
-import { loadClaims, type Dataset } from './support.bench';
 
 const LABELS: readonly SupportLabel[] = ['supported', 'contradicted', 'unsupported'];
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
-// The whole test suite: compile, unit tests in Node, the extension's tests inside a real VS Code, then
-// the package users install: built, its CLI run, installed into that VS Code, activated and showing a diagnostic.
+// The whole test suite: the linter (eslint.config.mjs: no import circles, no vscode in core), compile, unit
+// tests in Node, the extension's tests inside a real VS Code, then the package users install: built, its CLI
+// run, installed into that VS Code, activated and showing a diagnostic.
 // The Solr backend's unit tests need a SolrCloud: one is started (scripts/solr.js) while the rest compiles,
 // unless one runs already, and stopped at the end if it was started here.
 const { spawn, spawnSync } = require('node:child_process');
@@ -14,6 +15,7 @@ const builtVsix = () => path.join(packageDir, fs.readdirSync(packageDir).find((f
 const builtStage = () => path.join(packageDir, 'build', fs.readdirSync(path.join(packageDir, 'build'))[0]);
 
 const steps = [
+  ['lint', [path.join(path.dirname(require.resolve('eslint/package.json')), 'bin/eslint.js'), root]],
   ['compile', [require.resolve('typescript/bin/tsc'), '-p', root]],
   ["the panels' pages", [path.join(root, 'scripts/webviews.js')]],
   ['unit tests', [require.resolve('mocha/bin/mocha.js')], undefined, () => ({ ATTEST_SOLR_REQUIRED: '1' })],

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
-import type { SourceId, SourceRecord } from '../../src/core/sources/types';
+import type { SourceRecord } from '../../src/core/sources/types';
+import type { SourceId } from '../../src/core/sources/ids';
 import { LoopbackServer } from './loopback';
 import { crossrefJournals, crossrefWork, openAlexSources, openAlexWork, searchVenues } from './bibliographicServer';
 

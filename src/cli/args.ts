@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Console } from './main';
+import type { Console } from './console';
 
 export type Parsed<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 

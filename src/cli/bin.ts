@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `attest` command: bin/attest.js in a clone, dist/cli.js in the VSIX.
-import { EXIT_OK, main } from './main';
+import { EXIT_OK } from './console';
+import { main } from './main';
 
 // A reader that closes the pipe early (`attest check … | head`) has all it wants: end quietly, with
 // the command's own status when it has finished, rather than an unhandled 'error' and a stack trace.

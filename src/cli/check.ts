@@ -11,7 +11,7 @@ import { UnreadableFileError } from '../core/text/decode';
 import { IgnoreFileError } from '../core/verify/ignore';
 import { VerdictCache, verifyEntries } from '../core/verify/references';
 import { parseCommandLine, usageError } from './args';
-import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './main';
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './console';
 import { chooseNliModel, NO_MODEL_MESSAGE, type ChosenNli } from './nli';
 import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
 import { formatSarif } from './sarif';

@@ -1,5 +1,5 @@
 import type { ImportResult } from '../core/papers/import';
-import type { Console } from './main';
+import type { Console } from './console';
 
 /** How many problems of one file are listed before the rest are only counted. */
 const SHOWN_PROBLEMS = 20;

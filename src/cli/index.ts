@@ -7,7 +7,7 @@ import { formatOf, importFileInBatches, type PaperFormat } from '../core/papers/
 import { ProblemReport } from './importProblems';
 import { parseCommandLine, usageError } from './args';
 import { UnreadableFileError } from '../core/text/decode';
-import type { Console } from './main';
+import type { Console } from './console';
 import { encoderDir, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
 import { forTerminal, showProgress } from './terminal';
 import { IMPORT_BATCH } from '../core/index/library';

@@ -1,9 +1,5 @@
-import { forTerminal } from './terminal';
+import { EXIT_OK, EXIT_USAGE, processConsole, type Console } from './console';
 import { attestVersion } from './version';
-
-export const EXIT_OK = 0;
-export const EXIT_FINDINGS = 1;
-export const EXIT_USAGE = 2;
 
 const COMMANDS = `Usage: attest <command> [options]; attest help <command> says more.
   check     check a manuscript's citations and references (a file, a .bib, or every manuscript in a folder)
@@ -13,22 +9,6 @@ const COMMANDS = `Usage: attest <command> [options]; attest help <command> says 
   solr      make Attest's collection on a SolrCloud, an institution's paper library
   suggest   draft cited text for a claim with a language model, from retrieved papers only
   --version print Attest's version`;
-
-/** Output streams, so tests can capture what a user would see. */
-export interface Console {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-/**
- * Standard error carries only lines of text, many quoting outside text (file names, parse problems, a
- * model's notes): its control characters are escaped here, once, for every command. Standard output is
- * escaped by each text format (`formatText`), since JSON and SARIF escape for themselves.
- */
-export const processConsole: Console = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(forTerminal(text, '\n')),
-};
 
 /**
  * Each command's module is loaded when it runs: `attest search` never loads what `attest check`

@@ -1,5 +1,5 @@
 import type { EvidenceFinder } from '../core/evidence';
-import type { Console } from './main';
+import type { Console } from './console';
 
 /** The claims `attest search` is given, and its answers. */
 export interface Query {

@@ -7,7 +7,7 @@ import { modelName } from '../core/models/identity';
 import { askedReranker, builtInRerankerDir, encoderDir, isFileSystemError, replacingVectors, startEncoder, type AskedReranker } from './encoder';
 import { answerQueries, parseQueries, sayNotes, type Query } from './queries';
 import { parseCommandLine, usageError } from './args';
-import type { Console } from './main';
+import type { Console } from './console';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { forTerminal, showProgress } from './terminal';
 import { solrTarget } from './solr';

@@ -7,7 +7,7 @@ import { ModelError } from '../core/models/errors';
 import { modelName } from '../core/models/identity';
 import { parseCommandLine } from './args';
 import { encoderDir, loadEncoder } from './encoder';
-import type { Console } from './main';
+import type { Console } from './console';
 import { forTerminal } from './terminal';
 
 export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR]

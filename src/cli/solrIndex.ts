@@ -8,7 +8,7 @@ import { importFileInBatches, type PaperFormat } from '../core/papers/import';
 import { UnreadableFileError } from '../core/text/decode';
 import { isFileSystemError, loadEncoder } from './encoder';
 import { ProblemReport } from './importProblems';
-import type { Console } from './main';
+import type { Console } from './console';
 import { forTerminal, showProgress } from './terminal';
 
 /** `attest index add FILE... --solr URL`: the papers of `files` added to Attest's collection on a SolrCloud. */

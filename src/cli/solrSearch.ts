@@ -4,7 +4,7 @@ import { SolrError, type SolrTarget } from '../core/index/solr/client';
 import { SolrLibrary } from '../core/index/solr/library';
 import { ModelError } from '../core/models/errors';
 import { askedReranker, startEncoder, type AskedReranker } from './encoder';
-import type { Console } from './main';
+import type { Console } from './console';
 import { answerQueries, sayNotes, type Query } from './queries';
 
 export interface SolrSearchOptions {

@@ -6,7 +6,7 @@ import { createSources, secretsFromEnvironment } from '../core/sources/registry'
 import type { SupportThresholds } from '../core/verify/support';
 import { createFullTextProvider } from '../core/fulltext/config';
 import { readSettings, type SourcesConfig } from '../core/app/settings';
-import type { FullTextProvider } from '../core/verify/claims';
+import type { FullTextProvider } from '../core/fulltext/types';
 import type { PaperSource } from '../core/sources/types';
 import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/text/readFile';
 

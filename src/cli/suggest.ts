@@ -25,7 +25,7 @@ import { suggest, type Suggestion } from '../core/suggest/suggest';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { parseCommandLine, usageError } from './args';
 import { isFileSystemError } from './encoder';
-import type { Console } from './main';
+import type { Console } from './console';
 import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 import { ConfigFileError, readConfigFile, setUpSources } from './sourcesSetup';
 

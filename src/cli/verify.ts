@@ -4,7 +4,7 @@ import { abstractSentences } from '../core/verify/claims';
 import { TermStatistics, tfidfRelevance } from '../core/verify/relevance';
 import { judgeSupport, supportConfidence } from '../core/verify/support';
 import { parseCommandLine, usageError } from './args';
-import type { Console } from './main';
+import type { Console } from './console';
 import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
 import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 

@@ -2,15 +2,14 @@ import { distance } from 'fastest-levenshtein';
 import * as path from 'node:path';
 import { BibliographyCache } from './bibliography/cache';
 import type { BibEntry, Bibliography } from './bibliography/types';
-import type { Finding } from './findings';
+import { sortFindings, type Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
 import { RealPaths } from './manuscript/realPaths';
 import type { Citation } from './manuscript/types';
 import { IN_THREAD, type Parsers } from './parsing/parsers';
 import type { Range } from './text/positions';
 import { checkIntrinsic } from './verify/intrinsic';
-import type { CitationSupport } from './verify/claims';
-import type { Verdicts } from './verify/references';
+import type { CitationSupport, Verdicts } from './verify/results';
 import { readIfText, type Workspace } from './workspace';
 
 export interface CheckOptions {
@@ -246,14 +245,5 @@ export function suspiciousMetadata(entries: readonly BibEntry[], now: Date | und
           key: e.key,
         }) satisfies Finding,
     ),
-  );
-}
-
-export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort(
-    (a, b) =>
-      a.file.localeCompare(b.file) ||
-      a.range.start.line - b.range.start.line ||
-      a.range.start.character - b.range.start.character,
   );
 }

@@ -1,5 +1,5 @@
-import { duplicateKeys, sortFindings, suspiciousMetadata, type CheckResult, type CheckSession } from './check';
-import type { Finding } from './findings';
+import { duplicateKeys, suspiciousMetadata, type CheckResult, type CheckSession } from './check';
+import { sortFindings, type Finding } from './findings';
 import type { Workspace } from './workspace';
 
 /** A .bib file checked on its own, shaped as a manuscript's check without citations. */

@@ -10,7 +10,7 @@ import { manuscriptRootOf } from '../core/manuscript/project';
 import { mergeFindings } from '../core/mergeFindings';
 import { ParserThread } from '../core/parsing/thread';
 import { UnreadableFileError } from '../core/text/decode';
-import type { Verdicts } from '../core/verify/references';
+import type { Verdicts } from '../core/verify/results';
 import type { ExistenceVerdict } from '../core/verify/existence';
 import type { Config } from './config';
 import { toDiagnostic } from './diagnostics';

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { abstractSentences, idsOf } from '../core/verify/claims';
-import type { Verdicts } from '../core/verify/references';
+import type { Verdicts } from '../core/verify/results';
 import { passagePlace } from '../core/fulltext/types';
 import type { AbstractView, EvidencePart } from './abstractView';
 import type { FullTextAccess } from './fullTexts';

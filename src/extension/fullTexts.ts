@@ -4,9 +4,8 @@ import type { BibEntry } from '../core/bibliography/types';
 import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
 import type { SourceGates } from '../core/sources/gates';
 import { fullTextProvider, passagesAtHand, type FullTextOptions, type PassageAtHand } from '../core/fulltext/provider';
-import type { FullTextResult } from '../core/fulltext/types';
+import type { FullTextResult, FullTextProvider, WorkIds } from '../core/fulltext/types';
 import type { Paper } from '../core/papers/paper';
-import type { FullTextProvider, WorkIds } from '../core/verify/claims';
 import type { Config } from './config';
 import { secretName } from './references';
 

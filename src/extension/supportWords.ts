@@ -1,4 +1,4 @@
-import type { CitationSupport } from '../core/verify/claims';
+import type { CitationSupport } from '../core/verify/results';
 import { shownVerdict, type ShownVerdict, type SupportJudgement } from '../core/verify/support';
 
 /**

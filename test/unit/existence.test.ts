@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import type { BibEntry } from '../../src/core/bibliography/types';
-import { SourceError, type BibliographicQuery, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../../src/core/sources/types';
+import { SourceError, type BibliographicQuery, type PaperSource, type RequestOptions, type SourceRecord } from '../../src/core/sources/types';
+import type { SourceId } from '../../src/core/sources/ids';
 import { SemanticScholarSource } from '../../src/core/sources/semanticscholar';
 import { resolveEntry } from '../../src/core/verify/existence';
 import { describeUnchecked, referenceFindings, VerdictCache, verifyEntries } from '../../src/core/verify/references';

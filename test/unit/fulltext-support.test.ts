@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { formatJson } from '../../src/cli/report';
 import { checkManuscript, CheckSession } from '../../src/core/check';
-import type { FullTextResult, Passage } from '../../src/core/fulltext/types';
+import type { FullTextResult, Passage, FullTextProvider } from '../../src/core/fulltext/types';
 import * as analyzer from '../../src/core/index/analyzer';
 import { LookupCache } from '../../src/core/sources/cache';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { parseEuropePmcResult } from '../../src/core/sources/europepmc';
-import { checkSupport, idsOf, supportFindings, withSupportFindings, type FullTextProvider } from '../../src/core/verify/claims';
+import { checkSupport, idsOf, supportFindings, withSupportFindings } from '../../src/core/verify/claims';
 import { judgeSupport } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { overlap, RuleNli } from './support/ruleNli';

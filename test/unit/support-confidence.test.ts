@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { calibrate, type Calibration } from '../../src/core/models/calibration';
 import type { JudgingParameters } from '../../src/core/models/judging';
 import type { NliModel, NliScores } from '../../src/core/models/nli';
-import type { CitationSupport } from '../../src/core/verify/claims';
+import type { CitationSupport } from '../../src/core/verify/results';
 import { judgeSupport, shownVerdict, type SupportJudgement } from '../../src/core/verify/support';
 import { verdictView } from '../../src/extension/verdictView';
 import { supportWords, type Localize } from '../../src/extension/supportWords';

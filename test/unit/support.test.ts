@@ -8,7 +8,7 @@ import { analyze } from '../../src/core/index/analyzer';
 import { BackgroundFrequencies } from '../../src/core/verify/background';
 import { TermStatistics, tfidfRelevance } from '../../src/core/verify/relevance';
 import type { ExistenceVerdict } from '../../src/core/verify/existence';
-import type { Verdicts } from '../../src/core/verify/references';
+import type { Verdicts } from '../../src/core/verify/results';
 import { judgeSupport, type RelevanceScorer, type SupportThresholds } from '../../src/core/verify/support';
 import { MemoryWorkspace } from './helpers';
 import { overlap, RuleNli } from './support/ruleNli';

@@ -1,13 +1,15 @@
 import type { BibEntry } from '../bibliography/types';
-import { checkManuscript, sortFindings, type CheckOptions, type CheckResult, type CheckSession } from '../check';
+import { checkManuscript, type CheckOptions, type CheckResult, type CheckSession } from '../check';
 import { checkBibliographyFile, type BibliographyCheck } from '../checkBibliography';
-import type { Finding } from '../findings';
+import { sortFindings, type Finding } from '../findings';
 import { analyze } from '../index/analyzer';
 import type { LookupCache } from '../sources/cache';
 import { isAbstract } from '../verify/abstracts';
-import { checkSupport, relevanceAmong, withSupportFindings, type FullTextProvider } from '../verify/claims';
+import type { FullTextProvider } from '../fulltext/types';
+import { checkSupport, relevanceAmong, withSupportFindings } from '../verify/claims';
 import { IgnoreList, ignoreFileFor } from '../verify/ignore';
-import { citedEntries, referenceFindings, withReferenceFindings, type Verdicts } from '../verify/references';
+import { citedEntries, referenceFindings, withReferenceFindings } from '../verify/references';
+import type { Verdicts } from '../verify/results';
 import type { SupportDependencies, SupportThresholds } from '../verify/support';
 import type { Workspace } from '../workspace';
 

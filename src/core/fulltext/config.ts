@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { DEFAULT_SOURCES, type SourcesConfig } from '../sources/config';
 import type { SourceGates } from '../sources/gates';
 import type { SourceSecrets } from '../sources/registry';
-import type { FullTextProvider } from '../verify/claims';
+import type { FullTextProvider } from './types';
 import { FullTextFinder } from './find';
 import { fullTextProvider, type FullTextOptions } from './provider';
 import { FullTextStore } from './store';

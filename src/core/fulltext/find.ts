@@ -18,11 +18,11 @@ import { normalizeArxivId, normalizeDoi, normalizePmcid, normalizePmid } from '.
 import { DEFAULT_SOURCES, MAX_CONCURRENT } from '../sources/config';
 import type { SourceGates } from '../sources/gates';
 import { HttpClient } from '../sources/http';
-import { SourceError, type SourceId } from '../sources/types';
-import type { WorkIds } from '../verify/claims';
+import { SourceError } from '../sources/types';
+import type { SourceId } from '../sources/ids';
+import type { FullText, FullTextResult, FullTextSource, Passage, WorkIds } from './types';
 import { readFetchedText } from './readerThread';
 import type { FullTextStore } from './store';
-import type { FullText, FullTextResult, FullTextSource, Passage } from './types';
 
 export interface FullTextServices {
   /** The bibliographic sources the user enabled: a full text is asked only of those. */

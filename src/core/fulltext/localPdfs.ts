@@ -6,7 +6,7 @@
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import type { BibEntry } from '../bibliography/types';
-import type { WorkIds } from '../verify/claims';
+import type { WorkIds } from './types';
 
 /** Enough words of a title to tell it apart in a file name, few enough to survive a manager's shortening. */
 const TITLE_WORDS = 5;

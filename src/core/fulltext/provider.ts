@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { Paper } from '../papers/paper';
-import type { FullTextProvider } from '../verify/claims';
+import type { FullTextProvider } from './types';
 import type { FullTextFinder } from './find';
 import { firstExisting, pdfCandidates, PdfFolder } from './localPdfs';
 import { DEFAULT_PDF_LIMITS, readPdf, type PdfLimits } from './pdf';

@@ -1,3 +1,5 @@
+import type { BibEntry } from '../bibliography/types';
+
 /** Where a full text came from: an open-access service, or the writer's own PDF. */
 export type FullTextSource = 'europepmc' | 'arxiv' | 'core' | 'pdf';
 
@@ -30,3 +32,14 @@ export function passagePlace(passage: Pick<Passage, 'section' | 'page'>): string
   const parts = [passage.section, passage.page === undefined ? '' : `p. ${passage.page}`].filter((p) => p !== '');
   return parts.length > 0 ? parts.join(', ') : 'full text';
 }
+
+/** A cited work's identifiers: the entry's own, else those of the record the reference check found. */
+export interface WorkIds {
+  readonly doi?: string;
+  readonly arxivId?: string;
+  readonly pmid?: string;
+  readonly pmcid?: string;
+}
+
+/** The full text of a cited entry, or why there is none; undefined when full texts are not looked for. */
+export type FullTextProvider = (entry: BibEntry, ids: WorkIds, signal?: AbortSignal) => Promise<FullTextResult | undefined>;

@@ -12,25 +12,13 @@ import type { JudgingParameters } from './judging';
 import type { ModelOptions } from './options';
 import { DEFAULT_BATCH_SIZE, inBatches } from './options';
 import { OnnxSession } from './session';
-import { TextTokenizer } from './tokenizer';
+import { TextTokenizer, type RankedPremise } from './tokenizer';
 
 export interface NliPair {
   /** The evidence: a sentence or passage of the cited paper, or its abstract's sentences to fit in. */
   readonly premise: string | RankedPremise;
   /** The claim the manuscript makes. */
   readonly hypothesis: string;
-}
-
-/**
- * A premise of several sentences (an abstract), judged whole when it fits the model beside the
- * hypothesis; when it does not, the sentences listed in `priority` are taken in that order while
- * their tokens fit, and kept in their own order. Only the worker holding the tokenizer can count
- * tokens, so the choice is made there.
- */
-export interface RankedPremise {
-  readonly sentences: readonly string[];
-  /** Indexes into `sentences`, most relevant to the hypothesis first; a sentence not listed is left out when they do not all fit. */
-  readonly priority: readonly number[];
 }
 
 /** Probabilities of the three verdicts; they sum to 1. */

@@ -8,8 +8,19 @@
  */
 import type { Tokenizer } from '@huggingface/tokenizers';
 import type { ModelFolder } from './folder';
-import type { RankedPremise } from './nli';
 import { ModelError } from './errors';
+
+/**
+ * A premise of several sentences (an abstract), judged whole when it fits the model beside the
+ * hypothesis; when it does not, the sentences listed in `priority` are taken in that order while
+ * their tokens fit, and kept in their own order. Only the worker holding the tokenizer can count
+ * tokens, so the choice is made there.
+ */
+export interface RankedPremise {
+  readonly sentences: readonly string[];
+  /** Indexes into `sentences`, most relevant to the hypothesis first; a sentence not listed is left out when they do not all fit. */
+  readonly priority: readonly number[];
+}
 
 /** One text or pair, special tokens included, not padded. */
 export interface Encoding {

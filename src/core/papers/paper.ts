@@ -1,5 +1,6 @@
 import type { Author } from '../bibliography/types';
-import type { SourceId, SourceRecord } from '../sources/types';
+import type { SourceRecord } from '../sources/types';
+import type { SourceId } from '../sources/ids';
 import { combineUpdates } from '../verify/retraction';
 import { hasRetractionMark } from '../verify/normalize';
 

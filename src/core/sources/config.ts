@@ -1,4 +1,4 @@
-import type { SourceId } from './types';
+import type { SourceId } from './ids';
 
 /** How one source is reached. */
 export interface SourceSettings {

@@ -1,4 +1,11 @@
-import type { SourceErrorKind, SourceId } from './types';
+import type { SourceId } from './ids';
+
+/**
+ * Why a source could not answer. None of these means the work does not exist. 'unreachable': no
+ * connection was made (no network, a proxy, a firewall, a wrong address); 'unavailable': it was made
+ * and the answer was an error.
+ */
+export type SourceErrorKind = 'offline' | 'rate-limited' | 'unreachable' | 'unavailable' | 'timeout' | 'malformed' | 'cancelled' | 'unauthorized';
 
 /** Failures in a row after which a source is left alone: each one costs a check seconds. */
 const STRIKES_TO_SKIP = 3;

@@ -42,8 +42,9 @@ import { refusedRedirect } from '../webLink';
 import type { LookupCache } from './cache';
 import { SourceGates, sleep, type RequestGate } from './gates';
 import { SourceHealth } from './health';
-import type { RequestOptions, SourceId } from './types';
+import type { RequestOptions } from './types';
 import { SourceError } from './types';
+import type { SourceId } from './ids';
 
 export type QueryParams = Readonly<Record<string, string | number | undefined>>;
 

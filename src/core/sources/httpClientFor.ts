@@ -1,7 +1,7 @@
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES } from './config';
 import { HttpClient, type HttpClientOptions } from './http';
-import type { SourceId } from './types';
+import type { SourceId } from './ids';
 
 /** What every source client is given: where the service is, how fast to ask it, the contact address, the lookup cache. */
 export interface SourceClientOptions {

@@ -5,7 +5,8 @@
 import type { Author } from '../bibliography/types';
 import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import { SOURCE_NAMES } from './config';
-import { SourceError, type SourceId } from './types';
+import { SourceError } from './types';
+import type { SourceId } from './ids';
 
 /**
  * Why `source` was not asked (an identifier it cannot read, a title with no word to search for): a

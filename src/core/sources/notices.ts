@@ -10,47 +10,10 @@
  */
 import { normalizeDoi } from '../identifiers';
 import { isObject, text, type Json } from '../json';
-import type { SourceId } from './types';
-
-/** Kinds of notice, most serious first within each group. */
-export type NoticeType = 'retraction' | 'partial-retraction' | 'removal' | 'withdrawal' | 'expression-of-concern' | 'correction';
+import type { NoticeType, UpdateNotice, UpdateSignals } from './types';
 
 /** The notices after which the work no longer stands. */
 export const RETRACTING: ReadonlySet<NoticeType> = new Set(['retraction', 'partial-retraction', 'removal', 'withdrawal']);
-
-/** One notice about a work, as one source lists it. */
-export interface UpdateNotice {
-  readonly type: NoticeType;
-  /** The notice's own DOI, lower case; absent where the source names it otherwise (Europe PMC's PubMed id). */
-  readonly doi?: string;
-  /** The notice's page. */
-  readonly url?: string;
-  /** When the notice was issued, as `YYYY`, `YYYY-MM` or `YYYY-MM-DD`. */
-  readonly date?: string;
-  /** How the source describes the notice: Crossref's label, Europe PMC's reference ("Lancet. 2020;395:1820"). */
-  readonly label?: string;
-  /** The source that listed it. */
-  readonly source: SourceId;
-}
-
-/**
- * A source's answer about the work's notices. Present on a record only where the source can say (its
- * answer had the fields); an empty `notices` with no flag is then "none known to this source".
- */
-export interface UpdateSignals {
-  readonly notices: readonly UpdateNotice[];
-  /** The source marks the work retracted without naming the notice (OpenAlex's `is_retracted`, Europe PMC's type). */
-  readonly retracted?: true;
-  /** The record is itself a notice about another work. */
-  readonly isNotice?: true;
-  /**
-   * The record's notice points at the record itself: a notice deposited by a publisher's slip, or a work
-   * retracted in place. Only another source's word tells which.
-   */
-  readonly updatesItself?: true;
-  /** arXiv: the authors withdrew this e-print; their comment says why. */
-  readonly withdrawn?: string;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Crossref

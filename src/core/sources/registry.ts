@@ -7,7 +7,8 @@ import type { SourceGates } from './gates';
 import { EuropePmcSource } from './europepmc';
 import { OpenAlexSource } from './openalex';
 import { SemanticScholarSource } from './semanticscholar';
-import type { PaperSource, SourceId } from './types';
+import type { PaperSource } from './types';
+import type { SourceId } from './ids';
 
 /**
  * A credential and the origin it was given for. It is sent there only: a base URL pointed elsewhere

@@ -1,9 +1,6 @@
-import type { CheckRun } from './health';
 import type { Author } from '../bibliography/types';
-import type { UpdateSignals } from './notices';
-
-/** The open bibliographic sources Attest asks. */
-export type SourceId = 'openalex' | 'crossref' | 'semanticscholar' | 'arxiv' | 'europepmc' | 'core';
+import type { CheckRun, SourceErrorKind } from './health';
+import type { SourceId } from './ids';
 
 /** A bibliographic record as a source returns it, normalised to one shape. */
 export interface SourceRecord {
@@ -85,13 +82,6 @@ export interface PaperSource {
   prefetch?(ids: { readonly dois: readonly string[]; readonly arxivIds: readonly string[] }, options?: RequestOptions): Promise<void>;
 }
 
-/**
- * Why a source could not answer. None of these means the work does not exist. 'unreachable': no
- * connection was made (no network, a proxy, a firewall, a wrong address); 'unavailable': it was made
- * and the answer was an error.
- */
-export type SourceErrorKind = 'offline' | 'rate-limited' | 'unreachable' | 'unavailable' | 'timeout' | 'malformed' | 'cancelled' | 'unauthorized';
-
 export class SourceError extends Error {
   constructor(
     readonly kind: SourceErrorKind,
@@ -101,4 +91,41 @@ export class SourceError extends Error {
     super(message);
     this.name = 'SourceError';
   }
+}
+
+/** Kinds of notice, most serious first within each group. */
+export type NoticeType = 'retraction' | 'partial-retraction' | 'removal' | 'withdrawal' | 'expression-of-concern' | 'correction';
+
+/** One notice about a work, as one source lists it. */
+export interface UpdateNotice {
+  readonly type: NoticeType;
+  /** The notice's own DOI, lower case; absent where the source names it otherwise (Europe PMC's PubMed id). */
+  readonly doi?: string;
+  /** The notice's page. */
+  readonly url?: string;
+  /** When the notice was issued, as `YYYY`, `YYYY-MM` or `YYYY-MM-DD`. */
+  readonly date?: string;
+  /** How the source describes the notice: Crossref's label, Europe PMC's reference ("Lancet. 2020;395:1820"). */
+  readonly label?: string;
+  /** The source that listed it. */
+  readonly source: SourceId;
+}
+
+/**
+ * A source's answer about the work's notices. Present on a record only where the source can say (its
+ * answer had the fields); an empty `notices` with no flag is then "none known to this source".
+ */
+export interface UpdateSignals {
+  readonly notices: readonly UpdateNotice[];
+  /** The source marks the work retracted without naming the notice (OpenAlex's `is_retracted`, Europe PMC's type). */
+  readonly retracted?: true;
+  /** The record is itself a notice about another work. */
+  readonly isNotice?: true;
+  /**
+   * The record's notice points at the record itself: a notice deposited by a publisher's slip, or a work
+   * retracted in place. Only another source's word tells which.
+   */
+  readonly updatesItself?: true;
+  /** arXiv: the authors withdrew this e-print; their comment says why. */
+  readonly withdrawn?: string;
 }

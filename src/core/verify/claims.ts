@@ -1,43 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { BibEntry } from '../bibliography/types';
 import type { CheckResult } from '../check';
-import type { Finding } from '../findings';
+import { sortFindings, type Finding } from '../findings';
 import { pickPassages } from '../fulltext/pick';
-import { passagePlace, type FullTextResult, type FullTextSource, type Passage } from '../fulltext/types';
+import { passagePlace, type FullTextProvider, type FullTextResult, type Passage, type WorkIds } from '../fulltext/types';
 import { abstractSentences as sentenceSpans } from '../index/passages';
 import type { Citation } from '../manuscript/types';
 import type { Paper } from '../papers/paper';
 import type { LookupCache } from '../sources/cache';
 import type { ExistenceVerdict } from './existence';
-import type { Verdicts } from './references';
-import { sortFindings } from '../check';
+import type { CitationSupport, FullTextStatus, Verdicts } from './results';
 import { abstractText } from './abstracts';
 import { BackgroundFrequencies } from './background';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
 import { judgeSupport, thresholdsFor, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
-
-/** One citation's support verdict. */
-export interface CitationSupport {
-  readonly citation: Citation;
-  readonly judgement: SupportJudgement;
-  /** Another citation of the same sentence supports the claim, so this one need not. */
-  readonly supportedTogether: boolean;
-  /** What the judgement read besides the abstract: the full text and where from, or why there was none. Absent when full texts are off. */
-  readonly fullText?: FullTextStatus;
-}
-
-export type FullTextStatus = { readonly source: FullTextSource; readonly location: string } | { readonly reason: string };
-
-/** A cited work's identifiers: the entry's own, else those of the record the reference check found. */
-export interface WorkIds {
-  readonly doi?: string;
-  readonly arxivId?: string;
-  readonly pmid?: string;
-  readonly pmcid?: string;
-}
-
-/** The full text of a cited entry, or why there is none; undefined when full texts are not looked for. */
-export type FullTextProvider = (entry: BibEntry, ids: WorkIds, signal?: AbortSignal) => Promise<FullTextResult | undefined>;
 
 /** An abstract's sentences as text, split as the index splits them ("et al.", "Fig. 2", decimals survive). */
 export function abstractSentences(abstract: string): string[] {

@@ -1,6 +1,8 @@
 import type { BibEntry } from '../bibliography/types';
 import { arxivPartOfDoi, normalizeArxivId, normalizeDoi } from '../identifiers';
-import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
+import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
+import type { SourceErrorKind } from '../sources/health';
+import type { SourceId } from '../sources/ids';
 import { SOURCE_NAMES } from '../sources/config';
 import { whyNotIndexed } from './indexable';
 import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';

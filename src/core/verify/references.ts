@@ -1,15 +1,17 @@
 import { authorName } from '../bibliography/describe';
 import type { BibEntry } from '../bibliography/types';
-import { sortFindings, type CheckResult } from '../check';
-import type { Evidence, Finding } from '../findings';
+import type { CheckResult } from '../check';
+import { sortFindings, type Evidence, type Finding } from '../findings';
 import { SOURCE_IDS, SOURCE_NAMES } from '../sources/config';
-import { CheckRun } from '../sources/health';
+import { CheckRun, type SourceErrorKind } from '../sources/health';
 import { SignalFanOut } from '../signalFanOut';
-import { SourceError, type PaperSource, type RequestOptions, type SourceErrorKind, type SourceId, type SourceRecord } from '../sources/types';
-import { abstractOf, type Abstract } from './abstracts';
+import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
+import type { SourceId } from '../sources/ids';
+import { abstractOf } from './abstracts';
 import { resolveEntry, type ExistenceVerdict, type SourceFailure } from './existence';
 import { retractionOf, type RetractionStatus } from './retraction';
 import { retractionFindings, type Acknowledged } from './retractionFindings';
+import type { Lookup, Verdicts } from './results';
 
 export interface ReferenceCheckOptions {
   readonly signal?: AbortSignal;
@@ -108,23 +110,6 @@ function fingerprint(entry: BibEntry): string {
   const { type, title, authors, year, venue, doi, arxivId, url, describedAs } = entry;
   return JSON.stringify([type, title, authors, year, venue, doi, arxivId, url, describedAs]);
 }
-
-/** What was learnt about one entry: the verdict and, for a work that was found, its abstract. */
-export interface Lookup {
-  readonly entry: BibEntry;
-  readonly verdict: ExistenceVerdict;
-  readonly abstract?: Abstract;
-  /**
-   * Without an abstract, a source that might hold it did not answer, or the time limit or a cancel
-   * came first: no abstract here is no answer, and the next check asks again.
-   */
-  readonly abstractUnanswered?: true;
-  /** For a work that was found: whether it was retracted, is under concern, corrected or withdrawn. */
-  readonly retraction?: RetractionStatus;
-}
-
-/** One lookup per distinct key: the first definition, as BibTeX uses it. */
-export type Verdicts = ReadonlyMap<string, Lookup>;
 
 /** Looks every entry up in the sources, and fetches the abstracts of those found. Throws `SourceError('cancelled')` when the signal aborts. */
 export async function verifyEntries(entries: readonly BibEntry[], sources: readonly PaperSource[], options: ReferenceCheckOptions = {}): Promise<Verdicts> {

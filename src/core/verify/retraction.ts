@@ -6,8 +6,9 @@
  * evidence neither of a retraction nor of its absence.
  */
 import type { BibEntry } from '../bibliography/types';
-import { RETRACTING, type NoticeType, type UpdateNotice, type UpdateSignals } from '../sources/notices';
-import { SourceError, type PaperSource, type RequestOptions, type SourceId, type SourceRecord } from '../sources/types';
+import { RETRACTING } from '../sources/notices';
+import { SourceError, type NoticeType, type PaperSource, type RequestOptions, type SourceRecord, type UpdateNotice, type UpdateSignals } from '../sources/types';
+import type { SourceId } from '../sources/ids';
 import { SOURCE_NAMES } from '../sources/config';
 import { hasRetractionMark } from './normalize';
 

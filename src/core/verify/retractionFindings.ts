@@ -8,9 +8,9 @@
 import type { Citation } from '../manuscript/types';
 import type { Evidence, Finding, FindingCode, Severity } from '../findings';
 import { SOURCE_NAMES } from '../sources/config';
-import type { UpdateNotice } from '../sources/notices';
+import type { UpdateNotice } from '../sources/types';
 import type { BibEntry } from '../bibliography/types';
-import type { Lookup } from './references';
+import type { Lookup } from './results';
 import type { RetractionStatus } from './retraction';
 
 /** A citation the writer made knowing what became of the work: ignored with a reason. */

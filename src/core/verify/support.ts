@@ -1,6 +1,7 @@
 import type { Passage } from '../fulltext/types';
 import { binOf, confidenceOf, type SupportConfidence } from '../models/calibration';
-import type { NliModel, NliScores, RankedPremise } from '../models/nli';
+import type { NliModel, NliScores } from '../models/nli';
+import type { RankedPremise } from '../models/tokenizer';
 
 /** Whether a cited abstract backs the sentence that cites it. */
 export type SupportLabel = 'supported' | 'contradicted' | 'unsupported' | 'unverifiable';

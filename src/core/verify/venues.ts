@@ -1,4 +1,5 @@
-import { SourceError, type PaperSource, type RequestOptions, type SourceId } from '../sources/types';
+import { SourceError, type PaperSource, type RequestOptions } from '../sources/types';
+import type { SourceId } from '../sources/ids';
 import { compareVenues } from './match';
 
 /**

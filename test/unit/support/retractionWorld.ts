@@ -7,7 +7,7 @@
 import type * as http from 'node:http';
 import { sourcesConfigFrom } from '../../../src/core/sources/config';
 import { createSources } from '../../../src/core/sources/registry';
-import type { SourceId } from '../../../src/core/sources/types';
+import type { SourceId } from '../../../src/core/sources/ids';
 import { ScriptedServer, sendJson, sendText } from './server';
 
 /** One work as the services hold it; a field left out is a service that does not have the work. */

@@ -1,4 +1,5 @@
-import type { NliModel, NliPair, NliScores, RankedPremise } from '../../../src/core/models/nli';
+import type { NliModel, NliPair, NliScores } from '../../../src/core/models/nli';
+import type { RankedPremise } from '../../../src/core/models/tokenizer';
 import type { RelevanceScorer } from '../../../src/core/verify/support';
 
 /** Entails when the premise holds every word the claim asks for; contradicts on "decreases" against "increases". */

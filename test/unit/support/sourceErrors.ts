@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { SourceError, type SourceErrorKind, type SourceId } from '../../../src/core/sources/types';
+import { SourceError } from '../../../src/core/sources/types';
+import type { SourceErrorKind } from '../../../src/core/sources/health';
+import type { SourceId } from '../../../src/core/sources/ids';
 
 /** Resolves to the SourceError the promise rejects with, failing the test when it resolves or rejects otherwise. */
 async function failure(promise: Promise<unknown>): Promise<SourceError> {
