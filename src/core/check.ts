@@ -1,6 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import * as path from 'node:path';
 import { BibliographyCache } from './bibliography/cache';
+import { bblOf, listsInManuscript } from './bibliography/documentLists';
 import type { BibEntry, Bibliography } from './bibliography/types';
 import type { Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
@@ -93,7 +94,9 @@ export async function checkManuscript(
   }
 
   const bibliographies: Bibliography[] = [];
+  const parse = (file: string, text: string): Promise<Bibliography> => session.bibliographies.parse(file, text);
   const wanted = await bibliographyFiles(manuscript, options);
+  const missingNamed: Finding[] = [];
   for (const { file, reference } of wanted) {
     const read = await readIfText(workspace, file);
     const at = reference ?? { file: root, range: START_OF_FILE };
@@ -102,7 +105,7 @@ export async function checkManuscript(
       continue;
     }
     if (read.text === undefined) {
-      findings.push({
+      (reference ? missingNamed : findings).push({
         code: 'missing-file',
         severity: reference ? 'warning' : 'error',
         message: `Bibliography '${reference?.name ?? file}' not found (looked for ${file}).`,
@@ -111,25 +114,31 @@ export async function checkManuscript(
       });
       continue;
     }
-    const bibliography = await session.bibliographies.parse(file, read.text);
+    const bibliography = await parse(file, read.text);
     bibliographies.push(bibliography);
     for (const problem of bibliography.problems) {
       findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range });
     }
   }
+  // LaTeX reads the compiled .bbl, not the .bib: without the .bib (an arXiv source), the .bbl is the bibliography.
+  const bbl = bibliographies.length === 0 ? bblOf(manuscript) : undefined;
+  const bblText = bbl === undefined ? undefined : await workspace.readText(bbl);
+  if (bbl !== undefined && bblText !== undefined) bibliographies.push(await parse(bbl, bblText));
+  else findings.push(...missingNamed);
+  bibliographies.push(...(await listsInManuscript(manuscript, wanted.length === 0, workspace, parse)));
 
   const entries = bibliographies.flatMap((b) => b.entries);
   for (const f of duplicateKeys(entries, manuscript.language)) findings.push(f);
   // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
   if (manuscript.language === 'latex' || wanted.length > 0) for (const f of missingKeys(manuscript, bibliographies, entries)) findings.push(f);
-  if (options.reportUnused ?? true) for (const f of unusedEntries(manuscript, entries)) findings.push(f);
+  if (options.reportUnused ?? true) for (const f of unusedEntries(manuscript, bibliographies.filter((b) => !b.printedWhole).flatMap((b) => b.entries))) findings.push(f);
   const cited = new Set(manuscript.citations.map((c) => c.key));
   for (const f of suspiciousMetadata(manuscript.citesAll ? entries : entries.filter((e) => cited.has(e.key)), options.now)) findings.push(f);
 
   return {
     root,
     manuscript,
-    bibliographyFiles: wanted.map((w) => w.file),
+    bibliographyFiles: [...wanted.map((w) => w.file), ...(bbl === undefined ? [] : [bbl])],
     bibliographies,
     citations: manuscript.citations, findings: sortFindings(findings) };
 }
@@ -189,7 +198,7 @@ function missingKeys(manuscript: Manuscript, bibliographies: readonly Bibliograp
   const bibitems = manuscript.sources.flatMap((s) => s.bibitems);
   const known = [...new Set([...entries.map((e) => e.key), ...bibitems])];
   const keys = new Set(known);
-  const names = bibliographies.map((b) => path.basename(b.file));
+  const names = bibliographies.filter((b) => !manuscript.sources.some((s) => s.file === b.file)).map((b) => path.basename(b.file));
   if (bibitems.length > 0) names.push('thebibliography');
   const where = names.length === 0 ? undefined : names.join(', ');
   return manuscript.citations

@@ -1203,3 +1203,12 @@ function toBibProblems(problems: readonly SpanProblem[], unshown: number, lines:
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * LaTeX text outside a .bib (a `\bibitem`'s block, a .bbl's field) as plain text, read as a .bib
+ * text field is: the same tables and cache, and a best-effort text where citation-js cannot read it.
+ */
+export function latexFieldText(value: string): string {
+  const converted = convert('note', value).value;
+  return typeof converted === 'string' ? converted : stripLatex(value);
+}
