@@ -70,9 +70,9 @@ function fieldsOf(body: string): Fields {
   return {
     authors: names.authors,
     ...(names.truncated && { authorsTruncated: true }),
-    ...(title !== undefined && { title: latexFieldText(title) }),
+    ...(title !== undefined && { title: biberText(title) }),
     ...(Number.isInteger(year) && year > 0 && { year }),
-    ...(venueText !== undefined && { venue: latexFieldText(venueText) }),
+    ...(venueText !== undefined && { venue: biberText(venueText) }),
     ...(doi !== undefined && { doi }),
     ...(fields.has('url') && { url: fields.get('url') }),
     ...(eprint !== undefined && eprintType === 'arxiv' && { arxivId: eprint }),
@@ -98,7 +98,7 @@ function personOf(group: string): Author | undefined {
       const at = new RegExp(`(?:^|[,\\s])${name}\\s*=\\s*\\{`).exec(named);
       if (!at) return undefined;
       const end = groupEnd(named, at.index + at[0].length - 1);
-      return end < 0 ? undefined : latexFieldText(named.slice(at.index + at[0].length, end - 1));
+      return end < 0 ? undefined : biberText(named.slice(at.index + at[0].length, end - 1));
     };
     const family = [part('prefix'), part('family')].filter((p) => p).join(' ');
     const given = part('given');
@@ -106,11 +106,22 @@ function personOf(group: string): Author | undefined {
   }
   // Older biber: {hash}{family}{familyi}{given}{giveni}{prefix}{prefixi}{suffix}{suffixi}.
   if (parts.length >= 4) {
-    const family = latexFieldText(parts[1]);
-    const given = latexFieldText(parts[3]);
+    const family = biberText(parts[1]);
+    const given = biberText(parts[3]);
     return family ? { family, ...(given && { given }) } : undefined;
   }
   return undefined;
+}
+
+/** biber's name and range macros as the text they print, before the rest of the LaTeX is read. */
+function biberText(value: string): string {
+  return latexFieldText(
+    value
+      .replace(/\\bibinitperiod\b\s*/g, '. ')
+      .replace(/\\bib(?:namedelim[a-z]|initdelim)\b\s*/g, ' ')
+      .replace(/\\bibinithyphendelim\b\s*/g, '.-')
+      .replace(/\\bibrangedash\b\s*/g, '–'),
+  ).trim();
 }
 
 /** The text of each brace group at the top level of `text`. */
