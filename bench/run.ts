@@ -12,6 +12,7 @@ import { benchLiveSearch } from './liveSearch.bench';
 import { benchManuscriptParse } from './manuscriptParse.bench';
 import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench';
 import { benchEvidenceSentence } from './evidenceSentence.bench';
+import { benchReferenceText } from './referenceText.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchShippedModel } from './nli.bench';
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
   await benchParsingOffThread();
   await benchLibraryStall();
   await benchCompletion();
+  console.log('\nreferences written as text: fields read from BibTeX styles and typed references');
+  benchReferenceText();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');

@@ -69,7 +69,9 @@ function withoutIdentifierText(text: string): string {
 
 const QUOTED_TITLE = /[“"«]([^”"»]{3,}?)[”"»]|``(.{3,}?)''|‘‘(.{3,}?)’’/;
 const APA_YEAR = /\(\s*(?:(?:1[5-9]|20)\d{2}[a-z]?|n\.\s?d\.|in press)(?:,[^)]{0,40})?\s*\)\s*[.,:]?\s*/i;
-const VANCOUVER_AUTHORS = /^(?:[\p{Lu}][\p{L}'’-]+(?: [\p{L}'’-]+){0,3} [\p{Lu}]{1,3}, )*[\p{Lu}][\p{L}'’-]+(?: [\p{L}'’-]+){0,3} [\p{Lu}]{1,3}(?:, et al)?\. /u;
+/** "van der Schaar M": family name (its particles lower-case), then up to three initials without points. */
+const VANCOUVER_NAME_PATTERN = "(?:\\p{Ll}+ ){0,3}\\p{Lu}[\\p{L}'’-]+(?: [\\p{L}'’-]+){0,3} \\p{Lu}{1,3}";
+const VANCOUVER_AUTHORS = new RegExp(`^(?:${VANCOUVER_NAME_PATTERN}, )*${VANCOUVER_NAME_PATTERN}(?:, et al)?\\. `, 'u');
 
 /** Authors, title and the rest of one text, by the first shape it has. */
 function splitFreeText(text: string): Parts {
@@ -79,7 +81,7 @@ function splitFreeText(text: string): Parts {
     return { authors: text.slice(0, quoted.index), title, rest: text.slice(quoted.index + quoted[0].length).replace(/^[\s,.]*(?:in\b:?)?/i, '') };
   }
   const apa = APA_YEAR.exec(text);
-  if (apa && apa.index > 0 && apa.index < text.length / 2) {
+  if (apa && apa.index > 0) {
     const [title, ...rest] = sentences(text.slice(apa.index + apa[0].length));
     return { authors: text.slice(0, apa.index), title, rest: rest.join(' ') };
   }
