@@ -1,7 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import * as path from 'node:path';
 import { BibliographyCache } from './bibliography/cache';
-import { bblOf, listsInManuscript } from './bibliography/documentLists';
+import { bblOf, filecontentsOf, listsInManuscript, placedIn, searchPathCandidates, type ParseBibliography, type WrittenFile } from './bibliography/documentLists';
 import type { BibEntry, Bibliography } from './bibliography/types';
 import type { Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
@@ -19,6 +19,11 @@ export interface CheckOptions {
   readonly extraBibliographies?: readonly string[];
   /** Report entries no citation uses. */
   readonly reportUnused?: boolean;
+  /**
+   * Folders BibTeX searches for a named bibliography the root's folder lacks, in order: the CLI's
+   * `BIBINPUTS`.
+   */
+  readonly bibliographySearchPath?: readonly string[];
   /** The present, for telling a year in the future; the clock by default. */
   readonly now?: Date;
 }
@@ -97,12 +102,21 @@ export async function checkManuscript(
   const parse = (file: string, text: string): Promise<Bibliography> => session.bibliographies.parse(file, text);
   const wanted = await bibliographyFiles(manuscript, options);
   const missingNamed: Finding[] = [];
+  const written = await filecontentsOf(manuscript, workspace);
   for (const { file, reference } of wanted) {
     const read = await readIfText(workspace, file);
     const at = reference ?? { file: root, range: START_OF_FILE };
     if (read.error !== undefined) {
       findings.push({ code: 'bib-parse-error', severity: 'error', message: read.error, file: at.file, range: at.range });
       continue;
+    }
+    if (read.text === undefined && reference) {
+      const found = await foundElsewhere(file, reference.fromRoot, written, options.bibliographySearchPath ?? [], workspace, parse);
+      if (found) {
+        bibliographies.push(found);
+        for (const problem of found.problems) findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file: found.file, range: problem.range });
+        continue;
+      }
     }
     if (read.text === undefined) {
       (reference ? missingNamed : findings).push({
@@ -148,7 +162,28 @@ const START_OF_FILE: Range = { start: { line: 0, character: 0 }, end: { line: 0,
 interface BibliographyFile {
   readonly file: string;
   /** Where the manuscript names it; undefined for one given by option. */
-  readonly reference?: { readonly file: string; readonly name: string; readonly range: Range };
+  readonly reference?: { readonly file: string; readonly name: string; readonly range: Range; readonly fromRoot?: string };
+}
+
+/**
+ * A named bibliography that is not where the root's folder puts it, as LaTeX and BibTeX would find it
+ * still: the body of a `filecontents` that writes it, else a folder of the search path.
+ */
+async function foundElsewhere(
+  file: string,
+  relative: string | undefined,
+  written: ReadonlyMap<string, WrittenFile>,
+  searchPath: readonly string[],
+  workspace: Workspace,
+  parse: ParseBibliography,
+): Promise<Bibliography | undefined> {
+  const body = written.get(file);
+  if (body) return placedIn(await parse(file, body.text), body);
+  for (const candidate of searchPathCandidates(relative ?? path.basename(file), searchPath)) {
+    const text = await workspace.readText(candidate);
+    if (text !== undefined) return parse(candidate, text);
+  }
+  return undefined;
 }
 
 /** The manuscript's own bibliographies, then the extra ones, each once however many names (symbolic links) reach it. */
@@ -160,7 +195,8 @@ async function bibliographyFiles(manuscript: Manuscript, options: CheckOptions):
     if (!files.has(real)) files.set(real, { file, reference });
   };
   for (const source of manuscript.sources) {
-    for (const b of source.bibliographies) await add(b.path, { file: source.file, name: b.name, range: b.range });
+    // A remote resource (biblatex's `location=remote`) is not fetched: a check reads files only.
+    for (const b of source.bibliographies) if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(b.name)) await add(b.path, { file: source.file, name: b.name, range: b.range, fromRoot: b.fromRoot });
   }
   for (const extra of options.extraBibliographies ?? []) await add(path.resolve(extra));
   return [...files.values()];

@@ -122,6 +122,26 @@ describe('the bibliography as LaTeX and pandoc find it', () => {
     assert.ok(result.bibliographyFiles.includes(path.resolve('/p/ms.bbl')));
   });
 
+  it('reads the .bib a filecontents* environment writes, its entries placed on the lines of the manuscript that hold them', async () => {
+    const tex = '\\begin{filecontents*}[overwrite]{refs.bib}\n@article{goodman, author = {Goodman, Jonathan}, title = {Ensemble samplers with affine invariance}, year = {2010}}\n\\end{filecontents*}\n\\documentclass{article}\\begin{document}Samplers~\\cite{goodman}.\\bibliography{refs}\\end{document}';
+    const result = await checkManuscript('/p/main.tex', new MemoryWorkspace({ '/p/main.tex': tex }), new CheckSession());
+    assert.ok(result);
+    assert.deepEqual(result.findings, []);
+    const [entry] = citedEntries(result);
+    assert.deepEqual([entry.key, entry.file, entry.range.start.line], ['goodman', path.resolve('/p/main.tex'), 1]);
+  });
+
+  it('looks a named .bib missing beside the root up in the search path (BIBINPUTS), and leaves a remote biblatex resource unread', async () => {
+    const tex = '\\documentclass{article}\\addbibresource[location=remote]{https://example.org/refs.bib}\\addbibresource[datatype=bibtex]{shared.bib}\\begin{document}Samplers~\\cite{goodman}.\\end{document}';
+    const files = { '/p/main.tex': tex, '/lib/bib/shared.bib': '@article{goodman, author = {Goodman, Jonathan}, title = {Ensemble samplers with affine invariance}, year = {2010}}' };
+    const without = await checkManuscript('/p/main.tex', new MemoryWorkspace(files), new CheckSession());
+    assert.deepEqual(without?.findings.map((f) => f.code), ['missing-file', 'missing-key']);
+    const result = await checkManuscript('/p/main.tex', new MemoryWorkspace(files), new CheckSession(), { bibliographySearchPath: ['/elsewhere', '/lib/bib/'] });
+    assert.ok(result);
+    assert.deepEqual(result.findings, []);
+    assert.deepEqual(citedEntries(result).map((e) => e.file), [path.resolve('/lib/bib/shared.bib')]);
+  });
+
   it("checks every item of a Markdown document's References list when it names no bibliography", async () => {
     const md = '# Paper\n\nText [1].\n\n## References\n\n1. Goodman, J., & Weare, J. (2010). Ensemble samplers with affine invariance. *Communications in Applied Mathematics and Computational Science*, 5(1), 65–80.\n2. Ambikasaran, S. (2015). Generalized Rybicki Press algorithm.\n   *Numer. Linear Algebra Appl.*, 22(6). https://doi.org/10.1002/nla.2003\n\n## Appendix\n\n- not a reference at all\n';
     const result = await checkManuscript('/p/paper.md', new MemoryWorkspace({ '/p/paper.md': md }), new CheckSession());
