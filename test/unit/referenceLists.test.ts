@@ -42,6 +42,13 @@ describe('reference lists written as text', () => {
       arxivId: undefined,
     });
     assert.equal(entries.get('Ambikasaran:2015')?.doi, '10.1002/nla.2003');
+    // A book is one the sources index incompletely: a search that misses it is no sign of fabrication.
+    assert.deepEqual([...entries.values()].map((e) => e.type), ['misc', 'misc', 'book']);
+  });
+
+  it('tells a thesis and a report from a paper by what follows the title', () => {
+    const text = '\\begin{thebibliography}{3}\n\\bibitem{t} Jane Roe. Learning to sample. PhD thesis, University of Somewhere, 2019.\n\\bibitem{r} Jane Roe. Sampling notes for all. Technical Report 12, Somewhere Lab, 2018.\n\\bibitem{c} Jane Roe. A chapter on sampling. In Handbook of Sampling, Springer, 2017.\n\\end{thebibliography}';
+    assert.deepEqual(readBibliography(text, '/p/main.tex').entries.map((e) => e.type), ['phdthesis', 'techreport', 'misc']);
   });
 
   it("reads BibTeX's plain .bbl, whose items have no label", async () => {

@@ -75,7 +75,6 @@ function entryOf(body: string, label: string | undefined, place: Place): BibEntr
   const year = fields.year ?? yearOfLabel(label);
   return {
     ...place,
-    type: 'misc',
     ...fields,
     ...identifiers,
     ...(year !== undefined && { year }),

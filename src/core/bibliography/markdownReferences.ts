@@ -57,7 +57,6 @@ function entryOf(item: { key: string; line: number; keyStart: number; keyLength:
   const end = index.offsetAt({ line: item.lastLine, character: lines[item.lastLine].length });
   return {
     key: item.key,
-    type: 'misc',
     file,
     range: index.rangeOf(start + item.keyStart, end),
     keyRange: index.rangeOf(start + item.keyStart, start + item.keyStart + item.keyLength),

@@ -21,6 +21,12 @@ export interface ReferenceFields extends ReferenceIdentifiers {
   readonly title?: string;
   readonly venue?: string;
   readonly year?: number;
+  /**
+   * The entry type the text shows: a book, thesis or report, which the sources index incompletely,
+   * so that a search that finds none is no sign of fabrication; `misc` otherwise, which the existence
+   * check judges as a paper when it has authors, a title and a year (`indexable.ts`).
+   */
+  readonly type: string;
 }
 
 /** A reference shorter than this many letters and digits is not read for a title: too little to look up. */
@@ -42,7 +48,7 @@ export function parseReferenceText(blocks: readonly string[]): ReferenceFields {
   const cleaned = blocks.map((b) => b.replace(/\s+/g, ' ').trim()).filter((b) => b !== '');
   const whole = cleaned.join(' ').slice(0, MAX_REFERENCE_CHARACTERS);
   const identifiers = identifiersIn(whole);
-  if ((whole.match(/[\p{L}\p{N}]/gu)?.length ?? 0) < MIN_REFERENCE_LETTERS) return { ...identifiers, authors: [] };
+  if ((whole.match(/[\p{L}\p{N}]/gu)?.length ?? 0) < MIN_REFERENCE_LETTERS) return { ...identifiers, authors: [], type: 'misc' };
   const withoutIdentifiers = withoutIdentifierText(whole);
   const parts = cleaned.length >= 2 ? { authors: cleaned[0], title: cleaned[1], rest: cleaned.slice(2).join(' ') } : splitFreeText(withoutIdentifiers);
   const { authors, truncated } = authorList(parts.authors);
@@ -51,6 +57,7 @@ export function parseReferenceText(blocks: readonly string[]): ReferenceFields {
   const year = yearIn(withoutIdentifiers);
   return {
     ...identifiers,
+    type: typeOf(parts.rest),
     authors,
     ...(truncated && { authorsTruncated: true }),
     ...(title !== undefined && { title }),
@@ -174,6 +181,19 @@ function cleanTitle(text: string): string | undefined {
     .trim();
   // One word is not enough to look a work up by: "Nature." is a venue, "Preprint" a note.
   return (title.match(/[\p{L}\p{N}]+/gu)?.length ?? 0) >= 2 ? title : undefined;
+}
+
+const THESIS = /\b(?:ph\.?\s?d\.?|doctoral|master'?s?|m\.?sc\.?)?\s*(?:thesis|dissertation)\b/i;
+const REPORT = /\b(?:technical report|tech\.\s*rep\.?|report no\.?|working paper|white paper)\b/i;
+const PUBLISHER = /\b(?:press|publishers?|publishing|verlag|edition|ed\.|isbn|springer|wiley|elsevier|cambridge|oxford|mcgraw|prentice|addison|routledge|o'reilly|mit press|crc)\b/i;
+
+/** A book, thesis or report by what follows its title; a chapter or paper "In" a book stays a paper. */
+function typeOf(rest: string): string {
+  if (THESIS.test(rest)) return 'phdthesis';
+  if (REPORT.test(rest)) return 'techreport';
+  const paper = /^\s*in\b/i.test(rest) || /\b(?:journal|proceedings|conference|transactions|vol\.|volume|pp\.|pages)\b|\d+\s*\(\d+\)|\d+\s*:\s*\d+/i.test(rest);
+  if (!paper && PUBLISHER.test(rest)) return 'book';
+  return 'misc';
 }
 
 /** The venue's name: what precedes its volume, pages, publisher's place or year. */
