@@ -14,6 +14,7 @@ import { benchLibraryStall, benchParsingOffThread } from './responsiveness.bench
 import { benchEmbeddingBudget } from './embeddingBudget.bench';
 import { benchEvidenceSentence } from './evidenceSentence.bench';
 import { benchLexicalVsFlexsearch } from './flexsearch.bench';
+import { benchReferenceText } from './referenceText.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchShippedModel } from './nli.bench';
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
   await benchParsingOffThread();
   await benchLibraryStall();
   await benchCompletion();
+  console.log('\nreferences written as text: fields read from BibTeX styles and typed references');
+  benchReferenceText();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
   console.log('');

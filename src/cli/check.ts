@@ -42,7 +42,8 @@ Europe PMC; CORE with a key) to tell fabricated references and wrong metadata.
                       abstract supports its sentence (default: Attest's built-in model); none: only
                       abstracts that share none of the sentence's key terms are caught
 API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
-ATTEST_CROSSREF_PLUS_TOKEN.
+ATTEST_CROSSREF_PLUS_TOKEN. A bibliography the manuscript names that is not beside its root is looked
+for in the folders of BIBINPUTS, as BibTeX does.
 Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;
 
 type Format = 'text' | 'json' | 'sarif';
@@ -186,7 +187,9 @@ async function checkManuscriptOf(root: string, run: Run): Promise<CheckReport> {
     judgements: setup.cache,
     fullTexts: async () => setup.fullText,
   };
-  const result = await checkInStages(root, run.workspace, run.session, { extraBibliographies: run.bibs }, setup, host);
+  // BibTeX's own search path: the folders where a named .bib missing beside the root is looked for.
+  const bibliographySearchPath = process.env.BIBINPUTS?.split(path.delimiter).filter((dir) => dir !== '') ?? [];
+  const result = await checkInStages(root, run.workspace, run.session, { extraBibliographies: run.bibs, bibliographySearchPath }, setup, host);
   if (!result) throw new InputError(`cannot read ${root}: no such file`);
   return result;
 }

@@ -1,6 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import * as path from 'node:path';
 import { BibliographyCache } from './bibliography/cache';
+import { bblOf, filecontentsOf, listsInManuscript, placedIn, searchPathCandidates, type ParseBibliography, type WrittenFile } from './bibliography/documentLists';
 import type { BibEntry, Bibliography } from './bibliography/types';
 import { sortFindings, type Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
@@ -17,6 +18,11 @@ export interface CheckOptions {
   readonly extraBibliographies?: readonly string[];
   /** Report entries no citation uses. */
   readonly reportUnused?: boolean;
+  /**
+   * Folders BibTeX searches for a named bibliography the root's folder lacks, in order: the CLI's
+   * `BIBINPUTS`.
+   */
+  readonly bibliographySearchPath?: readonly string[];
   /** The present, for telling a year in the future; the clock by default. */
   readonly now?: Date;
 }
@@ -92,7 +98,10 @@ export async function checkManuscript(
   }
 
   const bibliographies: Bibliography[] = [];
+  const parse = (file: string, text: string): Promise<Bibliography> => session.bibliographies.parse(file, text);
   const wanted = await bibliographyFiles(manuscript, options);
+  const missingNamed: Finding[] = [];
+  const written = await filecontentsOf(manuscript, workspace);
   for (const { file, reference } of wanted) {
     const read = await readIfText(workspace, file);
     const at = reference ?? { file: root, range: START_OF_FILE };
@@ -100,8 +109,16 @@ export async function checkManuscript(
       findings.push({ code: 'bib-parse-error', severity: 'error', message: read.error, file: at.file, range: at.range });
       continue;
     }
+    if (read.text === undefined && reference) {
+      const found = await foundElsewhere(file, reference.fromRoot, written, options.bibliographySearchPath ?? [], workspace, parse);
+      if (found) {
+        bibliographies.push(found);
+        for (const problem of found.problems) findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file: found.file, range: problem.range });
+        continue;
+      }
+    }
     if (read.text === undefined) {
-      findings.push({
+      (reference ? missingNamed : findings).push({
         code: 'missing-file',
         severity: reference ? 'warning' : 'error',
         message: `Bibliography '${reference?.name ?? file}' not found (looked for ${file}).`,
@@ -110,25 +127,31 @@ export async function checkManuscript(
       });
       continue;
     }
-    const bibliography = await session.bibliographies.parse(file, read.text);
+    const bibliography = await parse(file, read.text);
     bibliographies.push(bibliography);
     for (const problem of bibliography.problems) {
       findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range });
     }
   }
+  // LaTeX reads the compiled .bbl, not the .bib: without the .bib (an arXiv source), the .bbl is the bibliography.
+  const bbl = bibliographies.length === 0 ? bblOf(manuscript) : undefined;
+  const bblText = bbl === undefined ? undefined : await workspace.readText(bbl);
+  if (bbl !== undefined && bblText !== undefined) bibliographies.push(await parse(bbl, bblText));
+  else findings.push(...missingNamed);
+  bibliographies.push(...(await listsInManuscript(manuscript, wanted.length === 0, workspace, parse)));
 
   const entries = bibliographies.flatMap((b) => b.entries);
   for (const f of duplicateKeys(entries, manuscript.language)) findings.push(f);
   // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
   if (manuscript.language === 'latex' || wanted.length > 0) for (const f of missingKeys(manuscript, bibliographies, entries)) findings.push(f);
-  if (options.reportUnused ?? true) for (const f of unusedEntries(manuscript, entries)) findings.push(f);
+  if (options.reportUnused ?? true) for (const f of unusedEntries(manuscript, bibliographies.filter((b) => !b.printedWhole).flatMap((b) => b.entries))) findings.push(f);
   const cited = new Set(manuscript.citations.map((c) => c.key));
   for (const f of suspiciousMetadata(manuscript.citesAll ? entries : entries.filter((e) => cited.has(e.key)), options.now)) findings.push(f);
 
   return {
     root,
     manuscript,
-    bibliographyFiles: wanted.map((w) => w.file),
+    bibliographyFiles: [...wanted.map((w) => w.file), ...(bbl === undefined ? [] : [bbl])],
     bibliographies,
     citations: manuscript.citations, findings: sortFindings(findings) };
 }
@@ -138,7 +161,28 @@ const START_OF_FILE: Range = { start: { line: 0, character: 0 }, end: { line: 0,
 interface BibliographyFile {
   readonly file: string;
   /** Where the manuscript names it; undefined for one given by option. */
-  readonly reference?: { readonly file: string; readonly name: string; readonly range: Range };
+  readonly reference?: { readonly file: string; readonly name: string; readonly range: Range; readonly fromRoot?: string };
+}
+
+/**
+ * A named bibliography that is not where the root's folder puts it, as LaTeX and BibTeX would find it
+ * still: the body of a `filecontents` that writes it, else a folder of the search path.
+ */
+async function foundElsewhere(
+  file: string,
+  relative: string | undefined,
+  written: ReadonlyMap<string, WrittenFile>,
+  searchPath: readonly string[],
+  workspace: Workspace,
+  parse: ParseBibliography,
+): Promise<Bibliography | undefined> {
+  const body = written.get(file);
+  if (body) return placedIn(await parse(file, body.text), body);
+  for (const candidate of searchPathCandidates(relative ?? path.basename(file), searchPath)) {
+    const text = await workspace.readText(candidate);
+    if (text !== undefined) return parse(candidate, text);
+  }
+  return undefined;
 }
 
 /** The manuscript's own bibliographies, then the extra ones, each once however many names (symbolic links) reach it. */
@@ -150,7 +194,8 @@ async function bibliographyFiles(manuscript: Manuscript, options: CheckOptions):
     if (!files.has(real)) files.set(real, { file, reference });
   };
   for (const source of manuscript.sources) {
-    for (const b of source.bibliographies) await add(b.path, { file: source.file, name: b.name, range: b.range });
+    // A remote resource (biblatex's `location=remote`) is not fetched: a check reads files only.
+    for (const b of source.bibliographies) if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(b.name)) await add(b.path, { file: source.file, name: b.name, range: b.range, fromRoot: b.fromRoot });
   }
   for (const extra of options.extraBibliographies ?? []) await add(path.resolve(extra));
   return [...files.values()];
@@ -188,7 +233,7 @@ function missingKeys(manuscript: Manuscript, bibliographies: readonly Bibliograp
   const bibitems = manuscript.sources.flatMap((s) => s.bibitems);
   const known = [...new Set([...entries.map((e) => e.key), ...bibitems])];
   const keys = new Set(known);
-  const names = bibliographies.map((b) => path.basename(b.file));
+  const names = bibliographies.filter((b) => !manuscript.sources.some((s) => s.file === b.file)).map((b) => path.basename(b.file));
   if (bibitems.length > 0) names.push('thebibliography');
   const where = names.length === 0 ? undefined : names.join(', ');
   return manuscript.citations

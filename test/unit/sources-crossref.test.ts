@@ -199,6 +199,13 @@ describe('Crossref', () => {
       assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'relation', 'subtitle', 'title', 'type', 'update-to', 'updated-by']);
     });
 
+    it('asks query.bibliographic with the whole reference when the entry was written as text', async () => {
+      const server = await serve((_, res) => sendJson(res, 200, SEARCH));
+      const citation = 'Piwowar, H., Priem, J. (2018). The state of OA. PeerJ, 6, e4375.';
+      await new CrossrefSource({ baseUrl: server.baseUrl }).search({ title: 'The state of OA', authors: ['Piwowar'], year: 2018, citation });
+      assert.equal(new URL(server.urls[0], server.baseUrl).searchParams.get('query.bibliographic'), citation);
+    });
+
     it('leaves out query.author when the entry names no author', async () => {
       const server = await serve((_, res) => sendJson(res, 200, SEARCH));
       await new CrossrefSource({ baseUrl: server.baseUrl }).search({ title: 'The state of OA' });

@@ -315,3 +315,12 @@ function collapseSpace(text: string): string {
 
 const UNTIDY_SPACE = /^\s|\s$|[^\S ]|  /;
 const UNTIDY_INNER_SPACE = /[^\S ]|  /;
+
+/**
+ * LaTeX text outside a .bib (a `\bibitem`'s block, a .bbl's field) as plain text, read as a .bib
+ * text field is: the same tables and cache, and a best-effort text where citation-js cannot read it.
+ */
+export function latexFieldText(value: string): string {
+  const converted = convert('note', value).value;
+  return typeof converted === 'string' ? converted : stripLatex(value);
+}

@@ -39,6 +39,11 @@ export interface BibEntry {
   readonly describedAs?: string;
   /** The PDFs of the `file` field, as written: absolute, or relative to the .bib file. */
   readonly pdfs?: readonly string[];
+  /**
+   * The reference as written, for an entry read from text (a `\bibitem`, a Markdown reference list)
+   * rather than from fields: what the sources are asked with when it has no identifier.
+   */
+  readonly reference?: string;
 }
 
 /** A part of a .bib file that could not be read as an entry. */
@@ -52,4 +57,9 @@ export interface Bibliography {
   /** In file order; duplicate keys are kept so they can be reported. */
   readonly entries: readonly BibEntry[];
   readonly problems: readonly BibProblem[];
+  /**
+   * A list the document prints whole, whose entries no key cites (a Markdown "References" list):
+   * every entry is checked, and none is unused.
+   */
+  readonly printedWhole?: boolean;
 }

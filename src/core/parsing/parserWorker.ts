@@ -1,6 +1,6 @@
 /** The worker thread of `ParserThread` (thread.ts): parses what it is sent, one file at a time. */
 import { parentPort } from 'node:worker_threads';
-import { parseBibliography } from '../bibliography/parse';
+import { readBibliography } from '../bibliography/read';
 import { transferablesOf } from '../manuscript/packed';
 import { packSource } from './parsers';
 import type { ParseReply, ParseRequest } from './protocol';
@@ -8,7 +8,7 @@ import type { ParseReply, ParseRequest } from './protocol';
 function answer(request: ParseRequest): ParseReply {
   try {
     if (request.type === 'source') return { id: request.id, type: 'source', parsed: packSource(request.file, request.text, request.macros) };
-    return { id: request.id, type: 'bibliography', parsed: parseBibliography(request.text, request.file) };
+    return { id: request.id, type: 'bibliography', parsed: readBibliography(request.text, request.file) };
   } catch (error) {
     return { id: request.id, type: 'failed', message: error instanceof Error ? error.message : String(error) };
   }

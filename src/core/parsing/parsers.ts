@@ -1,4 +1,4 @@
-import { parseBibliography } from '../bibliography/parse';
+import { readBibliography } from '../bibliography/read';
 import type { Bibliography } from '../bibliography/types';
 import { languageOf } from '../manuscript/language';
 import { packLatex } from '../manuscript/latex';
@@ -28,5 +28,5 @@ export function parseSource(file: string, text: string, macros?: ReadonlyMap<str
 /** Parsing in the caller's thread. */
 export const IN_THREAD: Parsers = {
   source: async (file, text, macros) => parseSource(file, text, macros),
-  bibliography: async (file, text) => parseBibliography(text, file),
+  bibliography: async (file, text) => readBibliography(text, file),
 };

@@ -63,7 +63,7 @@ export class CrossrefSource implements PaperSource {
     if (title === '') throw notAsked(this.id, 'the title has no word to search for');
     const params = {
       // The year only weighs the ranking, so a wrong year in the .bib entry cannot hide the work.
-      'query.bibliographic': query.year === undefined ? title : `${title} ${query.year}`,
+      'query.bibliographic': query.citation ?? (query.year === undefined ? title : `${title} ${query.year}`),
       'query.author': query.authors?.length ? query.authors.join(' ') : undefined,
       rows: query.limit ?? DEFAULT_LIMIT,
       select: FIELDS,

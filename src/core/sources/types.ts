@@ -36,6 +36,11 @@ export interface BibliographicQuery {
   /** Family names, first author first. */
   readonly authors?: readonly string[];
   readonly year?: number;
+  /**
+   * The whole reference as written, for an entry read from text: what Crossref's
+   * `query.bibliographic` is made for, matched there better than the title alone.
+   */
+  readonly citation?: string;
   /** How many candidates to return at most. */
   readonly limit?: number;
 }

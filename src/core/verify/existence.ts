@@ -167,7 +167,13 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
   }
 
   if (hasSearchWords(entry)) {
-    const query = { title: entry.title, authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n), year: entry.year, limit: 5 };
+    const query = {
+      title: entry.title,
+      authors: entry.authors.map((a) => a.family ?? a.literal ?? '').filter((n) => n),
+      year: entry.year,
+      ...(entry.reference !== undefined && { citation: entry.reference.slice(0, MAX_CITATION_CHARACTERS) }),
+      limit: 5,
+    };
     const verdict = await askAll(sources, attempts, request, (s, options) => s.search(query, options), (records) => {
       const best = pickBestMatch(entry, records);
       return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
@@ -309,6 +315,9 @@ function identifierLookups(entry: BibEntry): IdentifierLookup[] {
   return lookups;
 }
 
+/** A citation string longer than this is cut before it is sent: a reference is far shorter, and a URL has a length limit. */
+const MAX_CITATION_CHARACTERS = 1000;
+
 /** Whether the entry has a title with a word to search for: "???" would ask the sources nothing. */
 function hasSearchWords(entry: BibEntry): entry is BibEntry & { readonly title: string } {
   return entry.title !== undefined && /[\p{L}\p{N}]/u.test(entry.title);
@@ -343,7 +352,8 @@ async function ask<T>(
 
 function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], attempts: Attempts, doiNamesOther: SourceRecord | undefined): ExistenceVerdict {
   if (!hasSearchWords(entry) && identifierLookups(entry).length === 0) {
-    return { status: 'unchecked', reason: 'The entry has no title, DOI or arXiv id that can be looked up.' };
+    const reason = entry.reference === undefined ? 'The entry has no title, DOI or arXiv id that can be looked up.' : 'The reference text is too short, or could not be read as authors and a title, and has no DOI or arXiv id to look up.';
+    return { status: 'unchecked', reason };
   }
   // In the configured order, not the order the answers happened to arrive in.
   const answered = sources.map((s) => s.id).filter((id) => attempts.awaited.has(id));

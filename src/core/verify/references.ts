@@ -321,7 +321,8 @@ export function citedEntries(result: CheckResult): BibEntry[] {
   const entries = result.bibliographies.flatMap((b) => b.entries);
   if (result.manuscript.citesAll) return entries;
   const cited = new Set(result.citations.map((c) => c.key));
-  return entries.filter((e) => cited.has(e.key));
+  const printed = new Set(result.bibliographies.filter((b) => b.printedWhole).flatMap((b) => b.entries));
+  return entries.filter((e) => cited.has(e.key) || printed.has(e));
 }
 
 /**
