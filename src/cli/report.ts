@@ -2,6 +2,7 @@ import { counted } from './counted';
 import * as path from 'node:path';
 import type { CheckResult } from '../core/check';
 import { authorName } from '../core/bibliography/describe';
+import { categoryOf } from '../core/findingCategories';
 import type { Finding, Severity } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
@@ -73,6 +74,8 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
       endLine: f.range.end.line + 1,
       endColumn: f.range.end.character + 1,
       message: f.message,
+      // `hallucinated` or `error-to-report` under the conferences' rules; null for what is no verdict on a reference.
+      category: categoryOf(f) ?? null,
       ...(f.evidence ? { evidence: f.evidence } : {}),
     })),
     ...(result.supports
@@ -202,6 +205,12 @@ function referenceReport(key: string, verdict: ExistenceVerdict): Record<string,
       };
     case 'not-found':
       return { key, status: verdict.status, asked: verdict.asked };
+    case 'doi-title-conflict':
+      return {
+        ...matchReport(key, verdict),
+        titled: verdict.titled ? recordReport(verdict.titled) : null,
+        ...(verdict.titleNotFoundIn && { titleNotFoundIn: verdict.titleNotFoundIn }),
+      };
     case 'unchecked':
       return { key, status: verdict.status, reason: verdict.reason };
   }
@@ -250,11 +259,12 @@ function retractionReport(retraction: RetractionStatus): Record<string, unknown>
 
 /** "references: 5 found, 1 with differing metadata, …", and on a line of its own why some were not checked. */
 function referenceSummary(verdicts: Verdicts): string {
-  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
+  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, 'doi-title-conflict': 0, unchecked: 0 };
   for (const { verdict } of verdicts.values()) counts[verdict.status]++;
+  const conflicts = counts['doi-title-conflict'] > 0 ? `${counts['doi-title-conflict']} whose DOI or PubMed id names another work, ` : '';
   const summary =
     `references: ${counts.found} found, ${counts['metadata-mismatch']} with differing metadata, ` +
-    `${counts['not-found']} not found in any source, ${counts.unchecked} could not be checked`;
+    `${counts['not-found']} not found in any source, ${conflicts}${counts.unchecked} could not be checked`;
   const standing = retractionSummary(verdicts);
   const unchecked = describeUnchecked(verdicts);
   return [`${summary}.`, standing, unchecked].filter((line) => line !== undefined).join('\n');
