@@ -2,6 +2,7 @@ import { counted } from './counted';
 import * as path from 'node:path';
 import type { CheckResult } from '../core/check';
 import { authorName } from '../core/bibliography/describe';
+import type { AcceptedFinding } from '../core/acceptance';
 import { categoryOf } from '../core/findingCategories';
 import type { Finding, Severity } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
@@ -14,7 +15,10 @@ import { passagePlace } from '../core/fulltext/types';
 import { forTerminal } from './terminal';
 
 /** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */
-export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports'>;
+export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports' | 'acceptances'> & {
+  /** The findings the writer accepted with `attest-ignore`, left out of `findings`. */
+  readonly accepted?: readonly AcceptedFinding[];
+};
 
 /** Most severe first. */
 export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hint'];
@@ -78,6 +82,19 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
       category: categoryOf(f) ?? null,
       ...(f.evidence ? { evidence: f.evidence } : {}),
     })),
+    // Only when there are some, so a report without acceptances reads as before.
+    ...(result.accepted?.length
+      ? {
+          accepted: result.accepted.map(({ finding, reason }) => ({
+            code: finding.code,
+            key: finding.key ?? null,
+            file: finding.file,
+            line: finding.range.start.line + 1,
+            column: finding.range.start.character + 1,
+            reason: reason ?? null,
+          })),
+        }
+      : {}),
     ...(result.supports
       ? {
           support: result.supports.map(({ citation, judgement, supportedTogether, fullText }) => ({
@@ -152,6 +169,7 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
   const hidden = result.findings.length - shown.length;
   const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
   lines.push(`${forTerminal(path.relative(cwd, result.root) || result.root)}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
+  if (result.accepted?.length) lines.push(`accepted: ${counted(result.accepted.length, 'finding', 'findings')} the files accept with attest-ignore, not shown.`);
   if (result.verdicts) lines.push(forTerminal(referenceSummary(result.verdicts), '\n'));
   if (result.supports) {
     const { cited, withoutAbstract, notLookedUp } = missingAbstracts(result.supports, result.verdicts);

@@ -40,13 +40,17 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
 const LEVELS: Readonly<Record<Severity, Result.level>> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
 
 /**
- * The reports as one SARIF log. Files under `cwd` (the repository, in CI) are named relative to it,
+ * The reports as one SARIF log; with `fresh`, the findings not in the baseline, each result says whether it is new. Files under `cwd` (the repository, in CI) are named relative to it,
  * as code scanning wants; others by absolute file URI.
  */
-export function formatSarif(reports: readonly CheckReport[], cwd: string, version: string): string {
+export function formatSarif(reports: readonly CheckReport[], cwd: string, version: string, fresh?: ReadonlySet<Finding>): string {
   const codes = Object.keys(RULES) as FindingCode[];
   const rules: ReportingDescriptor[] = codes.map((code) => ({ id: code, shortDescription: { text: RULES[code] }, ...ruleCategory(code) }));
-  const results = reports.flatMap((report) => report.findings).map((finding): Result => resultOf(finding, codes.indexOf(finding.code), cwd));
+  const results = reports.flatMap((report) => report.findings).map((finding): Result => {
+    const result = resultOf(finding, codes.indexOf(finding.code), cwd);
+    // Against a baseline (`--baseline`), whether each result is new since it.
+    return fresh ? { ...result, baselineState: fresh.has(finding) ? 'new' : 'unchanged' } : result;
+  });
   const log: Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry, Bibliography } from '../core/bibliography/types';
 import { checkManuscript, CheckSession, type CheckResult } from '../core/check';
+import { withoutAccepted } from '../core/acceptance';
 import type { Finding } from '../core/findings';
 import { analyze } from '../core/index/analyzer';
 import { LookupCache } from '../core/sources/cache';
@@ -315,7 +316,7 @@ export class Checker implements vscode.Disposable {
 
   private publish(): void {
     const extra = [...this.bibliographyVerdicts.values()].flatMap((v) => referenceFindings(v, [], this.config.showUnchecked));
-    const merged = mergeFindings(this.results.values(), extra);
+    const merged = mergeFindings([...this.results.values()].map(withoutAccepted), extra);
     for (const file of this.publishedFindings.keys()) {
       if (!merged.has(file)) this.diagnostics.delete(vscode.Uri.file(file));
     }

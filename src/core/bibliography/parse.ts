@@ -625,7 +625,8 @@ const DESCRIBING_FIELDS = ['howpublished', 'note', 'publisher', 'organization', 
 const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'booktitle', 'abstract', ...DESCRIBING_FIELDS]);
 
 /** Fields used as written: identifiers and dates, where LaTeX conversion would only harm. */
-const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file', 'pmid', 'pmcid']);
+// `attest-ignore` is Attest's own directive (`acceptance.ts`), read as written.
+const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file', 'pmid', 'pmcid', 'attest-ignore']);
 
 function buildEntries(raws: readonly RawEntry[], file: string, lines: LineIndex, problems: SpanProblem[]): BibEntry[] {
   const properties = raws.map((raw) => readProperties(raw, problems));
@@ -1019,6 +1020,7 @@ function toBibEntry(raw: RawEntry, properties: Properties, file: string, positio
   setIfDefined(entry, 'pmcid', pmcidOf(text('pmcid'), text('eprint'), text('eprinttype')));
   setIfDefined(entry, 'abstract', text('abstract'));
   setIfDefined(entry, 'describedAs', describedAs(text));
+  setIfDefined(entry, 'attestIgnore', text('attest-ignore'));
   const pdfs = pdfPathsOf(text('file'));
   if (pdfs.length > 0) entry.pdfs = pdfs;
   return entry;
