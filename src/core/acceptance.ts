@@ -178,3 +178,22 @@ function lineStartsOf(text: string): number[] {
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
 }
+
+/** Where a quick fix writes a directive, and what: inserted at `line`, `character`. */
+export interface DirectiveInsertion {
+  readonly line: number;
+  readonly character: number;
+  readonly text: string;
+}
+
+/**
+ * The directive accepting a finding, as the writer would type it: at the end of the finding's line
+ * in LaTeX (` % attest-ignore CODE`, after a space so the comment joins no words) and Markdown (an
+ * inline HTML comment: one on a line of its own would end the paragraph), and in a .bib on a comment
+ * line of its own above the entry's line, which BibTeX and biber skip.
+ */
+export function directiveFor(code: FindingCode, language: ManuscriptLanguage | 'bibtex', line: number, lineText: string): DirectiveInsertion {
+  if (language === 'bibtex') return { line, character: 0, text: `% ${IGNORE_MARK} ${code}\n` };
+  const end = lineText.trimEnd().length;
+  return { line, character: end, text: language === 'markdown' ? ` <!-- ${IGNORE_MARK} ${code} -->` : ` % ${IGNORE_MARK} ${code}` };
+}

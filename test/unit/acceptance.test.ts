@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Log } from 'sarif';
+import { AcceptanceCollector, acceptanceOf, directiveFor } from '../../src/core/acceptance';
+import { parseBibliography } from '../../src/core/bibliography/parse';
+import type { Finding } from '../../src/core/findings';
 import { attest } from './support/cli';
 import { makeTempDir, snapshot } from './support/tempDir';
 
@@ -82,6 +85,30 @@ describe('accepting findings and baselines', () => {
       ['future', 'dated by the journal'],
       ['placeholder', 'the author is a consortium'],
     ]);
+  });
+
+  it('accepts a finding with the comment its quick fix writes, in LaTeX, Markdown and a .bib, and nothing else there', () => {
+    const at = (line: number, code: Finding['code'], key: string, file: string): Finding => ({ code, severity: 'error', message: '', file, key, range: { start: { line, character: 5 }, end: { line, character: 9 } } });
+    const insert = (text: string, { line, character, text: added }: ReturnType<typeof directiveFor>): string => {
+      const lines = text.split('\n');
+      lines[line] = lines[line].slice(0, character) + added + lines[line].slice(character);
+      return lines.join('\n');
+    };
+    const tex = 'Intro.\nSee \\cite{ghost} here.  \nMore \\cite{other}.';
+    const md = 'Intro.\nSee [@ghost] here.\nMore [@other].';
+    const bib = '@article{a, title={One}}\n@article{ghost, title={Two}, year={2999}}\n';
+    const collector = new AcceptanceCollector();
+    collector.addManuscript('/p/main.tex', insert(tex, directiveFor('missing-key', 'latex', 1, tex.split('\n')[1])), 'latex');
+    collector.addManuscript('/p/paper.md', insert(md, directiveFor('missing-key', 'markdown', 1, md.split('\n')[1])), 'markdown');
+    const withComment = insert(bib, directiveFor('suspicious-metadata', 'bibtex', 1, ''));
+    collector.addBibliography(withComment, parseBibliography(withComment, '/p/refs.bib').entries);
+    const { acceptances } = collector;
+    assert.ok(acceptanceOf(at(1, 'missing-key', 'ghost', '/p/main.tex'), acceptances));
+    assert.ok(acceptanceOf(at(1, 'missing-key', 'ghost', '/p/paper.md'), acceptances));
+    assert.ok(acceptanceOf(at(2, 'suspicious-metadata', 'ghost', '/p/refs.bib'), acceptances), 'the entry moved a line down under its comment');
+    assert.equal(acceptanceOf(at(2, 'missing-key', 'other', '/p/main.tex'), acceptances), undefined);
+    assert.equal(acceptanceOf(at(1, 'unused-entry', 'ghost', '/p/main.tex'), acceptances), undefined, 'another code on the line stays');
+    assert.equal(acceptanceOf(at(0, 'suspicious-metadata', 'a', '/p/refs.bib'), acceptances), undefined);
   });
 
   describe('a baseline', () => {
