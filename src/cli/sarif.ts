@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import type { Finding, FindingCode, Severity } from '../core/findings';
+import type { Finding, FindingCode, Severity } from '../core/app/pipeline';
 import type { CheckReport } from './report';
 
 const SOURCE_ROOT = '%SRCROOT%';

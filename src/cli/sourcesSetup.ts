@@ -1,14 +1,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LookupCache } from '../core/sources/cache';
-import { SourceGates } from '../core/sources/gates';
-import { createSources, secretsFromEnvironment } from '../core/sources/registry';
-import type { SupportThresholds } from '../core/verify/support';
-import { createFullTextProvider } from '../core/fulltext/config';
+import { createFullTextProvider, createSources, type FullTextProvider, LookupCache, type PaperSource, secretsFromEnvironment, SourceGates } from '../core/app/services';
+import type { SupportThresholds } from '../core/app/support';
 import { readSettings, type SourcesConfig } from '../core/app/settings';
-import type { FullTextProvider } from '../core/fulltext/types';
-import type { PaperSource } from '../core/sources/types';
-import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/text/readFile';
+import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/app/text';
 
 export interface SourcesSetup {
   readonly config: SourcesConfig;

@@ -1,11 +1,19 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
-import type { SourceGates } from '../core/sources/gates';
-import { fullTextProvider, passagesAtHand, type FullTextOptions, type PassageAtHand } from '../core/fulltext/provider';
-import type { FullTextResult, FullTextProvider, WorkIds } from '../core/fulltext/types';
-import type { Paper } from '../core/papers/paper';
+import type { BibEntry } from '../core/app/bibliography';
+import {
+  fullTextConfigFrom,
+  type FullTextOptions,
+  fullTextProvider,
+  type FullTextProvider,
+  type FullTextResult,
+  FullTextSession,
+  type PassageAtHand,
+  passagesAtHand,
+  type SourceGates,
+  type WorkIds,
+} from '../core/app/services';
+import type { Paper } from '../core/app/evidence';
 import type { Config } from './config';
 import { secretName } from './references';
 

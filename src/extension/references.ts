@@ -1,13 +1,20 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import { LookupCache } from '../core/sources/cache';
-import type { SourceGates } from '../core/sources/gates';
-import { createSources, publicOrigin, SECRET_SOURCE, type SourceKey, type SourceSecrets } from '../core/sources/registry';
-import { SourceError, type PaperSource } from '../core/sources/types';
-import { SOURCE_NAMES } from '../core/sources/config';
-import { failureReasons, unreachedSources, VerdictCache, verifyEntries } from '../core/verify/references';
-import type { Verdicts } from '../core/verify/results';
+import type { BibEntry } from '../core/app/bibliography';
+import {
+  createSources,
+  LookupCache,
+  type PaperSource,
+  publicOrigin,
+  SECRET_SOURCE,
+  SOURCE_NAMES,
+  SourceError,
+  type SourceGates,
+  type SourceKey,
+  type SourceSecrets,
+} from '../core/app/services';
+import { failureReasons, unreachedSources, VerdictCache, verifyEntries } from '../core/app/pipeline';
+import type { Verdicts } from '../core/app/verdicts';
 import type { Config } from './config';
 
 /** Where each credential for a source's public API is kept in the editor's secret storage. */
