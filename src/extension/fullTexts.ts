@@ -10,12 +10,13 @@ import {
   FullTextSession,
   type PassageAtHand,
   passagesAtHand,
+  readSecrets,
   type SourceGates,
   type WorkIds,
 } from '../core/app/services';
 import type { Paper } from '../core/app/evidence';
 import type { Config } from './config';
-import { secretName } from './references';
+import { secretReader } from './references';
 
 /**
  * The cited works' full texts as the settings ask for them (`attest.fullText.*`, the sources' own
@@ -59,9 +60,8 @@ export class FullTextAccess {
     const { config, problems } = fullTextConfigFrom((key) => all.get(key), base);
     for (const problem of problems) this.log.warn(problem);
     const sources = this.config.sources().config;
-    const origin = new URL(sources.sources.core.baseUrl).origin;
-    const value = (await this.secrets.get(secretName('coreApiKey', origin))) || undefined;
-    return this.session.options(config, sources, { coreApiKey: value === undefined ? undefined : { value, origin } }, path.join(this.storage.fsPath, 'fulltexts'));
+    const secrets = await readSecrets(sources, secretReader(this.secrets), ['coreApiKey']);
+    return this.session.options(config, sources, secrets, path.join(this.storage.fsPath, 'fulltexts'));
   }
 
   /** The full text of an entry as the last check read it (from the store), for Show the Evidence. */
