@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { baselineOf, findingsNotIn, isBaseline, type Baseline, type FindingInContext } from '../core/baseline';
-import type { Finding } from '../core/findings';
-import { UnreadableFileError } from '../core/text/decode';
-import { readTextFile } from '../core/text/readFile';
+import { baselineOf, findingsNotIn, isBaseline, type Baseline, type Finding, type FindingInContext } from '../core/app/pipeline';
+import { readTextFile, UnreadableFileError } from '../core/app/text';
 import { forTerminal } from './terminal';
 import type { CheckReport } from './report';
 

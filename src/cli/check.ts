@@ -1,16 +1,26 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { CheckSession, checkInStages, claimWithAbstract, hasAbstracts, ignoreListOf, checkBibliographyInStages, type CheckResult, type PipelineHost } from '../core/app/pipeline';
-import { withoutAccepted } from '../core/acceptance';
-import type { Severity } from '../core/findings';
-import { FsWorkspace } from '../core/fsWorkspace';
-import { findRootManuscripts } from '../core/manuscript/discover';
-import { mayNotBeUtf8, notUtf8Note } from '../core/text/fileNames';
-import { manuscriptRootOf, missingTexRoot } from '../core/manuscript/project';
-import { ModelError } from '../core/models/errors';
-import { UnreadableFileError } from '../core/text/decode';
-import { IgnoreFileError } from '../core/verify/ignore';
-import { VerdictCache, verifyEntries } from '../core/verify/references';
+import {
+  checkBibliographyInStages,
+  checkInStages,
+  type CheckResult,
+  CheckSession,
+  claimWithAbstract,
+  findRootManuscripts,
+  FsWorkspace,
+  hasAbstracts,
+  IgnoreFileError,
+  ignoreListOf,
+  manuscriptRootOf,
+  missingTexRoot,
+  type PipelineHost,
+  type Severity,
+  VerdictCache,
+  verifyEntries,
+  withoutAccepted,
+} from '../core/app/pipeline';
+import { mayNotBeUtf8, notUtf8Note, UnreadableFileError } from '../core/app/text';
+import { ModelError } from '../core/app/models';
 import { parseCommandLine, usageError } from './args';
 import { applyBaseline, BaselineFileError, describeFresh } from './baseline';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './console';

@@ -3,12 +3,9 @@
  * Nothing here loads the library or ONNX Runtime: a search starts its encoder before loading either.
  */
 import * as path from 'node:path';
-import type { Encoder } from '../core/index/library';
-import { ModelError } from '../core/models/errors';
-import { contentDigest, modelName, sameModel, withContent } from '../core/models/identity';
-import { OnFirstUse } from '../core/models/onFirstUse';
-import type { ModelOptions } from '../core/models/options';
-import type { Reranker } from '../core/models/reranker';
+import type { Encoder } from '../core/app/library';
+import { contentDigest, ModelError, modelName, type ModelOptions, OnFirstUse, sameModel, withContent } from '../core/app/models';
+import type { Reranker } from '../core/app/onnx';
 import { forTerminal } from './terminal';
 
 /** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
@@ -22,7 +19,7 @@ export async function loadEncoder(dir: string | undefined): Promise<Encoder | un
   const resolved = path.resolve(dir);
   const model = await encoderKey(resolved);
   // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
-  const { OnnxEmbedder } = await import('../core/models/embedder');
+  const { OnnxEmbedder } = await import('../core/app/onnx');
   return { model, embedder: await OnnxEmbedder.load(resolved) };
 }
 
@@ -43,7 +40,7 @@ export async function startEncoder(dir: string | undefined, options: ModelOption
   if (dir === undefined) return undefined;
   const resolved = path.resolve(dir);
   const model = await encoderKey(resolved);
-  const { StartingEmbedder } = await import('../core/models/pool');
+  const { StartingEmbedder } = await import('../core/app/models');
   const embedder = new StartingEmbedder(resolved, options);
   return { encoder: { model, embedder }, ready: embedder.ready };
 }
@@ -69,7 +66,7 @@ export function askedReranker(dir: string | undefined): AskedReranker | undefine
     failure ??= error;
   };
   const reranker = new OnFirstUse(async () => {
-    const { OnnxReranker } = await import('../core/models/reranker');
+    const { OnnxReranker } = await import('../core/app/onnx');
     return watched(await OnnxReranker.load(path.resolve(dir)), failed);
   });
   return {
@@ -85,7 +82,7 @@ export function askedReranker(dir: string | undefined): AskedReranker | undefine
 
 /** The folder of Attest's own reranker; a `ModelError` when this copy of Attest has none. */
 export async function builtInRerankerDir(): Promise<string> {
-  const { builtInRerankerFolder } = await import('../core/models/builtIn');
+  const { builtInRerankerFolder } = await import('../core/app/models');
   const dir = await builtInRerankerFolder();
   if (dir === undefined) throw new ModelError('--rerank: this copy of Attest has no built-in reranker (models/attest-rerank in its package); give --rerank-model DIR instead.');
   return dir;

@@ -1,4 +1,4 @@
-import type { ImportResult } from '../core/papers/import';
+import type { ImportResult } from '../core/app/library';
 import type { Console } from './console';
 
 /** How many problems of one file are listed before the rest are only counted. */

@@ -1,17 +1,13 @@
 import { counted } from './counted';
-import { PaperLibrary, type Encoder } from '../core/index/library';
-import { StoreError } from '../core/index/store/store';
-import { ModelError } from '../core/models/errors';
-import { modelName } from '../core/models/identity';
-import { formatOf, importFileInBatches, type PaperFormat } from '../core/papers/import';
+import { type Encoder, formatOf, IMPORT_BATCH, importFileInBatches, type PaperFormat, PaperLibrary, StoreError } from '../core/app/library';
+import { ModelError, modelName } from '../core/app/models';
 import { ProblemReport } from './importProblems';
 import { parseCommandLine, usageError } from './args';
-import { UnreadableFileError } from '../core/text/decode';
+import { UnreadableFileError } from '../core/app/text';
 import type { Console } from './console';
 import { encoderDir, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
 import { forTerminal, showProgress } from './terminal';
-import { IMPORT_BATCH } from '../core/index/library';
-import { SOLR_BATCH } from '../core/index/solr/collection';
+import { SOLR_BATCH } from '../core/app/solr';
 import { solrTarget } from './solr';
 
 export const INDEX_USAGE = `Usage: attest index add FILE... (--store DIR | --solr URL [--collection NAME]) [--embed-model DIR]

@@ -1,10 +1,6 @@
 import * as path from 'node:path';
-import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
-import { readFolderJudging } from '../core/models/folder';
-import { contentDigest, withContent } from '../core/models/identity';
-import type { NliModel } from '../core/models/nli';
-import { NliModelOnFirstUse } from '../core/models/nliOnFirstUse';
-import type { ModelOptions } from '../core/models/options';
+import { builtInIdentity, builtInNliFolder, contentDigest, type ModelOptions, NliModelOnFirstUse, readFolderJudging, withContent } from '../core/app/models';
+import type { NliModel } from '../core/app/onnx';
 
 /** The NLI model chosen: `id` keys the judgement cache, `name` says in reports which model judged. */
 export interface ChosenNli {
@@ -43,7 +39,7 @@ export async function chooseNliModel(flag: string | undefined, env: NodeJS.Proce
 
 async function openOnnx(dir: string, options: ModelOptions): Promise<NliModel> {
   // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
-  const { OnnxNliModel } = await import('../core/models/nli');
+  const { OnnxNliModel } = await import('../core/app/onnx');
   return OnnxNliModel.load(dir, options);
 }
 

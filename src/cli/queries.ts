@@ -1,4 +1,4 @@
-import type { EvidenceFinder } from '../core/evidence';
+import type { EvidenceFinder } from '../core/app/evidence';
 import type { Console } from './console';
 
 /** The claims `attest search` is given, and its answers. */

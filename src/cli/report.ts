@@ -1,18 +1,10 @@
 import { counted } from './counted';
 import * as path from 'node:path';
-import type { CheckResult } from '../core/check';
-import { authorName } from '../core/bibliography/describe';
-import type { AcceptedFinding } from '../core/acceptance';
-import { categoryOf } from '../core/findingCategories';
-import type { Finding, Severity } from '../core/findings';
-import type { SourceRecord } from '../core/sources/types';
-import type { ExistenceVerdict } from '../core/verify/existence';
-import { missingAbstracts } from '../core/verify/claims';
-import { describeUnchecked } from '../core/verify/references';
-import type { Verdicts } from '../core/verify/results';
-import type { RetractionStatus } from '../core/verify/retraction';
-import { supportConfidence, type SupportJudgement } from '../core/verify/support';
-import { passagePlace } from '../core/fulltext/types';
+import { type AcceptedFinding, categoryOf, type CheckResult, describeUnchecked, type Finding, type Severity } from '../core/app/pipeline';
+import { authorName } from '../core/app/bibliography';
+import { passagePlace, type SourceRecord } from '../core/app/services';
+import type { ExistenceVerdict, RetractionStatus, Verdicts } from '../core/app/verdicts';
+import { missingAbstracts, supportConfidence, type SupportJudgement } from '../core/app/support';
 import { forTerminal } from './terminal';
 
 /** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */

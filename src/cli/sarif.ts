@@ -5,8 +5,7 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import { categoryOf, FINDING_CATEGORIES } from '../core/findingCategories';
-import type { Finding, FindingCode, ReferenceCategory, Severity } from '../core/findings';
+import { categoryOf, FINDING_CATEGORIES, type Finding, type FindingCode, type ReferenceCategory, type Severity } from '../core/app/pipeline';
 import type { CheckReport } from './report';
 
 const SOURCE_ROOT = '%SRCROOT%';

@@ -1,14 +1,13 @@
 import { counted } from './counted';
 import { promises as fs } from 'node:fs';
-import type { SearchMode } from '../core/evidence';
-import type { Encoder } from '../core/index/library';
-import { ModelError } from '../core/models/errors';
-import { modelName } from '../core/models/identity';
+import type { SearchMode } from '../core/app/evidence';
+import type { Encoder } from '../core/app/library';
+import { ModelError, modelName } from '../core/app/models';
 import { askedReranker, builtInRerankerDir, encoderDir, isFileSystemError, replacingVectors, startEncoder, type AskedReranker } from './encoder';
 import { answerQueries, parseQueries, sayNotes, type Query } from './queries';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './console';
-import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/app/text';
 import { forTerminal, showProgress } from './terminal';
 import { solrTarget } from './solr';
 
@@ -78,7 +77,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   if (values.rerank && values['rerank-model'] !== undefined) return usageError('search', 'give --rerank or --rerank-model DIR, not both', io);
   const encoderFolder = encoderDir(values['embed-model'], process.env);
   if (mode !== undefined && mode !== 'lexical' && encoderFolder === undefined) {
-    const { ENCODER_SETTING } = await import('../core/index/library');
+    const { ENCODER_SETTING } = await import('../core/app/library');
     io.err(`attest search: --mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL (in the editor, ${ENCODER_SETTING}).\n`);
     return 2;
   }
@@ -111,7 +110,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
       model: started.encoder.model,
       embedder: { embed: (texts, kind, signal) => (started as Started).encoder.embedder.embed(texts, kind, signal), dispose: async () => undefined },
     };
-    const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/index/library');
+    const { PaperLibrary, NO_ENCODER_NOTE } = await import('../core/app/library');
     reranker = askedReranker(await rerankerDir());
     const { library, messages } = await PaperLibrary.open(store, { encoder, mode, reranker: reranker?.get });
     for (const message of messages) io.err(`attest search: ${message}\n`);
@@ -133,7 +132,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
     sayNotes(notes, NO_ENCODER_NOTE, io);
     return 0;
   } catch (error) {
-    const { StoreError } = await import('../core/index/store/store');
+    const { StoreError } = await import('../core/app/library');
     if (!(error instanceof ModelError) && !(error instanceof StoreError) && !isFileSystemError(error)) throw error;
     io.err(`attest search: ${(error as Error).message}\n`);
     return 2;

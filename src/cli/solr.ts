@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { attestPackages } from '../core/attestPackage';
-import type { Encoder } from '../core/index/library';
-import type { SolrTarget } from '../core/index/solr/client';
-import { ModelError } from '../core/models/errors';
-import { modelName } from '../core/models/identity';
+import { attestPackages } from '../core/app/text';
+import type { Encoder } from '../core/app/library';
+import type { SolrTarget } from '../core/app/solr';
+import { ModelError, modelName } from '../core/app/models';
 import { parseCommandLine } from './args';
 import { encoderDir, loadEncoder } from './encoder';
 import type { Console } from './console';
@@ -68,8 +67,8 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
     io.err('attest solr: this copy of Attest has no configset (solr/configset/conf in its package).\n');
     return 2;
   }
-  const { SolrClient, SolrError } = await import('../core/index/solr/client');
-  const { initCollection } = await import('../core/index/solr/collection');
+  const { SolrClient, SolrError } = await import('../core/app/solr');
+  const { initCollection } = await import('../core/app/solr');
   let encoder: Encoder | undefined;
   try {
     encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));

@@ -1,11 +1,7 @@
-import type { Encoder } from '../core/index/library';
-import { IMPORT_BATCH } from '../core/index/library';
-import { SolrClient, SolrError, type SolrTarget } from '../core/index/solr/client';
-import { addToCollection, collectionInfo, type AddProgress } from '../core/index/solr/collection';
-import { ModelError } from '../core/models/errors';
-import { modelName } from '../core/models/identity';
-import { importFileInBatches, type PaperFormat } from '../core/papers/import';
-import { UnreadableFileError } from '../core/text/decode';
+import { type Encoder, IMPORT_BATCH, importFileInBatches, type PaperFormat } from '../core/app/library';
+import { type AddProgress, addToCollection, collectionInfo, SolrClient, SolrError, type SolrTarget } from '../core/app/solr';
+import { ModelError, modelName } from '../core/app/models';
+import { UnreadableFileError } from '../core/app/text';
 import { isFileSystemError, loadEncoder } from './encoder';
 import { ProblemReport } from './importProblems';
 import type { Console } from './console';

@@ -1,8 +1,7 @@
-import type { SearchMode } from '../core/evidence';
-import { NO_ENCODER_NOTE } from '../core/index/library';
-import { SolrError, type SolrTarget } from '../core/index/solr/client';
-import { SolrLibrary } from '../core/index/solr/library';
-import { ModelError } from '../core/models/errors';
+import type { SearchMode } from '../core/app/evidence';
+import { NO_ENCODER_NOTE } from '../core/app/library';
+import { SolrError, SolrLibrary, type SolrTarget } from '../core/app/solr';
+import { ModelError } from '../core/app/models';
 import { askedReranker, startEncoder, type AskedReranker } from './encoder';
 import type { Console } from './console';
 import { answerQueries, sayNotes, type Query } from './queries';

@@ -1,14 +1,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LookupCache } from '../core/sources/cache';
-import { SourceGates } from '../core/sources/gates';
-import { createSources, secretsFromEnvironment } from '../core/sources/registry';
-import type { SupportThresholds } from '../core/verify/support';
-import { createFullTextProvider } from '../core/fulltext/config';
+import { createServices, type FullTextProvider, type LookupCache, type PaperSource, secretsFromEnvironment } from '../core/app/services';
+import type { SupportThresholds } from '../core/app/support';
 import { readSettings, type SourcesConfig } from '../core/app/settings';
-import type { FullTextProvider } from '../core/fulltext/types';
-import type { PaperSource } from '../core/sources/types';
-import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/text/readFile';
+import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/app/text';
 
 export interface SourcesSetup {
   readonly config: SourcesConfig;
@@ -48,21 +43,22 @@ export async function setUpSources(flags: {
   const values = flags.config ? await readConfigFile(flags.config) : {};
   const settings = readSettings((key) => values[key], { base: flags.config ? path.dirname(path.resolve(flags.config)) : process.cwd() });
   const effective: SourcesConfig = { ...settings.sources, offline: flags.offline || settings.sources.offline };
-  const cache = new LookupCache(flags.cache ? path.resolve(flags.cache) : defaultCacheDirectory());
-  const secrets = secretsFromEnvironment(process.env);
-  // One gate per service for the run: lookups and full texts share each service's allowance.
-  const gates = new SourceGates();
+  const lookups = flags.cache ? path.resolve(flags.cache) : defaultCacheDirectory();
+  const services = createServices(
+    { sources: effective, fullText: settings.fullText },
+    { secrets: secretsFromEnvironment(process.env), folders: { lookups, fullTexts: path.join(lookups, 'fulltexts') }, warn: flags.warn },
+  );
   const { pipeline, problems } = settings;
   return {
     config: effective,
-    sources: createSources(effective, secrets, cache, gates),
+    sources: services.sources,
     checkReferences: pipeline.checkReferences,
     showUnchecked: flags.showUnchecked || pipeline.showUnchecked,
     checkSupport: pipeline.checkSupport,
     reportMissingAbstracts: pipeline.reportMissingAbstracts,
     thresholds: pipeline.thresholds ?? {},
-    cache,
-    fullText: createFullTextProvider(settings.fullText, effective, secrets, path.join(cache.directory, 'fulltexts'), gates, flags.warn),
+    cache: services.cache,
+    fullText: services.fullText,
     warnings: [...problems.sources, ...problems.support, ...problems.fullText, ...problems.other],
   };
 }

@@ -1,11 +1,8 @@
-import { analyze } from '../core/index/analyzer';
-import { ModelError } from '../core/models/errors';
-import { abstractSentences } from '../core/verify/claims';
-import { TermStatistics, tfidfRelevance } from '../core/verify/relevance';
-import { judgeSupport, supportConfidence } from '../core/verify/support';
+import { abstractSentences, analyze, judgeSupport, supportConfidence, TermStatistics, tfidfRelevance } from '../core/app/support';
+import { ModelError } from '../core/app/models';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './console';
-import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/text/readFile';
+import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/app/text';
 import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]

@@ -1,4 +1,4 @@
-import { attestPackages } from '../core/attestPackage';
+import { attestPackages } from '../core/app/text';
 
 /** Attest's version, from the nearest package.json that is Attest's (see `attestPackages`). */
 export function attestVersion(from = __dirname): string {

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import { listAuthors } from '../core/bibliography/describe';
-import type { BibEntry } from '../core/bibliography/types';
+import { type BibEntry, listAuthors } from '../core/app/bibliography';
 
 export const ABSTRACT_SCHEME = 'attest-abstract';
 

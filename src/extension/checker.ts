@@ -1,23 +1,31 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry, Bibliography } from '../core/bibliography/types';
-import { bibliographyFindings, CheckSession, checkInStages, ignoreListOf, type CheckResult, type PipelineHost } from '../core/app/pipeline';
-import { withoutAccepted } from '../core/acceptance';
-import type { Finding } from '../core/findings';
-import { LookupCache } from '../core/sources/cache';
-import { IgnoreFileError, type IgnoreList, type VerdictSubject } from '../core/verify/ignore';
-import { languageOf } from '../core/manuscript/language';
-import { manuscriptRootOf } from '../core/manuscript/project';
-import { mergeFindings } from '../core/mergeFindings';
-import { ParserThread } from '../core/parsing/thread';
-import { UnreadableFileError } from '../core/text/decode';
-import type { Verdicts } from '../core/verify/results';
-import type { ExistenceVerdict } from '../core/verify/existence';
+import type { BibEntry, Bibliography } from '../core/app/bibliography';
+import {
+  bibliographyFindings,
+  checkInStages,
+  type CheckResult,
+  CheckSession,
+  type Finding,
+  IgnoreFileError,
+  type IgnoreList,
+  ignoreListOf,
+  languageOf,
+  manuscriptRootOf,
+  mergeFindings,
+  ParserThread,
+  type PipelineHost,
+  type VerdictSubject,
+  withoutAccepted,
+} from '../core/app/pipeline';
+import { LookupCache } from '../core/app/services';
+import { UnreadableFileError } from '../core/app/text';
+import type { ExistenceVerdict, Verdicts } from '../core/app/verdicts';
 import type { Config } from './config';
 import { toDiagnostic } from './diagnostics';
 import { EditorWorkspace } from './editorWorkspace';
 import type { LocalModel } from './models';
-import type { NliModel } from '../core/models/nli';
+import type { NliModel } from '../core/app/onnx';
 import type { ReferenceLookups } from './references';
 import type { FullTextAccess } from './fullTexts';
 

@@ -1,10 +1,7 @@
 import * as vscode from 'vscode';
-import type { Bibliography } from '../core/bibliography/types';
-import type { CheckResult } from '../core/check';
-import { COMPLETIONS, KeyCompleter, keyContext, type Completion, type KeyCandidate } from '../core/completion/citationKeys';
-import type { PaperMatch } from '../core/completion/libraryKeys';
-import { languageOf } from '../core/manuscript/language';
-import type { Paper } from '../core/papers/paper';
+import type { Bibliography } from '../core/app/bibliography';
+import { type CheckResult, languageOf } from '../core/app/pipeline';
+import { type Completion, COMPLETIONS, type KeyCandidate, KeyCompleter, keyContext, type Paper, type PaperMatch } from '../core/app/evidence';
 import type { Checker } from './checker';
 import type { EvidenceActions } from './evidenceActions';
 

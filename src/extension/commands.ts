@@ -1,12 +1,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { abstractSentences, idsOf } from '../core/verify/claims';
-import type { Verdicts } from '../core/verify/results';
-import { passagePlace } from '../core/fulltext/types';
+import { abstractSentences, idsOf } from '../core/app/support';
+import type { Verdicts } from '../core/app/verdicts';
+import { passagePlace, type SourceSecrets } from '../core/app/services';
 import type { AbstractView, EvidencePart } from './abstractView';
 import type { FullTextAccess } from './fullTexts';
 import { isManuscript, type Checker } from './checker';
-import type { SourceSecrets } from '../core/sources/registry';
 import { secretName, type ReferenceLookups } from './references';
 
 /** "Attest: Check References": every entry of the active bibliography, or of the active manuscript's. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { PipelineSettings } from '../core/app/pipeline';
 import { readSettings, settingOrigin, type Settings, type SourcesConfig } from '../core/app/settings';
-import type { SupportThresholds } from '../core/verify/support';
+import type { SupportThresholds } from '../core/app/support';
 
 /** Attest's settings as the editor holds them, read by core's one reader of every `attest.*` key. */
 export class Config {

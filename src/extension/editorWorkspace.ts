@@ -1,7 +1,5 @@
 import * as vscode from 'vscode';
-import { UnreadableFileError } from '../core/text/decode';
-import { FileTooLargeError, readTextFile } from '../core/text/readFile';
-import type { Workspace } from '../core/workspace';
+import { FileTooLargeError, readTextFile, UnreadableFileError, type Workspace } from '../core/app/text';
 
 /**
  * Lets core read what the user sees: the editor's buffer for open documents (unsaved edits included),

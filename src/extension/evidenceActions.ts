@@ -1,14 +1,20 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { textToAppend } from '../core/bibliography/append';
-import { asRecord, citingReferences, type CitingReference } from '../core/bibliography/citing';
-import { findExisting } from '../core/bibliography/generate';
-import type { BibEntry } from '../core/bibliography/types';
-import type { CheckResult } from '../core/check';
-import type { TextEdit } from '../core/bibliography/edit';
-import { citationStyleOf, insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
-import type { Paper } from '../core/papers/paper';
-import { isWebLink } from '../core/webLink';
+import {
+  asRecord,
+  type BibEntry,
+  type CitationStyle,
+  citationStyleOf,
+  type CitingReference,
+  citingReferences,
+  findExisting,
+  insertCitation,
+  type TextEdit,
+  textToAppend,
+} from '../core/app/bibliography';
+import type { CheckResult } from '../core/app/pipeline';
+import type { Paper } from '../core/app/evidence';
+import { isWebLink } from '../core/app/text';
 import type { Checker } from './checker';
 
 /** What an action did, or why it did nothing, in words for the panel. */

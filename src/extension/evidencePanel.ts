@@ -1,13 +1,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PanelKind } from './panelHost';
-import { listAuthors } from '../core/bibliography/describe';
-import type { BibEntry } from '../core/bibliography/types';
-import type { Evidence, SearchMode } from '../core/evidence';
-import { analyze } from '../core/index/analyzer';
-import type { PaperStanding } from '../core/papers/paper';
-import type { ShownVerdict } from '../core/verify/support';
-import { isWebLink } from '../core/webLink';
+import { type BibEntry, listAuthors } from '../core/app/bibliography';
+import type { Evidence, PaperStanding, SearchMode } from '../core/app/evidence';
+import { analyze, type ShownVerdict } from '../core/app/support';
+import { isWebLink } from '../core/app/text';
 import { linkOf } from './evidenceActions';
 import type { EvidenceItem, Fragment, PanelStrings } from '../webview/protocol/evidence';
 

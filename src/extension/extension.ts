@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
-import { analyze } from '../core/index/analyzer';
-import { SourceGates } from '../core/sources/gates';
-import { judgePapers } from '../core/verify/claims';
-import type { VerdictSubject } from '../core/verify/ignore';
+import { analyze, judgePapers } from '../core/app/support';
+import { SourceGates } from '../core/app/services';
+import type { VerdictSubject } from '../core/app/pipeline';
 import { ABSTRACT_SCHEME, AbstractView } from './abstractView';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './checker';
 import { CitationCodeActionProvider } from './codeActions';

@@ -1,13 +1,9 @@
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import type { CheckResult } from '../core/check';
-import type { EvidenceFinder, EvidenceResults } from '../core/evidence';
-import { ENCODER_NOT_DOWNLOADED_NOTE } from '../core/index/library';
-import { languageOf } from '../core/manuscript/language';
-import { parseLatex } from '../core/manuscript/latex';
-import { parseMarkdown } from '../core/manuscript/markdown';
-import type { PassageAtHand } from '../core/fulltext/provider';
-import type { Paper } from '../core/papers/paper';
+import type { BibEntry } from '../core/app/bibliography';
+import { type CheckResult, languageOf, parseLatex, parseMarkdown } from '../core/app/pipeline';
+import type { EvidenceFinder, EvidenceResults, Paper } from '../core/app/evidence';
+import { ENCODER_NOT_DOWNLOADED_NOTE } from '../core/app/library';
+import type { PassageAtHand } from '../core/app/services';
 import type { Checker } from './checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
 import { EVIDENCE_PANEL, highlight, itemOf } from './evidencePanel';

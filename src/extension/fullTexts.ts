@@ -1,13 +1,22 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
-import type { SourceGates } from '../core/sources/gates';
-import { fullTextProvider, passagesAtHand, type FullTextOptions, type PassageAtHand } from '../core/fulltext/provider';
-import type { FullTextResult, FullTextProvider, WorkIds } from '../core/fulltext/types';
-import type { Paper } from '../core/papers/paper';
+import type { BibEntry } from '../core/app/bibliography';
+import {
+  fullTextConfigFrom,
+  type FullTextOptions,
+  fullTextProvider,
+  type FullTextProvider,
+  type FullTextResult,
+  FullTextSession,
+  type PassageAtHand,
+  passagesAtHand,
+  readSecrets,
+  type SourceGates,
+  type WorkIds,
+} from '../core/app/services';
+import type { Paper } from '../core/app/evidence';
 import type { Config } from './config';
-import { secretName } from './references';
+import { secretReader } from './references';
 
 /**
  * The cited works' full texts as the settings ask for them (`attest.fullText.*`, the sources' own
@@ -51,9 +60,8 @@ export class FullTextAccess {
     const { config, problems } = fullTextConfigFrom((key) => all.get(key), base);
     for (const problem of problems) this.log.warn(problem);
     const sources = this.config.sources().config;
-    const origin = new URL(sources.sources.core.baseUrl).origin;
-    const value = (await this.secrets.get(secretName('coreApiKey', origin))) || undefined;
-    return this.session.options(config, sources, { coreApiKey: value === undefined ? undefined : { value, origin } }, path.join(this.storage.fsPath, 'fulltexts'));
+    const secrets = await readSecrets(sources, secretReader(this.secrets), ['coreApiKey']);
+    return this.session.options(config, sources, secrets, path.join(this.storage.fsPath, 'fulltexts'));
   }
 
   /** The full text of an entry as the last check read it (from the store), for Show the Evidence. */

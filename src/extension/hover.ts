@@ -1,13 +1,8 @@
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import { listAuthors } from '../core/bibliography/describe';
-import { SOURCE_NAMES } from '../core/sources/config';
-import type { SourceRecord } from '../core/sources/types';
-import type { SourceErrorKind } from '../core/sources/health';
-import { passagePlace, type FullTextSource } from '../core/fulltext/types';
-import type { CitationSupport } from '../core/verify/results';
-import type { ExistenceVerdict } from '../core/verify/existence';
-import { doiUrl, linkTarget, markdownCode, markdownLink, markdownText } from '../core/markdownText';
+import { type BibEntry, listAuthors } from '../core/app/bibliography';
+import { type FullTextSource, passagePlace, SOURCE_NAMES, type SourceErrorKind, type SourceRecord } from '../core/app/services';
+import type { CitationSupport, ExistenceVerdict } from '../core/app/verdicts';
+import { doiUrl, linkTarget, markdownCode, markdownLink, markdownText } from '../core/app/text';
 import type { Checker } from './checker';
 import { describeRetraction } from './retraction';
 import { supportWords } from './supportWords';

@@ -1,11 +1,7 @@
 import * as vscode from 'vscode';
-import { listAuthors } from '../core/bibliography/describe';
-import { setFields } from '../core/bibliography/edit';
-import type { BibEntry } from '../core/bibliography/types';
-import { SOURCE_NAMES } from '../core/sources/config';
-import { SourceError } from '../core/sources/types';
-import { fieldsFromRecord } from '../core/verify/fixes';
-import { nearestRecords, type NearRecord } from '../core/verify/nearest';
+import { type BibEntry, listAuthors, setFields } from '../core/app/bibliography';
+import { SOURCE_NAMES, SourceError } from '../core/app/services';
+import { fieldsFromRecord, nearestRecords, type NearRecord } from '../core/app/verdicts';
 import type { Checker } from './checker';
 import type { ReferenceLookups } from './references';
 

@@ -1,13 +1,22 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import { LookupCache } from '../core/sources/cache';
-import type { SourceGates } from '../core/sources/gates';
-import { createSources, publicOrigin, SECRET_SOURCE, type SourceKey, type SourceSecrets } from '../core/sources/registry';
-import { SourceError, type PaperSource } from '../core/sources/types';
-import { SOURCE_NAMES } from '../core/sources/config';
-import { failureReasons, unreachedSources, VerdictCache, verifyEntries } from '../core/verify/references';
-import type { Verdicts } from '../core/verify/results';
+import type { BibEntry } from '../core/app/bibliography';
+import {
+  createSources,
+  keyOrigin,
+  LookupCache,
+  type PaperSource,
+  publicOrigin,
+  readSecrets,
+  SECRET_SOURCE,
+  type SecretReader,
+  SOURCE_NAMES,
+  SourceError,
+  type SourceGates,
+  type SourceSecrets,
+} from '../core/app/services';
+import { failureReasons, unreachedSources, VerdictCache, verifyEntries } from '../core/app/pipeline';
+import type { Verdicts } from '../core/app/verdicts';
 import type { Config } from './config';
 
 /** Where each credential for a source's public API is kept in the editor's secret storage. */
@@ -25,6 +34,11 @@ const SECRET_KEYS: Readonly<Record<keyof SourceSecrets, string>> = {
  */
 export function secretName(name: keyof SourceSecrets, origin: string): string {
   return origin === publicOrigin(SECRET_SOURCE[name]) ? SECRET_KEYS[name] : `${SECRET_KEYS[name]}:${origin}`;
+}
+
+/** The credentials as the editor's secret storage keeps them, for the services core builds. */
+export function secretReader(secrets: vscode.SecretStorage): SecretReader {
+  return (name, origin) => Promise.resolve(secrets.get(secretName(name, origin)));
 }
 
 /** How long before a source failure seen again is written to the output again. */
@@ -153,7 +167,7 @@ export class ReferenceLookups implements vscode.Disposable {
 
   /** The origin a credential is stored for and sent to: that of its source's configured base URL. */
   keyOrigin(name: keyof SourceSecrets): string {
-    return new URL(this.config.sources().config.sources[SECRET_SOURCE[name]].baseUrl).origin;
+    return keyOrigin(this.config.sources().config, name);
   }
 
   /** The enabled sources, sharing this session's rate limits and cache, for live searches too. */
@@ -169,17 +183,7 @@ export class ReferenceLookups implements vscode.Disposable {
   private async createSources(): Promise<PaperSource[]> {
     const { config, problems } = this.config.sources();
     for (const problem of problems) this.log.warn(problem);
-    const read = async (name: keyof SourceSecrets): Promise<SourceKey | undefined> => {
-      const origin = this.keyOrigin(name);
-      const value = await this.secrets.get(secretName(name, origin));
-      return value ? { value, origin } : undefined;
-    };
-    const secrets: SourceSecrets = {
-      openalexApiKey: await read('openalexApiKey'),
-      semanticscholarApiKey: await read('semanticscholarApiKey'),
-      coreApiKey: await read('coreApiKey'),
-      crossrefPlusToken: await read('crossrefPlusToken'),
-    };
+    const secrets = await readSecrets(config, secretReader(this.secrets));
     return createSources(config, secrets, new LookupCache(path.join(this.storage.fsPath, 'lookups')), this.gates);
   }
 

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
-import type { CheckResult } from '../core/check';
-import { describeUnchecked } from '../core/verify/references';
-import { missingAbstracts } from '../core/verify/claims';
+import { type CheckResult, describeUnchecked } from '../core/app/pipeline';
+import { missingAbstracts } from '../core/app/support';
 import type { Checker } from './checker';
 import type { ReferenceLookups } from './references';
 

@@ -6,17 +6,27 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EvidenceFinder } from '../core/evidence';
-import type { NliModel } from '../core/models/nli';
-import { distinctPapers } from '../core/papers/paper';
-import { LlmError, OpenAiLlm, type Llm, type LlmSettings } from '../core/suggest/llm';
-import { endpointName } from '../core/suggest/llmErrors';
-import { describeOutgoing } from '../core/suggest/prompt';
-import { acceptedSentences, insertionText } from '../core/suggest/insertion';
-import type { DraftLimits } from '../core/suggest/limits';
-import { supportJudge, type SentenceJudge, type SuggestedSentence } from '../core/suggest/recheck';
-import { SOURCE_NAMES } from '../core/sources/config';
-import { MAX_SOURCES, suggest, type Suggestion, type SuggestProgress } from '../core/suggest/suggest';
+import { distinctPapers, type EvidenceFinder } from '../core/app/evidence';
+import type { NliModel } from '../core/app/onnx';
+import {
+  acceptedSentences,
+  describeOutgoing,
+  type DraftLimits,
+  endpointName,
+  insertionText,
+  type Llm,
+  LlmError,
+  type LlmSettings,
+  MAX_SOURCES,
+  OpenAiLlm,
+  type SentenceJudge,
+  suggest,
+  type SuggestedSentence,
+  type Suggestion,
+  type SuggestProgress,
+  supportJudge,
+} from '../core/app/suggest';
+import { SOURCE_NAMES } from '../core/app/services';
 import type { Checker } from './checker';
 import { Config } from './config';
 import { EvidenceActions, type Outcome } from './evidenceActions';

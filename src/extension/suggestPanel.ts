@@ -1,10 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PanelKind } from './panelHost';
-import { listAuthors } from '../core/bibliography/describe';
-import type { BibEntry } from '../core/bibliography/types';
-import type { SentenceStatus } from '../core/suggest/recheck';
-import type { Suggestion, SuggestOutcome } from '../core/suggest/suggest';
+import { type BibEntry, listAuthors } from '../core/app/bibliography';
+import type { SentenceStatus, Suggestion, SuggestOutcome } from '../core/app/suggest';
 import { linkOf } from './evidenceActions';
 import type { PanelStrings, SentenceView, SuggestionMessage } from '../webview/protocol/suggest';
 

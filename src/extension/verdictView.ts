@@ -1,4 +1,4 @@
-import { shownVerdict, type SupportJudgement } from '../core/verify/support';
+import { shownVerdict, type SupportJudgement } from '../core/app/support';
 import type { VerdictView } from '../webview/protocol/evidence';
 
 /**

@@ -151,3 +151,19 @@ export function claimWithAbstract(result: CheckResult): boolean {
 export function hasAbstracts(result: CheckResult): boolean {
   return result.bibliographies.some((b) => b.entries.some((e) => e.abstract)) || [...(result.verdicts?.values() ?? [])].some((l) => l.abstract);
 }
+
+// What the adapters use of the modules this stage calls, so that they reach them through here.
+export type { Finding, FindingCode, ReferenceCategory, Severity } from '../findings';
+export { categoryOf, FINDING_CATEGORIES } from '../findingCategories';
+export { directiveFor, withoutAccepted, type AcceptedFinding } from '../acceptance';
+export { baselineOf, findingsNotIn, isBaseline, type Baseline, type FindingInContext } from '../baseline';
+export { FsWorkspace } from '../fsWorkspace';
+export { findRootManuscripts } from '../manuscript/discover';
+export { languageOf } from '../manuscript/language';
+export { parseLatex } from '../manuscript/latex';
+export { parseMarkdown } from '../manuscript/markdown';
+export { manuscriptRootOf, missingTexRoot } from '../manuscript/project';
+export { mergeFindings } from '../mergeFindings';
+export { ParserThread } from '../parsing/thread';
+export { IgnoreFileError, type IgnoreList, type VerdictSubject } from '../verify/ignore';
+export { describeUnchecked, failureReasons, unreachedSources, VerdictCache, verifyEntries } from '../verify/references';
