@@ -3,11 +3,11 @@ import * as vscode from 'vscode';
 import { abstractSentences, idsOf } from '../core/verify/claims';
 import type { Verdicts } from '../core/verify/results';
 import { passagePlace } from '../core/fulltext/types';
-import type { AbstractView, EvidencePart } from './abstractView';
-import type { FullTextAccess } from './fullTexts';
-import { isManuscript, type Checker } from './checker';
+import type { AbstractView, EvidencePart } from './evidence/abstractView';
+import type { FullTextAccess } from './check/fullTexts';
+import { isManuscript, type Checker } from './check/checker';
 import type { SourceSecrets } from '../core/sources/registry';
-import { secretName, type ReferenceLookups } from './references';
+import { secretName, type ReferenceLookups } from './check/references';
 
 /** "Attest: Check References": every entry of the active bibliography, or of the active manuscript's. */
 export async function checkReferencesCommand(checker: Checker): Promise<void> {

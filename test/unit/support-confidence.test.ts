@@ -4,8 +4,8 @@ import type { JudgingParameters } from '../../src/core/models/judging';
 import type { NliModel, NliScores } from '../../src/core/models/nli';
 import type { CitationSupport } from '../../src/core/verify/results';
 import { judgeSupport, shownVerdict, type SupportJudgement } from '../../src/core/verify/support';
-import { verdictView } from '../../src/extension/verdictView';
-import { supportWords, type Localize } from '../../src/extension/supportWords';
+import { verdictView } from '../../src/extension/evidence/verdictView';
+import { supportWords, type Localize } from '../../src/extension/check/supportWords';
 import { overlap } from './support/ruleNli';
 
 /** A model that gives every pair the same scores. */

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ResultsMessage } from '../../../src/webview/protocol/evidence';
-import type { EvidenceApi } from '../../../src/extension/findEvidence';
+import type { EvidenceApi } from '../../../src/extension/evidence/findEvidence';
 import { FIXTURES } from '../../unit/helpers';
 import { encoderGraph } from '../../unit/support/onnx/graphs';
 import { writeModelFolder } from '../../unit/support/onnx/folders';

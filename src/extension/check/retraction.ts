@@ -4,10 +4,10 @@
  * command that ignores it for one citation with the writer's reason.
  */
 import * as vscode from 'vscode';
-import { SOURCE_NAMES } from '../core/sources/config';
-import type { VerdictSubject } from '../core/verify/ignore';
-import type { RetractionStatus } from '../core/verify/retraction';
-import { markdownLink, markdownText } from '../core/markdownText';
+import { SOURCE_NAMES } from '../../core/sources/config';
+import type { VerdictSubject } from '../../core/verify/ignore';
+import type { RetractionStatus } from '../../core/verify/retraction';
+import { markdownLink, markdownText } from '../../core/markdownText';
 import type { Checker } from './checker';
 
 /** The hover's line for a work whose standing is in doubt; undefined for a work that stands (or is not known to). */

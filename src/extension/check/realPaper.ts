@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { listAuthors } from '../core/bibliography/describe';
-import { setFields } from '../core/bibliography/edit';
-import type { BibEntry } from '../core/bibliography/types';
-import { SOURCE_NAMES } from '../core/sources/config';
-import { SourceError } from '../core/sources/types';
-import { fieldsFromRecord } from '../core/verify/fixes';
-import { nearestRecords, type NearRecord } from '../core/verify/nearest';
+import { listAuthors } from '../../core/bibliography/describe';
+import { setFields } from '../../core/bibliography/edit';
+import type { BibEntry } from '../../core/bibliography/types';
+import { SOURCE_NAMES } from '../../core/sources/config';
+import { SourceError } from '../../core/sources/types';
+import { fieldsFromRecord } from '../../core/verify/fixes';
+import { nearestRecords, type NearRecord } from '../../core/verify/nearest';
 import type { Checker } from './checker';
 import type { ReferenceLookups } from './references';
 

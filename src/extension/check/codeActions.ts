@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { directiveFor } from '../core/acceptance';
-import { setFields } from '../core/bibliography/edit';
-import type { Finding } from '../core/findings';
-import { isWebLink } from '../core/webLink';
-import { fieldsFromRecord } from '../core/verify/fixes';
-import { RETRACTION_CODES } from '../core/verify/retractionFindings';
+import { directiveFor } from '../../core/acceptance';
+import { setFields } from '../../core/bibliography/edit';
+import type { Finding } from '../../core/findings';
+import { isWebLink } from '../../core/webLink';
+import { fieldsFromRecord } from '../../core/verify/fixes';
+import { RETRACTION_CODES } from '../../core/verify/retractionFindings';
 import type { Checker } from './checker';
 import { FIND_REAL_PAPER } from './realPaper';
 import { DIAGNOSTIC_SOURCE, toRange } from './diagnostics';

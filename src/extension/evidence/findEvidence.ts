@@ -1,18 +1,18 @@
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import type { CheckResult } from '../core/check';
-import type { EvidenceFinder, EvidenceResults } from '../core/evidence';
-import { ENCODER_NOT_DOWNLOADED_NOTE } from '../core/index/library';
-import { languageOf } from '../core/manuscript/language';
-import { parseLatex } from '../core/manuscript/latex';
-import { parseMarkdown } from '../core/manuscript/markdown';
-import type { PassageAtHand } from '../core/fulltext/provider';
-import type { Paper } from '../core/papers/paper';
-import type { Checker } from './checker';
+import type { BibEntry } from '../../core/bibliography/types';
+import type { CheckResult } from '../../core/check';
+import type { EvidenceFinder, EvidenceResults } from '../../core/evidence';
+import { ENCODER_NOT_DOWNLOADED_NOTE } from '../../core/index/library';
+import { languageOf } from '../../core/manuscript/language';
+import { parseLatex } from '../../core/manuscript/latex';
+import { parseMarkdown } from '../../core/manuscript/markdown';
+import type { PassageAtHand } from '../../core/fulltext/provider';
+import type { Paper } from '../../core/papers/paper';
+import type { Checker } from '../check/checker';
 import { EvidenceActions, type CitationTarget, type Outcome } from './evidenceActions';
 import { EVIDENCE_PANEL, highlight, itemOf } from './evidencePanel';
-import { PanelHost } from './panelHost';
-import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage, type VerdictView } from '../webview/protocol/evidence';
+import { PanelHost } from '../panelHost';
+import { parseWebviewMessage, RESULT_ACTIONS, type PanelMessage, type ResultAction, type ResultsMessage, type VerdictView } from '../../webview/protocol/evidence';
 
 /** What the extension offers other code (and its tests) about Find Evidence. */
 export interface EvidenceApi {

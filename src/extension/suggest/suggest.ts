@@ -6,25 +6,25 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { EvidenceFinder } from '../core/evidence';
-import type { NliModel } from '../core/models/nli';
-import { distinctPapers } from '../core/papers/paper';
-import { LlmError, OpenAiLlm, type Llm, type LlmSettings } from '../core/suggest/llm';
-import { endpointName } from '../core/suggest/llmErrors';
-import { describeOutgoing } from '../core/suggest/prompt';
-import { acceptedSentences, insertionText } from '../core/suggest/insertion';
-import type { DraftLimits } from '../core/suggest/limits';
-import { supportJudge, type SentenceJudge, type SuggestedSentence } from '../core/suggest/recheck';
-import { SOURCE_NAMES } from '../core/sources/config';
-import { MAX_SOURCES, suggest, type Suggestion, type SuggestProgress } from '../core/suggest/suggest';
-import type { Checker } from './checker';
-import { Config } from './config';
-import { EvidenceActions, type Outcome } from './evidenceActions';
-import { plainText, type EvidenceApi } from './findEvidence';
-import type { LocalModel } from './models';
+import type { EvidenceFinder } from '../../core/evidence';
+import type { NliModel } from '../../core/models/nli';
+import { distinctPapers } from '../../core/papers/paper';
+import { LlmError, OpenAiLlm, type Llm, type LlmSettings } from '../../core/suggest/llm';
+import { endpointName } from '../../core/suggest/llmErrors';
+import { describeOutgoing } from '../../core/suggest/prompt';
+import { acceptedSentences, insertionText } from '../../core/suggest/insertion';
+import type { DraftLimits } from '../../core/suggest/limits';
+import { supportJudge, type SentenceJudge, type SuggestedSentence } from '../../core/suggest/recheck';
+import { SOURCE_NAMES } from '../../core/sources/config';
+import { MAX_SOURCES, suggest, type Suggestion, type SuggestProgress } from '../../core/suggest/suggest';
+import type { Checker } from '../check/checker';
+import { Config } from '../config';
+import { EvidenceActions, type Outcome } from '../evidence/evidenceActions';
+import { plainText, type EvidenceApi } from '../evidence/findEvidence';
+import type { LocalModel } from '../models/models';
 import { SUGGEST_PANEL, suggestionView } from './suggestPanel';
-import { PanelHost } from './panelHost';
-import { parseWebviewMessage, type Fix, type PanelMessage, type SuggestionMessage } from '../webview/protocol/suggest';
+import { PanelHost } from '../panelHost';
+import { parseWebviewMessage, type Fix, type PanelMessage, type SuggestionMessage } from '../../webview/protocol/suggest';
 
 export interface SuggestDependencies {
   readonly checker: Checker;

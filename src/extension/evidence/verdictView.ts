@@ -1,5 +1,5 @@
-import { shownVerdict, type SupportJudgement } from '../core/verify/support';
-import type { VerdictView } from '../webview/protocol/evidence';
+import { shownVerdict, type SupportJudgement } from '../../core/verify/support';
+import type { VerdictView } from '../../webview/protocol/evidence';
 
 /**
  * A model's judgement of a paper as the evidence page's badge shows it. Kept out of the protocol,

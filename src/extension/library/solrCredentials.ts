@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { Config } from './config';
+import { Config } from '../config';
 
 /** The secret storage's name for the Solr credentials of one address: a collection elsewhere never gets them. */
 function secretName(url: string): string {

@@ -1,15 +1,15 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { textToAppend } from '../core/bibliography/append';
-import { asRecord, citingReferences, type CitingReference } from '../core/bibliography/citing';
-import { findExisting } from '../core/bibliography/generate';
-import type { BibEntry } from '../core/bibliography/types';
-import type { CheckResult } from '../core/check';
-import type { TextEdit } from '../core/bibliography/edit';
-import { citationStyleOf, insertCitation, type CitationStyle } from '../core/manuscript/citeStyle';
-import type { Paper } from '../core/papers/paper';
-import { isWebLink } from '../core/webLink';
-import type { Checker } from './checker';
+import { textToAppend } from '../../core/bibliography/append';
+import { asRecord, citingReferences, type CitingReference } from '../../core/bibliography/citing';
+import { findExisting } from '../../core/bibliography/generate';
+import type { BibEntry } from '../../core/bibliography/types';
+import type { CheckResult } from '../../core/check';
+import type { TextEdit } from '../../core/bibliography/edit';
+import { citationStyleOf, insertCitation, type CitationStyle } from '../../core/manuscript/citeStyle';
+import type { Paper } from '../../core/papers/paper';
+import { isWebLink } from '../../core/webLink';
+import type { Checker } from '../check/checker';
 
 /** What an action did, or why it did nothing, in words for the panel. */
 export interface Outcome {

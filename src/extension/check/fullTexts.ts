@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import { fullTextConfigFrom, FullTextSession } from '../core/fulltext/config';
-import type { SourceGates } from '../core/sources/gates';
-import { fullTextProvider, passagesAtHand, type FullTextOptions, type PassageAtHand } from '../core/fulltext/provider';
-import type { FullTextResult, FullTextProvider, WorkIds } from '../core/fulltext/types';
-import type { Paper } from '../core/papers/paper';
-import type { Config } from './config';
+import type { BibEntry } from '../../core/bibliography/types';
+import { fullTextConfigFrom, FullTextSession } from '../../core/fulltext/config';
+import type { SourceGates } from '../../core/sources/gates';
+import { fullTextProvider, passagesAtHand, type FullTextOptions, type PassageAtHand } from '../../core/fulltext/provider';
+import type { FullTextResult, FullTextProvider, WorkIds } from '../../core/fulltext/types';
+import type { Paper } from '../../core/papers/paper';
+import type { Config } from '../config';
 import { secretName } from './references';
 
 /**

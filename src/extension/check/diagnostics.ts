@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Finding, Severity } from '../core/findings';
+import type { Finding, Severity } from '../../core/findings';
 
 export const DIAGNOSTIC_SOURCE = 'attest';
 

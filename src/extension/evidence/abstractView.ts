@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { listAuthors } from '../core/bibliography/describe';
-import type { BibEntry } from '../core/bibliography/types';
+import { listAuthors } from '../../core/bibliography/describe';
+import type { BibEntry } from '../../core/bibliography/types';
 
 export const ABSTRACT_SCHEME = 'attest-abstract';
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { CheckResult } from '../core/check';
-import { describeUnchecked } from '../core/verify/references';
-import { missingAbstracts } from '../core/verify/claims';
+import type { CheckResult } from '../../core/check';
+import { describeUnchecked } from '../../core/verify/references';
+import { missingAbstracts } from '../../core/verify/claims';
 import type { Checker } from './checker';
 import type { ReferenceLookups } from './references';
 

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import type { Bibliography } from '../core/bibliography/types';
-import type { CheckResult } from '../core/check';
-import { COMPLETIONS, KeyCompleter, keyContext, type Completion, type KeyCandidate } from '../core/completion/citationKeys';
-import type { PaperMatch } from '../core/completion/libraryKeys';
-import { languageOf } from '../core/manuscript/language';
-import type { Paper } from '../core/papers/paper';
-import type { Checker } from './checker';
-import type { EvidenceActions } from './evidenceActions';
+import type { Bibliography } from '../../core/bibliography/types';
+import type { CheckResult } from '../../core/check';
+import { COMPLETIONS, KeyCompleter, keyContext, type Completion, type KeyCandidate } from '../../core/completion/citationKeys';
+import type { PaperMatch } from '../../core/completion/libraryKeys';
+import { languageOf } from '../../core/manuscript/language';
+import type { Paper } from '../../core/papers/paper';
+import type { Checker } from '../check/checker';
+import type { EvidenceActions } from '../evidence/evidenceActions';
 
 /** How far back on its line a citation being typed can start; keeps matching on a huge line cheap. */
 const LOOK_BACK = 500;

@@ -1,15 +1,15 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { PanelKind } from './panelHost';
-import { listAuthors } from '../core/bibliography/describe';
-import type { BibEntry } from '../core/bibliography/types';
-import type { Evidence, SearchMode } from '../core/evidence';
-import { analyze } from '../core/index/analyzer';
-import type { PaperStanding } from '../core/papers/paper';
-import type { ShownVerdict } from '../core/verify/support';
-import { isWebLink } from '../core/webLink';
+import type { PanelKind } from '../panelHost';
+import { listAuthors } from '../../core/bibliography/describe';
+import type { BibEntry } from '../../core/bibliography/types';
+import type { Evidence, SearchMode } from '../../core/evidence';
+import { analyze } from '../../core/index/analyzer';
+import type { PaperStanding } from '../../core/papers/paper';
+import type { ShownVerdict } from '../../core/verify/support';
+import { isWebLink } from '../../core/webLink';
 import { linkOf } from './evidenceActions';
-import type { EvidenceItem, Fragment, PanelStrings } from '../webview/protocol/evidence';
+import type { EvidenceItem, Fragment, PanelStrings } from '../../webview/protocol/evidence';
 
 /** The panel listing the papers found for a claim. */
 export const EVIDENCE_PANEL: PanelKind = {

@@ -1,5 +1,5 @@
-import type { CitationSupport } from '../core/verify/results';
-import { shownVerdict, type ShownVerdict, type SupportJudgement } from '../core/verify/support';
+import type { CitationSupport } from '../../core/verify/results';
+import { shownVerdict, type ShownVerdict, type SupportJudgement } from '../../core/verify/support';
 
 /**
  * How a support verdict is put into words in the hover, apart from `vscode` so that the wording is

@@ -1,21 +1,21 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ModelSettings, Settings } from '../core/app/settings';
-import { Config } from './config';
-import { builtInIdentity, builtInNliFolder } from '../core/models/builtIn';
-import { downloadModel, ModelDownloadError } from '../core/models/download';
-import { ModelError } from '../core/models/errors';
-import { copiesFolderOf } from '../core/models/copiesFolder';
-import { readFolderJudging } from '../core/models/folder';
-import { contentDigest, withContent } from '../core/models/identity';
-import { NliModelOnFirstUse } from '../core/models/nliOnFirstUse';
-import { hasFiles, modelLocation, exportFiles, type ModelLocation } from '../core/models/location';
-import type { Embedder } from '../core/models/embedder';
-import type { NliModel } from '../core/models/nli';
-import type { ModelOptions } from '../core/models/options';
-import { WorkerEmbedder, WorkerNliModel } from '../core/models/pool';
-import { onnxRuntimeAvailable } from '../core/models/runtime';
+import type { ModelSettings, Settings } from '../../core/app/settings';
+import { Config } from '../config';
+import { builtInIdentity, builtInNliFolder } from '../../core/models/builtIn';
+import { downloadModel, ModelDownloadError } from '../../core/models/download';
+import { ModelError } from '../../core/models/errors';
+import { copiesFolderOf } from '../../core/models/copiesFolder';
+import { readFolderJudging } from '../../core/models/folder';
+import { contentDigest, withContent } from '../../core/models/identity';
+import { NliModelOnFirstUse } from '../../core/models/nliOnFirstUse';
+import { hasFiles, modelLocation, exportFiles, type ModelLocation } from '../../core/models/location';
+import type { Embedder } from '../../core/models/embedder';
+import type { NliModel } from '../../core/models/nli';
+import type { ModelOptions } from '../../core/models/options';
+import { WorkerEmbedder, WorkerNliModel } from '../../core/models/pool';
+import { onnxRuntimeAvailable } from '../../core/models/runtime';
 
 /** Said once a session, for both models: without ONNX Runtime neither can run. */
 let saidNoRuntime = false;

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { PanelKind } from './panelHost';
-import { listAuthors } from '../core/bibliography/describe';
-import type { BibEntry } from '../core/bibliography/types';
-import type { SentenceStatus } from '../core/suggest/recheck';
-import type { Suggestion, SuggestOutcome } from '../core/suggest/suggest';
-import { linkOf } from './evidenceActions';
-import type { PanelStrings, SentenceView, SuggestionMessage } from '../webview/protocol/suggest';
+import type { PanelKind } from '../panelHost';
+import { listAuthors } from '../../core/bibliography/describe';
+import type { BibEntry } from '../../core/bibliography/types';
+import type { SentenceStatus } from '../../core/suggest/recheck';
+import type { Suggestion, SuggestOutcome } from '../../core/suggest/suggest';
+import { linkOf } from '../evidence/evidenceActions';
+import type { PanelStrings, SentenceView, SuggestionMessage } from '../../webview/protocol/suggest';
 
 /** The panel that shows a suggestion before anything of it reaches the document: first what would be sent (once per endpoint), then the draft as it streams in, then the checked sentences. */
 export const SUGGEST_PANEL: PanelKind = {

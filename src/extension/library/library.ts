@@ -1,20 +1,20 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Settings } from '../core/app/settings';
-import { Config } from './config';
-import type { CheckResult } from '../core/check';
-import type { PaperMatch } from '../core/completion/libraryKeys';
-import type { EvidenceFinder } from '../core/evidence';
-import { LibraryThread } from '../core/index/libraryThread';
-import type { RerankerSetup } from '../core/index/libraryProtocol';
-import type { SolrTarget } from '../core/index/solr/client';
-import { builtInRerankerFolder } from '../core/models/builtIn';
-import type { Embedder } from '../core/models/embedder';
-import { formatOf, papersFromBibliography } from '../core/papers/import';
+import type { Settings } from '../../core/app/settings';
+import { Config } from '../config';
+import type { CheckResult } from '../../core/check';
+import type { PaperMatch } from '../../core/completion/libraryKeys';
+import type { EvidenceFinder } from '../../core/evidence';
+import { LibraryThread } from '../../core/index/libraryThread';
+import type { RerankerSetup } from '../../core/index/libraryProtocol';
+import type { SolrTarget } from '../../core/index/solr/client';
+import { builtInRerankerFolder } from '../../core/models/builtIn';
+import type { Embedder } from '../../core/models/embedder';
+import { formatOf, papersFromBibliography } from '../../core/papers/import';
 import { EmbeddingProgress } from './embeddingProgress';
-import { builtInCopies, type LocalModel } from './models';
+import { builtInCopies, type LocalModel } from '../models/models';
 import { solrCredentials } from './solrCredentials';
-import type { ReferenceLookups } from './references';
+import type { ReferenceLookups } from '../check/references';
 
 /**
  * The paper library Find Evidence searches, kept in the extension's global storage: papers imported by

@@ -1,14 +1,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BibEntry } from '../core/bibliography/types';
-import { LookupCache } from '../core/sources/cache';
-import type { SourceGates } from '../core/sources/gates';
-import { createSources, publicOrigin, SECRET_SOURCE, type SourceKey, type SourceSecrets } from '../core/sources/registry';
-import { SourceError, type PaperSource } from '../core/sources/types';
-import { SOURCE_NAMES } from '../core/sources/config';
-import { failureReasons, unreachedSources, VerdictCache, verifyEntries } from '../core/verify/references';
-import type { Verdicts } from '../core/verify/results';
-import type { Config } from './config';
+import type { BibEntry } from '../../core/bibliography/types';
+import { LookupCache } from '../../core/sources/cache';
+import type { SourceGates } from '../../core/sources/gates';
+import { createSources, publicOrigin, SECRET_SOURCE, type SourceKey, type SourceSecrets } from '../../core/sources/registry';
+import { SourceError, type PaperSource } from '../../core/sources/types';
+import { SOURCE_NAMES } from '../../core/sources/config';
+import { failureReasons, unreachedSources, VerdictCache, verifyEntries } from '../../core/verify/references';
+import type { Verdicts } from '../../core/verify/results';
+import type { Config } from '../config';
 
 /** Where each credential for a source's public API is kept in the editor's secret storage. */
 const SECRET_KEYS: Readonly<Record<keyof SourceSecrets, string>> = {
