@@ -5,7 +5,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ResultsMessage } from '../../../src/webview/protocol/evidence';
 import type { EvidenceApi } from '../../../src/extension/evidence/findEvidence';
-import { FIXTURES } from '../../unit/helpers';
+import { FIXTURES } from '../../unit/support/helpers';
 import { encoderGraph } from '../../unit/support/onnx/graphs';
 import { writeModelFolder } from '../../unit/support/onnx/folders';
 import { CLAIM, syntheticPaper } from '../../../bench/syntheticPapers';
