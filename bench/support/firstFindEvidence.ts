@@ -1,5 +1,5 @@
 /**
- * One cold Find Evidence as the editor makes it (src/extension/library.ts, `EvidenceLibrary.open`
+ * One cold Find Evidence as the editor makes it (src/extension/library/library.ts, `EvidenceLibrary.open`
  * then `finder`), in a process of its own, without VS Code: the library's thread opens the store
  * while the encoder loads in its worker, then the library is set up with the encoder (and the
  * built-in reranker, as `attest.retrieval.rerank` has it by default, its optimised copy kept in a

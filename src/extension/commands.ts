@@ -3,10 +3,10 @@ import * as vscode from 'vscode';
 import { abstractSentences, idsOf } from '../core/app/support';
 import type { Verdicts } from '../core/app/verdicts';
 import { passagePlace, type SourceSecrets } from '../core/app/services';
-import type { AbstractView, EvidencePart } from './abstractView';
-import type { FullTextAccess } from './fullTexts';
-import { isManuscript, type Checker } from './checker';
-import { secretName, type ReferenceLookups } from './references';
+import type { AbstractView, EvidencePart } from './evidence/abstractView';
+import type { FullTextAccess } from './check/fullTexts';
+import { isManuscript, type Checker } from './check/checker';
+import { secretName, type ReferenceLookups } from './check/references';
 
 /** "Attest: Check References": every entry of the active bibliography, or of the active manuscript's. */
 export async function checkReferencesCommand(checker: Checker): Promise<void> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
-import { REPO_ROOT } from './helpers';
+import { REPO_ROOT } from './support/helpers';
 
 const CORE = path.join(REPO_ROOT, 'src/core');
 

@@ -8,7 +8,7 @@ import AdmZip from 'adm-zip';
 import { attestPackages } from '../../src/core/attestPackage';
 import { LibraryThread } from '../../src/core/index/libraryThread';
 import { builtInNliFolder, builtInRerankerFolder } from '../../src/core/models/builtIn';
-import { REPO_ROOT } from './helpers';
+import { REPO_ROOT } from './support/helpers';
 import { makeTempDir } from './support/tempDir';
 
 // The packages as users get them, built the way `npm run package` builds them.

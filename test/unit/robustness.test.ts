@@ -7,7 +7,7 @@ import { FsWorkspace } from '../../src/core/fsWorkspace';
 import { parseBibliography } from '../../src/core/bibliography/parse';
 import { parseLatex } from '../../src/core/manuscript/latex';
 import { parseMarkdown } from '../../src/core/manuscript/markdown';
-import { MemoryWorkspace } from './helpers';
+import { MemoryWorkspace } from './support/helpers';
 
 /**
  * Broken and hostile input: each case must end with findings or a clear message. The generous mocha

@@ -13,7 +13,7 @@ import { Ch, isLetter } from './charCodes';
  * Hand-written because citation-js spends about 300 ns on each token (a moo token object, then its
  * grammar's rule calls), measured: a 1 MB title of `$x^2$ ` took 330 ms and one of `\'{e}` 290 ms,
  * and an ordinary 10 MB bibliography spent most of its reading time there. This reader walks the
- * characters once with no token objects. test/unit/latexText.test.ts compares the two on the
+ * characters once with no token objects. test/unit/core/bibliography/latexText.test.ts compares the two on the
  * fields of real bibliographies and on every construct above.
  */
 

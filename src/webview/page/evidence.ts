@@ -1,4 +1,4 @@
-// The evidence panel's page (src/extension/evidencePanel.ts opens it). Titles, authors and abstract
+// The evidence panel's page (src/extension/evidence/evidencePanel.ts opens it). Titles, authors and abstract
 // sentences come from outside sources and may hold anything, so the page is built with textContent
 // only, never from HTML, and every message is checked before it is shown. The page keeps no state
 // of its own: when VS Code rebuilds it (hidden, then shown again) it asks the extension with `ready`.

@@ -1,4 +1,4 @@
-// The suggestion panel's page (src/extension/suggestPanel.ts opens it). The model's text, titles,
+// The suggestion panel's page (src/extension/suggest/suggestPanel.ts opens it). The model's text, titles,
 // authors and abstract passages come from outside and may hold anything, so the page is built with
 // textContent only, never from HTML, and every message is checked before it is shown. The page keeps
 // no state of its own: when VS Code rebuilds it (hidden, then shown again) it asks with `ready`.

@@ -3,9 +3,9 @@ import * as vscode from 'vscode';
 import { parseBibliography } from '../../../src/core/bibliography/parse';
 import type { Evidence, EvidenceFinder, EvidenceQuery, EvidenceResults } from '../../../src/core/evidence';
 import { ENCODER_NOT_DOWNLOADED_NOTE } from '../../../src/core/index/library';
-import type { Outcome } from '../../../src/extension/evidenceActions';
+import type { Outcome } from '../../../src/extension/evidence/evidenceActions';
 import type { ResultsMessage } from '../../../src/webview/protocol/evidence';
-import type { EvidenceApi } from '../../../src/extension/findEvidence';
+import type { EvidenceApi } from '../../../src/extension/evidence/findEvidence';
 import { attestDiagnostics, describeDiagnostics, fixtureUri, screenshot, sleep, uniqueRange, waitFor } from './harness';
 
 const LEXICAL_NOTE = 'Search is lexical: no sentence encoder is configured';

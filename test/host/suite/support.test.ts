@@ -6,10 +6,10 @@ import * as vscode from 'vscode';
 import { nliGraph } from '../../unit/support/onnx/graphs';
 import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
 import type { Evidence } from '../../../src/core/evidence';
-import type { Outcome } from '../../../src/extension/evidenceActions';
+import type { Outcome } from '../../../src/extension/evidence/evidenceActions';
 import type { ResultsMessage, VerdictView } from '../../../src/webview/protocol/evidence';
 import type { AttestApi } from '../../../src/extension/extension';
-import type { EvidenceApi } from '../../../src/extension/findEvidence';
+import type { EvidenceApi } from '../../../src/extension/evidence/findEvidence';
 import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, screenshot, sleep, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';
 
 /**

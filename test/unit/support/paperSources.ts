@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { papersFromJsonLines } from '../../../src/core/papers/import';
 import type { Paper } from '../../../src/core/papers/paper';
 import type { BibliographicQuery, PaperSource, RequestOptions, SourceRecord } from '../../../src/core/sources/types';
-import { REPO_ROOT } from '../helpers';
+import { REPO_ROOT } from './helpers';
 
 /** The six papers of test/fixtures/papers/corpus.jsonl. */
 export async function corpus(): Promise<Paper[]> {

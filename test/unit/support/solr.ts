@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT } from '../helpers';
+import { REPO_ROOT } from './helpers';
 
 /** The SolrCloud the Solr backend's tests run against: its first node, and the launcher's control address. */
 export interface TestCluster {

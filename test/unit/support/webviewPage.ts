@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { REPO_ROOT } from '../helpers';
+import { REPO_ROOT } from './helpers';
 
 /**
  * The little of the DOM the panels' pages use, enough to run one in Node and read what it shows. It

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { FIXTURES } from '../../helpers';
+import { FIXTURES } from '../helpers';
 
 /** The real all-MiniLM-L6-v2 tokenizer (WordPiece, uncased). */
 export const MINILM_TOKENIZER = path.join(FIXTURES, 'tokenizers/all-MiniLM-L6-v2/tokenizer.json');
