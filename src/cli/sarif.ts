@@ -29,7 +29,7 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
   'expression-of-concern': 'The cited work is the subject of an expression of concern: its editors doubt its findings.',
   withdrawn: 'The cited e-print was withdrawn by its authors.',
   corrected: 'The cited work has a correction (an erratum or corrigendum); what is cited may have changed.',
-  'suspicious-metadata': 'An entry has metadata no real work has: a year to come, a placeholder author, a malformed DOI or arXiv id.',
+  'suspicious-metadata': 'An entry has metadata no real work has: a year to come, a placeholder author, a malformed DOI or arXiv id, an ISBN with a wrong check digit.',
   contradicted: 'A sentence of the cited abstract contradicts the claim citing it.',
   unsupported: 'No sentence of the cited abstract supports the claim citing it.',
   unverifiable: 'The cited reference has no abstract to check the claim against.',

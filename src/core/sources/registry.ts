@@ -6,6 +6,7 @@ import { CrossrefSource } from './crossref';
 import type { SourceGates } from './gates';
 import { EuropePmcSource } from './europepmc';
 import { OpenAlexSource } from './openalex';
+import { OpenLibrarySource } from './openlibrary';
 import { SemanticScholarSource } from './semanticscholar';
 import type { PaperSource } from './types';
 import type { SourceId } from './ids';
@@ -87,5 +88,7 @@ function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecret
       return new EuropePmcSource(common);
     case 'core':
       return new CoreSource({ ...common, apiKey: key(secrets.coreApiKey) });
+    case 'openlibrary':
+      return new OpenLibrarySource(common);
   }
 }

@@ -1,5 +1,5 @@
 import type { BibEntry } from '../bibliography/types';
-import { arxivPartOfDoi, normalizeArxivId, normalizeDoi } from '../identifiers';
+import { arxivPartOfDoi, isbnsIn, normalizeArxivId, normalizeDoi, normalizeIsbn } from '../identifiers';
 import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
 import type { SourceErrorKind } from '../sources/health';
 import type { SourceId } from '../sources/ids';
@@ -10,7 +10,7 @@ import { venueWords } from './normalize';
 import { venueUnknownTo } from './venues';
 
 /** How the matched record was found. */
-export type LookupRoute = 'doi' | 'arxiv' | 'pubmed' | 'title';
+export type LookupRoute = 'doi' | 'arxiv' | 'pubmed' | 'isbn' | 'title';
 
 /** What the open sources say about one bibliography entry. */
 export type ExistenceVerdict = Verdict & {
@@ -174,7 +174,9 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
       ...(entry.reference !== undefined && { citation: entry.reference.slice(0, MAX_CITATION_CHARACTERS) }),
       limit: 5,
     };
-    const verdict = await askAll(sources, attempts, request, (s, options) => s.search(query, options), (records) => {
+    // A source of books only is asked about books only: its silence about an article says nothing.
+    const searched = isWholeBook(entry) ? sources : sources.filter((s) => !s.booksOnly);
+    const verdict = await askAll(searched, attempts, request, (s, options) => s.search(query, options), (records) => {
       const best = pickBestMatch(entry, records);
       return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
     });
@@ -312,7 +314,27 @@ function identifierLookups(entry: BibEntry): IdentifierLookup[] {
   // A PubMed or PubMed Central id: Europe PMC's, for works cited that way (`pmid = {…}`) without a DOI.
   const pubMed = entry.pmid ?? entry.pmcid;
   if (pubMed && !entry.doi) lookups.push(['pubmed', pubMed, (s, id, options) => s.byPubMedId?.(id, options)]);
+  const isbn = isWholeBook(entry) ? isbnOf(entry) : undefined;
+  if (isbn) lookups.push(['isbn', isbn, (s, id, options) => s.byIsbn?.(id, options)]);
   return lookups;
+}
+
+/** The first valid ISBN of the entry, as ISBN-13; the intrinsic check reports one that is not. */
+function isbnOf(entry: BibEntry): string | undefined {
+  for (const written of entry.isbn === undefined ? [] : isbnsIn(entry.isbn)) {
+    const isbn = normalizeIsbn(written);
+    if (isbn) return isbn;
+  }
+  return undefined;
+}
+
+const BOOK_TYPES = new Set(['book', 'mvbook']);
+/** Parts of a book or a periodical, whose ISBN is the whole book's and whose title is not. */
+const PART_TYPES = new Set(['article', 'inbook', 'incollection', 'inproceedings', 'conference', 'bookinbook', 'suppbook']);
+
+/** A book as a whole: of a book's type, or with an ISBN and not a part of one. */
+function isWholeBook(entry: BibEntry): boolean {
+  return BOOK_TYPES.has(entry.type) || (entry.isbn !== undefined && !PART_TYPES.has(entry.type));
 }
 
 /** A citation string longer than this is cut before it is sent: a reference is far shorter, and a URL has a length limit. */

@@ -107,8 +107,8 @@ async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 }
 
 function fingerprint(entry: BibEntry): string {
-  const { type, title, authors, year, venue, doi, arxivId, url, describedAs } = entry;
-  return JSON.stringify([type, title, authors, year, venue, doi, arxivId, url, describedAs]);
+  const { type, title, authors, year, venue, doi, arxivId, url, describedAs, isbn } = entry;
+  return JSON.stringify([type, title, authors, year, venue, doi, arxivId, url, describedAs, isbn]);
 }
 
 /** Looks every entry up in the sources, and fetches the abstracts of those found. Throws `SourceError('cancelled')` when the signal aborts. */
