@@ -21,7 +21,7 @@ export interface SourcesConfig {
 
 export const DEFAULT_TIME_LIMIT_SECONDS = 300;
 
-export const SOURCE_IDS: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'core', 'openlibrary'];
+export const SOURCE_IDS: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'core', 'openlibrary', 'dblp'];
 
 export const SOURCE_NAMES: Readonly<Record<SourceId, string>> = {
   crossref: 'Crossref',
@@ -31,6 +31,7 @@ export const SOURCE_NAMES: Readonly<Record<SourceId, string>> = {
   europepmc: 'Europe PMC',
   core: 'CORE',
   openlibrary: 'Open Library',
+  dblp: 'DBLP',
 };
 
 /** Each service's documented public endpoint and the rate it asks anonymous clients to keep to. */
@@ -45,13 +46,16 @@ export const DEFAULT_SOURCES: Readonly<Record<SourceId, SourceSettings>> = {
   core: { baseUrl: 'https://api.core.ac.uk', requestsPerSecond: 0.4 },
   // Open Library asks clients to identify themselves and keep to a few requests a second.
   openlibrary: { baseUrl: 'https://openlibrary.org', requestsPerSecond: 1 },
+  // DBLP publishes no rate; it answers 429 with a Retry-After to clients that ask too fast.
+  dblp: { baseUrl: 'https://dblp.org', requestsPerSecond: 1 },
 };
 
 /**
  * The most requests a second each service's terms allow an ordinary client: Crossref's polite pool
  * (10/s for single records since December 2025), OpenAlex's documented 100/s, Semantic Scholar's 1/s
  * for an API key, arXiv's one every 3 seconds, Europe PMC's 10/s, CORE's 25 a minute for a
- * registered key, Open Library's 3/s for a client that names itself. A workspace's settings may lower a rate but not raise it past these: whoever wrote
+ * registered key, Open Library's 3/s for a client that names itself, and for DBLP, which publishes no
+ * rate, the one a second it answers without asking to slow down. A workspace's settings may lower a rate but not raise it past these: whoever wrote
  * them is not the user whose address or key a service would block. Two decimals at most, as the
  * Settings UI shows them, rounded down.
  */
@@ -63,6 +67,7 @@ export const DOCUMENTED_RATES: Readonly<Record<SourceId, number>> = {
   europepmc: 10,
   core: 0.41,
   openlibrary: 3,
+  dblp: 1,
 };
 
 /**
@@ -98,8 +103,8 @@ export function allowedRate(source: SourceId, requestsPerSecond: number, origin:
 export const MAX_CONCURRENT = { arxiv: 1, europepmc: 2, core: 1 } as const satisfies Partial<Record<SourceId, number>>;
 
 /**
- * CORE answers only with an API key, so it is asked only when the user enables it. Open Library is
- * asked about books only (`PaperSource.booksOnly`).
+ * CORE answers only with an API key, so it is asked only when the user enables it; DBLP, of one field,
+ * when a writer in computer science enables it. Open Library is asked about books only (`PaperSource.booksOnly`).
  */
 export const DEFAULT_ENABLED: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'openlibrary'];
 

@@ -3,6 +3,7 @@ import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, type SourcesConfig } from './config';
 import { CoreSource } from './core';
 import { CrossrefSource } from './crossref';
+import { DblpSource } from './dblp';
 import type { SourceGates } from './gates';
 import { EuropePmcSource } from './europepmc';
 import { OpenAlexSource } from './openalex';
@@ -90,5 +91,7 @@ function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecret
       return new CoreSource({ ...common, apiKey: key(secrets.coreApiKey) });
     case 'openlibrary':
       return new OpenLibrarySource(common);
+    case 'dblp':
+      return new DblpSource(common);
   }
 }
