@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CheckSession, checkInStages, claimWithAbstract, hasAbstracts, ignoreListOf, checkBibliographyInStages, type CheckResult, type PipelineHost } from '../core/app/pipeline';
+import { withoutAccepted } from '../core/acceptance';
 import type { Severity } from '../core/findings';
 import { FsWorkspace } from '../core/fsWorkspace';
 import { findRootManuscripts } from '../core/manuscript/discover';
@@ -11,6 +12,7 @@ import { UnreadableFileError } from '../core/text/decode';
 import { IgnoreFileError } from '../core/verify/ignore';
 import { VerdictCache, verifyEntries } from '../core/verify/references';
 import { parseCommandLine, usageError } from './args';
+import { applyBaseline, BaselineFileError, describeFresh } from './baseline';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './console';
 import { chooseNliModel, NO_MODEL_MESSAGE, type ChosenNli } from './nli';
 import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
@@ -21,6 +23,7 @@ import { attestVersion } from './version';
 
 export const CHECK_USAGE = `Usage: attest check FILE|DIR [--bib FILE]... [--format text|json|sarif] [--min-severity LEVEL]
                     [--offline] [--config FILE] [--cache DIR] [--show-unchecked] [--nli-model DIR]
+                    [--baseline FILE | --write-baseline FILE]
 
 Checks the citations of a LaTeX or Markdown manuscript against its bibliographies, and looks the
 cited references up in open bibliographic sources (Crossref, OpenAlex, Semantic Scholar, arXiv,
@@ -41,6 +44,13 @@ Europe PMC; CORE with a key) to tell fabricated references and wrong metadata.
   --nli-model DIR     the ONNX NLI model folder (or ATTEST_NLI_MODEL) that judges whether each cited
                       abstract supports its sentence (default: Attest's built-in model); none: only
                       abstracts that share none of the sentence's key terms are caught
+  --baseline FILE     fail (exit 1) only on error findings this baseline does not hold, matched by
+                      code, key, file and the reference the key names, not by line; the rest are
+                      listed on standard error, and SARIF marks each result new or unchanged
+  --write-baseline FILE  write every finding of this run to FILE as the baseline, and exit 0
+A line's '% attest-ignore CODE [reason]' (Markdown: '<!-- attest-ignore CODE [reason] -->'), or on a
+.bib entry an 'attest-ignore = {CODE [reason]}' field or '% attest-ignore' line above it, accepts
+that finding there: it is left out of every output and of the exit status.
 API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
 ATTEST_CROSSREF_PLUS_TOKEN. A bibliography the manuscript names that is not beside its root is looked
 for in the folders of BIBINPUTS, as BibTeX does.
@@ -85,6 +95,8 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
         cache: { type: 'string' },
         'show-unchecked': { type: 'boolean', default: false },
         'nli-model': { type: 'string' },
+        baseline: { type: 'string' },
+        'write-baseline': { type: 'string' },
       },
     },
     CHECK_USAGE,
@@ -101,7 +113,9 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
         ? `--format must be text, json or sarif, not '${values.format}'`
         : !SEVERITIES.includes(least)
           ? `--min-severity must be error, warning, information or hint, not '${values['min-severity']}'`
-          : undefined;
+          : values.baseline !== undefined && values['write-baseline'] !== undefined
+            ? 'give --baseline or --write-baseline, not both'
+            : undefined;
   if (problem !== undefined) return usageError('check', problem, io);
 
   let chosen: Promise<ChosenNli | undefined> | undefined;
@@ -119,16 +133,23 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
         : [target.kind === 'manuscript' ? await rootOf(target.file, run) : target.file];
     if (files.length === 0) throw new InputError(`no manuscript under ${positionals[0]}: neither a .tex file with \\documentclass nor a Markdown file naming a bibliography`);
     const reports: CheckReport[] = [];
-    for (const file of files) reports.push(target.kind === 'bibliography' ? await checkBibliography(file, run) : await checkManuscriptOf(file, run));
+    for (const file of files) reports.push(withoutAccepted(target.kind === 'bibliography' ? await checkBibliography(file, run) : await checkManuscriptOf(file, run)));
 
+    const baseline = await applyBaseline(reports, { read: values.baseline, write: values['write-baseline'] });
     const shown = reports.map((r) => ({ ...r, findings: r.findings.filter(shownFindings(least, setup.showUnchecked)) }));
     const cwd = process.cwd();
-    if (format === 'sarif') io.out(formatSarif(shown, cwd, attestVersion()));
+    if (format === 'sarif') io.out(formatSarif(shown, cwd, attestVersion(), baseline.fresh));
     else if (format === 'json') io.out(target.kind === 'folder' ? formatJsonOfFolder(target.dir, shown) : formatJson(shown[0]));
     else io.out(reports.map((r) => formatText(r, cwd, least, setup.showUnchecked)).join(''));
-    return reports.some((r) => r.findings.some((f) => f.severity === 'error')) ? EXIT_FINDINGS : EXIT_OK;
+    if (baseline.written !== undefined) {
+      io.err(`attest check: wrote the baseline ${baseline.written}\n`);
+      return EXIT_OK;
+    }
+    if (baseline.fresh && values.baseline !== undefined) io.err(`attest check: ${describeFresh(baseline.fresh, values.baseline, cwd)}\n`);
+    const failing = baseline.fresh ? [...baseline.fresh] : reports.flatMap((r) => r.findings);
+    return failing.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
   } catch (error) {
-    if (error instanceof InputError || error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError || error instanceof IgnoreFileError) {
+    if (error instanceof InputError || error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError || error instanceof IgnoreFileError || error instanceof BaselineFileError) {
       io.err(`attest check: ${error.message}\n`);
       return EXIT_USAGE;
     }

@@ -2,6 +2,8 @@ import { counted } from './counted';
 import * as path from 'node:path';
 import type { CheckResult } from '../core/check';
 import { authorName } from '../core/bibliography/describe';
+import type { AcceptedFinding } from '../core/acceptance';
+import { categoryOf } from '../core/findingCategories';
 import type { Finding, Severity } from '../core/findings';
 import type { SourceRecord } from '../core/sources/types';
 import type { ExistenceVerdict } from '../core/verify/existence';
@@ -14,7 +16,10 @@ import { passagePlace } from '../core/fulltext/types';
 import { forTerminal } from './terminal';
 
 /** What one check reports: a manuscript's, or a bibliography's on its own (no citations). */
-export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports'>;
+export type CheckReport = Pick<CheckResult, 'root' | 'bibliographies' | 'citations' | 'findings' | 'verdicts' | 'supports' | 'acceptances'> & {
+  /** The findings the writer accepted with `attest-ignore`, left out of `findings`. */
+  readonly accepted?: readonly AcceptedFinding[];
+};
 
 /** Most severe first. */
 export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hint'];
@@ -74,8 +79,23 @@ function jsonReport(result: CheckReport): Record<string, unknown> {
       endLine: f.range.end.line + 1,
       endColumn: f.range.end.character + 1,
       message: f.message,
+      // `hallucinated` or `error-to-report` under the conferences' rules; null for what is no verdict on a reference.
+      category: categoryOf(f) ?? null,
       ...(f.evidence ? { evidence: f.evidence } : {}),
     })),
+    // Only when there are some, so a report without acceptances reads as before.
+    ...(result.accepted?.length
+      ? {
+          accepted: result.accepted.map(({ finding, reason }) => ({
+            code: finding.code,
+            key: finding.key ?? null,
+            file: finding.file,
+            line: finding.range.start.line + 1,
+            column: finding.range.start.character + 1,
+            reason: reason ?? null,
+          })),
+        }
+      : {}),
     ...(result.supports
       ? {
           support: result.supports.map(({ citation, judgement, supportedTogether, fullText }) => ({
@@ -150,6 +170,7 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
   const hidden = result.findings.length - shown.length;
   const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
   lines.push(`${forTerminal(path.relative(cwd, result.root) || result.root)}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
+  if (result.accepted?.length) lines.push(`accepted: ${counted(result.accepted.length, 'finding', 'findings')} the files accept with attest-ignore, not shown.`);
   if (result.verdicts) lines.push(forTerminal(referenceSummary(result.verdicts), '\n'));
   if (result.supports) {
     const { cited, withoutAbstract, notLookedUp } = missingAbstracts(result.supports, result.verdicts);
@@ -203,6 +224,12 @@ function referenceReport(key: string, verdict: ExistenceVerdict): Record<string,
       };
     case 'not-found':
       return { key, status: verdict.status, asked: verdict.asked };
+    case 'doi-title-conflict':
+      return {
+        ...matchReport(key, verdict),
+        titled: verdict.titled ? recordReport(verdict.titled) : null,
+        ...(verdict.titleNotFoundIn && { titleNotFoundIn: verdict.titleNotFoundIn }),
+      };
     case 'unchecked':
       return { key, status: verdict.status, reason: verdict.reason };
   }
@@ -251,11 +278,12 @@ function retractionReport(retraction: RetractionStatus): Record<string, unknown>
 
 /** "references: 5 found, 1 with differing metadata, …", and on a line of its own why some were not checked. */
 function referenceSummary(verdicts: Verdicts): string {
-  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
+  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, 'doi-title-conflict': 0, unchecked: 0 };
   for (const { verdict } of verdicts.values()) counts[verdict.status]++;
+  const conflicts = counts['doi-title-conflict'] > 0 ? `${counts['doi-title-conflict']} whose DOI or PubMed id names another work, ` : '';
   const summary =
     `references: ${counts.found} found, ${counts['metadata-mismatch']} with differing metadata, ` +
-    `${counts['not-found']} not found in any source, ${counts.unchecked} could not be checked`;
+    `${counts['not-found']} not found in any source, ${conflicts}${counts.unchecked} could not be checked`;
   const standing = retractionSummary(verdicts);
   const unchecked = describeUnchecked(verdicts);
   return [`${summary}.`, standing, unchecked].filter((line) => line !== undefined).join('\n');

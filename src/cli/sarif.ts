@@ -5,7 +5,8 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import type { Finding, FindingCode, Severity } from '../core/findings';
+import { categoryOf, FINDING_CATEGORIES } from '../core/findingCategories';
+import type { Finding, FindingCode, ReferenceCategory, Severity } from '../core/findings';
 import type { CheckReport } from './report';
 
 const SOURCE_ROOT = '%SRCROOT%';
@@ -22,6 +23,7 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
   'front-matter-unread': 'YAML front matter too large, too deeply nested or not valid YAML; the bibliographies it names may be missed.',
   'macro-not-expanded': 'A LaTeX macro without arguments would print too much text to expand (a definition that doubles another, repeated); the claims that use it are checked without it.',
   'not-found': 'No open source (Crossref, OpenAlex, Semantic Scholar, arXiv, Europe PMC, CORE) has a record of the reference: possibly fabricated.',
+  'doi-title-conflict': "The reference's DOI or PubMed id names a work whose title is clearly another: a real identifier attached to a title it does not belong to.",
   'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ, or claims a venue no source knows for a work known only as a preprint.',
   'venue-unconfirmed': 'The only record found is a preprint while the entry names a venue; the venue could not be confirmed.',
   unchecked: 'The reference could not be looked up (offline, rate-limited or a source failed); nothing is known about it.',
@@ -38,13 +40,17 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
 const LEVELS: Readonly<Record<Severity, Result.level>> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
 
 /**
- * The reports as one SARIF log. Files under `cwd` (the repository, in CI) are named relative to it,
+ * The reports as one SARIF log; with `fresh`, the findings not in the baseline, each result says whether it is new. Files under `cwd` (the repository, in CI) are named relative to it,
  * as code scanning wants; others by absolute file URI.
  */
-export function formatSarif(reports: readonly CheckReport[], cwd: string, version: string): string {
+export function formatSarif(reports: readonly CheckReport[], cwd: string, version: string, fresh?: ReadonlySet<Finding>): string {
   const codes = Object.keys(RULES) as FindingCode[];
-  const rules: ReportingDescriptor[] = codes.map((code) => ({ id: code, shortDescription: { text: RULES[code] } }));
-  const results = reports.flatMap((report) => report.findings).map((finding): Result => resultOf(finding, codes.indexOf(finding.code), cwd));
+  const rules: ReportingDescriptor[] = codes.map((code) => ({ id: code, shortDescription: { text: RULES[code] }, ...ruleCategory(code) }));
+  const results = reports.flatMap((report) => report.findings).map((finding): Result => {
+    const result = resultOf(finding, codes.indexOf(finding.code), cwd);
+    // Against a baseline (`--baseline`), whether each result is new since it.
+    return fresh ? { ...result, baselineState: fresh.has(finding) ? 'new' : 'unchanged' } : result;
+  });
   const log: Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -61,6 +67,7 @@ export function formatSarif(reports: readonly CheckReport[], cwd: string, versio
 
 function resultOf(finding: Finding, ruleIndex: number, cwd: string): Result {
   const { start, end } = finding.range;
+  const category = categoryOf(finding);
   return {
     ruleId: finding.code,
     ruleIndex,
@@ -74,9 +81,24 @@ function resultOf(finding: Finding, ruleIndex: number, cwd: string): Result {
         },
       },
     ],
-    ...(finding.key !== undefined || finding.evidence !== undefined ? { properties: { key: finding.key, evidence: finding.evidence } } : {}),
+    ...(finding.key !== undefined || finding.evidence !== undefined || category !== undefined
+      ? { properties: { key: finding.key, evidence: finding.evidence, ...(category && { category }) } }
+      : {}),
   };
 }
+
+/**
+ * A rule's category under the conferences' rules (`findingCategories.ts`) as a property and a tag,
+ * which code scanning lists and filters by; a `metadata-mismatch` result carries its own.
+ */
+function ruleCategory(code: FindingCode): Pick<ReportingDescriptor, 'properties'> {
+  const category = FINDING_CATEGORIES[code];
+  if (category === 'neither') return {};
+  const tags = category === 'by-fields' ? [CATEGORY_TAGS.hallucinated, CATEGORY_TAGS['error-to-report']] : [CATEGORY_TAGS[category]];
+  return { properties: { category: category === 'by-fields' ? 'hallucinated or error-to-report, by the fields that differ' : category, tags } };
+}
+
+const CATEGORY_TAGS: Readonly<Record<ReferenceCategory, string>> = { hallucinated: 'hallucinated-reference', 'error-to-report': 'reference-error' };
 
 function artifactOf(file: string, cwd: string): { uri: string; uriBaseId?: string } {
   const relative = path.relative(cwd, file);

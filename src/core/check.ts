@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { BibliographyCache } from './bibliography/cache';
 import { bblOf, filecontentsOf, listsInManuscript, placedIn, searchPathCandidates, type ParseBibliography, type WrittenFile } from './bibliography/documentLists';
 import type { BibEntry, Bibliography } from './bibliography/types';
+import { AcceptanceCollector, type Acceptances } from './acceptance';
 import { sortFindings, type Finding } from './findings';
 import { loadManuscript, ParseCache, type Manuscript } from './manuscript/project';
 import { RealPaths } from './manuscript/realPaths';
@@ -40,6 +41,8 @@ export interface CheckResult {
   readonly verdicts?: Verdicts;
   /** Whether each cited abstract supports its claim, once the support check has run. */
   readonly supports?: readonly CitationSupport[];
+  /** The findings the writer accepted in the files (`attest-ignore`), which reports leave out: `withoutAccepted`. */
+  readonly acceptances?: Acceptances;
 }
 
 /** The caches one session of checks shares, so unchanged files are not parsed again. */
@@ -99,6 +102,7 @@ export async function checkManuscript(
 
   const bibliographies: Bibliography[] = [];
   const parse = (file: string, text: string): Promise<Bibliography> => session.bibliographies.parse(file, text);
+  const accepted = new AcceptanceCollector();
   const wanted = await bibliographyFiles(manuscript, options);
   const missingNamed: Finding[] = [];
   const written = await filecontentsOf(manuscript, workspace);
@@ -129,6 +133,7 @@ export async function checkManuscript(
     }
     const bibliography = await parse(file, read.text);
     bibliographies.push(bibliography);
+    accepted.addBibliography(read.text, bibliography.entries);
     for (const problem of bibliography.problems) {
       findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file, range: problem.range });
     }
@@ -148,12 +153,23 @@ export async function checkManuscript(
   const cited = new Set(manuscript.citations.map((c) => c.key));
   for (const f of suspiciousMetadata(manuscript.citesAll ? entries : entries.filter((e) => cited.has(e.key)), options.now)) findings.push(f);
 
+  // Findings of a file are on its citations, or among those found so far: only those files can hold an acceptance that matters.
+  const commented = new Set([...manuscript.sources.filter((s) => s.citations.length > 0).map((s) => s.file), ...findings.map((f) => f.file)]);
+  for (const source of manuscript.sources) {
+    if (!commented.has(source.file)) continue;
+    const text = (await readIfText(workspace, source.file)).text;
+    if (text !== undefined) accepted.addManuscript(source.file, text, source.language);
+  }
+
   return {
     root,
     manuscript,
     bibliographyFiles: [...wanted.map((w) => w.file), ...(bbl === undefined ? [] : [bbl])],
     bibliographies,
-    citations: manuscript.citations, findings: sortFindings(findings) };
+    citations: manuscript.citations,
+    findings: sortFindings(findings),
+    acceptances: accepted.acceptances,
+  };
 }
 
 const START_OF_FILE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };

@@ -14,6 +14,7 @@ export type FindingCode =
   | 'front-matter-unread'
   | 'macro-not-expanded'
   | 'not-found'
+  | 'doi-title-conflict'
   | 'metadata-mismatch'
   | 'unchecked'
   | 'venue-unconfirmed'
@@ -40,7 +41,19 @@ export interface Finding {
   readonly replacements?: readonly string[];
   /** What the verdict rests on, for the user to judge it: the matched record, the fields that differ, … */
   readonly evidence?: Evidence;
+  /**
+   * For a `metadata-mismatch`, whose category depends on the fields that differ: `hallucinated` when
+   * the author list is mostly not the work's or the venue does not exist (see `findingCategories.ts`).
+   */
+  readonly category?: ReferenceCategory;
 }
+
+/**
+ * What the conferences' rules (NeurIPS 2026, after ICLR and ICML 2026) call a finding about a reference:
+ * a *hallucinated* reference (not found, an identifier of another work, authors mostly wrong, a venue
+ * that does not exist) or an *error to report* in a real one (a wrong year, venue, pages, arXiv version).
+ */
+export type ReferenceCategory = 'hallucinated' | 'error-to-report';
 
 /** JSON-safe evidence behind a finding; the CLI prints it as is. */
 export interface Evidence {
@@ -56,6 +69,8 @@ export interface Evidence {
     readonly doi?: string;
     readonly arxivId?: string;
   };
+  /** For a `doi-title-conflict`: the work found under the entry's title, when a source has one. */
+  readonly titled?: Evidence['record'];
   /** How the record was found: by `doi`, `arxiv` id, `pubmed` (PubMed or PubMed Central) id or `title` search. */
   readonly via?: string;
   readonly differences?: readonly { readonly field: string; readonly expected: string; readonly found: string }[];

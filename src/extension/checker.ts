@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BibEntry, Bibliography } from '../core/bibliography/types';
 import { bibliographyFindings, CheckSession, checkInStages, ignoreListOf, type CheckResult, type PipelineHost } from '../core/app/pipeline';
+import { withoutAccepted } from '../core/acceptance';
 import type { Finding } from '../core/findings';
 import { LookupCache } from '../core/sources/cache';
 import { IgnoreFileError, type IgnoreList, type VerdictSubject } from '../core/verify/ignore';
@@ -297,7 +298,7 @@ export class Checker implements vscode.Disposable {
 
   private publish(): void {
     const extra = [...this.bibliographyVerdicts.values()].flatMap((v) => bibliographyFindings(v, this.config.showUnchecked));
-    const merged = mergeFindings(this.results.values(), extra);
+    const merged = mergeFindings([...this.results.values()].map(withoutAccepted), extra);
     for (const file of this.publishedFindings.keys()) {
       if (!merged.has(file)) this.diagnostics.delete(vscode.Uri.file(file));
     }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { directiveFor } from '../core/acceptance';
 import { setFields } from '../core/bibliography/edit';
 import type { Finding } from '../core/findings';
 import { isWebLink } from '../core/webLink';
@@ -10,7 +11,8 @@ import { DIAGNOSTIC_SOURCE, toRange } from './diagnostics';
 
 /**
  * Quick fixes for Attest's findings: replace a mistyped key with the one it probably meant; make an
- * entry say what its matched record says; open the record a verdict rests on.
+ * entry say what its matched record says; open the record a verdict rests on; accept any finding
+ * where it is with an attest-ignore comment.
  */
 export class CitationCodeActionProvider implements vscode.CodeActionProvider {
   static readonly metadata: vscode.CodeActionProviderMetadata = { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] };
@@ -28,6 +30,7 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       if (finding.code === 'not-found') actions.push(...this.wayForward(document, diagnostic, finding));
       if (SUPPORT_CODES.has(finding.code)) actions.push(...this.supportActions(document, diagnostic, finding));
       if (RETRACTION_CODES.includes(finding.code)) actions.push(...this.retractionActions(document, diagnostic, finding));
+      actions.push(acceptHere(document, diagnostic, finding));
       const url = finding.evidence?.record?.url;
       // The record's link is a source's data: only a web address is offered for opening.
       if (url && isWebLink(url)) actions.push(openRecord(url, diagnostic));
@@ -123,6 +126,20 @@ function command(title: string, id: string, args: unknown[], diagnostic: vscode.
   action.diagnostics = [diagnostic];
   return action;
 }
+
+/** Writes the attest-ignore directive that accepts the finding where it is (`acceptance.ts`), in one edit the writer can undo. */
+function acceptHere(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction {
+  const language = document.languageId === 'bibtex' ? 'bibtex' : MARKDOWN_LANGUAGES.has(document.languageId) ? 'markdown' : 'latex';
+  const line = finding.range.start.line;
+  const insertion = directiveFor(finding.code, language, line, document.lineAt(line).text);
+  const action = new vscode.CodeAction(vscode.l10n.t('Accept this {0} here (attest-ignore comment)', finding.code), vscode.CodeActionKind.QuickFix);
+  action.edit = new vscode.WorkspaceEdit();
+  action.edit.insert(document.uri, new vscode.Position(insertion.line, insertion.character), insertion.text);
+  action.diagnostics = [diagnostic];
+  return action;
+}
+
+const MARKDOWN_LANGUAGES = new Set(['markdown', 'rmd', 'quarto']);
 
 function openRecord(url: string, diagnostic: vscode.Diagnostic): vscode.CodeAction {
   const action = new vscode.CodeAction(vscode.l10n.t('Open the matched record'), vscode.CodeActionKind.QuickFix);

@@ -29,12 +29,15 @@ export async function checkReferencesCommand(checker: Checker): Promise<void> {
 }
 
 function summary(file: string, verdicts: Verdicts): string {
-  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, unchecked: 0 };
+  const counts = { found: 0, 'metadata-mismatch': 0, 'not-found': 0, 'doi-title-conflict': 0, unchecked: 0 };
   for (const { verdict } of verdicts.values()) counts[verdict.status]++;
   const rest = [counts['metadata-mismatch'], counts['not-found'], counts.unchecked];
-  return counts.found === 1
-    ? vscode.l10n.t('{0}: 1 reference found, {1} with differing metadata, {2} not found in any source, {3} could not be checked.', file, ...rest)
-    : vscode.l10n.t('{0}: {1} references found, {2} with differing metadata, {3} not found in any source, {4} could not be checked.', file, counts.found, ...rest);
+  const found =
+    counts.found === 1
+      ? vscode.l10n.t('{0}: 1 reference found, {1} with differing metadata, {2} not found in any source, {3} could not be checked.', file, ...rest)
+      : vscode.l10n.t('{0}: {1} references found, {2} with differing metadata, {3} not found in any source, {4} could not be checked.', file, counts.found, ...rest);
+  const conflicts = counts['doi-title-conflict'];
+  return conflicts === 0 ? found : `${found} ${vscode.l10n.t('{0} with a DOI or PubMed id of another work.', conflicts)}`;
 }
 
 const CREDENTIALS: readonly { label: string; key: keyof SourceSecrets; detail: string }[] = [

@@ -105,7 +105,10 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
       break;
     case 'not-found':
       md.appendMarkdown(`$(error) ${markdownText(vscode.l10n.t('No record in {0}; possibly fabricated.', verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ')))}`);
-      if (verdict.doiNamesOther) md.appendMarkdown(`\n\n${markdownText(vscode.l10n.t('Its DOI belongs to:'))} ${link(verdict.doiNamesOther)}`);
+      break;
+    case 'doi-title-conflict':
+      md.appendMarkdown(`$(error) ${markdownText(vscode.l10n.t('Its {0} names another work, in {1}:', verdict.via === 'doi' ? 'DOI' : 'PubMed id', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`);
+      if (verdict.titled) md.appendMarkdown(`\n\n${markdownText(vscode.l10n.t('The cited title is in {0}:', SOURCE_NAMES[verdict.titled.source]))} ${link(verdict.titled)}`);
       break;
     case 'unchecked': {
       // The reason's first line says what happened; the lines after it are the sources' own words

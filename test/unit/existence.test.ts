@@ -3,26 +3,15 @@ import { parseBibliography } from '../../src/core/bibliography/parse';
 import type { BibEntry } from '../../src/core/bibliography/types';
 import { SourceError, type BibliographicQuery, type PaperSource, type RequestOptions, type SourceRecord } from '../../src/core/sources/types';
 import type { SourceId } from '../../src/core/sources/ids';
+import { CrossrefSource } from '../../src/core/sources/crossref';
+import { OpenAlexSource } from '../../src/core/sources/openalex';
 import { SemanticScholarSource } from '../../src/core/sources/semanticscholar';
 import { resolveEntry } from '../../src/core/verify/existence';
 import { describeUnchecked, referenceFindings, VerdictCache, verifyEntries } from '../../src/core/verify/references';
 import { sourceFixture } from './support/fixtures';
+import { RESNET } from './support/records';
 import { ScriptedServer, sendJson } from './support/server';
 
-const RESNET: SourceRecord = {
-  source: 'crossref',
-  id: '10.1109/cvpr.2016.90',
-  title: 'Deep Residual Learning for Image Recognition',
-  authors: [
-    { family: 'He', given: 'Kaiming' },
-    { family: 'Zhang', given: 'Xiangyu' },
-    { family: 'Ren', given: 'Shaoqing' },
-    { family: 'Sun', given: 'Jian' },
-  ],
-  year: 2016,
-  venue: '2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)',
-  doi: '10.1109/cvpr.2016.90',
-};
 
 const LSTM: SourceRecord = {
   source: 'openalex',
@@ -92,8 +81,8 @@ function entry(bibtex: string): BibEntry {
   return parsed;
 }
 
-const resnetEntry = (fields: string): BibEntry =>
-  entry(`@inproceedings{he2016, title={Deep Residual Learning for Image Recognition}, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, booktitle={CVPR}, ${fields}}`);
+const resnetEntry = (fields: string, title = 'Deep Residual Learning for Image Recognition'): BibEntry =>
+  entry(`@inproceedings{he2016, title={${title}}, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, booktitle={CVPR}, ${fields}}`);
 
 const down = (id: SourceId): FakeSource => new FakeSource(id, [], new SourceError('unavailable', `${id} is down`, id));
 
@@ -269,7 +258,7 @@ describe('reference existence', () => {
   it('calls a reference no source knows possibly fabricated, naming the sources asked', async () => {
     const fabricated = entry('@article{x, title={Quantum Gradient Descent Eliminates Citation Errors}, author={Nguyen, Linh}, journal={Nature}, year={2023}}');
     const verdict = await resolveEntry(fabricated, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [LSTM]), new FakeSource('semanticscholar', [])]);
-    assert.deepEqual(verdict, { status: 'not-found', asked: ['crossref', 'openalex'], doiNamesOther: undefined });
+    assert.deepEqual(verdict, { status: 'not-found', asked: ['crossref', 'openalex'] });
   });
 
   it('names the same sources whichever answered first, run after run', async () => {
@@ -304,11 +293,67 @@ describe('reference existence', () => {
     assert.deepEqual(verdict.status === 'not-found' && verdict.asked, ['openalex', 'crossref']);
   });
 
-  it('says when a DOI belongs to a different work and the cited title exists nowhere', async () => {
+  it('calls a DOI of another work under a title that exists nowhere a DOI-title conflict, saying no source has the title', async () => {
     const chimera = entry('@article{x, title={Residual Attention for Citation Checking}, author={Smith, A.}, year={2021}, doi={10.1109/cvpr.2016.90}}');
     const verdict = await resolveEntry(chimera, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [])]);
-    assert.equal(verdict.status, 'not-found');
-    assert.equal(verdict.status === 'not-found' && verdict.doiNamesOther?.title, RESNET.title);
+    assert.equal(verdict.status, 'doi-title-conflict');
+    assert.equal(verdict.status === 'doi-title-conflict' && verdict.record.title, RESNET.title);
+    assert.deepEqual(verdict.status === 'doi-title-conflict' && verdict.titleNotFoundIn, ['crossref', 'openalex']);
+  });
+
+  it("calls a real DOI attached to another real work's title a DOI-title conflict, an error showing both titles, on the entry and its citations", async () => {
+    const swapped = entry('@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.1109/cvpr.2016.90}}');
+    const verdict = await resolveEntry(swapped, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [{ ...LSTM, doi: undefined }])]);
+    assert.equal(verdict.status, 'doi-title-conflict', 'the title alone would have been found, with no DOI to disagree about');
+    assert.equal(verdict.status === 'doi-title-conflict' && verdict.titled?.title, LSTM.title);
+    const range = { start: { line: 2, character: 0 }, end: { line: 2, character: 10 } };
+    const findings = referenceFindings(new Map([['h97', { entry: swapped, verdict }]]), [{ key: 'h97', command: '\\cite', file: '/p/main.tex', range }], false);
+    assert.deepEqual(findings.map((f) => [f.code, f.severity, f.file]), [['doi-title-conflict', 'error', '/p/refs.bib'], ['doi-title-conflict', 'error', '/p/main.tex']]);
+    assert.match(findings[0].message, /DOI 10\.1109\/cvpr\.2016\.90 is "Deep Residual Learning for Image Recognition" in Crossref, another work than the title cited, "Long short-term memory"\. A work titled "Long Short-Term Memory" is in OpenAlex\./);
+    assert.deepEqual(findings[0].evidence?.differences, [{ field: 'title', expected: 'Long short-term memory', found: RESNET.title }]);
+  });
+
+  it("calls the DOI of an author's other paper a DOI-title conflict, not a title to correct", async () => {
+    const identity: SourceRecord = { ...RESNET, id: 'identity', title: 'Identity Mappings in Deep Residual Networks', doi: '10.1007/978-3-319-46493-0_38', venue: 'ECCV' };
+    const cited = resnetEntry('year={2016}, doi={10.1007/978-3-319-46493-0_38}');
+    const verdict = await resolveEntry(cited, [new FakeSource('crossref', [identity, RESNET]), new FakeSource('openalex', [])]);
+    assert.equal(verdict.status, 'doi-title-conflict');
+    assert.equal(verdict.status === 'doi-title-conflict' && verdict.titled?.doi, RESNET.doi);
+  });
+
+  it('takes a DOI whose record is the cited title without its end, or another source\'s record of it, for the cited work', async () => {
+    const shortened = resnetEntry('year={2016}, doi={10.1109/cvpr.2016.90}', 'Deep residual learning');
+    assert.equal((await resolveEntry(shortened, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [])])).status, 'metadata-mismatch', 'a title to complete, not another work');
+    const oddRecord = { ...RESNET, title: 'Proceedings of the IEEE Conference on Computer Vision' };
+    const verdict = await resolveEntry(resnetEntry('year={2016}, doi={10.1109/cvpr.2016.90}'), [new FakeSource('crossref', [oddRecord]), new FakeSource('openalex', [{ ...RESNET, source: 'openalex' }])]);
+    assert.equal(verdict.status, 'found');
+  });
+
+  it('finds a DOI-title conflict in Crossref and OpenAlex answers as they send them', async () => {
+    const server = await ScriptedServer.start((request, response) => {
+      const url = decodeURIComponent(request.url ?? '');
+      if (url.startsWith('/crossref/works/10.7717/peerj.4375')) sendJson(response, 200, sourceFixture('crossref/work-peerj.4375.json'));
+      else if (url.startsWith('/crossref/works?')) sendJson(response, 200, sourceFixture('crossref/search-state-of-oa.json'));
+      else if (url.startsWith('/openalex/works/doi:')) sendJson(response, 200, sourceFixture('openalex/work-peerj.4375.json'));
+      else if (url.startsWith('/openalex/works?')) sendJson(response, 200, sourceFixture('openalex/search-state-of-oa.json'));
+      else sendJson(response, 404, { status: 'error' });
+    });
+    try {
+      const sources = [
+        new CrossrefSource({ baseUrl: `${server.baseUrl}/crossref`, requestsPerSecond: 100 }),
+        new OpenAlexSource({ baseUrl: `${server.baseUrl}/openalex`, requestsPerSecond: 100 }),
+      ];
+      const made = entry('@article{v17, title={Attention is all you need}, author={Vaswani, Ashish and Shazeer, Noam}, year={2017}, doi={10.7717/peerj.4375}}');
+      const verdict = await resolveEntry(made, sources);
+      assert.equal(verdict.status, 'doi-title-conflict');
+      assert.match(verdict.status === 'doi-title-conflict' ? verdict.record.title : '', /^The state of OA/);
+      // OpenAlex's answer to the title search (recorded) has the work the title names.
+      assert.equal(verdict.status === 'doi-title-conflict' && `${verdict.titled?.source}: ${verdict.titled?.title}`, 'openalex: Attention Is All You Need');
+      const real = entry('@article{p18, title={The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles}, author={Piwowar, Heather and others}, year={2018}, doi={10.7717/peerj.4375}}');
+      assert.equal((await resolveEntry(real, sources)).status, 'found', 'the same DOI under its own title is no conflict');
+    } finally {
+      await server.close();
+    }
   });
 
   it('reports a DOI that no source knows when the work is found by its title', async () => {

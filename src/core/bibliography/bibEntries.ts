@@ -37,6 +37,7 @@ export function toBibEntry(raw: RawEntry, properties: Properties, file: string, 
   setIfDefined(entry, 'isbn', text('isbn')?.trim());
   setIfDefined(entry, 'abstract', text('abstract'));
   setIfDefined(entry, 'describedAs', describedAs(text));
+  setIfDefined(entry, 'attestIgnore', text('attest-ignore'));
   const pdfs = pdfPathsOf(text('file'));
   if (pdfs.length > 0) entry.pdfs = pdfs;
   return entry;

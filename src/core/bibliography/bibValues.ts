@@ -26,7 +26,8 @@ export const DESCRIBING_FIELDS = ['howpublished', 'note', 'publisher', 'organiza
 const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'booktitle', 'abstract', ...DESCRIBING_FIELDS]);
 
 /** Fields used as written: identifiers and dates, where LaTeX conversion would only harm. */
-const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file', 'pmid', 'pmcid', 'isbn']);
+// `attest-ignore` is Attest's own directive (`acceptance.ts`), read as written.
+const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file', 'pmid', 'pmcid', 'attest-ignore', 'isbn']);
 
 export function readProperties(raw: RawEntry, problems: SpanProblem[]): Properties {
   const properties: Properties = {};

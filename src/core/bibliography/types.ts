@@ -39,6 +39,8 @@ export interface BibEntry {
    * howpublished, note, publisher, organization, institution, version, type, urldate.
    */
   readonly describedAs?: string;
+  /** The `attest-ignore` field as written: the findings the writer accepts for this entry (`acceptance.ts`). */
+  readonly attestIgnore?: string;
   /** The PDFs of the `file` field, as written: absolute, or relative to the .bib file. */
   readonly pdfs?: readonly string[];
   /**

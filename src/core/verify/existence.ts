@@ -5,7 +5,7 @@ import type { SourceErrorKind } from '../sources/health';
 import type { SourceId } from '../sources/ids';
 import { SOURCE_NAMES } from '../sources/config';
 import { whyNotIndexed } from './indexable';
-import { compareEntryToRecord, pickBestMatch, type FieldDifference } from './match';
+import { compareDois, compareEntryToRecord, pickBestMatch, titlesConflict, type FieldDifference } from './match';
 import { venueWords } from './normalize';
 import { venueUnknownTo } from './venues';
 
@@ -46,8 +46,16 @@ type Verdict =
        * answers the verdict waited for, the same in every run, not others that happened to be quicker.
        */
       readonly asked: readonly SourceId[];
-      /** A DOI of the entry that exists but names a different work. */
-      readonly doiNamesOther?: SourceRecord;
+    }
+  | {
+      readonly status: 'doi-title-conflict';
+      /** The work the entry's DOI (or, without one, PubMed id) names, whose title is clearly not the entry's. */
+      readonly record: SourceRecord;
+      readonly via: 'doi' | 'pubmed';
+      /** The work found under the entry's title, when one was: the work the identifier should name. */
+      readonly titled?: SourceRecord;
+      /** The sources that answered and had no work of the entry's title, when none had. */
+      readonly titleNotFoundIn?: readonly SourceId[];
     }
   | {
       readonly status: 'unchecked';
@@ -137,14 +145,15 @@ async function withVenueChecked(verdict: ExistenceVerdict & { status: 'found' },
   const unknownTo = await venueUnknownTo(claimed, sources, request);
   if (unknownTo === undefined) return verdict;
   const names = unknownTo.map((id) => SOURCE_NAMES[id]).join(', ');
-  const difference: FieldDifference = { field: 'venue', status: 'differ', expected: claimed, found: `(no such venue in ${names})`, note: 'no such venue' };
+  const difference: FieldDifference = { field: 'venue', status: 'differ', expected: claimed, found: `(no such venue in ${names})`, note: 'no such venue', hallucinated: true };
   return { status: 'metadata-mismatch', record: verdict.record, via: verdict.via, differences: [difference] };
 }
 
 async function findEntry(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions, failures: Attempts['failures']): Promise<ExistenceVerdict> {
   if (sources.length === 0) return { status: 'unchecked', reason: 'No bibliographic source is enabled.' };
   const attempts: Attempts = { awaited: new Set(), failures };
-  let doiNamesOther: SourceRecord | undefined;
+  /** The work the entry's DOI or PubMed id names, when its title is clearly another's. */
+  let conflict: IdentifierConflict | undefined;
   /** Sources that answered that they know no work with the entry's DOI. */
   const doiUnknownTo: SourceId[] = [];
 
@@ -156,13 +165,16 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
         if (route === 'doi') doiUnknownTo.push(source.id);
         return undefined;
       }
+      // The identifier exists but names another work: the entry's title may still be a real work's. An
+      // ISBN of another title is left to the comparison: a volume or edition of a set may carry it.
+      if ((route === 'doi' || route === 'pubmed') && titlesConflict(entry, record)) {
+        conflict ??= { record, via: route === 'doi' ? 'doi' : 'pubmed' };
+        return undefined;
+      }
       const comparison = compareEntryToRecord(entry, record);
-      if (comparison.decision !== 'different-work') return verdictFor(entry, record, route, comparison.differences);
-      // The identifier exists but names another work: the entry may still exist under its title.
-      if (route === 'doi') doiNamesOther ??= record;
-      return undefined;
+      return comparison.decision === 'different-work' ? undefined : verdictFor(entry, record, route, comparison.differences);
     });
-    if (verdict && !isPreprintOnly(verdict)) return verdict;
+    if (verdict && !isPreprintOnly(verdict)) return withConflict(entry, conflict, verdict);
     preprint ??= verdict;
   }
 
@@ -177,14 +189,41 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
     // A source of books only is asked about books only: its silence about an article says nothing.
     const searched = isWholeBook(entry) ? sources : sources.filter((s) => !s.booksOnly);
     const verdict = await askAll(searched, attempts, request, (s, options) => s.search(query, options), (records) => {
-      const best = pickBestMatch(entry, records);
-      return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, doiNamesOther ? [] : doiUnknownTo));
+      // The identifier's own work, met again by title, is not the entry's work whatever they share.
+      const best = pickBestMatch(entry, conflict ? records.filter((r) => !titlesConflict(entry, r)) : records);
+      return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, conflict ? [] : doiUnknownTo));
     });
     // A published version found by title is compared with the venue the entry claims; another preprint adds nothing.
-    if (verdict && !(preprint && isPreprintOnly(verdict))) return verdict;
+    if (verdict && !(preprint && isPreprintOnly(verdict))) return withConflict(entry, conflict, verdict);
   }
 
-  return preprint ?? notFoundOrUnchecked(entry, sources, attempts, doiNamesOther);
+  return withConflict(entry, conflict, preprint ?? notFoundOrUnchecked(entry, sources, attempts));
+}
+
+interface IdentifierConflict {
+  readonly record: SourceRecord;
+  readonly via: 'doi' | 'pubmed';
+}
+
+/**
+ * The verdict once the entry's identifier was found to name another work: a conflict, with the work
+ * the entry's title names when one was found, unless that work has the entry's DOI after all (one
+ * source's record of the DOI was wrong, another's is the entry's).
+ */
+function withConflict(entry: BibEntry, conflict: IdentifierConflict | undefined, verdict: ExistenceVerdict): ExistenceVerdict {
+  if (!conflict) return verdict;
+  const { record, via } = conflict;
+  switch (verdict.status) {
+    case 'found':
+    case 'metadata-mismatch':
+      if (compareDois(entry.doi, verdict.record.doi).status === 'agree') return verdict;
+      return { status: 'doi-title-conflict', record, via, titled: verdict.record };
+    case 'not-found':
+      return { status: 'doi-title-conflict', record, via, titleNotFoundIn: verdict.asked };
+    default:
+      // The title search could not be answered: what the identifier names is an answer all the same.
+      return { status: 'doi-title-conflict', record, via };
+  }
 }
 
 /**
@@ -372,7 +411,7 @@ async function ask<T>(
   }
 }
 
-function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], attempts: Attempts, doiNamesOther: SourceRecord | undefined): ExistenceVerdict {
+function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], attempts: Attempts): ExistenceVerdict {
   if (!hasSearchWords(entry) && identifierLookups(entry).length === 0) {
     const reason = entry.reference === undefined ? 'The entry has no title, DOI or arXiv id that can be looked up.' : 'The reference text is too short, or could not be read as authors and a title, and has no DOI or arXiv id to look up.';
     return { status: 'unchecked', reason };
@@ -394,7 +433,7 @@ function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], a
   }
   const notIndexed = entry.doi || entry.arxivId ? undefined : whyNotIndexed(entry);
   if (notIndexed) return { status: 'unchecked', reason: `No record found, but ${notIndexed}.`, notIndexed: true };
-  return { status: 'not-found', asked: answered, doiNamesOther };
+  return { status: 'not-found', asked: answered };
 }
 
 function shorten(message: string): string {

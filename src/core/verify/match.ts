@@ -43,6 +43,11 @@ export interface FieldComparison {
   readonly found?: string;
   /** What exactly differs, or why values that are not identical were accepted. */
   readonly note?: string;
+  /**
+   * A difference the conferences' rules call a hallucinated reference rather than an error to report:
+   * an author list mostly not the work's, a venue that does not exist.
+   */
+  readonly hallucinated?: true;
 }
 
 /** A field on which the entry and the record disagree; both then have a value. */
@@ -86,6 +91,16 @@ const SIMILAR_TITLE = 0.75;
 
 /** Titles that differ in a number or a part ("Part II", "GPT-3"/"GPT-4") name different works. */
 const DIFFERENT_NUMBERS_CAP = 0.7;
+
+/**
+ * Whether a record found by the entry's DOI or PubMed id is clearly another work: its title is
+ * unrelated to the entry's (neither the same title with another spelling or subtitle, nor its
+ * beginning), whoever the authors are, since a group's other paper shares its authors.
+ */
+export function titlesConflict(entry: BibEntry, record: SourceRecord): boolean {
+  const title = compareTitles(entry.title, record.title);
+  return title.field.status === 'differ' && !title.shortened && title.similarity < UNRELATED_TITLE;
+}
 
 export function compareEntryToRecord(entry: BibEntry, record: SourceRecord): MatchResult {
   const title = compareTitles(entry.title, record.title);
@@ -292,7 +307,10 @@ export function compareAuthorLists(expected: readonly Author[], found: readonly 
   if (missing.length > 0) notes.push(`missing from the entry: ${namesOf(missing)}`);
   const status: FieldStatus = notes.length === 0 ? 'agree' : 'differ';
   const f1 = isTruncated ? matched / listed.length : (2 * matched) / (listed.length + found.length);
-  const field: FieldComparison = notes.length === 0 ? { ...base, status } : { ...base, status, note: notes.join('; ') };
+  // Fewer than half of the names cited are the work's: an author list made up, not misspelt.
+  const mostlyWrong = notOnRecord.length * 2 > listed.length;
+  const field: FieldComparison =
+    notes.length === 0 ? { ...base, status } : { ...base, status, note: notes.join('; '), ...(mostlyWrong && { hallucinated: true as const }) };
   return { field, entryCount: listed.length, recordCount: found.length, matched, firstAuthorMatches, f1 };
 }
 

@@ -326,8 +326,8 @@ export function citedEntries(result: CheckResult): BibEntry[] {
 }
 
 /**
- * Findings for the verdicts: on the entry in its .bib, and for a reference that was not found, on each
- * citation of it too, where the writer is looking.
+ * Findings for the verdicts: on the entry in its .bib, and for a reference that was not found or whose
+ * identifier names another work, on each citation of it too, where the writer is looking.
  */
 export function referenceFindings(verdicts: Verdicts, citations: CheckResult['citations'], showUnchecked: boolean, acknowledged?: Acknowledged): Finding[] {
   const findings: Finding[] = retractionFindings(verdicts.values(), citations, acknowledged);
@@ -335,7 +335,7 @@ export function referenceFindings(verdicts: Verdicts, citations: CheckResult['ci
     const finding = findingFor(entry, verdict, showUnchecked);
     if (!finding) continue;
     findings.push(finding);
-    if (verdict.status !== 'not-found') continue;
+    if (verdict.status !== 'not-found' && verdict.status !== 'doi-title-conflict') continue;
     for (const citation of citations) {
       if (citation.key === entry.key) findings.push({ ...finding, file: citation.file, range: citation.range });
     }
@@ -357,15 +357,16 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
       };
     case 'not-found': {
       const names = verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ');
-      const doi = verdict.doiNamesOther ? ` Its DOI belongs to a different work: "${verdict.doiNamesOther.title}".` : '';
       return {
         ...at,
         code: 'not-found',
         severity: 'error',
-        message: `No record of '${entry.key}' in ${names}; possibly fabricated.${doi}`,
-        evidence: { asked: verdict.asked.map((id) => SOURCE_NAMES[id]), ...(verdict.doiNamesOther ? recordEvidence(verdict.doiNamesOther, 'doi') : {}) },
+        message: `No record of '${entry.key}' in ${names}; possibly fabricated.`,
+        evidence: { asked: verdict.asked.map((id) => SOURCE_NAMES[id]) },
       };
     }
+    case 'doi-title-conflict':
+      return conflictFinding(entry, verdict, at);
     case 'metadata-mismatch': {
       const name = SOURCE_NAMES[verdict.record.source];
       const fields = verdict.differences.map((d) => `${d.field} "${d.expected ?? '(none)'}" here, "${d.found ?? '(none)'}" in ${name}`).join('; ');
@@ -373,6 +374,7 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
         ...at,
         code: 'metadata-mismatch',
         severity: 'warning',
+        category: verdict.differences.some((d) => d.hallucinated) ? 'hallucinated' : 'error-to-report',
         message: `'${entry.key}' matches a record in ${name} whose metadata differs: ${fields}.`,
         evidence: {
           ...recordEvidence(verdict.record, verdict.via),
@@ -385,20 +387,46 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
   }
 }
 
-function recordEvidence(record: SourceRecord, via: string): Evidence {
+/**
+ * The entry's DOI or PubMed id names another work: both titles, and the work the entry's title names
+ * where a source has it, so the writer sees which of the two the reference meant.
+ */
+function conflictFinding(entry: BibEntry, verdict: ExistenceVerdict & { status: 'doi-title-conflict' }, at: Pick<Finding, 'file' | 'range' | 'key'>): Finding {
+  const { record, titled } = verdict;
+  const identifier = verdict.via === 'doi' ? `DOI ${entry.doi ?? record.doi ?? ''}` : `PubMed id ${entry.pmid ?? entry.pmcid ?? ''}`;
+  const cited = entry.title ?? '';
+  const elsewhere = titled
+    ? ` A work titled "${titled.title}" is in ${SOURCE_NAMES[titled.source]}${titled.doi ? ` with DOI ${titled.doi}` : ''}.`
+    : verdict.titleNotFoundIn
+      ? ` No work of the cited title is in ${verdict.titleNotFoundIn.map((id) => SOURCE_NAMES[id]).join(', ')}; possibly fabricated.`
+      : '';
   return {
-    source: SOURCE_NAMES[record.source],
-    via,
-    record: {
-      id: record.id,
-      url: record.url,
-      title: record.title,
-      authors: record.authors.map(authorName).filter((a) => a.length > 0),
-      year: record.year,
-      venue: record.venue,
-      doi: record.doi,
-      arxivId: record.arxivId,
+    ...at,
+    code: 'doi-title-conflict',
+    severity: 'error',
+    message: `'${entry.key}': its ${identifier} is "${record.title}" in ${SOURCE_NAMES[record.source]}, another work than the title cited, "${cited}".${elsewhere}`,
+    evidence: {
+      ...recordEvidence(record, verdict.via),
+      differences: [{ field: 'title', expected: cited, found: record.title }],
+      ...(titled && { titled: recordOf(titled) }),
     },
+  };
+}
+
+function recordEvidence(record: SourceRecord, via: string): Evidence {
+  return { source: SOURCE_NAMES[record.source], via, record: recordOf(record) };
+}
+
+function recordOf(record: SourceRecord): NonNullable<Evidence['record']> {
+  return {
+    id: record.id,
+    url: record.url,
+    title: record.title,
+    authors: record.authors.map(authorName).filter((a) => a.length > 0),
+    year: record.year,
+    venue: record.venue,
+    doi: record.doi,
+    arxivId: record.arxivId,
   };
 }
 

@@ -31,4 +31,20 @@ suite('code actions', () => {
     await vscode.commands.executeCommand('undo');
     assert.ok(doc.getText().includes(`\\citep{${TYPO}}`), 'undo restores the typed key');
   });
+
+  test('any finding can be accepted where it is: the quick fix writes the attest-ignore comment and the finding goes', async () => {
+    const uri = fixtureUri('typo', 'notes.tex');
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    await waitFor('a missing-key diagnostic', () => (attestDiagnostics(uri, 'missing-key').length > 0 ? true : undefined), () => describeDiagnostics(uri));
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, uniqueRange(doc, TYPO));
+    const accept = actions.find((a) => a.title === 'Accept this missing-key here (attest-ignore comment)');
+    assert.ok(accept?.edit, `no accept among: ${actions.map((a) => a.title).join(', ')}`);
+    assert.ok(await vscode.workspace.applyEdit(accept.edit));
+    const line = doc.getText().split('\n').find((l) => l.includes(TYPO)) ?? '';
+    assert.ok(line.endsWith(' % attest-ignore missing-key'), line);
+    await waitFor('the accepted missing-key error to go', () => (attestDiagnostics(uri, 'missing-key').length === 0 ? true : undefined), () => describeDiagnostics(uri));
+    await vscode.commands.executeCommand('undo');
+    assert.ok(!doc.getText().includes('attest-ignore'), 'one undo takes the comment back');
+  });
 });
