@@ -26,6 +26,7 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
   'doi-title-conflict': "The reference's DOI or PubMed id names a work whose title is clearly another: a real identifier attached to a title it does not belong to.",
   'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ, or claims a venue no source knows for a work known only as a preprint.',
   'venue-unconfirmed': 'The only record found is a preprint while the entry names a venue; the venue could not be confirmed.',
+  'preprint-published': 'A cited preprint (arXiv, bioRxiv, medRxiv) has since been published; the published version can replace it.',
   unchecked: 'The reference could not be looked up (offline, rate-limited or a source failed); nothing is known about it.',
   retracted: 'The cited work was retracted (wholly or in part, or withdrawn or removed by its publisher); the finding names the notice.',
   'expression-of-concern': 'The cited work is the subject of an expression of concern: its editors doubt its findings.',
