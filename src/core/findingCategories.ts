@@ -22,6 +22,7 @@ export const FINDING_CATEGORIES: Readonly<Record<FindingCode, ReferenceCategory 
   'front-matter-unread': 'neither',
   'macro-not-expanded': 'neither',
   'venue-unconfirmed': 'neither',
+  'preprint-published': 'neither',
   unchecked: 'neither',
   retracted: 'neither',
   'expression-of-concern': 'neither',

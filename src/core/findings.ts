@@ -18,6 +18,7 @@ export type FindingCode =
   | 'metadata-mismatch'
   | 'unchecked'
   | 'venue-unconfirmed'
+  | 'preprint-published'
   | 'suspicious-metadata'
   | 'retracted'
   | 'expression-of-concern'

@@ -176,6 +176,14 @@ export function normalizeIsbn(value: string | undefined): string | undefined {
   return undefined;
 }
 
+/** The ISBNs of an `isbn` field, which may list a book's several (print, e-book) with commas or semicolons. */
+export function isbnsIn(field: string): string[] {
+  return field
+    .split(/[,;]/)
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
 /** Weights 10 down to 1; the sum is a multiple of 11, `X` standing for 10 in the last place. */
 function isbn10Valid(digits: string): boolean {
   let sum = 0;

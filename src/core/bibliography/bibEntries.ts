@@ -34,6 +34,7 @@ export function toBibEntry(raw: RawEntry, properties: Properties, file: string, 
   setIfDefined(entry, 'arxivId', arxivIdOf(text('eprint'), text('eprinttype') ?? text('archiveprefix'), text('url'), text('doi')));
   setIfDefined(entry, 'pmid', pmidOf(text('pmid'), text('eprint'), text('eprinttype')));
   setIfDefined(entry, 'pmcid', pmcidOf(text('pmcid'), text('eprint'), text('eprinttype')));
+  setIfDefined(entry, 'isbn', text('isbn')?.trim());
   setIfDefined(entry, 'abstract', text('abstract'));
   setIfDefined(entry, 'describedAs', describedAs(text));
   setIfDefined(entry, 'attestIgnore', text('attest-ignore'));

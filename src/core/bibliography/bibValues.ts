@@ -27,7 +27,7 @@ const TEXT_FIELDS = new Set(['title', 'subtitle', 'journal', 'journaltitle', 'bo
 
 /** Fields used as written: identifiers and dates, where LaTeX conversion would only harm. */
 // `attest-ignore` is Attest's own directive (`acceptance.ts`), read as written.
-const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file', 'pmid', 'pmcid', 'attest-ignore']);
+const VERBATIM_FIELDS = new Set(['year', 'date', 'doi', 'url', 'urldate', 'eprint', 'eprinttype', 'archiveprefix', 'crossref', 'file', 'pmid', 'pmcid', 'attest-ignore', 'isbn']);
 
 export function readProperties(raw: RawEntry, problems: SpanProblem[]): Properties {
   const properties: Properties = {};

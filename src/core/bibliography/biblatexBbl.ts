@@ -75,6 +75,7 @@ function fieldsOf(body: string): Fields {
     ...(venueText !== undefined && { venue: biberText(venueText) }),
     ...(doi !== undefined && { doi }),
     ...(fields.has('url') && { url: fields.get('url') }),
+    ...(fields.has('isbn') && { isbn: fields.get('isbn') }),
     ...(eprint !== undefined && eprintType === 'arxiv' && { arxivId: eprint }),
     ...(eprint !== undefined && eprintType === 'pubmed' && /^\d+$/.test(eprint) && { pmid: eprint }),
   };

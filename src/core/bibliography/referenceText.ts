@@ -66,10 +66,10 @@ export function parseReferenceText(blocks: readonly string[]): ReferenceFields {
   };
 }
 
-/** The text without its DOI, URL and arXiv id, whose digits are no year and whose dots end no sentence. */
+/** The text without its DOI, URL, arXiv id and ISBN, whose digits are no year and whose dots end no sentence. */
 function withoutIdentifierText(text: string): string {
   return text
-    .replace(/\b(?:doi\s*:\s*|https?:\/\/\S+|10\.\d{4,9}\/\S+|arxiv\s*:\s*\S+|PMID\s*:?\s*\d+|(?:Available|Retrieved)\s+(?:from|at)\s*:?|URL\s*:?)/gi, ' ')
+    .replace(/\b(?:doi\s*:\s*|https?:\/\/\S+|10\.\d{4,9}\/\S+|arxiv\s*:\s*\S+|PMID\s*:?\s*\d+|ISBN(?:-1[03])?\s*:?\s*(?:\d[\s-]?){9,12}[\dXx]|(?:Available|Retrieved)\s+(?:from|at)\s*:?|URL\s*:?)/gi, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -31,6 +31,8 @@ export interface BibEntry {
   readonly pmid?: string;
   /** PubMed Central's id, `PMC` and digits. */
   readonly pmcid?: string;
+  /** The `isbn` field as written: one ISBN, or several separated by commas or semicolons (`isbnsIn`). */
+  readonly isbn?: string;
   readonly abstract?: string;
   /**
    * What the entry says of its form besides its type, as `field: value` pairs joined by "; ":

@@ -21,7 +21,7 @@ export interface SourcesConfig {
 
 export const DEFAULT_TIME_LIMIT_SECONDS = 300;
 
-export const SOURCE_IDS: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'core'];
+export const SOURCE_IDS: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'core', 'openlibrary', 'dblp'];
 
 export const SOURCE_NAMES: Readonly<Record<SourceId, string>> = {
   crossref: 'Crossref',
@@ -30,6 +30,8 @@ export const SOURCE_NAMES: Readonly<Record<SourceId, string>> = {
   arxiv: 'arXiv',
   europepmc: 'Europe PMC',
   core: 'CORE',
+  openlibrary: 'Open Library',
+  dblp: 'DBLP',
 };
 
 /** Each service's documented public endpoint and the rate it asks anonymous clients to keep to. */
@@ -42,13 +44,18 @@ export const DEFAULT_SOURCES: Readonly<Record<SourceId, SourceSettings>> = {
   europepmc: { baseUrl: 'https://www.ebi.ac.uk', requestsPerSecond: 10 },
   // CORE allows registered keys 10 to 25 requests a minute.
   core: { baseUrl: 'https://api.core.ac.uk', requestsPerSecond: 0.4 },
+  // Open Library asks clients to identify themselves and keep to a few requests a second.
+  openlibrary: { baseUrl: 'https://openlibrary.org', requestsPerSecond: 1 },
+  // DBLP publishes no rate; it answers 429 with a Retry-After to clients that ask too fast.
+  dblp: { baseUrl: 'https://dblp.org', requestsPerSecond: 1 },
 };
 
 /**
  * The most requests a second each service's terms allow an ordinary client: Crossref's polite pool
  * (10/s for single records since December 2025), OpenAlex's documented 100/s, Semantic Scholar's 1/s
  * for an API key, arXiv's one every 3 seconds, Europe PMC's 10/s, CORE's 25 a minute for a
- * registered key. A workspace's settings may lower a rate but not raise it past these: whoever wrote
+ * registered key, Open Library's 3/s for a client that names itself, and for DBLP, which publishes no
+ * rate, the one a second it answers without asking to slow down. A workspace's settings may lower a rate but not raise it past these: whoever wrote
  * them is not the user whose address or key a service would block. Two decimals at most, as the
  * Settings UI shows them, rounded down.
  */
@@ -59,6 +66,8 @@ export const DOCUMENTED_RATES: Readonly<Record<SourceId, number>> = {
   arxiv: 0.33,
   europepmc: 10,
   core: 0.41,
+  openlibrary: 3,
+  dblp: 1,
 };
 
 /**
@@ -93,8 +102,11 @@ export function allowedRate(source: SourceId, requestsPerSecond: number, origin:
  */
 export const MAX_CONCURRENT = { arxiv: 1, europepmc: 2, core: 1 } as const satisfies Partial<Record<SourceId, number>>;
 
-/** CORE answers only with an API key, so it is asked only when the user enables it. */
-export const DEFAULT_ENABLED: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc'];
+/**
+ * CORE answers only with an API key, so it is asked only when the user enables it; DBLP, of one field,
+ * when a writer in computer science enables it. Open Library is asked about books only (`PaperSource.booksOnly`).
+ */
+export const DEFAULT_ENABLED: readonly SourceId[] = ['crossref', 'openalex', 'semanticscholar', 'arxiv', 'europepmc', 'openlibrary'];
 
 /**
  * Reads the config from flat setting keys (`attest.sources.enabled`, `attest.sources.crossref.baseUrl`,

@@ -3,9 +3,11 @@ import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, type SourcesConfig } from './config';
 import { CoreSource } from './core';
 import { CrossrefSource } from './crossref';
+import { DblpSource } from './dblp';
 import type { SourceGates } from './gates';
 import { EuropePmcSource } from './europepmc';
 import { OpenAlexSource } from './openalex';
+import { OpenLibrarySource } from './openlibrary';
 import { SemanticScholarSource } from './semanticscholar';
 import type { PaperSource } from './types';
 import type { SourceId } from './ids';
@@ -87,5 +89,9 @@ function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecret
       return new EuropePmcSource(common);
     case 'core':
       return new CoreSource({ ...common, apiKey: key(secrets.coreApiKey) });
+    case 'openlibrary':
+      return new OpenLibrarySource(common);
+    case 'dblp':
+      return new DblpSource(common);
   }
 }

@@ -20,6 +20,8 @@ export interface SourceRecord {
   /** PubMed's id and PubMed Central's (`PMC…`), where the source gives them. */
   readonly pmid?: string;
   readonly pmcid?: string;
+  /** A book's ISBN-13, without separators, where the source gives one. */
+  readonly isbn?: string;
   readonly abstract?: string;
   readonly openAccessUrl?: string;
   /** A preprint by the source's own account (Crossref's `posted-content`), whatever its venue says. */
@@ -66,6 +68,11 @@ export interface PaperSource {
    * preprints), so that its finding nothing says little about a work from elsewhere.
    */
   readonly partialCoverage?: boolean;
+  /**
+   * True for a source that holds books only (Open Library): searched by title for an entry that is a
+   * book, and for no other, so that it neither spends its allowance nor counts as an answer about an article.
+   */
+  readonly booksOnly?: boolean;
   /** True for a source whose records carry `updates`: what it knows of retractions and other notices. */
   readonly reportsUpdates?: boolean;
   byDoi?(doi: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
@@ -77,6 +84,8 @@ export interface PaperSource {
    */
   /** A work by its PubMed id (digits) or PubMed Central id (`PMC…`), where the source holds them. */
   byPubMedId?(id: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
+  /** A book by its ISBN-13 (`normalizeIsbn`'s form). */
+  byIsbn?(isbn: string, options?: RequestOptions): Promise<SourceRecord | undefined>;
   searchVenues?(name: string, options?: RequestOptions): Promise<string[]>;
   /** True when `searchVenues` knows journals only (Crossref's), so a conference it lacks says little. */
   readonly venuesJournalsOnly?: boolean;

@@ -1,16 +1,16 @@
 import type { BibEntry } from '../bibliography/types';
-import { arxivPartOfDoi, normalizeArxivId, normalizeDoi } from '../identifiers';
+import { arxivPartOfDoi, isbnsIn, normalizeArxivId, normalizeDoi, normalizeIsbn } from '../identifiers';
 import { SourceError, type PaperSource, type RequestOptions, type SourceRecord } from '../sources/types';
 import type { SourceErrorKind } from '../sources/health';
 import type { SourceId } from '../sources/ids';
 import { SOURCE_NAMES } from '../sources/config';
 import { whyNotIndexed } from './indexable';
 import { compareDois, compareEntryToRecord, pickBestMatch, titlesConflict, type FieldDifference } from './match';
-import { venueWords } from './normalize';
+import { normalizeText, venueWords } from './normalize';
 import { venueUnknownTo } from './venues';
 
 /** How the matched record was found. */
-export type LookupRoute = 'doi' | 'arxiv' | 'pubmed' | 'title';
+export type LookupRoute = 'doi' | 'arxiv' | 'pubmed' | 'isbn' | 'title';
 
 /** What the open sources say about one bibliography entry. */
 export type ExistenceVerdict = Verdict & {
@@ -32,6 +32,11 @@ type Verdict =
        * refutes the venue (real conference papers are often indexed only as arXiv preprints).
        */
       readonly venueUnconfirmed?: string;
+      /**
+       * The entry cites a preprint (arXiv, bioRxiv, medRxiv) that has since been published: that
+       * version, as a source has it (Crossref's `is-preprint-of`, a record holding both versions).
+       */
+      readonly publishedVersion?: SourceRecord;
     }
   | {
       readonly status: 'metadata-mismatch';
@@ -116,7 +121,11 @@ export async function resolveEntry(entry: BibEntry, sources: readonly PaperSourc
 
 async function resolveWith(failures: Attempts['failures'], entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
   const verdict = await findEntry(entry, sources, request, failures);
-  if (verdict.status !== 'found' || verdict.venueUnconfirmed === undefined) return verdict;
+  if (verdict.status !== 'found') return verdict;
+  if (verdict.venueUnconfirmed === undefined) {
+    const published = citesPreprint(entry) ? await publishedVersionOf(entry, verdict.record, sources, request, failures) : undefined;
+    return published ? { ...verdict, publishedVersion: published } : verdict;
+  }
   return (await publishedVersion(entry, verdict.record, sources, request, failures)) ?? withVenueChecked(verdict, verdict.venueUnconfirmed, sources, request);
 }
 
@@ -135,6 +144,47 @@ async function publishedVersion(
     const comparison = record && compareEntryToRecord(entry, record);
     return comparison && comparison.decision !== 'different-work' ? verdictFor(entry, record, 'doi', comparison.differences) : undefined;
   });
+}
+
+/**
+ * The published version of the preprint `record` stands for: the record itself where it holds both
+ * (OpenAlex's work with a journal's location, Semantic Scholar's paper with a DOI beside its arXiv
+ * id), else the work its `publishedDoi` names, asked by that DOI and compared with the entry.
+ */
+async function publishedVersionOf(
+  entry: BibEntry,
+  record: SourceRecord,
+  sources: readonly PaperSource[],
+  request: RequestOptions,
+  failures: Attempts['failures'],
+): Promise<SourceRecord | undefined> {
+  if (!isPreprintRecord(record) && record.venue !== undefined && (record.doi === undefined || !isPreprintDoi(record.doi))) return record;
+  const doi = record.publishedDoi;
+  if (!doi) return undefined;
+  // A title often changes on publication; the source's link and the same first author say it is the same work.
+  const attempts: Attempts = { awaited: new Set(), failures };
+  const linked = await askAll(sources, attempts, request, (s, options) => s.byDoi?.(doi, options), (found) =>
+    found && sameFirstAuthor(entry, found) ? { status: 'found', record: found, via: 'doi' } : undefined,
+  );
+  return linked?.status === 'found' ? linked.record : undefined;
+}
+
+function sameFirstAuthor(entry: BibEntry, record: SourceRecord): boolean {
+  const family = (author: BibEntry['authors'][number] | undefined): string => normalizeText(author?.family ?? author?.literal ?? '');
+  const cited = family(entry.authors[0]);
+  return cited !== '' && cited === family(record.authors[0]);
+}
+
+/** The entry cites a preprint: by its arXiv id or a preprint server's DOI, or naming a preprint server as its venue, and no other venue. */
+function citesPreprint(entry: BibEntry): boolean {
+  if (entry.venue !== undefined) return venueWords(entry.venue).preprint;
+  return entry.arxivId !== undefined || (entry.doi !== undefined && isPreprintDoi(entry.doi));
+}
+
+/** arXiv's DOIs, and bioRxiv's and medRxiv's (`10.1101/` and a date, or six digits and more: the press's journals' DOIs have neither). */
+function isPreprintDoi(doi: string): boolean {
+  const normalized = normalizeDoi(doi) ?? doi;
+  return arxivPartOfDoi(normalized) !== undefined || /^10\.1101\/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,}(?:v\d+)?$/.test(normalized);
 }
 
 /**
@@ -165,8 +215,9 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
         if (route === 'doi') doiUnknownTo.push(source.id);
         return undefined;
       }
-      // The identifier exists but names another work: the entry's title may still be a real work's.
-      if (route !== 'arxiv' && titlesConflict(entry, record)) {
+      // The identifier exists but names another work: the entry's title may still be a real work's. An
+      // ISBN of another title is left to the comparison: a volume or edition of a set may carry it.
+      if ((route === 'doi' || route === 'pubmed') && titlesConflict(entry, record)) {
         conflict ??= { record, via: route === 'doi' ? 'doi' : 'pubmed' };
         return undefined;
       }
@@ -185,7 +236,9 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
       ...(entry.reference !== undefined && { citation: entry.reference.slice(0, MAX_CITATION_CHARACTERS) }),
       limit: 5,
     };
-    const verdict = await askAll(sources, attempts, request, (s, options) => s.search(query, options), (records) => {
+    // A source of books only is asked about books only: its silence about an article says nothing.
+    const searched = isWholeBook(entry) ? sources : sources.filter((s) => !s.booksOnly);
+    const verdict = await askAll(searched, attempts, request, (s, options) => s.search(query, options), (records) => {
       // The identifier's own work, met again by title, is not the entry's work whatever they share.
       const best = pickBestMatch(entry, conflict ? records.filter((r) => !titlesConflict(entry, r)) : records);
       return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, conflict ? [] : doiUnknownTo));
@@ -239,11 +292,16 @@ function isPreprintOnly(verdict: ExistenceVerdict): boolean {
 /** The record is a preprint (arXiv's own, or one whose venue is a preprint server) and the entry claims a venue. */
 function claimedVenueOfPreprint(entry: BibEntry, record: SourceRecord): string | undefined {
   if (!entry.venue || venueWords(entry.venue).preprint) return undefined;
-  const preprint =
+  return isPreprintRecord(record) ? entry.venue : undefined;
+}
+
+/** arXiv's own record, one its source calls a preprint, or one whose venue is a preprint server. */
+function isPreprintRecord(record: SourceRecord): boolean {
+  return (
     record.source === 'arxiv' ||
     record.preprint === true ||
-    (record.venue === undefined ? record.arxivId !== undefined || (record.doi !== undefined && arxivPartOfDoi(record.doi) !== undefined) : venueWords(record.venue).preprint);
-  return preprint ? entry.venue : undefined;
+    (record.venue === undefined ? record.arxivId !== undefined || (record.doi !== undefined && arxivPartOfDoi(record.doi) !== undefined) : venueWords(record.venue).preprint)
+  );
 }
 
 /**
@@ -350,7 +408,27 @@ function identifierLookups(entry: BibEntry): IdentifierLookup[] {
   // A PubMed or PubMed Central id: Europe PMC's, for works cited that way (`pmid = {…}`) without a DOI.
   const pubMed = entry.pmid ?? entry.pmcid;
   if (pubMed && !entry.doi) lookups.push(['pubmed', pubMed, (s, id, options) => s.byPubMedId?.(id, options)]);
+  const isbn = isWholeBook(entry) ? isbnOf(entry) : undefined;
+  if (isbn) lookups.push(['isbn', isbn, (s, id, options) => s.byIsbn?.(id, options)]);
   return lookups;
+}
+
+/** The first valid ISBN of the entry, as ISBN-13; the intrinsic check reports one that is not. */
+function isbnOf(entry: BibEntry): string | undefined {
+  for (const written of entry.isbn === undefined ? [] : isbnsIn(entry.isbn)) {
+    const isbn = normalizeIsbn(written);
+    if (isbn) return isbn;
+  }
+  return undefined;
+}
+
+const BOOK_TYPES = new Set(['book', 'mvbook']);
+/** Parts of a book or a periodical, whose ISBN is the whole book's and whose title is not. */
+const PART_TYPES = new Set(['article', 'inbook', 'incollection', 'inproceedings', 'conference', 'bookinbook', 'suppbook']);
+
+/** A book as a whole: of a book's type, or with an ISBN and not a part of one. */
+function isWholeBook(entry: BibEntry): boolean {
+  return BOOK_TYPES.has(entry.type) || (entry.isbn !== undefined && !PART_TYPES.has(entry.type));
 }
 
 /** A citation string longer than this is cut before it is sent: a reference is far shorter, and a URL has a length limit. */

@@ -1,5 +1,5 @@
 import type { Author, BibEntry } from '../bibliography/types';
-import { arxivPartOfDoi, arxivPartOfUrl, isValidDoi, parseArxivId, stripDoiPrefix } from '../identifiers';
+import { arxivPartOfDoi, arxivPartOfUrl, isbnsIn, isValidDoi, normalizeIsbn, parseArxivId, stripDoiPrefix } from '../identifiers';
 import { displayName, normalizeText } from './normalize';
 
 /*
@@ -8,11 +8,11 @@ import { displayName, normalizeText } from './normalize';
  * alarm here would be shown for a reference that is fine.
  */
 
-export type IntrinsicIssueCode = 'future-year' | 'placeholder-author' | 'malformed-doi' | 'malformed-arxiv-id';
+export type IntrinsicIssueCode = 'future-year' | 'placeholder-author' | 'malformed-doi' | 'malformed-arxiv-id' | 'malformed-isbn';
 
 export interface IntrinsicIssue {
   readonly code: IntrinsicIssueCode;
-  readonly field: 'year' | 'authors' | 'doi' | 'arxiv';
+  readonly field: 'year' | 'authors' | 'doi' | 'arxiv' | 'isbn';
   readonly message: string;
 }
 
@@ -23,7 +23,7 @@ export interface IntrinsicOptions {
 
 export function checkIntrinsic(entry: BibEntry, options: IntrinsicOptions = {}): IntrinsicIssue[] {
   const now = options.now ?? new Date();
-  return [...yearIssues(entry, now), ...placeholderIssues(entry.authors), ...doiIssues(entry, now), ...arxivIssues(entry, now)];
+  return [...yearIssues(entry, now), ...placeholderIssues(entry.authors), ...doiIssues(entry, now), ...arxivIssues(entry, now), ...isbnIssues(entry)];
 }
 
 /**
@@ -114,6 +114,21 @@ function arxivIssues(entry: BibEntry, now: Date): IntrinsicIssue[] {
     if (problem !== undefined) issues.push({ code: 'malformed-arxiv-id', field: 'arxiv', message: capitalise(problem) });
   }
   return issues;
+}
+
+/**
+ * Each ISBN of the entry whose check digit is wrong, or which has neither 10 nor 13 digits: a typo, or
+ * a number made up, which no library catalogue answers for.
+ */
+function isbnIssues(entry: BibEntry): IntrinsicIssue[] {
+  if (entry.isbn === undefined) return [];
+  return isbnsIn(entry.isbn)
+    .filter((isbn) => normalizeIsbn(isbn) === undefined)
+    .map((isbn) => ({
+      code: 'malformed-isbn',
+      field: 'isbn',
+      message: `"${isbn}" is not an ISBN: an ISBN has 10 or 13 digits, the last a check digit that these do not give`,
+    }));
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

@@ -107,8 +107,8 @@ async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 }
 
 function fingerprint(entry: BibEntry): string {
-  const { type, title, authors, year, venue, doi, arxivId, url, describedAs } = entry;
-  return JSON.stringify([type, title, authors, year, venue, doi, arxivId, url, describedAs]);
+  const { type, title, authors, year, venue, doi, arxivId, url, describedAs, isbn } = entry;
+  return JSON.stringify([type, title, authors, year, venue, doi, arxivId, url, describedAs, isbn]);
 }
 
 /** Looks every entry up in the sources, and fetches the abstracts of those found. Throws `SourceError('cancelled')` when the signal aborts. */
@@ -347,6 +347,7 @@ function findingFor(entry: BibEntry, verdict: ExistenceVerdict, showUnchecked: b
   const at = { file: entry.file, range: entry.keyRange, key: entry.key };
   switch (verdict.status) {
     case 'found':
+      if (verdict.publishedVersion) return preprintPublished(entry, verdict.publishedVersion, at);
       if (!verdict.venueUnconfirmed) return undefined;
       return {
         ...at,
@@ -410,6 +411,19 @@ function conflictFinding(entry: BibEntry, verdict: ExistenceVerdict & { status: 
       differences: [{ field: 'title', expected: cited, found: record.title }],
       ...(titled && { titled: recordOf(titled) }),
     },
+  };
+}
+
+/** A cited preprint with a published version: said, with that version as the evidence the quick fix writes. */
+function preprintPublished(entry: BibEntry, published: SourceRecord, at: Pick<Finding, 'file' | 'range' | 'key'>): Finding {
+  const where = [published.venue, published.year].filter((part) => part !== undefined).join(', ');
+  const doi = published.doi ? ` (DOI ${published.doi})` : '';
+  return {
+    ...at,
+    code: 'preprint-published',
+    severity: 'information',
+    message: `'${entry.key}' cites a preprint that has since been published${where ? ` in ${where}` : ''}${doi}: "${published.title}".`,
+    evidence: recordEvidence(published, 'doi'),
   };
 }
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { setFields } from '../../core/app/bibliography';
+import { entryAsPublished, setFields } from '../../core/app/bibliography';
 import { directiveFor, type Finding } from '../../core/app/pipeline';
 import { isWebLink } from '../../core/app/text';
 import { fieldsFromRecord, RETRACTION_CODES } from '../../core/app/verdicts';
@@ -26,6 +26,7 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       if (finding.code === 'missing-key') actions.push(...this.keyReplacements(document, diagnostic, finding));
       if (finding.code === 'metadata-mismatch') actions.push(...this.useMatchedMetadata(document, diagnostic, finding));
       if (finding.code === 'not-found') actions.push(...this.wayForward(document, diagnostic, finding));
+      if (finding.code === 'preprint-published') actions.push(...this.usePublishedVersion(document, diagnostic, finding));
       if (SUPPORT_CODES.has(finding.code)) actions.push(...this.supportActions(document, diagnostic, finding));
       if (RETRACTION_CODES.includes(finding.code)) actions.push(...this.retractionActions(document, diagnostic, finding));
       actions.push(acceptHere(document, diagnostic, finding));
@@ -112,6 +113,24 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
       action.edit.replace(document.uri, new vscode.Range(document.positionAt(edit.offset), document.positionAt(edit.offset + edit.length)), edit.text);
     }
     action.diagnostics = [diagnostic];
+    return [action];
+  }
+
+  /** For a cited preprint since published: the entry rewritten as the published version, its key and the user's own fields kept, in one edit. */
+  private usePublishedVersion(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {
+    const lookup = finding.key === undefined ? undefined : this.checker.lookupOf(document.uri.fsPath, finding.key);
+    const published = lookup?.verdict.status === 'found' ? lookup.verdict.publishedVersion : undefined;
+    if (!lookup || !published) return [];
+    const range = new vscode.Range(lookup.entry.range.start.line, lookup.entry.range.start.character, lookup.entry.range.end.line, lookup.entry.range.end.character);
+    // The entry must still be where it was parsed; after an unsaved edit the next check catches up.
+    const text = document.getText(range);
+    const rewritten = text.startsWith('@') ? entryAsPublished(text, published) : undefined;
+    if (rewritten === undefined) return [];
+    const action = new vscode.CodeAction(vscode.l10n.t('Cite the published version'), vscode.CodeActionKind.QuickFix);
+    action.edit = new vscode.WorkspaceEdit();
+    action.edit.replace(document.uri, range, rewritten);
+    action.diagnostics = [diagnostic];
+    action.isPreferred = true;
     return [action];
   }
 }
