@@ -4,6 +4,7 @@ export { asRecord, type CitingReference, citingReferences } from '../bibliograph
 export { authorName, listAuthors } from '../bibliography/describe';
 export { setFields, type TextEdit } from '../bibliography/edit';
 export { findExisting } from '../bibliography/generate';
+export { entryAsPublished } from '../bibliography/publishedEntry';
 export { parseBibliography } from '../bibliography/parse';
 export type { BibEntry, Bibliography } from '../bibliography/types';
 export { type CitationStyle, citationStyleOf, insertCitation } from '../manuscript/citeStyle';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { parseBibliography } from '../../src/core/bibliography/parse';
-import { entryAsPublished } from '../../src/core/bibliography/publishedEntry';
-import type { BibEntry } from '../../src/core/bibliography/types';
-import { parseCrossrefWorkResponse } from '../../src/core/sources/crossref';
-import type { SourceId } from '../../src/core/sources/ids';
-import type { BibliographicQuery, PaperSource, SourceRecord } from '../../src/core/sources/types';
-import { resolveEntry } from '../../src/core/verify/existence';
-import { referenceFindings } from '../../src/core/verify/references';
+import { parseBibliography } from '../../../../src/core/bibliography/parse';
+import { entryAsPublished } from '../../../../src/core/bibliography/publishedEntry';
+import type { BibEntry } from '../../../../src/core/bibliography/types';
+import { parseCrossrefWorkResponse } from '../../../../src/core/sources/crossref';
+import type { SourceId } from '../../../../src/core/sources/ids';
+import type { BibliographicQuery, PaperSource, SourceRecord } from '../../../../src/core/sources/types';
+import { resolveEntry } from '../../../../src/core/verify/existence';
+import { referenceFindings } from '../../../../src/core/verify/references';
 
 const AUTHORS = [
   { family: 'He', given: 'Kaiming' },

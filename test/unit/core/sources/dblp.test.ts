@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { parseBibliography } from '../../src/core/bibliography/parse';
-import type { BibEntry } from '../../src/core/bibliography/types';
-import { sourcesConfigFrom } from '../../src/core/sources/config';
-import { DblpSource, parseDblpSearch } from '../../src/core/sources/dblp';
-import { createSources } from '../../src/core/sources/registry';
-import type { PaperSource, SourceRecord } from '../../src/core/sources/types';
-import { resolveEntry } from '../../src/core/verify/existence';
-import { isNotAsked } from './helpers';
-import { sourceFixture } from './support/fixtures';
-import { ScriptedServer, sendJson, sendText } from './support/server';
-import { sourceErrorAsserts } from './support/sourceErrors';
+import { parseBibliography } from '../../../../src/core/bibliography/parse';
+import type { BibEntry } from '../../../../src/core/bibliography/types';
+import { sourcesConfigFrom } from '../../../../src/core/sources/config';
+import { DblpSource, parseDblpSearch } from '../../../../src/core/sources/dblp';
+import { createSources } from '../../../../src/core/sources/registry';
+import type { PaperSource, SourceRecord } from '../../../../src/core/sources/types';
+import { resolveEntry } from '../../../../src/core/verify/existence';
+import { isNotAsked } from '../../support/helpers';
+import { sourceFixture } from '../../support/fixtures';
+import { ScriptedServer, sendJson, sendText } from '../../support/server';
+import { sourceErrorAsserts } from '../../support/sourceErrors';
 
 const RESNET = sourceFixture('dblp/search-resnet.json');
 const ONE_AUTHOR = sourceFixture('dblp/search-one-author.json');

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { parseBibliography } from '../../src/core/bibliography/parse';
-import type { BibEntry } from '../../src/core/bibliography/types';
-import { OpenLibrarySource, parseOpenLibraryEdition, parseOpenLibrarySearch } from '../../src/core/sources/openlibrary';
-import type { BibliographicQuery, PaperSource, SourceRecord } from '../../src/core/sources/types';
-import { identifiersIn } from '../../src/core/bibliography/referenceIdentifiers';
-import { suspiciousMetadata } from '../../src/core/check';
-import { resolveEntry } from '../../src/core/verify/existence';
-import { isNotAsked } from './helpers';
-import { sourceFixture } from './support/fixtures';
-import type { Handler } from './support/server';
-import { ScriptedServer, sendJson, sendText } from './support/server';
-import { sourceErrorAsserts } from './support/sourceErrors';
+import { parseBibliography } from '../../../../src/core/bibliography/parse';
+import type { BibEntry } from '../../../../src/core/bibliography/types';
+import { OpenLibrarySource, parseOpenLibraryEdition, parseOpenLibrarySearch } from '../../../../src/core/sources/openlibrary';
+import type { BibliographicQuery, PaperSource, SourceRecord } from '../../../../src/core/sources/types';
+import { identifiersIn } from '../../../../src/core/bibliography/referenceIdentifiers';
+import { suspiciousMetadata } from '../../../../src/core/check';
+import { resolveEntry } from '../../../../src/core/verify/existence';
+import { isNotAsked } from '../../support/helpers';
+import { sourceFixture } from '../../support/fixtures';
+import type { Handler } from '../../support/server';
+import { ScriptedServer, sendJson, sendText } from '../../support/server';
+import { sourceErrorAsserts } from '../../support/sourceErrors';
 
 const EDITION = sourceFixture('openlibrary/edition-deep-learning.json');
 const AUTHORS: Readonly<Record<string, unknown>> = {
