@@ -13,16 +13,64 @@ export function random(seed: number): () => number {
 }
 
 const TITLE_PARTS = [
-  "Schr\\\"{o}dinger's", '$\\alpha$-stable', '{GAN}s', 'for', '\\emph{na\\"ive}', 'data', 'on', 'the',
-  '{B}ayesian', 'inference', 'of', '$O(n \\log n)$', 'algorithms', 'in', "{\\'E}cole", "Poincar\\'e",
-  'maps', '--', 'a', 'survey', 'with', '$\\mathcal{L}^2$', 'norms', '\\textit{in vivo}', 'G{\\"o}del',
-  'and', 'Erd\\H{o}s', 'graphs', '{\\AA}ngstr{\\"o}m-scale', 'models', 'of', '$H_0$', 'tension',
-  '{DNA}', 'M\\o{}ller', 'scattering', '\\&', 'ca{\\c{c}}a', 'fast', '{\\v{S}}koda', 'learning',
+  'Schr\\"{o}dinger\'s',
+  '$\\alpha$-stable',
+  '{GAN}s',
+  'for',
+  '\\emph{na\\"ive}',
+  'data',
+  'on',
+  'the',
+  '{B}ayesian',
+  'inference',
+  'of',
+  '$O(n \\log n)$',
+  'algorithms',
+  'in',
+  "{\\'E}cole",
+  "Poincar\\'e",
+  'maps',
+  '--',
+  'a',
+  'survey',
+  'with',
+  '$\\mathcal{L}^2$',
+  'norms',
+  '\\textit{in vivo}',
+  'G{\\"o}del',
+  'and',
+  'Erd\\H{o}s',
+  'graphs',
+  '{\\AA}ngstr{\\"o}m-scale',
+  'models',
+  'of',
+  '$H_0$',
+  'tension',
+  '{DNA}',
+  'M\\o{}ller',
+  'scattering',
+  '\\&',
+  'ca{\\c{c}}a',
+  'fast',
+  '{\\v{S}}koda',
+  'learning',
 ];
 const NAMES = [
-  "{\\'E}mile Durkheim", 'M{\\"u}ller, Hans', 'van der Berg, Jan', 'Paul Erd\\H{o}s', 'Smith, John A.',
-  "Garc{\\'\\i}a M\\'arquez, Gabriel", 'Kurt G\\"{o}del', 'Doe, Jane', 'Li, Wei', "de la Cruz, Mar{\\'\\i}a",
-  'Nguyen, Thi', 'Jean-Pierre Serre', '{\\O}ksendal, Bernt', 'Zhang, San', '{World Health Organization}',
+  "{\\'E}mile Durkheim",
+  'M{\\"u}ller, Hans',
+  'van der Berg, Jan',
+  'Paul Erd\\H{o}s',
+  'Smith, John A.',
+  "Garc{\\'\\i}a M\\'arquez, Gabriel",
+  'Kurt G\\"{o}del',
+  'Doe, Jane',
+  'Li, Wei',
+  "de la Cruz, Mar{\\'\\i}a",
+  'Nguyen, Thi',
+  'Jean-Pierre Serre',
+  '{\\O}ksendal, Bernt',
+  'Zhang, San',
+  '{World Health Organization}',
 ];
 
 /**
@@ -99,7 +147,13 @@ export function benchBibliography(): void {
     for (const input of HOSTILE_INPUTS.filter((i) => i.parser === 'bibtex')) {
       const texts = [MB, MB + 6, MB + 12].map((size) => input.make(size));
       parseBibliography(input.make(10_000), '/warm.bib');
-      console.log(line(`hostile: ${input.name}`, texts[0].length, best(3, (run) => parseBibliography(texts[run], '/hostile.bib'))));
+      console.log(
+        line(
+          `hostile: ${input.name}`,
+          texts[0].length,
+          best(3, (run) => parseBibliography(texts[run], '/hostile.bib')),
+        ),
+      );
     }
   }
 }

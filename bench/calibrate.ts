@@ -45,7 +45,11 @@ async function main(): Promise<number> {
   } finally {
     await model.dispose();
   }
-  const calibration = calibrate(pairs, lowest, splits.flatMap((s) => s.files));
+  const calibration = calibrate(
+    pairs,
+    lowest,
+    splits.flatMap((s) => s.files),
+  );
   await fs.writeFile(file, `${JSON.stringify({ ...attest, calibration: calibrationJson(calibration) }, null, 2)}\n`);
   console.log(describe(calibration, pairs, lowest));
   console.log(`written to ${file}`);

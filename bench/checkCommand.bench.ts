@@ -39,8 +39,7 @@ export async function benchCheckCommand(): Promise<void> {
       without.push(cost([...check, '--nli-model', 'none']));
     }
     const ratios = withModel.map((w, at) => w.cpuSeconds / without[at].cpuSeconds);
-    const line = (runs: typeof withModel): string =>
-      `CPU p50 ${median(runs.map((r) => r.cpuSeconds)).toFixed(2)} s, peak ${median(runs.map((r) => r.peakMb)).toFixed(0)} MB`;
+    const line = (runs: typeof withModel): string => `CPU p50 ${median(runs.map((r) => r.cpuSeconds)).toFixed(2)} s, peak ${median(runs.map((r) => r.peakMb)).toFixed(0)} MB`;
     console.log(`attest check, the bundled example offline (nothing to judge), ${RUNS} runs each by turns:`);
     console.log(`  with the built-in model         ${line(withModel)}`);
     console.log(`  with --nli-model none           ${line(without)}`);

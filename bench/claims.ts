@@ -33,7 +33,10 @@ export async function loadClaims(name: string, claimsFile: string, corpusFile: s
     const row = JSON.parse(line) as { id: number; claim: string; cited_doc_ids: number[]; evidence: Record<string, { label: string }[]> };
     const labels = new Map(Object.entries(row.evidence).map(([doc, sets]) => [doc, sets[0]?.label ?? '']));
     // Citation-Integrity marks where citations stood; they are not part of the claim.
-    const claim = row.claim.replace(/\[?<\|[a-z_]+\|>\]?/g, '').replace(/\s+/g, ' ').trim();
+    const claim = row.claim
+      .replace(/\[?<\|[a-z_]+\|>\]?/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     claims.push({ id: row.id, claim, cited: row.cited_doc_ids.map(String).filter((d) => abstracts.has(d)), labels });
   }
   return { name, claims: claims.filter((c) => c.cited.length > 0), abstracts, titles };

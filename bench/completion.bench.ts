@@ -151,6 +151,9 @@ function measureKeyIndex(papers: readonly Paper[]): void {
   times.sort((a, b) => b.ms - a.ms);
   console.log(
     `  matching 100,000 library papers (the library thread's work): indexed in ${ms(indexed)}; per keystroke median ${ms(times[times.length >> 1].ms)}, ` +
-      `slowest ${times.slice(0, 3).map((t) => `"${t.typed}" ${ms(t.ms)}`).join(', ')}`,
+      `slowest ${times
+        .slice(0, 3)
+        .map((t) => `"${t.typed}" ${ms(t.ms)}`)
+        .join(', ')}`,
   );
 }

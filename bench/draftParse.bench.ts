@@ -23,7 +23,7 @@ const SHAPES: readonly [string, (bytes: number) => string][] = [
   ['names joined by "and", no verb', (n) => fill('Smith and Jones and ', n)],
   ['names after "according to"', (n) => fill('according to Smith Jones, Lee ', n)],
   ['an article before names', (n) => fill('the Smith Jones Lee ', n)],
-  ["names with apostrophes, hyphens", (n) => fill("O'Brien-Smith McDonald-Lee ", n)],
+  ['names with apostrophes, hyphens', (n) => fill("O'Brien-Smith McDonald-Lee ", n)],
 ];
 
 const MB = 1_000_000;

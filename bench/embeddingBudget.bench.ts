@@ -195,7 +195,9 @@ export async function benchEmbeddingThroughput(only?: readonly Measured[], scifa
   console.log(`  ${'variant'.padEnd(30)}${'batching'.padEnd(16)}threads  wall /s   per CPU-s  load`);
   for (const { variant, batching, threads } of only ?? (await everyWay(cache))) {
     const t = await measureThroughput(await variantDir(variant, cache), sample, threads, batching);
-    console.log(`  ${variantName(variant).padEnd(30)}${batching.padEnd(16)}${String(threads).padEnd(9)}${t.rate.toFixed(1).padStart(6)}   ${t.perCpuSecond.toFixed(1).padStart(8)}  ${t.load}`);
+    console.log(
+      `  ${variantName(variant).padEnd(30)}${batching.padEnd(16)}${String(threads).padEnd(9)}${t.rate.toFixed(1).padStart(6)}   ${t.perCpuSecond.toFixed(1).padStart(8)}  ${t.load}`,
+    );
   }
 }
 
@@ -267,11 +269,18 @@ async function finalRanking(
   let recall = 0;
   for (const [id, judged] of judgements) {
     const claim = scifact.claims.get(id) ?? '';
-    const ranked = (await rankPapers({ lexical, dense }, { text: claim, vector: vectors.queries[claimIds.indexOf(id)] }, 'hybrid', 100)).map((r) => ({ ...r, paper: papers.get(r.id) as Paper }));
+    const ranked = (await rankPapers({ lexical, dense }, { text: claim, vector: vectors.queries[claimIds.indexOf(id)] }, 'hybrid', 100)).map((r) => ({
+      ...r,
+      paper: papers.get(r.id) as Paper,
+    }));
     const order = ranked.map((r) => r.id);
     hybrid += ndcgAt(order, judged, 10);
     recall += recallAt(order, judged, 100);
-    reranked += ndcgAt((await rerank(reranker, claim, ranked)).map((r) => r.paper.id), judged, 10);
+    reranked += ndcgAt(
+      (await rerank(reranker, claim, ranked)).map((r) => r.paper.id),
+      judged,
+      10,
+    );
   }
   return { hybrid: hybrid / judgements.size, reranked: reranked / judgements.size, recall: recall / judgements.size };
 }
@@ -288,7 +297,10 @@ class RememberedScores implements Reranker {
 
   static async open(dir: string, cache: string): Promise<RememberedScores> {
     const file = path.join(cache, 'embeddings', `rerank-scores-${await contentDigest(dir, { preferQuantized: true })}.json`);
-    const kept = await fs.readFile(file, 'utf8').then((text) => JSON.parse(text) as [string, number][]).catch(() => []);
+    const kept = await fs
+      .readFile(file, 'utf8')
+      .then((text) => JSON.parse(text) as [string, number][])
+      .catch(() => []);
     return new RememberedScores(await OnnxReranker.load(dir, { threads: 1 }), new Map(kept), file);
   }
 
@@ -339,7 +351,11 @@ if (require.main === module) {
   const every = rest[0] === '--every' ? Number(rest[1]) : SAMPLE_EVERY;
   const named = rest[0] === '--every' ? rest.slice(2) : rest;
   const done =
-    part === 'throughput' ? benchEmbeddingThroughput(named.length > 0 ? named.map(parseMeasured) : undefined, undefined, every) : part === 'quality' ? benchEmbeddingQuality(true, named.length > 0 ? named.map(parseVariant) : undefined) : benchEmbeddingBudget();
+    part === 'throughput'
+      ? benchEmbeddingThroughput(named.length > 0 ? named.map(parseMeasured) : undefined, undefined, every)
+      : part === 'quality'
+        ? benchEmbeddingQuality(true, named.length > 0 ? named.map(parseVariant) : undefined)
+        : benchEmbeddingBudget();
   done.catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;

@@ -25,9 +25,7 @@ interface Case {
  */
 export async function benchEvidenceSentence(): Promise<void> {
   if (!haveEvalData('evidence sentences', 'scifact/corpus.jsonl', 'scifact/claims_dev.jsonl')) return;
-  const corpus = new Map(
-    (await readLines<{ doc_id: number; title: string; abstract: string[] }>('corpus.jsonl')).map((d) => [String(d.doc_id), d]),
-  );
+  const corpus = new Map((await readLines<{ doc_id: number; title: string; abstract: string[] }>('corpus.jsonl')).map((d) => [String(d.doc_id), d]));
   const lexical = new LexicalIndex();
   for (const [id, doc] of corpus) lexical.add({ id, title: doc.title, abstract: doc.abstract.join(' '), authors: [] });
   const encoder = REGISTRY_ENCODERS[0];
@@ -47,7 +45,13 @@ export async function benchEvidenceSentence(): Promise<void> {
       const dir = path.join(cache, encoder.name);
       const sentences = cases.flatMap((c) => c.sentences);
       const sentenceVectors = (await cachedEmbeddings(dir, sentences, 'passage', cache)) ?? [];
-      const claimVectors = (await cachedEmbeddings(dir, cases.map((c) => c.claim), 'query', cache)) ?? [];
+      const claimVectors =
+        (await cachedEmbeddings(
+          dir,
+          cases.map((c) => c.claim),
+          'query',
+          cache,
+        )) ?? [];
       let offset = 0;
       let denseHits = 0;
       let onlyLexical = 0;
@@ -90,5 +94,8 @@ function share(hits: number, total: number): string {
 
 async function readLines<T>(file: string): Promise<T[]> {
   const text = await fs.readFile(path.join(EVAL_DATA, 'scifact', file), 'utf8');
-  return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as T);
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as T);
 }

@@ -61,7 +61,10 @@ async function citationIntegrity(): Promise<CitationIntegrity | undefined> {
   for (const line of claimsText.split('\n')) {
     if (!line.trim()) continue;
     const row = JSON.parse(line) as { claim: string; evidence: Record<string, { sentences: number[] }[]> };
-    const claim = row.claim.replace(/\[?<\|[a-z_]+\|>\]?/g, '').replace(/\s+/g, ' ').trim();
+    const claim = row.claim
+      .replace(/\[?<\|[a-z_]+\|>\]?/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     for (const [doc, sets] of Object.entries(row.evidence)) {
       const evidence = new Set(sets.flatMap((s) => s.sentences));
       if (docs.has(doc) && evidence.size > 0) rows.push({ claim, doc, evidence });

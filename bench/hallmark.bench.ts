@@ -42,7 +42,9 @@ const PUBLISHED_VENUE: Readonly<Record<string, string>> = {
 export async function benchHallmark(): Promise<void> {
   if (!haveEvalData('HALLMARK', 'hallmark/dev_public.jsonl', 'beir-scifact/corpus.jsonl')) return;
   const { unparseable, readable, entries, records } = await loadHallmark();
-  console.log(`  ${unparseable.length} rows do not parse as BibTeX (reported as bib-parse-error): ${unparseable.map((r) => r.label === 'VALID' ? 'VALID' : r.hallucination_type).join(', ')}`);
+  console.log(
+    `  ${unparseable.length} rows do not parse as BibTeX (reported as bib-parse-error): ${unparseable.map((r) => (r.label === 'VALID' ? 'VALID' : r.hallucination_type)).join(', ')}`,
+  );
 
   const detection = await runDetection(readable, entries, records);
   printDetection(detection);
@@ -102,7 +104,7 @@ async function runDetection(rows: readonly HallmarkRow[], entries: readonly BibE
     const verdicts = await verifyEntries(entries, sourcesAt(base, 1000), { concurrency: 8 });
     const tallies = new Map<string, Tally>();
     rows.forEach((row, i) => {
-      const type = row.label === 'VALID' ? 'VALID' : row.hallucination_type ?? 'unknown';
+      const type = row.label === 'VALID' ? 'VALID' : (row.hallucination_type ?? 'unknown');
       const tally = tallies.get(type) ?? { total: 0, notFound: 0, mismatch: 0, suspicious: 0, flagged: 0, unchecked: 0 };
       tallies.set(type, tally);
       const status = verdicts.get(entries[i].key)?.verdict.status;
@@ -169,8 +171,9 @@ export async function runThroughput(entries: readonly BibEntry[], records: reado
     for (const { verdict } of verdicts.values()) statuses.set(verdict.status, (statuses.get(verdict.status) ?? 0) + 1);
     const requests = [...server.requests].map(([id, n]) => `${id} ${n} (${server.rejected.get(id) ?? 0} answered 429)`).join(', ');
     console.log(
-      `  throughput on ${what}, ${LATENCY_MS} ms latency, documented limits (${Object.entries(DOCUMENTED).map(([id, n]) => `${id} ${n}/s`).join(', ')}): ` +
-        `${(entries.length / seconds).toFixed(1)} references/s (${entries.length} in ${seconds.toFixed(1)} s)   target >= 20/s`,
+      `  throughput on ${what}, ${LATENCY_MS} ms latency, documented limits (${Object.entries(DOCUMENTED)
+        .map(([id, n]) => `${id} ${n}/s`)
+        .join(', ')}): ` + `${(entries.length / seconds).toFixed(1)} references/s (${entries.length} in ${seconds.toFixed(1)} s)   target >= 20/s`,
     );
     console.log(`    requests: ${requests}; verdicts: ${[...statuses].map(([s, n]) => `${n} ${s}`).join(', ')}`);
   } finally {
@@ -188,16 +191,17 @@ function simulatedSources(base: string): ReturnType<typeof createSources> {
 }
 
 function sourcesAt(base: string, requestsPerSecond: number): ReturnType<typeof createSources> {
-  const { config } = sourcesConfigFrom((key) =>
-    ({
-      // OpenAlex first: Crossref keeps title searches to 3 a second, which would only slow the run down.
-      'attest.sources.enabled': ['openalex', 'crossref'],
-      'attest.sources.email': 'bench@example.org',
-      'attest.sources.crossref.baseUrl': `${base}/crossref`,
-      'attest.sources.openalex.baseUrl': `${base}/openalex`,
-      'attest.sources.crossref.requestsPerSecond': requestsPerSecond,
-      'attest.sources.openalex.requestsPerSecond': requestsPerSecond,
-    })[key],
+  const { config } = sourcesConfigFrom(
+    (key) =>
+      ({
+        // OpenAlex first: Crossref keeps title searches to 3 a second, which would only slow the run down.
+        'attest.sources.enabled': ['openalex', 'crossref'],
+        'attest.sources.email': 'bench@example.org',
+        'attest.sources.crossref.baseUrl': `${base}/crossref`,
+        'attest.sources.openalex.baseUrl': `${base}/openalex`,
+        'attest.sources.crossref.requestsPerSecond': requestsPerSecond,
+        'attest.sources.openalex.requestsPerSecond': requestsPerSecond,
+      })[key],
   );
   return createSources(config, {});
 }
@@ -217,7 +221,7 @@ function asPublished(entry: BibEntry, index: number): SourceRecord {
     title: entry.title ?? '',
     authors: entry.authors,
     year: entry.year,
-    venue: entry.venue ? PUBLISHED_VENUE[entry.venue] ?? entry.venue : undefined,
+    venue: entry.venue ? (PUBLISHED_VENUE[entry.venue] ?? entry.venue) : undefined,
     doi: entry.doi,
     arxivId: entry.arxivId,
   };

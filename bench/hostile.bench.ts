@@ -96,7 +96,9 @@ function benchTimed(inputs: readonly (Timed & { readonly kind: string; readonly 
     worstWall = Math.max(worstWall, wall);
     worstCpu = Math.max(worstCpu, cpu);
     const flag = growth > SUPERLINEAR_RATIO ? '  SUPERLINEAR' : '';
-    console.log(`  ${input.kind.padEnd(8)} ${input.name.padEnd(48)} ${wall.toFixed(0).padStart(6)} ${cpu.toFixed(0).padStart(6)} ms/MB  x${growth.toFixed(1)}  ${memory.stop()}${flag}`);
+    console.log(
+      `  ${input.kind.padEnd(8)} ${input.name.padEnd(48)} ${wall.toFixed(0).padStart(6)} ${cpu.toFixed(0).padStart(6)} ms/MB  x${growth.toFixed(1)}  ${memory.stop()}${flag}`,
+    );
   }
   console.log(`  slowest: ${worstWall.toFixed(0)} ms/MB wall clock, ${worstCpu.toFixed(0)} ms/MB CPU`);
 }
@@ -124,7 +126,9 @@ export async function benchPdfBombs(): Promise<void> {
     const bomb = await makeFlateBomb(3 * 1024 * 1024 * 1024);
     const files = ['a', 'b', 'c', 'd'].map((name) => path.join(dir, `${name}.pdf`));
     for (const file of files) await fs.writeFile(file, bomb);
-    console.log(`PDF Flate bomb (${(bomb.length / 1024 / 1024).toFixed(1)} MB inflating to 3 GB), reader's limit ${DEFAULT_PDF_LIMITS.memoryMb} MB: time, the process's growth at its peak, why it stopped`);
+    console.log(
+      `PDF Flate bomb (${(bomb.length / 1024 / 1024).toFixed(1)} MB inflating to 3 GB), reader's limit ${DEFAULT_PDF_LIMITS.memoryMb} MB: time, the process's growth at its peak, why it stopped`,
+    );
     for (const together of [1, 4]) {
       const before = process.memoryUsage.rss();
       let peak = 0;
@@ -132,7 +136,7 @@ export async function benchPdfBombs(): Promise<void> {
       const start = performance.now();
       const results = await Promise.all(files.slice(0, together).map((file) => readPdf(file)));
       clearInterval(watch);
-      const why = results.map((r) => ('reason' in r ? /\(([a-z]+):/.exec(r.reason)?.[1] ?? r.reason : 'read')).join(', ');
+      const why = results.map((r) => ('reason' in r ? (/\(([a-z]+):/.exec(r.reason)?.[1] ?? r.reason) : 'read')).join(', ');
       console.log(`  ${together} at once: ${(performance.now() - start).toFixed(0)} ms, +${(peak / 1024 / 1024).toFixed(0)} MB; ${why}`);
     }
   } finally {

@@ -74,7 +74,11 @@ export const HOSTILE_INPUTS: readonly HostileInput[] = [
   { name: 'nested inline footnotes', parser: 'markdown', make: (n) => nested('^[', '@k', ']', n) },
   { name: 'nested footnote references', parser: 'markdown', make: (n) => nested('[^', 'x', ']', n) },
   { name: 'footnote definitions', parser: 'markdown', make: (n) => fill('[^1]: a^[b]\n', n) },
-  { name: 'front matter nested deep behind quoted brackets', parser: 'markdown', make: (n) => `---\nx: ${fill("[']',", Math.min(n / 2, 60_000))}\n---\n${fill('Text [@k]. ', n / 2)}` },
+  {
+    name: 'front matter nested deep behind quoted brackets',
+    parser: 'markdown',
+    make: (n) => `---\nx: ${fill("[']',", Math.min(n / 2, 60_000))}\n---\n${fill('Text [@k]. ', n / 2)}`,
+  },
 
   { name: 'at-signs', parser: 'bibtex', make: (n) => fill('@', n) },
   { name: 'unclosed entries', parser: 'bibtex', make: (n) => fill('@a{', n) },
@@ -106,7 +110,8 @@ export interface HostileFullText {
 }
 
 const JATS_SECTION = (content: string): string => `<article><body><sec><title>Results</title><p>${content}</p></sec></body></article>`;
-const LATEXML_SECTION = (content: string): string => `<article class="ltx_document"><section class="ltx_section"><h2 class="ltx_title">1 Results</h2><p class="ltx_p">${content}</p></section></article>`;
+const LATEXML_SECTION = (content: string): string =>
+  `<article class="ltx_document"><section class="ltx_section"><h2 class="ltx_title">1 Results</h2><p class="ltx_p">${content}</p></section></article>`;
 
 export const HOSTILE_FULL_TEXTS: readonly HostileFullText[] = [
   { name: 'nested <i>', format: 'jats', make: (n) => JATS_SECTION(nested('<i>', 'x', '</i>', n)) },

@@ -103,7 +103,7 @@ async function benchLibrary(dir: string, { label: name, size, paper, claim }: Sc
     console.log(`${label}first Find Evidence as the editor opens the library, p50: ${find([])}; with the reranker ${find(['--rerank'])}`);
     console.log(`${label}first Find Evidence with the reranker and a live source answering after 1 s, p50: ${firstListWithLiveSource(store, encoderDir, claim)}`);
   } else console.log(`${label}cold hybrid search and first Find Evidence: skipped, ${ENCODER.name} not fetched (npm run models:fetch)`);
-  console.log(`${label}on disk ${(await sizeOf(store) / 1024 / 1024).toFixed(0)} MB with vectors`);
+  console.log(`${label}on disk ${((await sizeOf(store)) / 1024 / 1024).toFixed(0)} MB with vectors`);
 }
 
 /** `attest ARGS` run COLD_RUNS times, each a fresh process: its median time, and the peak memory of one more run. */
@@ -224,7 +224,10 @@ function corpusLine(paper: Paper): string {
 }
 
 async function exists(file: string): Promise<boolean> {
-  return fs.stat(file).then(() => true, () => false);
+  return fs.stat(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 if (require.main === module) {

@@ -45,7 +45,10 @@ export async function benchShippedModel(): Promise<void> {
     await judgeDevSets(candidate, { id: `candidate:${candidate}`, name: 'candidate' }, datasets);
   }
   const abstracts = datasets.flatMap((d) => d.claims.flatMap((c) => c.cited.map((doc) => ({ claim: c.claim, abstract: d.abstracts.get(doc) ?? [] }))));
-  await latency(dir, abstracts.filter((a) => a.abstract.length >= 9 && a.abstract.length <= 11));
+  await latency(
+    dir,
+    abstracts.filter((a) => a.abstract.length >= 9 && a.abstract.length <= 11),
+  );
   console.log(`  memory: the model takes ${memory.toFixed(0)} MB (resident set after loading it and judging one pair, less before; target <= 300 MB)`);
   await vsixSize();
 }
@@ -66,7 +69,8 @@ const CHECK_COVID_DEV = ['check-covid/claims_dev_composed.jsonl', 'check-covid/c
 export async function devSplits(): Promise<DevSplit[]> {
   const splits: DevSplit[] = [];
   if (haveEvalData('SciFact dev', ...SCIFACT_DEV)) splits.push({ data: await loadClaims('SciFact dev', ...SCIFACT_DEV), files: SCIFACT_DEV });
-  if (haveEvalData('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV)) splits.push({ data: await loadClaims('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV), files: CITATION_INTEGRITY_DEV });
+  if (haveEvalData('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV))
+    splits.push({ data: await loadClaims('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV), files: CITATION_INTEGRITY_DEV });
   if (haveEvalData('Check-COVID dev', ...CHECK_COVID_DEV)) {
     const [all, consistent] = await loadCheckCovid();
     splits.push({ data: all, files: CHECK_COVID_DEV }, { data: consistent, files: CHECK_COVID_DEV, variant: true });
@@ -90,7 +94,13 @@ async function judgeDevSets(dir: string, identity: ModelIdentity, datasets: read
 
 /** Each claim of `data` against each abstract it cites, judged as Attest judges a citation, with the gold label. */
 export async function judgeDev(data: Dataset, model: NliModel, id: string, name = id): Promise<{ gold: SupportLabel; judgement: SupportJudgement }[]> {
-  const relevance = tfidfRelevance(analyze, TermStatistics.of([...data.abstracts.values()].map((a) => a.join(' ')), analyze));
+  const relevance = tfidfRelevance(
+    analyze,
+    TermStatistics.of(
+      [...data.abstracts.values()].map((a) => a.join(' ')),
+      analyze,
+    ),
+  );
   const judged: { gold: SupportLabel; judgement: SupportJudgement }[] = [];
   for (const claim of data.claims) {
     for (const doc of claim.cited) {
@@ -163,7 +173,13 @@ async function latency(dir: string, pairs: readonly { claim: string; abstract: r
     return;
   }
   const sample = pairs.slice(0, 100);
-  const relevance = tfidfRelevance(analyze, TermStatistics.of(sample.map((p) => p.abstract.join(' ')), analyze));
+  const relevance = tfidfRelevance(
+    analyze,
+    TermStatistics.of(
+      sample.map((p) => p.abstract.join(' ')),
+      analyze,
+    ),
+  );
   const model = await WorkerNliModel.start(dir, { preferQuantized: true, threads: 2 });
   try {
     const nli = { model, id: 'bench' };
@@ -174,7 +190,9 @@ async function latency(dir: string, pairs: readonly { claim: string; abstract: r
       await judgeSupport(pair.claim, pair.abstract, { relevance, nli });
       times.push(performance.now() - started);
     }
-    console.log(`  latency per citation (9-11 sentence abstracts, worker, 2 threads, ${times.length} citations): median ${median(times).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (target median <= 50 ms)`);
+    console.log(
+      `  latency per citation (9-11 sentence abstracts, worker, 2 threads, ${times.length} citations): median ${median(times).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (target median <= 50 ms)`,
+    );
   } finally {
     await model.dispose();
   }

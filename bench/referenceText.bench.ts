@@ -20,7 +20,12 @@ type Style = { readonly name: string; readonly file: 'bbl' | 'biblatex'; readonl
 
 const family = (a: Author): string => a.family ?? a.literal ?? '';
 const full = (a: Author): string => (a.given ? `${a.given} ${family(a)}` : family(a));
-const initials = (given: string | undefined, separator: string): string => (given ?? '').split(/[\s-]+/).filter((g) => g).map((g) => `${g[0]}.`).join(separator);
+const initials = (given: string | undefined, separator: string): string =>
+  (given ?? '')
+    .split(/[\s-]+/)
+    .filter((g) => g)
+    .map((g) => `${g[0]}.`)
+    .join(separator);
 const abbreviated = (a: Author): string => (a.given ? `${initials(a.given, '~')}~${family(a)}` : family(a));
 function andList(names: readonly string[], last = ', and '): string {
   if (names.length <= 2) return names.join(' and ');
@@ -33,13 +38,21 @@ function bibtexStyle(names: (a: Author) => string, natbib: boolean, doi: boolean
   return (e, n) => {
     const year = e.year === undefined ? '' : `${e.year}`;
     const label = natbib ? `[${e.authors[0] ? family(e.authors[0]) : 'Anonymous'}${e.authors.length > 2 ? ' et~al.' : ''}(${year})]` : '';
-    const blocks = [e.authors.length > 0 ? `${andList(e.authors.map(names))}.` : undefined, e.title ? `${e.title}.` : undefined, [pagesOf(e), year].filter((p) => p).join(', ') + '.', doi && e.doi ? `\\doi{${e.doi}}.` : undefined];
+    const blocks = [
+      e.authors.length > 0 ? `${andList(e.authors.map(names))}.` : undefined,
+      e.title ? `${e.title}.` : undefined,
+      [pagesOf(e), year].filter((p) => p).join(', ') + '.',
+      doi && e.doi ? `\\doi{${e.doi}}.` : undefined,
+    ];
     return `\\bibitem${label}{k${n}}\n${blocks.filter((b) => b !== undefined).join('\n\\newblock ')}\n`;
   };
 }
 
 function biblatexEntry(e: BibEntry, n: number): string {
-  const names = e.authors.map((a) => `        {{hash=h${n}}{%\n           family={${family(a)}},\n           familyi={${family(a)[0] ?? ''}\\bibinitperiod}${a.given ? `,\n           given={${a.given.replace(/ /g, '\\bibnamedelima ')}},\n           giveni={${initials(a.given, '\\bibinitdelim ').replace(/\./g, '\\bibinitperiod')}}` : ''}}}%\n`);
+  const names = e.authors.map(
+    (a) =>
+      `        {{hash=h${n}}{%\n           family={${family(a)}},\n           familyi={${family(a)[0] ?? ''}\\bibinitperiod}${a.given ? `,\n           given={${a.given.replace(/ /g, '\\bibnamedelima ')}},\n           giveni={${initials(a.given, '\\bibinitdelim ').replace(/\./g, '\\bibinitperiod')}}` : ''}}}%\n`,
+  );
   return [
     `    \\entry{k${n}}{${e.type}}{}`,
     e.authors.length > 0 ? `      \\name{author}{${e.authors.length}}{}{%\n${names.join('')}      }` : '',
@@ -48,7 +61,9 @@ function biblatexEntry(e: BibEntry, n: number): string {
     e.year !== undefined ? `      \\field{year}{${e.year}}` : '',
     e.doi ? `      \\verb{doi}\n      \\verb ${e.doi}\n      \\endverb` : '',
     '    \\endentry',
-  ].filter((l) => l).join('\n');
+  ]
+    .filter((l) => l)
+    .join('\n');
 }
 
 const STYLES: Style[] = [
@@ -59,28 +74,38 @@ const STYLES: Style[] = [
   {
     name: 'APA, typed',
     file: 'bbl',
-    render: (e, n) => `\\bibitem{k${n}} ${andList(e.authors.map((a) => `${family(a)}${a.given ? `, ${initials(a.given, ' ')}` : ''}`), ', \\& ')} (${e.year ?? 'n.d.'}). ${e.title ?? ''}. ${e.venue ? `\\textit{${e.venue}}.` : ''}${e.doi ? ` https://doi.org/${e.doi}` : ''}\n`,
+    render: (e, n) =>
+      `\\bibitem{k${n}} ${andList(
+        e.authors.map((a) => `${family(a)}${a.given ? `, ${initials(a.given, ' ')}` : ''}`),
+        ', \\& ',
+      )} (${e.year ?? 'n.d.'}). ${e.title ?? ''}. ${e.venue ? `\\textit{${e.venue}}.` : ''}${e.doi ? ` https://doi.org/${e.doi}` : ''}\n`,
   },
   {
     name: 'Vancouver, typed',
     file: 'bbl',
-    render: (e, n) => `\\bibitem{k${n}} ${e.authors.map((a) => `${family(a)} ${initials(a.given, '').replace(/\./g, '')}`.trim()).join(', ')}. ${e.title ?? ''}. ${e.venue ? `${e.venue}. ` : ''}${e.year ?? ''}. ${e.doi ? `doi:${e.doi}` : ''}\n`,
+    render: (e, n) =>
+      `\\bibitem{k${n}} ${e.authors.map((a) => `${family(a)} ${initials(a.given, '').replace(/\./g, '')}`.trim()).join(', ')}. ${e.title ?? ''}. ${e.venue ? `${e.venue}. ` : ''}${e.year ?? ''}. ${e.doi ? `doi:${e.doi}` : ''}\n`,
   },
   {
     name: 'IEEE, typed',
     file: 'bbl',
-    render: (e, n) => `\\bibitem{k${n}} ${andList(e.authors.map(abbreviated))}, \`\`${e.title ?? ''},'' ${e.venue ? `\\emph{${e.venue}}, ` : ''}${e.year ?? ''}${e.doi ? `, doi: ${e.doi}` : ''}.\n`,
+    render: (e, n) =>
+      `\\bibitem{k${n}} ${andList(e.authors.map(abbreviated))}, \`\`${e.title ?? ''},'' ${e.venue ? `\\emph{${e.venue}}, ` : ''}${e.year ?? ''}${e.doi ? `, doi: ${e.doi}` : ''}.\n`,
   },
 ];
 
 function truthEntries(): BibEntry[] {
   const entries: BibEntry[] = [];
   for (const file of BIB_FILES) entries.push(...parseBibliography(readFileSync(path.join(EVAL_DATA, file), 'utf8'), file).entries);
-  const rows = readFileSync(path.join(EVAL_DATA, HALLMARK), 'utf8').split('\n').filter((l) => l.trim());
+  const rows = readFileSync(path.join(EVAL_DATA, HALLMARK), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const bibtex = rows
     .map((line, i) => {
       const row = JSON.parse(line) as { bibtex_type: string; fields: Record<string, string> };
-      return `@${row.bibtex_type}{h${i},\n${Object.entries(row.fields).map(([k, v]) => `  ${k} = {${v}}`).join(',\n')}\n}`;
+      return `@${row.bibtex_type}{h${i},\n${Object.entries(row.fields)
+        .map(([k, v]) => `  ${k} = {${v}}`)
+        .join(',\n')}\n}`;
     })
     .join('\n');
   entries.push(...parseBibliography(bibtex, 'hallmark.bib').entries);
@@ -88,7 +113,12 @@ function truthEntries(): BibEntry[] {
   return entries.filter((e) => e.title && e.authors.length > 0);
 }
 
-const words = (s: string | undefined): string => (s ?? '').normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const words = (s: string | undefined): string =>
+  (s ?? '')
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 export function benchReferenceText(): void {
   if (!haveEvalData('references as text', ...BIB_FILES, HALLMARK)) return;
@@ -99,7 +129,13 @@ export function benchReferenceText(): void {
     const body = truth.map((e, n) => style.render(e, n)).join('\n');
     const text = style.file === 'biblatex' ? `\\refsection{0}\n${body}\n\\endrefsection` : `\\begin{thebibliography}{${truth.length}}\n${body}\n\\end{thebibliography}`;
     const read = new Map(readBibliography(text, 'bench.bbl').entries.map((e) => [e.key, e]));
-    let title = 0, author = 0, year = 0, doi = 0, withYear = 0, withDoi = 0, unreadable = 0;
+    let title = 0,
+      author = 0,
+      year = 0,
+      doi = 0,
+      withYear = 0,
+      withDoi = 0,
+      unreadable = 0;
     truth.forEach((e, n) => {
       const got = read.get(`k${n}`);
       if (!got?.title) unreadable++;

@@ -42,7 +42,10 @@ async function longestStall(work: () => Promise<unknown>): Promise<{ total: numb
 export async function benchParsingOffThread(): Promise<void> {
   const workspace = largeProject();
   const thread = new ParserThread();
-  for (const [name, parsers] of [['in this thread', undefined], ['in a worker thread', thread]] as const) {
+  for (const [name, parsers] of [
+    ['in this thread', undefined],
+    ['in a worker thread', thread],
+  ] as const) {
     const session = (): CheckSession => (parsers ? new CheckSession(parsers as Parsers) : new CheckSession());
     await checkManuscript('/p/big.tex', workspace, session());
     const { total, stall } = await longestStall(() => checkManuscript('/p/big.tex', workspace, session()));

@@ -107,7 +107,9 @@ async function benchEncoder(name: string, dir: string, cache: string, lexical: L
     for (const mode of ['dense', 'hybrid'] as const) {
       for (const split of ['test', 'train'] as const) {
         const quality = await evaluateRanker(judgements[split], (id) => rankPapers(indexes, { text: scifact.claims.get(id) ?? '', vector: queryVector.get(id) }, mode, 100));
-        console.log(`${`    ${mode}, ${split}`.padEnd(34)}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}${mode === 'hybrid' ? '   as shipped (hybrid.ts)' : ''}`);
+        console.log(
+          `${`    ${mode}, ${split}`.padEnd(34)}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}${mode === 'hybrid' ? '   as shipped (hybrid.ts)' : ''}`,
+        );
       }
     }
     await reportFusionVariants(indexes, scifact.claims, queryVector, judgements);
@@ -139,7 +141,12 @@ async function cachedEmbeddingsIfPresent(dir: string, scifact: Scifact, cache: s
 }
 
 /** Every fusion variant on the training claims, the best of each kind then on the test claims. */
-async function reportFusionVariants(indexes: Required<Indexes>, claims: ReadonlyMap<string, string>, vectors: ReadonlyMap<string, Float32Array | undefined>, judgements: Record<Split, Judgements>): Promise<void> {
+async function reportFusionVariants(
+  indexes: Required<Indexes>,
+  claims: ReadonlyMap<string, string>,
+  vectors: ReadonlyMap<string, Float32Array | undefined>,
+  judgements: Record<Split, Judgements>,
+): Promise<void> {
   const run = (variant: FusionVariant, judged: Judgements): Promise<Quality> =>
     evaluateRanker(judged, async (id) => {
       const vector = vectors.get(id);
@@ -160,7 +167,12 @@ async function reportFusionVariants(indexes: Required<Indexes>, claims: Readonly
  * (training/attest_training/rerank.py), on the test claims, and the time it takes to reorder one
  * claim's papers.
  */
-async function reportReranker(indexes: Required<Indexes>, scifact: Scifact, vectors: ReadonlyMap<string, Float32Array | undefined>, judgements: Record<Split, Judgements>): Promise<void> {
+async function reportReranker(
+  indexes: Required<Indexes>,
+  scifact: Scifact,
+  vectors: ReadonlyMap<string, Float32Array | undefined>,
+  judgements: Record<Split, Judgements>,
+): Promise<void> {
   const dir = process.env.ATTEST_RERANK_MODEL?.trim() ? path.resolve(process.env.ATTEST_RERANK_MODEL.trim()) : await builtInRerankerFolder();
   if (dir === undefined) {
     console.log('    reranker: skipped (no models/attest-rerank here and ATTEST_RERANK_MODEL unset)');
@@ -179,7 +191,9 @@ async function reportReranker(indexes: Required<Indexes>, scifact: Scifact, vect
       return value.map((r) => ({ id: r.paper.id }));
     });
     console.log(`${'    hybrid + reranker, test'.padEnd(34)}nDCG@10 ${quality.ndcg.toFixed(3)}  recall@100 ${quality.recall.toFixed(3)}`);
-    console.log(`${`    reranking ${reranker.depth} papers`.padEnd(34)}p50 ${ms(percentile(times, 50))}  p95 ${ms(percentile(times, 95))}   ${path.basename(dir)}, weight ${reranker.weight}`);
+    console.log(
+      `${`    reranking ${reranker.depth} papers`.padEnd(34)}p50 ${ms(percentile(times, 50))}  p95 ${ms(percentile(times, 95))}   ${path.basename(dir)}, weight ${reranker.weight}`,
+    );
   } finally {
     await reranker.dispose();
   }
@@ -222,7 +236,9 @@ async function reportDenseAndStore(papers: readonly Paper[], dimension: number):
     await dense.search(query, 100);
     search.push(performance.now() - start);
   }
-  console.log(`${`    dense search, ${dimension}-d, top 100`.padEnd(34)}p50 ${ms(percentile(search, 50))}  p95 ${ms(percentile(search, 95))}   brute force, ONNX Runtime on 2 threads`);
+  console.log(
+    `${`    dense search, ${dimension}-d, top 100`.padEnd(34)}p50 ${ms(percentile(search, 50))}  p95 ${ms(percentile(search, 95))}   brute force, ONNX Runtime on 2 threads`,
+  );
   console.log(`${'    heap, lexical + dense index'.padEnd(34)}${(heap / 1024 / 1024).toFixed(0)} MB used (the papers, both indexes and their vectors)`);
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-store-'));

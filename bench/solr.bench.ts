@@ -60,12 +60,19 @@ export async function benchSolr(): Promise<void> {
   const target: SolrTarget = { url, collection: COLLECTION };
   const solr = new SolrClient(target);
   const { ms: indexMs, value: sent } = await time(async () => {
-    await initCollection(solr, { encoder: { model: ENCODER, dimension: passages[0].length }, shards: 2, replicas: 2, configDir: path.resolve(__dirname, '../../solr/configset/conf') });
+    await initCollection(solr, {
+      encoder: { model: ENCODER, dimension: passages[0].length },
+      shards: 2,
+      replicas: 2,
+      configDir: path.resolve(__dirname, '../../solr/configset/conf'),
+    });
     const info = await collectionInfo(solr);
     return info && (await addToCollection(solr, info, encoder, scifact.papers)).sent;
   });
   if (sent === undefined) throw new Error('the bench collection has no meta document');
-  console.log(`  indexing ${scifact.papers.length} papers in a 2-node SolrCloud, 2 shards × 2 replicas: ${sent > 0 ? `${((sent / indexMs) * 1000).toFixed(0)} papers/s (vectors given)` : 'kept from an earlier run'}`);
+  console.log(
+    `  indexing ${scifact.papers.length} papers in a 2-node SolrCloud, 2 shards × 2 replicas: ${sent > 0 ? `${((sent / indexMs) * 1000).toFixed(0)} papers/s (vectors given)` : 'kept from an earlier run'}`,
+  );
 
   const builtIn = await builtInRerankerFolder();
   const reranker = builtIn === undefined ? undefined : remembered(await OnnxReranker.load(builtIn, { threads: 2 }));
@@ -78,10 +85,18 @@ export async function benchSolr(): Promise<void> {
     const times: number[] = [];
     for (const [id, judged] of judgements) {
       const text = scifact.claims.get(id) ?? '';
-      local += ndcgAt((await library.find({ text, limit: 10 })).results.map((r) => r.paper.id), judged, 10);
+      local += ndcgAt(
+        (await library.find({ text, limit: 10 })).results.map((r) => r.paper.id),
+        judged,
+        10,
+      );
       const { ms: searchMs, value } = await time(() => fromSolr.find({ text, limit: 10 }));
       times.push(searchMs);
-      remote += ndcgAt(value.results.map((r) => r.paper.id), judged, 10);
+      remote += ndcgAt(
+        value.results.map((r) => r.paper.id),
+        judged,
+        10,
+      );
     }
     const ranking = reranker ? 'hybrid + reranker' : 'hybrid (no reranker here)';
     console.log(`  ${ranking}, ${judgements.size} test claims: nDCG@10 local library ${(local / judgements.size).toFixed(3)}, Solr ${(remote / judgements.size).toFixed(3)}`);
@@ -103,7 +118,11 @@ export function clusterUrl(): string | undefined {
   }
 }
 
-async function localLibrary(encoder: Encoder, papers: Parameters<PaperLibrary['add']>[0], reranker: Reranker | undefined): Promise<{ library: PaperLibrary; remove: () => Promise<void> }> {
+async function localLibrary(
+  encoder: Encoder,
+  papers: Parameters<PaperLibrary['add']>[0],
+  reranker: Reranker | undefined,
+): Promise<{ library: PaperLibrary; remove: () => Promise<void> }> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'attest-bench-solr-'));
   const remove = (): Promise<void> => fs.rm(dir, { recursive: true, force: true });
   const { library } = await PaperLibrary.open(dir, { encoder, reranker: reranker && (async () => reranker) });

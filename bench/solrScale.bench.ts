@@ -71,7 +71,12 @@ export async function benchSolrScale(): Promise<void> {
   scifact.queries.forEach((text, at) => queryVector.set(text, queries[at]));
 
   const solr = new SolrClient({ url, collection: COLLECTION, timeoutMs: 120_000 });
-  await initCollection(solr, { encoder: { model: ENCODER, dimension: passages[0].length }, shards: 2, replicas: 1, configDir: path.resolve(__dirname, '../../solr/configset/conf') });
+  await initCollection(solr, {
+    encoder: { model: ENCODER, dimension: passages[0].length },
+    shards: 2,
+    replicas: 1,
+    configDir: path.resolve(__dirname, '../../solr/configset/conf'),
+  });
   const info = await collectionInfo(solr);
   if (info === undefined) throw new Error('the bench collection has no meta document');
   const largest = Number(process.env.ATTEST_SOLR_SCALE_MAX ?? SIZES[SIZES.length - 1]);
@@ -95,7 +100,14 @@ export async function benchSolrScale(): Promise<void> {
 }
 
 /** Adds generated papers `from`…`to` through `attest index add`'s path, printing its rate. */
-async function grow(solr: SolrClient, info: NonNullable<Awaited<ReturnType<typeof collectionInfo>>>, from: number, to: number, paper: (i: number) => Paper, titleVector: ReadonlyMap<string, Float32Array>): Promise<void> {
+async function grow(
+  solr: SolrClient,
+  info: NonNullable<Awaited<ReturnType<typeof collectionInfo>>>,
+  from: number,
+  to: number,
+  paper: (i: number) => Paper,
+  titleVector: ReadonlyMap<string, Float32Array>,
+): Promise<void> {
   const started = performance.now();
   for (let start = from; start < to; start += CHUNK) {
     const papers = Array.from({ length: Math.min(CHUNK, to - start) }, (_, at) => paper(start + at));
@@ -104,7 +116,9 @@ async function grow(solr: SolrClient, info: NonNullable<Awaited<ReturnType<typeo
     if ((start - from) % 50_000 === 0) process.stdout.write(`    indexed ${(start + papers.length).toLocaleString('en')}\r`);
   }
   const seconds = (performance.now() - started) / 1000;
-  console.log(`  grew ${from.toLocaleString('en')} → ${to.toLocaleString('en')} papers: ${((to - from) / seconds).toFixed(0)} papers/s (vectors given), ${(seconds / 60).toFixed(1)} min`);
+  console.log(
+    `  grew ${from.toLocaleString('en')} → ${to.toLocaleString('en')} papers: ${((to - from) / seconds).toFixed(0)} papers/s (vectors given), ${(seconds / 60).toFixed(1)} min`,
+  );
 }
 
 /** The time of each search of `claims`, p50 and p95. */
@@ -128,7 +142,11 @@ async function coldCli(url: string, claim: string): Promise<void> {
   const times: number[] = [];
   for (let run = 0; run < COLD_RUNS; run++) {
     const started = performance.now();
-    execFileSync(process.execPath, [CLI, 'search', '--solr', url, '--collection', COLLECTION, '--embed-model', path.join(encoderCache(), encoder.name), '--rerank', '--query', claim], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      process.execPath,
+      [CLI, 'search', '--solr', url, '--collection', COLLECTION, '--embed-model', path.join(encoderCache(), encoder.name), '--rerank', '--query', claim],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     times.push(performance.now() - started);
   }
   console.log(`    attest search --solr --rerank, a fresh process: median ${ms(percentile(times, 50))} of ${COLD_RUNS} (start-up, encoder, reranker, search)`);

@@ -58,7 +58,9 @@ export async function benchSuggest(): Promise<void> {
       reported += plants.filter((p) => result.removed.some((r) => r.text.includes(p))).length;
     }
     const row = (label: string, values: readonly number[]): string => `  ${label.padEnd(44)}median ${ms(median(values))}  p95 ${ms(percentile(values, 95))}`;
-    console.log(`suggest: ${claims.length} SciFact claims, ${byId.size} abstracts indexed, a scripted local model answering at once${nli ? `, NLI ${path.basename(dir ?? '')}` : ', relevance checks only (set ATTEST_NLI_MODEL for NLI)'}`);
+    console.log(
+      `suggest: ${claims.length} SciFact claims, ${byId.size} abstracts indexed, a scripted local model answering at once${nli ? `, NLI ${path.basename(dir ?? '')}` : ', relevance checks only (set ATTEST_NLI_MODEL for NLI)'}`,
+    );
     console.log(row('pipeline overhead (all but the model)', overhead));
     console.log(row('  of which retrieval (2 queries)', retrieval));
     console.log(row('  of which support checks', checks));

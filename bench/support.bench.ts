@@ -17,8 +17,12 @@ import { EVAL_DATA, haveEvalData } from './evalData';
  * with a model folder in ATTEST_NLI_MODEL, label F1 on SciFact and Citation-Integrity dev and milliseconds per pair.
  */
 export async function benchSupport(): Promise<void> {
-  if (!haveEvalData('support', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')) return;
-  const datasets = [await loadClaims('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'), await loadClaims('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl')];
+  if (!haveEvalData('support', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl'))
+    return;
+  const datasets = [
+    await loadClaims('SciFact dev', 'scifact/claims_dev.jsonl', 'scifact/corpus.jsonl'),
+    await loadClaims('Citation-Integrity dev', 'citation-integrity/processed/claims_dev.jsonl', 'citation-integrity/processed/corpus.jsonl'),
+  ];
   for (const data of datasets) {
     await relevanceAuc(data, 'corpus idf', undefined);
     await relevanceAuc(data, 'corpus + English idf', BackgroundFrequencies.english());
@@ -39,12 +43,19 @@ export async function benchSupport(): Promise<void> {
 }
 
 async function relevanceAuc(data: Dataset, weighting: string, background: BackgroundFrequencies | undefined): Promise<void> {
-  const relevance = tfidfRelevance(analyze, TermStatistics.of([...data.abstracts.values()].map((a) => a.join(' ')), analyze, background));
+  const relevance = tfidfRelevance(
+    analyze,
+    TermStatistics.of(
+      [...data.abstracts.values()].map((a) => a.join(' ')),
+      analyze,
+      background,
+    ),
+  );
   const index = new LexicalIndex();
   for (const [id, abstract] of data.abstracts) index.add({ id, title: data.titles.get(id) ?? '', abstract: abstract.join(' '), authors: [] });
   const ids = [...data.abstracts.keys()];
   let seed = 42;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const positives: number[] = [];
   const randoms: number[] = [];
   const hardest: number[] = [];

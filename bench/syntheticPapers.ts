@@ -8,7 +8,7 @@ const WORDS = 'gaussian process stellar variability survey kernel inference baye
  * few dozen papers, and a library of copies would measure Find Evidence folding them into one work.
  */
 export function syntheticPaper(i: number): Paper {
-  const words = (n: number): string => Array.from({ length: n }, (_, k) => WORDS[(i * 31 + k * 7 + ((i >> k % 5) & 7)) % WORDS.length]).join(' ');
+  const words = (n: number): string => Array.from({ length: n }, (_, k) => WORDS[(i * 31 + k * 7 + ((i >> (k % 5)) & 7)) % WORDS.length]).join(' ');
   return { id: `p${i}`, title: `${words(10)} ${i}`, authors: [{ family: 'Doe', given: 'J.' }], abstract: words(150) };
 }
 

@@ -167,7 +167,12 @@ function copyOnnxRuntime(nativeDir, modules) {
  */
 function copyPdfJs(modules) {
   const pdfjs = path.join(root, 'node_modules/pdfjs-dist');
-  const files = { 'package.json': 'package.json', LICENSE: 'LICENSE', 'legacy/build/pdf.min.mjs': 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.min.mjs': 'legacy/build/pdf.worker.mjs' };
+  const files = {
+    'package.json': 'package.json',
+    LICENSE: 'LICENSE',
+    'legacy/build/pdf.min.mjs': 'legacy/build/pdf.mjs',
+    'legacy/build/pdf.worker.min.mjs': 'legacy/build/pdf.worker.mjs',
+  };
   for (const [from, to] of Object.entries(files)) copy(path.join(pdfjs, from), path.join(modules, 'pdfjs-dist', to));
 }
 

@@ -50,7 +50,9 @@ function classpath() {
   if (!fs.existsSync(listed)) {
     fs.mkdirSync(work, { recursive: true });
     console.error('solr: resolving Solr 9.10.1 from Maven Central (once)…');
-    const mvn = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', path.join(project, 'pom.xml'), 'dependency:build-classpath', `-Dmdep.outputFile=${listed}.partial`], { stdio: 'inherit' });
+    const mvn = spawnSync('mvn', ['-q', '-B', '-Dstyle.color=never', '-f', path.join(project, 'pom.xml'), 'dependency:build-classpath', `-Dmdep.outputFile=${listed}.partial`], {
+      stdio: 'inherit',
+    });
     if (mvn.error) fail(`Maven could not be run (${mvn.error.message}): install Maven and Java 17.`);
     if (mvn.status !== 0) fail('Maven could not resolve Solr (see above).');
     fs.renameSync(`${listed}.partial`, listed);

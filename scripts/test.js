@@ -11,7 +11,11 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const packageDir = path.join(root, 'build', 'npm-test');
-const builtVsix = () => path.join(packageDir, fs.readdirSync(packageDir).find((f) => f.endsWith('.vsix')));
+const builtVsix = () =>
+  path.join(
+    packageDir,
+    fs.readdirSync(packageDir).find((f) => f.endsWith('.vsix')),
+  );
 const builtStage = () => path.join(packageDir, 'build', fs.readdirSync(path.join(packageDir, 'build'))[0]);
 
 const steps = [
@@ -22,12 +26,7 @@ const steps = [
   ['VS Code host tests', [path.join(root, 'test/host/run.js')]],
   ['package for this platform', [path.join(root, 'scripts/package.js'), '--out', packageDir], () => fs.rmSync(packageDir, { recursive: true, force: true })],
   ['the packaged CLI', [path.join(root, 'scripts/test-packaged-cli.js')], undefined, undefined, () => [builtStage()]],
-  [
-    'the installed package in VS Code',
-    [path.join(root, 'test/host/run.js'), '--grep', 'host harness|diagnostics'],
-    undefined,
-    () => ({ ATTEST_HOST_VSIX: builtVsix() }),
-  ],
+  ['the installed package in VS Code', [path.join(root, 'test/host/run.js'), '--grep', 'host harness|diagnostics'], undefined, () => ({ ATTEST_HOST_VSIX: builtVsix() })],
 ];
 
 const solrScript = path.join(root, 'scripts/solr.js');

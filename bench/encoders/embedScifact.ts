@@ -20,7 +20,10 @@ async function main(): Promise<void> {
       continue;
     }
     const dir = path.join(cache, encoder.name);
-    for (const [kind, texts] of [['query', queries], ['passage', passages]] as const) {
+    for (const [kind, texts] of [
+      ['query', queries],
+      ['passage', passages],
+    ] as const) {
       await cachedEmbeddings(dir, texts, kind, cache, {
         onProgress: ({ done, total, rate }) => console.log(`${encoder.name} ${kind}: ${done}/${total}, ${rate.toFixed(1)}/s`),
       });

@@ -44,7 +44,12 @@ async function recipe(dir: string, kind: TextKind): Promise<string> {
  * Texts go to the encoder shortest first, so that a batch's texts are about as long as each other.
  */
 export async function cachedEmbeddings(dir: string, texts: readonly string[], kind: TextKind, cache: string, options: CacheOptions = {}): Promise<Float32Array[] | undefined> {
-  const key = createHash('sha256').update(await recipe(dir, kind)).update(kind).update(JSON.stringify(texts)).digest('hex').slice(0, 24);
+  const key = createHash('sha256')
+    .update(await recipe(dir, kind))
+    .update(kind)
+    .update(JSON.stringify(texts))
+    .digest('hex')
+    .slice(0, 24);
   const file = path.join(cache, 'embeddings', `${path.basename(dir)}-${kind}-${key}.f32`);
   const order = texts.map((_, at) => at).sort((a, b) => texts[a].length - texts[b].length || a - b);
   const cached: Buffer | undefined = await fs.readFile(file).catch(() => undefined);

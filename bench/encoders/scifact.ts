@@ -18,14 +18,20 @@ export interface Scifact {
 
 /** BEIR SciFact's abstracts and claims, read as the library reads papers. */
 export async function scifactTexts(): Promise<Scifact> {
-  const papers = (await readJsonLines<{ _id: string; title: string; text: string }>('corpus.jsonl')).map(
-    (row): Paper => ({ id: row._id, title: row.title, abstract: row.text, authors: [] }),
-  );
+  const papers = (await readJsonLines<{ _id: string; title: string; text: string }>('corpus.jsonl')).map((row): Paper => ({
+    id: row._id,
+    title: row.title,
+    abstract: row.text,
+    authors: [],
+  }));
   const claims = new Map((await readJsonLines<{ _id: string; text: string }>('queries.jsonl')).map((q) => [q._id, q.text]));
   return { papers, claims, passages: papers.map(passageText), queries: [...claims.values()] };
 }
 
 export async function readJsonLines<T>(file: string): Promise<T[]> {
   const text = await fs.readFile(path.join(SCIFACT, file), 'utf8');
-  return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as T);
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as T);
 }

@@ -103,7 +103,10 @@ export function searchVenues(venues: ReadonlySet<string>, query: string, limit: 
 
 /** OpenAlex's `/sources` answer. */
 export function openAlexSources(names: readonly string[]): Record<string, unknown> {
-  return { meta: { count: names.length }, results: names.map((name, i) => ({ id: `https://openalex.org/S${i}`, display_name: name, abbreviated_title: null, alternate_titles: [] })) };
+  return {
+    meta: { count: names.length },
+    results: names.map((name, i) => ({ id: `https://openalex.org/S${i}`, display_name: name, abbreviated_title: null, alternate_titles: [] })),
+  };
 }
 
 /** Crossref's `/journals` answer. */

@@ -48,14 +48,27 @@ async function firstFindEvidence(dir: string, encoderDir: string, model: string,
     const rerankerDir = rerank ? await builtInRerankerFolder() : undefined;
     if (rerank && rerankerDir === undefined) throw new Error('this checkout has no built-in reranker (models/attest-rerank)');
     // Where the editor keeps the reranker's optimised copy is its storage; here the system's temporary folder.
-    const reranker = rerankerDir === undefined ? undefined : { dir: rerankerDir, threads: 2, optimizedCopies: path.join(os.tmpdir(), 'attest-bench-storage', 'optimized', path.basename(rerankerDir)) };
+    const reranker =
+      rerankerDir === undefined
+        ? undefined
+        : { dir: rerankerDir, threads: 2, optimizedCopies: path.join(os.tmpdir(), 'attest-bench-storage', 'optimized', path.basename(rerankerDir)) };
     await thread.setUp({ dir, encoder: { model, embedder }, reranker, liveSources });
     let firstListMs: number | undefined;
     const found = await thread.find({ text: claim, limit: 10, ...(live && { onLibraryResults: () => (firstListMs = performance.now() - start) }) });
     const ms = performance.now() - start;
     if (found.mode !== 'hybrid') throw new Error(`the search was ${found.mode}: ${found.notes.join(' ')}`);
     if (live && firstListMs === undefined) throw new Error('no first list came while the source was searched');
-    console.log(JSON.stringify({ ms, ...(live && { firstListMs }), results: found.results.length, verdictsMs: await verdictsMs(claim, found.results.map((r) => r.paper)) }));
+    console.log(
+      JSON.stringify({
+        ms,
+        ...(live && { firstListMs }),
+        results: found.results.length,
+        verdictsMs: await verdictsMs(
+          claim,
+          found.results.map((r) => r.paper),
+        ),
+      }),
+    );
   } finally {
     await thread.dispose();
     await embedder.dispose();
@@ -69,7 +82,11 @@ async function verdictsMs(claim: string, papers: Parameters<typeof judgePapers>[
   const model = await WorkerNliModel.start(dir, { threads: 2 });
   try {
     const start = performance.now();
-    const verdicts = await judgePapers(claim, papers.map((p) => ({ ...p, abstract: inSentences(p.abstract ?? '') })), { analyze, nli: { model, id: 'built-in' } });
+    const verdicts = await judgePapers(
+      claim,
+      papers.map((p) => ({ ...p, abstract: inSentences(p.abstract ?? '') })),
+      { analyze, nli: { model, id: 'built-in' } },
+    );
     if (verdicts.some((v) => v === undefined)) throw new Error('a result was left without a verdict');
     return performance.now() - start;
   } finally {

@@ -37,7 +37,10 @@ export function usageError(command: string, problem: string, io: Console): numbe
 function problemOf(error: NodeJS.ErrnoException, options: readonly string[]): string {
   const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']*)'/.exec(error.message)?.[1] : undefined;
   if (unknown === undefined) return error.message;
-  const guess = nearest(unknown, ['help', ...options].map((name) => `--${name}`));
+  const guess = nearest(
+    unknown,
+    ['help', ...options].map((name) => `--${name}`),
+  );
   return `unknown option ${unknown}${guess ? `; did you mean ${guess}?` : ''}`;
 }
 

@@ -159,7 +159,14 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     const failing = baseline.fresh ? [...baseline.fresh] : reports.flatMap((r) => r.findings);
     return failing.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
   } catch (error) {
-    if (error instanceof InputError || error instanceof UnreadableFileError || error instanceof ConfigFileError || error instanceof ModelError || error instanceof IgnoreFileError || error instanceof BaselineFileError) {
+    if (
+      error instanceof InputError ||
+      error instanceof UnreadableFileError ||
+      error instanceof ConfigFileError ||
+      error instanceof ModelError ||
+      error instanceof IgnoreFileError ||
+      error instanceof BaselineFileError
+    ) {
       io.err(`attest check: ${error.message}\n`);
       return EXIT_USAGE;
     }

@@ -26,12 +26,15 @@ reported with their line numbers; the rest are imported.
   --collection NAME   the Solr collection (default papers)
 Exit status: 0 imported, 2 usage or I/O failure.`;
 
-
 /** `attest index add`. */
 export async function indexCommand(args: readonly string[], io: Console): Promise<number> {
   const parsed = parseCommandLine(
     'index',
-    { args: [...args], allowPositionals: true, options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' } } },
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' } },
+    },
     INDEX_USAGE,
     io,
   );
@@ -45,7 +48,14 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   const formats = files.map(formatOf);
   const unknown = files.find((_, at) => formats[at] === undefined);
   if (unknown !== undefined) return usageError('index', `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`, io);
-  if (solr !== undefined) return (await import('./solrIndex')).addToSolr(files, formats as PaperFormat[], solrTarget(solr, parsed.values.collection, process.env), encoderDir(parsed.values['embed-model'], process.env), io);
+  if (solr !== undefined)
+    return (await import('./solrIndex')).addToSolr(
+      files,
+      formats as PaperFormat[],
+      solrTarget(solr, parsed.values.collection, process.env),
+      encoderDir(parsed.values['embed-model'], process.env),
+      io,
+    );
   if (!store) return usageError('index', '--store DIR is required (or --solr URL)', io);
 
   let encoder: Encoder | undefined;

@@ -161,7 +161,9 @@ export function formatText(result: CheckReport, cwd: string, least: Severity = '
     : `${counted(result.citations.length, 'citation', 'citations')} of ${counted(keys, 'key', 'keys')}, ${counted(entries, 'bibliography entry', 'bibliography entries')}`;
   const hidden = result.findings.length - shown.length;
   const notShown = hidden > 0 ? ` ${hidden} below ${least} not shown (--min-severity hint shows them).` : '';
-  lines.push(`${forTerminal(path.relative(cwd, result.root) || result.root)}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`);
+  lines.push(
+    `${forTerminal(path.relative(cwd, result.root) || result.root)}: ${what}; ${counted(counts.error, 'error', 'errors')}, ${counted(counts.warning, 'warning', 'warnings')}, ${counted(counts.hint + counts.information, 'note', 'notes')}.${notShown}`,
+  );
   if (result.accepted?.length) lines.push(`accepted: ${counted(result.accepted.length, 'finding', 'findings')} the files accept with attest-ignore, not shown.`);
   if (result.verdicts) lines.push(forTerminal(referenceSummary(result.verdicts), '\n'));
   if (result.supports) {

@@ -20,7 +20,8 @@ export const RULES: Readonly<Record<FindingCode, string>> = {
   'unused-entry': 'A bibliography entry the manuscript never cites.',
   'bib-parse-error': 'BibTeX text that does not parse; the entries around it may be lost.',
   'front-matter-unread': 'YAML front matter too large, too deeply nested or not valid YAML; the bibliographies it names may be missed.',
-  'macro-not-expanded': 'A LaTeX macro without arguments would print too much text to expand (a definition that doubles another, repeated); the claims that use it are checked without it.',
+  'macro-not-expanded':
+    'A LaTeX macro without arguments would print too much text to expand (a definition that doubles another, repeated); the claims that use it are checked without it.',
   'not-found': 'No open source (Crossref, OpenAlex, Semantic Scholar, arXiv, Europe PMC, CORE) has a record of the reference: possibly fabricated.',
   'doi-title-conflict': "The reference's DOI or PubMed id names a work whose title is clearly another: a real identifier attached to a title it does not belong to.",
   'metadata-mismatch': 'The reference matches a real record whose title, authors, year or venue differ, or claims a venue no source knows for a work known only as a preprint.',
@@ -46,11 +47,13 @@ const LEVELS: Readonly<Record<Severity, Result.level>> = { error: 'error', warni
 export function formatSarif(reports: readonly CheckReport[], cwd: string, version: string, fresh?: ReadonlySet<Finding>): string {
   const codes = Object.keys(RULES) as FindingCode[];
   const rules: ReportingDescriptor[] = codes.map((code) => ({ id: code, shortDescription: { text: RULES[code] }, ...ruleCategory(code) }));
-  const results = reports.flatMap((report) => report.findings).map((finding): Result => {
-    const result = resultOf(finding, codes.indexOf(finding.code), cwd);
-    // Against a baseline (`--baseline`), whether each result is new since it.
-    return fresh ? { ...result, baselineState: fresh.has(finding) ? 'new' : 'unchanged' } : result;
-  });
+  const results = reports
+    .flatMap((report) => report.findings)
+    .map((finding): Result => {
+      const result = resultOf(finding, codes.indexOf(finding.code), cwd);
+      // Against a baseline (`--baseline`), whether each result is new since it.
+      return fresh ? { ...result, baselineState: fresh.has(finding) ? 'new' : 'unchanged' } : result;
+    });
   const log: Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',

@@ -39,7 +39,6 @@ const REPACK_FOR = 100;
 
 type Started = { readonly encoder: Encoder; readonly ready: Promise<void> };
 
-
 /** `attest search`. */
 export async function searchCommand(args: readonly string[], io: Console): Promise<number> {
   const parsed = parseCommandLine(
@@ -85,7 +84,8 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   let queries: Query[];
   try {
     queries = values.query !== undefined ? [{ id: null, text: values.query }] : parseQueries(await readNamedTextFile(values.queries as string, LARGEST_TEXT_BYTES));
-    if (values.store !== undefined && !(await fs.stat(values.store).catch(() => undefined))?.isDirectory()) throw new Error(`there is no paper library in ${values.store}; make one with attest index add`);
+    if (values.store !== undefined && !(await fs.stat(values.store).catch(() => undefined))?.isDirectory())
+      throw new Error(`there is no paper library in ${values.store}; make one with attest index add`);
   } catch (error) {
     io.err(`attest search: ${(error as Error).message}\n`);
     return 2;

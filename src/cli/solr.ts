@@ -83,7 +83,9 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
     const made = await initCollection(solr, { encoder: encoder && dimension !== undefined ? { model: encoder.model, dimension } : undefined, shards, replicas, configDir });
     const vectors = encoder ? `vectors of ${modelName(encoder.model)}, ${dimension} dimensions` : 'no vectors: searched by words alone';
     const name = solr.target.collection;
-    io.out(`${forTerminal(made === 'created' ? `Made the collection '${name}' (${shards} shards, ${replicas} replicas each; ${vectors}).` : `The collection '${name}' is set up already (${vectors}).`)}\n`);
+    io.out(
+      `${forTerminal(made === 'created' ? `Made the collection '${name}' (${shards} shards, ${replicas} replicas each; ${vectors}).` : `The collection '${name}' is set up already (${vectors}).`)}\n`,
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof SolrError) && !(error instanceof ModelError)) throw error;

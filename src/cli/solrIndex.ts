@@ -8,13 +8,7 @@ import type { Console } from './console';
 import { forTerminal, showProgress } from './terminal';
 
 /** `attest index add FILE... --solr URL`: the papers of `files` added to Attest's collection on a SolrCloud. */
-export async function addToSolr(
-  files: readonly string[],
-  formats: readonly PaperFormat[],
-  target: SolrTarget,
-  encoderFolder: string | undefined,
-  io: Console,
-): Promise<number> {
+export async function addToSolr(files: readonly string[], formats: readonly PaperFormat[], target: SolrTarget, encoderFolder: string | undefined, io: Console): Promise<number> {
   let encoder: Encoder | undefined;
   try {
     const solr = new SolrClient(target);
@@ -38,7 +32,9 @@ export async function addToSolr(
     }
     const { numFound } = await solr.select({ q: 'kind:paper', rows: '0' });
     const also = unchanged > 0 ? `; ${unchanged} it held already with the same text were left as they were` : '';
-    io.out(`${forTerminal(`Added ${sent} papers to the collection '${target.collection}'${also}; it holds ${numFound} papers${info.encoder ? ` (vectors: ${modelName(info.encoder)})` : ''}.`)}\n`);
+    io.out(
+      `${forTerminal(`Added ${sent} papers to the collection '${target.collection}'${also}; it holds ${numFound} papers${info.encoder ? ` (vectors: ${modelName(info.encoder)})` : ''}.`)}\n`,
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof SolrError) && !(error instanceof ModelError) && !(error instanceof UnreadableFileError) && !isFileSystemError(error)) throw error;

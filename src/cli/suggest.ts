@@ -154,7 +154,11 @@ function reportOf(suggestion: Suggestion, entries: readonly BibEntry[], style: C
   const others = suggestion.sources.filter((p) => !cited.includes(p));
   const keyOf = new Map<string, CitingReference>();
   cited.forEach((paper, i) => keyOf.set(paper.id, citing[i]));
-  citingReferences(others, entries, citing.map((r) => r.key)).forEach((r, i) => keyOf.set(others[i].id, r));
+  citingReferences(
+    others,
+    entries,
+    citing.map((r) => r.key),
+  ).forEach((r, i) => keyOf.set(others[i].id, r));
   const numberOf = new Map(suggestion.sources.map((p, i) => [p.id, i + 1]));
   return {
     outcome: suggestion.outcome,

@@ -49,10 +49,26 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
   }
   if (!nli) io.err(`attest verify: ${NO_MODEL_MESSAGE}\n`);
   try {
-    const relevance = tfidfRelevance(analyze, TermStatistics.of(pairs.map((p) => p.sentences.join(' ')), analyze));
+    const relevance = tfidfRelevance(
+      analyze,
+      TermStatistics.of(
+        pairs.map((p) => p.sentences.join(' ')),
+        analyze,
+      ),
+    );
     for (const pair of pairs) {
       const j = await judgeSupport(pair.claim, pair.sentences, { relevance, nli });
-      const line = { id: pair.id, label: j.label, confidence: supportConfidence(j) ?? null, onDev: j.onDev ?? null, entailment: j.entailment ?? null, contradiction: j.contradiction ?? null, relevance: j.relevance, sentence: j.sentence ?? null, model: j.model ?? null };
+      const line = {
+        id: pair.id,
+        label: j.label,
+        confidence: supportConfidence(j) ?? null,
+        onDev: j.onDev ?? null,
+        entailment: j.entailment ?? null,
+        contradiction: j.contradiction ?? null,
+        relevance: j.relevance,
+        sentence: j.sentence ?? null,
+        model: j.model ?? null,
+      };
       io.out(`${JSON.stringify(line)}\n`);
     }
   } catch (error) {

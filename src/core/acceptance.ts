@@ -40,13 +40,13 @@ export interface AcceptedFinding {
 /** The acceptance that holds for a finding, if any. */
 export function acceptanceOf(finding: Finding, acceptances: Acceptances): Acceptance | undefined {
   const matches = (list: readonly Acceptance[] | undefined): Acceptance | undefined => list?.find((a) => a.code === finding.code);
-  return (
-    matches(acceptances.lines.get(finding.file)?.get(finding.range.start.line)) ?? (finding.key === undefined ? undefined : matches(acceptances.keys.get(finding.key)))
-  );
+  return matches(acceptances.lines.get(finding.file)?.get(finding.range.start.line)) ?? (finding.key === undefined ? undefined : matches(acceptances.keys.get(finding.key)));
 }
 
 /** A result's findings without those accepted, and those apart. */
-export function withoutAccepted<T extends { readonly findings: readonly Finding[]; readonly acceptances?: Acceptances }>(result: T): T & { readonly accepted: readonly AcceptedFinding[] } {
+export function withoutAccepted<T extends { readonly findings: readonly Finding[]; readonly acceptances?: Acceptances }>(
+  result: T,
+): T & { readonly accepted: readonly AcceptedFinding[] } {
   const acceptances = result.acceptances ?? NO_ACCEPTANCES;
   const findings: Finding[] = [];
   const accepted: AcceptedFinding[] = [];

@@ -102,7 +102,14 @@ export function isBaseline(value: unknown): value is Baseline {
     findings.every((f: unknown) => {
       if (typeof f !== 'object' || f === null) return false;
       const { code, key, file, reference, count } = f as Record<string, unknown>;
-      return typeof code === 'string' && (key === null || typeof key === 'string') && typeof file === 'string' && (reference === null || typeof reference === 'string') && Number.isInteger(count) && (count as number) > 0;
+      return (
+        typeof code === 'string' &&
+        (key === null || typeof key === 'string') &&
+        typeof file === 'string' &&
+        (reference === null || typeof reference === 'string') &&
+        Number.isInteger(count) &&
+        (count as number) > 0
+      );
     })
   );
 }

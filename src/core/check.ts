@@ -61,12 +61,7 @@ export class CheckSession {
  * defined twice, entries never cited, files that are named but missing, and .bib text that does not parse.
  * Returns undefined when the root file cannot be read.
  */
-export async function checkManuscript(
-  root: string,
-  workspace: Workspace,
-  session: CheckSession,
-  options: CheckOptions = {},
-): Promise<CheckResult | undefined> {
+export async function checkManuscript(root: string, workspace: Workspace, session: CheckSession, options: CheckOptions = {}): Promise<CheckResult | undefined> {
   const manuscript = await loadManuscript(root, workspace, session.manuscripts);
   if (!manuscript) return undefined;
   const findings: Finding[] = [];
@@ -96,7 +91,13 @@ export async function checkManuscript(
 
   for (const source of manuscript.sources) {
     for (const { name, reason, range } of source.macroProblems ?? []) {
-      findings.push({ code: 'macro-not-expanded', severity: 'warning', message: `\\${name} ${reason}, so the claims that use it are read without its text.`, file: source.file, range });
+      findings.push({
+        code: 'macro-not-expanded',
+        severity: 'warning',
+        message: `\\${name} ${reason}, so the claims that use it are read without its text.`,
+        file: source.file,
+        range,
+      });
     }
   }
 
@@ -149,7 +150,12 @@ export async function checkManuscript(
   for (const f of duplicateKeys(entries, manuscript.language)) findings.push(f);
   // A Markdown file that names no bibliography is not a pandoc manuscript: its `@name`s are mentions.
   if (manuscript.language === 'latex' || wanted.length > 0) for (const f of missingKeys(manuscript, bibliographies, entries)) findings.push(f);
-  if (options.reportUnused ?? true) for (const f of unusedEntries(manuscript, bibliographies.filter((b) => !b.printedWhole).flatMap((b) => b.entries))) findings.push(f);
+  if (options.reportUnused ?? true)
+    for (const f of unusedEntries(
+      manuscript,
+      bibliographies.filter((b) => !b.printedWhole).flatMap((b) => b.entries),
+    ))
+      findings.push(f);
   const cited = new Set(manuscript.citations.map((c) => c.key));
   for (const f of suspiciousMetadata(manuscript.citesAll ? entries : entries.filter((e) => cited.has(e.key)), options.now)) findings.push(f);
 
@@ -211,7 +217,8 @@ async function bibliographyFiles(manuscript: Manuscript, options: CheckOptions):
   };
   for (const source of manuscript.sources) {
     // A remote resource (biblatex's `location=remote`) is not fetched: a check reads files only.
-    for (const b of source.bibliographies) if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(b.name)) await add(b.path, { file: source.file, name: b.name, range: b.range, fromRoot: b.fromRoot });
+    for (const b of source.bibliographies)
+      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(b.name)) await add(b.path, { file: source.file, name: b.name, range: b.range, fromRoot: b.fromRoot });
   }
   for (const extra of options.extraBibliographies ?? []) await add(path.resolve(extra));
   return [...files.values()];
@@ -282,14 +289,17 @@ function unusedEntries(manuscript: Manuscript, entries: readonly BibEntry[]): Fi
   const cited = new Set(manuscript.citations.map((c) => c.key));
   return entries
     .filter((e) => !cited.has(e.key))
-    .map((e) => ({
-      code: 'unused-entry',
-      severity: 'hint',
-      message: `'${e.key}' is never cited in ${path.basename(manuscript.root)}.`,
-      file: e.file,
-      range: e.keyRange,
-      key: e.key,
-    }) satisfies Finding);
+    .map(
+      (e) =>
+        ({
+          code: 'unused-entry',
+          severity: 'hint',
+          message: `'${e.key}' is never cited in ${path.basename(manuscript.root)}.`,
+          file: e.file,
+          range: e.keyRange,
+          key: e.key,
+        }) satisfies Finding,
+    );
 }
 
 /** Entries whose metadata no real work has: a year to come, a placeholder author, a malformed DOI. */

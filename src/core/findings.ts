@@ -99,10 +99,5 @@ export interface Evidence {
 
 /** Findings in reading order: by file, then line, then column. Sorts in place. */
 export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort(
-    (a, b) =>
-      a.file.localeCompare(b.file) ||
-      a.range.start.line - b.range.start.line ||
-      a.range.start.character - b.range.start.character,
-  );
+  return findings.sort((a, b) => a.file.localeCompare(b.file) || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
 }

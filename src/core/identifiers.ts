@@ -23,7 +23,11 @@ const DOI_RESOLVER = /^(?:https?:\/\/)?(?:dx\.|www\.)?doi\.org\//i;
  * decoded, but in its own case and not validated: for messages about a DOI that is wrong.
  */
 export function stripDoiPrefix(value: string): string {
-  const doi = value.trim().replace(DOI_RESOLVER, '').replace(/^doi:\s*/i, '').trim();
+  const doi = value
+    .trim()
+    .replace(DOI_RESOLVER, '')
+    .replace(/^doi:\s*/i, '')
+    .trim();
   if (!/%[0-9a-f]{2}/i.test(doi)) return doi;
   try {
     return decodeURIComponent(doi);

@@ -28,9 +28,6 @@ export function mergeFindings(results: Iterable<CheckResult>, extra: readonly Fi
 
 function citedElsewhere(finding: Finding, owner: CheckResult, all: readonly CheckResult[]): boolean {
   return all.some(
-    (other) =>
-      other !== owner &&
-      other.bibliographyFiles.includes(finding.file) &&
-      (other.manuscript.citesAll || other.citations.some((c) => c.key === finding.key)),
+    (other) => other !== owner && other.bibliographyFiles.includes(finding.file) && (other.manuscript.citesAll || other.citations.some((c) => c.key === finding.key)),
   );
 }

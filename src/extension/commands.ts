@@ -15,7 +15,7 @@ export async function checkReferencesCommand(checker: Checker): Promise<void> {
     document?.languageId === 'bibtex'
       ? [document.uri.fsPath]
       : document && isManuscript(document)
-        ? checker.resultFor(document.uri.fsPath)?.bibliographies.map((b) => b.file) ?? []
+        ? (checker.resultFor(document.uri.fsPath)?.bibliographies.map((b) => b.file) ?? [])
         : [];
   if (files.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Open a .bib file, or a manuscript whose bibliography Attest has read, to check its references.'));

@@ -83,8 +83,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
       if (isManuscript(e.document)) {
         checker.typed(e);
         void checker.documentChanged(e.document);
-      }
-      else if (e.document.languageId === 'bibtex') checker.dependencyChanged(e.document.uri.fsPath);
+      } else if (e.document.languageId === 'bibtex') checker.dependencyChanged(e.document.uri.fsPath);
     }),
     vscode.workspace.onDidCloseTextDocument(() => checker.documentClosed()),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -144,7 +143,13 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     const judgements = await judgePapers(claim, papers, { analyze, nli: model, thresholds: config.thresholds, signal });
     return judgements.map((j) => j && verdictView(j));
   };
-  const evidence = registerFindEvidence(context, checker, () => library.finder(), judgeEvidence, (claim, papers) => fullTexts.passagesAtHand(claim, papers));
+  const evidence = registerFindEvidence(
+    context,
+    checker,
+    () => library.finder(),
+    judgeEvidence,
+    (claim, papers) => fullTexts.passagesAtHand(claim, papers),
+  );
   const suggestions = registerSuggest(context, { checker, config, nli, finder: () => library.finder() });
   return {
     setEvidenceFinder: (finder) => {

@@ -177,7 +177,18 @@ function startScreenshotServer(getPage) {
 /** Installs a VSIX into the server's extensions folder the way `code --install-extension` does. */
 function installVsix(vsix, dirs) {
   const { spawnSync } = require('child_process');
-  const args = [SERVER_MAIN, '--install-extension', vsix, '--extensions-dir', dirs.ext, '--server-data-dir', dirs.server, '--user-data-dir', dirs.user, '--accept-server-license-terms'];
+  const args = [
+    SERVER_MAIN,
+    '--install-extension',
+    vsix,
+    '--extensions-dir',
+    dirs.ext,
+    '--server-data-dir',
+    dirs.server,
+    '--user-data-dir',
+    dirs.user,
+    '--accept-server-license-terms',
+  ];
   const result = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, HOME: dirs.home, TMPDIR: dirs.tmp } });
   if (result.status !== 0) throw new Error(`installing ${vsix} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`);
 }
@@ -207,16 +218,21 @@ function startServer({ dirs, workspace }, screenshotUrl) {
   }
   const args = [
     SERVER_MAIN,
-    '--host', '127.0.0.1',
-    '--port', '0',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
     '--without-connection-token',
     '--accept-server-license-terms',
     '--enable-smoke-test-driver',
     '--disable-telemetry',
     '--disable-workspace-trust',
-    '--user-data-dir', dirs.user,
-    '--server-data-dir', dirs.server,
-    '--extensions-dir', dirs.ext,
+    '--user-data-dir',
+    dirs.user,
+    '--server-data-dir',
+    dirs.server,
+    '--extensions-dir',
+    dirs.ext,
   ];
   const server = spawn(process.execPath, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   state.server = server;
@@ -261,11 +277,7 @@ async function formatConsole(msg) {
   let args;
   try {
     // jsonValue() turns an Error into {}; its stack is what is worth printing.
-    args = await Promise.all(
-      msg.args().map((a) =>
-        a.evaluate((v) => (v instanceof Error ? v.stack || String(v) : v)).catch(() => a.jsonValue().catch(() => String(a))),
-      ),
-    );
+    args = await Promise.all(msg.args().map((a) => a.evaluate((v) => (v instanceof Error ? v.stack || String(v) : v)).catch(() => a.jsonValue().catch(() => String(a)))));
   } catch {
     args = [msg.text()];
   }
@@ -343,15 +355,7 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   state.browser = browser;
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });

@@ -66,8 +66,7 @@ function newRegistry(): vsctm.Registry {
       return vsctm.parseRawGrammar(fs.readFileSync(file, 'utf8'), file);
     },
     // Injections as VS Code wires them: from each contribution's `injectTo`.
-    getInjections: (scopeName) =>
-      grammars.filter((g) => g.injectTo?.includes(scopeName)).map((g) => g.scopeName),
+    getInjections: (scopeName) => grammars.filter((g) => g.injectTo?.includes(scopeName)).map((g) => g.scopeName),
   });
 }
 
@@ -138,10 +137,7 @@ function assertHasScope(lines: Token[][], line: number, needle: string, scope: s
 
 function assertLacksScope(lines: Token[][], line: number, needle: string, scope: string, offset = 0): void {
   const scopes = scopesAt(lines, line, needle, offset);
-  assert.ok(
-    !scopes.some((s) => s === scope || s.startsWith(scope + '.')),
-    `"${needle}" on line ${line} should not be ${scope}, has ${scopes.join(' ')}`,
-  );
+  assert.ok(!scopes.some((s) => s === scope || s.startsWith(scope + '.')), `"${needle}" on line ${line} should not be ${scope}, has ${scopes.join(' ')}`);
 }
 
 describe('contributed grammars', () => {
@@ -172,9 +168,7 @@ describe('contributed grammars', () => {
     });
 
     it('folds a multi-line entry but not a one-line @string', () => {
-      const config = JSON.parse(
-        fs.readFileSync(path.join(repoRoot, 'syntaxes/bibtex.language-configuration.json'), 'utf8'),
-      );
+      const config = JSON.parse(fs.readFileSync(path.join(repoRoot, 'syntaxes/bibtex.language-configuration.json'), 'utf8'));
       const start = new RegExp(config.folding.markers.start);
       const end = new RegExp(config.folding.markers.end);
       assert.ok(start.test('@article{smith2020,'));
@@ -236,12 +230,7 @@ describe('contributed grammars', () => {
     it('recognises @string, @preamble and @comment', () => {
       const lines = tokenize(
         bibtex,
-        [
-          '@STRING{jcp = {J. Chem. Phys.}}',
-          '@preamble{ "\\newcommand{\\noop}[1]{}" }',
-          '@comment{ @misc{ignored, title = {x}} }',
-          '@misc{after, note = jcp}',
-        ].join('\n'),
+        ['@STRING{jcp = {J. Chem. Phys.}}', '@preamble{ "\\newcommand{\\noop}[1]{}" }', '@comment{ @misc{ignored, title = {x}} }', '@misc{after, note = jcp}'].join('\n'),
       );
       assertHasScope(lines, 0, '@STRING', 'keyword.other.entry-type');
       assertHasScope(lines, 0, 'jcp', 'variable.other.constant.macro');
@@ -263,18 +252,7 @@ describe('contributed grammars', () => {
     });
 
     it('recovers at the next entry after an unterminated braced value', () => {
-      const lines = tokenize(
-        bibtex,
-        [
-          '@article{broken,',
-          '  title = {Unclosed {title,',
-          '  year = 2020',
-          '',
-          '@book{next2021,',
-          '  author = {Doe, Jane},',
-          '}',
-        ].join('\n'),
-      );
+      const lines = tokenize(bibtex, ['@article{broken,', '  title = {Unclosed {title,', '  year = 2020', '', '@book{next2021,', '  author = {Doe, Jane},', '}'].join('\n'));
       assert.deepEqual(marked(lines, 'entity.name.type.entry-key'), ['broken', 'next2021']);
       assertHasScope(lines, 4, '@book', 'keyword.other.entry-type');
       assertLacksScope(lines, 4, '@book', 'string');
@@ -285,16 +263,7 @@ describe('contributed grammars', () => {
     });
 
     it('recovers at the next entry after an unterminated quoted value or a missing closing brace', () => {
-      const lines = tokenize(
-        bibtex,
-        [
-          '@article{q1, title = "Unclosed quote,',
-          '  year = 2020}',
-          '@misc{m2, year = 2001',
-          '@book{b3, author = {X}}',
-          'trailing text',
-        ].join('\n'),
-      );
+      const lines = tokenize(bibtex, ['@article{q1, title = "Unclosed quote,', '  year = 2020}', '@misc{m2, year = 2001', '@book{b3, author = {X}}', 'trailing text'].join('\n'));
       assert.deepEqual(marked(lines, 'entity.name.type.entry-key'), ['q1', 'm2', 'b3']);
       assert.deepEqual(marked(lines, 'keyword.other.entry-type'), ['@article', '@misc', '@book']);
       assertHasScope(lines, 3, 'author', 'variable.other.field');

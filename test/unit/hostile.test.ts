@@ -26,7 +26,11 @@ describe('hostile input of 100 KB', () => {
   });
 
   // Unbounded, these abort the whole process within a few parses (a V8 fatal error, not an exception).
-  for (const [name, yaml] of [['flow collections', `a: ${'['.repeat(3000)}${']'.repeat(3000)}`], ['block sequences', `${'- '.repeat(3000)}x`], ['flow mappings', '{a: '.repeat(3000)]]) {
+  for (const [name, yaml] of [
+    ['flow collections', `a: ${'['.repeat(3000)}${']'.repeat(3000)}`],
+    ['block sequences', `${'- '.repeat(3000)}x`],
+    ['flow mappings', '{a: '.repeat(3000)],
+  ]) {
     it(`does not read a front matter of ${name} nested thousands deep, again and again`, function () {
       this.timeout(20_000);
       for (let i = 0; i < 30; i++) assert.deepEqual(parseMarkdown(`---\n${yaml}\n---\nText [@a].`, '/p/x.md').bibliographies, []);
@@ -35,11 +39,17 @@ describe('hostile input of 100 KB', () => {
 
   it('still reads an ordinary front matter', () => {
     const parsed = parseMarkdown('---\ntitle: "A [draft] {x}"\nbibliography:\n  - a.bib\n  - b.bib\n---\nText [@a].', '/p/x.md');
-    assert.deepEqual(parsed.bibliographies.map((b) => b.path), ['/p/a.bib', '/p/b.bib']);
+    assert.deepEqual(
+      parsed.bibliographies.map((b) => b.path),
+      ['/p/a.bib', '/p/b.bib'],
+    );
   });
 
   it('keeps the citations of nested links and brackets', () => {
     const text = `${'['.repeat(5000)}see @deep${']'.repeat(5000)} and ${'['.repeat(5000)}x${'](u)'.repeat(5000)} [@a; -@b].`;
-    assert.deepEqual(parseMarkdown(text, '/x.md').citations.map((c) => c.key), ['deep', 'a', 'b']);
+    assert.deepEqual(
+      parseMarkdown(text, '/x.md').citations.map((c) => c.key),
+      ['deep', 'a', 'b'],
+    );
   });
 });

@@ -32,7 +32,9 @@ describe('npm run package', function () {
 
   before(async () => {
     ({ dir, remove } = await makeTempDir());
-    await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'scripts/package.js'), '--target', 'linux-x64', '--target', 'darwin-x64', '--out', dir], { maxBuffer: 16 * MB });
+    await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'scripts/package.js'), '--target', 'linux-x64', '--target', 'darwin-x64', '--out', dir], {
+      maxBuffer: 16 * MB,
+    });
     for (const target of ['linux-x64', 'darwin-x64']) packages.set(target, new AdmZip(path.join(dir, `attest-${target}-${VERSION}.vsix`)));
   });
   after(() => remove());
@@ -54,15 +56,32 @@ describe('npm run package', function () {
 
   it('holds the bundles, the files the extension reads, a licence and the README, and no sources, maps, tests or data', () => {
     const all = files('linux-x64');
-    for (const wanted of ['extension/dist/extension.js', 'extension/dist/worker.js', 'extension/dist/parserWorker.js', 'extension/dist/libraryWorker.js', 'extension/dist/lib/openai.js', 'extension/dist/lib/yaml.js', 'extension/dist/lib/fast-xml-parser.js', 'extension/LICENSE.txt', 'extension/readme.md', 'extension/package.nls.json', 'extension/dist/webview/evidence.js', 'extension/dist/webview/suggest.js', 'extension/media/icon.png', 'extension/syntaxes/bibtex.tmLanguage.json']) {
+    for (const wanted of [
+      'extension/dist/extension.js',
+      'extension/dist/worker.js',
+      'extension/dist/parserWorker.js',
+      'extension/dist/libraryWorker.js',
+      'extension/dist/lib/openai.js',
+      'extension/dist/lib/yaml.js',
+      'extension/dist/lib/fast-xml-parser.js',
+      'extension/LICENSE.txt',
+      'extension/readme.md',
+      'extension/package.nls.json',
+      'extension/dist/webview/evidence.js',
+      'extension/dist/webview/suggest.js',
+      'extension/media/icon.png',
+      'extension/syntaxes/bibtex.tmLanguage.json',
+    ]) {
       assert.ok(all.includes(wanted), wanted);
     }
-    const unwanted = all.filter((f) => /\.(ts|map|mts|cts)$/.test(f) || /^extension\/(src|test|bench|out|examples|scripts)\//.test(f) || /\/(fixtures|tokenizers|manuscripts)\//.test(f));
+    const unwanted = all.filter(
+      (f) => /\.(ts|map|mts|cts)$/.test(f) || /^extension\/(src|test|bench|out|examples|scripts)\//.test(f) || /\/(fixtures|tokenizers|manuscripts)\//.test(f),
+    );
     assert.deepEqual(unwanted, []);
     assert.ok(all.length < 110, `${all.length} files`);
   });
 
-  it('opens its page with what Attest does, a picture that shows, and how to start, not with the contributors\' commands', async () => {
+  it("opens its page with what Attest does, a picture that shows, and how to start, not with the contributors' commands", async () => {
     const page = packages.get('linux-x64')?.readAsText('extension/readme.md') ?? '';
     assert.match(page, /^# Attest/);
     assert.match(page, /## Getting started/);
@@ -95,8 +114,17 @@ describe('npm run package', function () {
     const common = ['README.md', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'];
     const models = { 'attest-nli': [...common, 'attest.json'], 'attest-rerank': [...common, 'rerank.json'] };
     for (const [name, wanted] of Object.entries(models)) {
-      assert.deepEqual(files('linux-x64').filter((f) => f.startsWith(`extension/models/${name}/`)).sort(), wanted.map((f) => `extension/models/${name}/${f}`).sort());
-      assert.deepEqual(files('darwin-x64').filter((f) => f.includes(name)), [], 'no model where onnxruntime cannot run it');
+      assert.deepEqual(
+        files('linux-x64')
+          .filter((f) => f.startsWith(`extension/models/${name}/`))
+          .sort(),
+        wanted.map((f) => `extension/models/${name}/${f}`).sort(),
+      );
+      assert.deepEqual(
+        files('darwin-x64').filter((f) => f.includes(name)),
+        [],
+        'no model where onnxruntime cannot run it',
+      );
     }
     const installed = path.join(dir, 'installed-model');
     packages.get('linux-x64')?.extractAllTo(installed);
@@ -112,7 +140,10 @@ describe('npm run package', function () {
   });
 
   it('gives Intel Macs, which onnxruntime has no library for, a package without models that says so', () => {
-    assert.deepEqual(files('darwin-x64').filter((f) => f.includes('onnxruntime')), []);
+    assert.deepEqual(
+      files('darwin-x64').filter((f) => f.includes('onnxruntime')),
+      [],
+    );
     assert.match(manifest('darwin-x64').description, /without the local NLI and embedding models/);
     assert.ok(files('darwin-x64').includes('extension/dist/extension.js'));
   });

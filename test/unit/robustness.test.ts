@@ -105,7 +105,11 @@ describe('bad input', function () {
       await fs.writeFile(path.join(dir, 'refs.bib'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0]));
       const result = await checkManuscript(path.join(dir, 'm.tex'), new FsWorkspace(), new CheckSession());
       const codes = result?.findings.map((f) => [f.code, /binary/.test(f.message)]);
-      assert.deepEqual(codes, [['missing-file', true], ['missing-key', false], ['bib-parse-error', true]]);
+      assert.deepEqual(codes, [
+        ['missing-file', true],
+        ['missing-key', false],
+        ['bib-parse-error', true],
+      ]);
     });
 
     it('refuses a file over the size limit with a message naming the limit', async () => {

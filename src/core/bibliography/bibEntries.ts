@@ -116,19 +116,59 @@ function yearOf(value: string | undefined): number | undefined {
  * these are what aas_macros.sty prints for them.
  */
 const AAS_JOURNALS: Readonly<Record<string, string>> = {
-  aj: 'AJ', actaa: 'Acta Astron.', araa: 'ARA&A', apj: 'ApJ', apjl: 'ApJ', apjs: 'ApJS',
-  ao: 'Appl. Opt.', apss: 'Ap&SS', aap: 'A&A', aapr: 'A&A Rv', aaps: 'A&AS', azh: 'AZh',
-  baas: 'BAAS', icarus: 'Icarus', jcap: 'J. Cosmology Astropart. Phys.', jrasc: 'JRASC',
-  memras: 'MmRAS', mnras: 'MNRAS', na: 'New A', nar: 'New A Rev.', pra: 'Phys. Rev. A',
-  prb: 'Phys. Rev. B', prc: 'Phys. Rev. C', prd: 'Phys. Rev. D', pre: 'Phys. Rev. E',
-  prl: 'Phys. Rev. Lett.', pasa: 'PASA', pasp: 'PASP', pasj: 'PASJ', qjras: 'QJRAS',
-  skytel: 'S&T', solphys: 'Sol. Phys.', sovast: 'Soviet Ast.', ssr: 'Space Sci. Rev.',
-  zap: 'ZAp', nat: 'Nature', iaucirc: 'IAU Circ.', aplett: 'Astrophys. Lett.',
-  apspr: 'Astrophys. Space Phys. Res.', bain: 'Bull. Astron. Inst. Netherlands',
-  fcp: 'Fund. Cosmic Phys.', gca: 'Geochim. Cosmochim. Acta', grl: 'Geophys. Res. Lett.',
-  jcp: 'J. Chem. Phys.', jgr: 'J. Geophys. Res.', jqsrt: 'J. Quant. Spec. Radiat. Transf.',
-  memsai: 'Mem. Soc. Astron. Italiana', nphysa: 'Nucl. Phys. A', physrep: 'Phys. Rep.',
-  physscr: 'Phys. Scr', planss: 'Planet. Space Sci.', procspie: 'Proc. SPIE', psj: 'PSJ',
+  aj: 'AJ',
+  actaa: 'Acta Astron.',
+  araa: 'ARA&A',
+  apj: 'ApJ',
+  apjl: 'ApJ',
+  apjs: 'ApJS',
+  ao: 'Appl. Opt.',
+  apss: 'Ap&SS',
+  aap: 'A&A',
+  aapr: 'A&A Rv',
+  aaps: 'A&AS',
+  azh: 'AZh',
+  baas: 'BAAS',
+  icarus: 'Icarus',
+  jcap: 'J. Cosmology Astropart. Phys.',
+  jrasc: 'JRASC',
+  memras: 'MmRAS',
+  mnras: 'MNRAS',
+  na: 'New A',
+  nar: 'New A Rev.',
+  pra: 'Phys. Rev. A',
+  prb: 'Phys. Rev. B',
+  prc: 'Phys. Rev. C',
+  prd: 'Phys. Rev. D',
+  pre: 'Phys. Rev. E',
+  prl: 'Phys. Rev. Lett.',
+  pasa: 'PASA',
+  pasp: 'PASP',
+  pasj: 'PASJ',
+  qjras: 'QJRAS',
+  skytel: 'S&T',
+  solphys: 'Sol. Phys.',
+  sovast: 'Soviet Ast.',
+  ssr: 'Space Sci. Rev.',
+  zap: 'ZAp',
+  nat: 'Nature',
+  iaucirc: 'IAU Circ.',
+  aplett: 'Astrophys. Lett.',
+  apspr: 'Astrophys. Space Phys. Res.',
+  bain: 'Bull. Astron. Inst. Netherlands',
+  fcp: 'Fund. Cosmic Phys.',
+  gca: 'Geochim. Cosmochim. Acta',
+  grl: 'Geophys. Res. Lett.',
+  jcp: 'J. Chem. Phys.',
+  jgr: 'J. Geophys. Res.',
+  jqsrt: 'J. Quant. Spec. Radiat. Transf.',
+  memsai: 'Mem. Soc. Astron. Italiana',
+  nphysa: 'Nucl. Phys. A',
+  physrep: 'Phys. Rep.',
+  physscr: 'Phys. Scr',
+  planss: 'Planet. Space Sci.',
+  procspie: 'Proc. SPIE',
+  psj: 'PSJ',
 };
 
 function venueOf(value: string | undefined): string | undefined {
@@ -138,7 +178,10 @@ function venueOf(value: string | undefined): string | undefined {
 
 /** Backslash escapes people write in identifiers, though BibTeX takes these fields verbatim. */
 function unescapeVerbatim(value: string): string {
-  return value.replace(/\\([_%&#~$])/g, '$1').replace(/[{}]/g, '').trim();
+  return value
+    .replace(/\\([_%&#~$])/g, '$1')
+    .replace(/[{}]/g, '')
+    .trim();
 }
 
 function doiAsWritten(value: string | undefined): string | undefined {
@@ -150,12 +193,7 @@ function urlOf(url: string | undefined, howpublished: string | undefined): strin
   return howpublished !== undefined && /^https?:\/\/\S+$/i.test(howpublished) ? howpublished : undefined;
 }
 
-function arxivIdOf(
-  eprint: string | undefined,
-  eprintType: string | undefined,
-  url: string | undefined,
-  doi: string | undefined,
-): string | undefined {
+function arxivIdOf(eprint: string | undefined, eprintType: string | undefined, url: string | undefined, doi: string | undefined): string | undefined {
   const declared = eprintType !== undefined && /^arxiv$/i.test(unescapeVerbatim(eprintType));
   if (eprint !== undefined && (declared || eprintType === undefined)) {
     const id = unescapeVerbatim(eprint);

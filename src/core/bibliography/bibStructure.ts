@@ -38,7 +38,6 @@ class BibSyntaxError {
   ) {}
 }
 
-
 /** `@type` and its opening delimiter; everything after `@` is optional so it always matches. */
 const ENTRY_HEADER = /@\s*([^\s"#%'(),={}@]*)\s*([{(]?)/y;
 
@@ -290,10 +289,16 @@ export class BibReader {
     const growth = value.length - (end - start);
     if (growth <= 0) return;
     if (value.length > MAX_EXPANDED_CHARS) {
-      throw new ExpansionTooLarge(`'${field}' expands to more than ${MAX_EXPANDED_CHARS.toLocaleString('en')} characters through @string macros; it is not expanded`, { start, end });
+      throw new ExpansionTooLarge(`'${field}' expands to more than ${MAX_EXPANDED_CHARS.toLocaleString('en')} characters through @string macros; it is not expanded`, {
+        start,
+        end,
+      });
     }
     if (growth > this.expansionLeft) {
-      throw new ExpansionTooLarge(`'${field}' is not expanded: the @string macros of this file expand to more than ${EXPANSION_ALLOWANCE.toLocaleString('en')} characters beyond the file's own size`, { start, end });
+      throw new ExpansionTooLarge(
+        `'${field}' is not expanded: the @string macros of this file expand to more than ${EXPANSION_ALLOWANCE.toLocaleString('en')} characters beyond the file's own size`,
+        { start, end },
+      );
     }
   }
 

@@ -36,7 +36,8 @@ export function readProperties(raw: RawEntry, problems: SpanProblem[]): Properti
       properties[name] = field.value.trim();
     } else if (name === 'author' || TEXT_FIELDS.has(name)) {
       const conversion = convert(name, field.value);
-      if (conversion.failed) problems.push(conversion.reason ? { message: `Field '${name}' of entry '${raw.key}' ${conversion.reason}`, span: field.span } : latexProblem(name, field, raw.key));
+      if (conversion.failed)
+        problems.push(conversion.reason ? { message: `Field '${name}' of entry '${raw.key}' ${conversion.reason}`, span: field.span } : latexProblem(name, field, raw.key));
       properties[name] = conversion.value;
     }
   }
@@ -115,7 +116,11 @@ function convertAuthors(value: string): Conversion {
   // Only a field this long can hold such a name: the others are not split for the test.
   const long = value.length > LONGEST_NAME ? splitNames(value) : undefined;
   if (long?.some((name) => name.length > LONGEST_NAME)) {
-    return { value: { authors: long.map(plainAuthor), truncated: false }, failed: true, reason: `has a name over ${LONGEST_NAME} characters, which is not a name; it was read as plain text` };
+    return {
+      value: { authors: long.map(plainAuthor), truncated: false },
+      failed: true,
+      reason: `has a name over ${LONGEST_NAME} characters, which is not a name; it was read as plain text`,
+    };
   }
   const written = (): string[] => long ?? splitNames(value);
   let names: unknown;

@@ -87,7 +87,9 @@ function namesOf(body: string, role: string): { authors: Author[]; truncated: bo
   if (!m) return { authors: [], truncated: /\\true\{morenames\}/.test(body) };
   const end = groupEnd(body, m.index + m[0].length - 1);
   const list = end < 0 ? '' : body.slice(m.index + m[0].length, end - 1);
-  const authors = topGroups(list).map(personOf).filter((a): a is Author => a !== undefined);
+  const authors = topGroups(list)
+    .map(personOf)
+    .filter((a): a is Author => a !== undefined);
   return { authors, truncated: /\\true\{more(?:names|author)\}/.test(body) };
 }
 

@@ -54,11 +54,7 @@ declare module '@citation-js/plugin-bibtex/lib/mapping/crossref.js' {
   }
 
   /** Fields of `entry` merged over what it inherits through its `crossref` field. */
-  export function crossref<P extends { crossref?: unknown }>(
-    type: string,
-    entry: P,
-    registry: Record<string, CrossrefParent<P>>,
-  ): P;
+  export function crossref<P extends { crossref?: unknown }>(type: string, entry: P, registry: Record<string, CrossrefParent<P>>): P;
 }
 
 // The whole-file reader and the CSL conversion are not used by parse.ts; the tests compare

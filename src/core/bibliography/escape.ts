@@ -3,8 +3,16 @@
  * counts `\{` as a brace. `^` and `~` matter as much as the rest: `^^5c` is a backslash to TeX.
  */
 const SPECIALS: Readonly<Record<string, string>> = {
-  '\\': '\\textbackslash{}', '{': '\\textbraceleft{}', '}': '\\textbraceright{}', '~': '\\textasciitilde{}',
-  '^': '\\textasciicircum{}', '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_',
+  '\\': '\\textbackslash{}',
+  '{': '\\textbraceleft{}',
+  '}': '\\textbraceright{}',
+  '~': '\\textasciitilde{}',
+  '^': '\\textasciicircum{}',
+  '&': '\\&',
+  '%': '\\%',
+  $: '\\$',
+  '#': '\\#',
+  _: '\\_',
 };
 
 /**

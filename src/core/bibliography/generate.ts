@@ -30,8 +30,35 @@ export function bibtexFor(record: SourceRecord, key: string): string {
 
 /** Function words that never make a title recognisable in a key. */
 const KEY_STOPWORDS = new Set([
-  'a', 'an', 'the', 'of', 'on', 'in', 'for', 'to', 'and', 'or', 'with', 'by', 'from', 'at', 'as', 'is', 'are',
-  'via', 'into', 'toward', 'towards', 'about', 'over', 'under', 'between', 'through', 'its', 'their', 'our',
+  'a',
+  'an',
+  'the',
+  'of',
+  'on',
+  'in',
+  'for',
+  'to',
+  'and',
+  'or',
+  'with',
+  'by',
+  'from',
+  'at',
+  'as',
+  'is',
+  'are',
+  'via',
+  'into',
+  'toward',
+  'towards',
+  'about',
+  'over',
+  'under',
+  'between',
+  'through',
+  'its',
+  'their',
+  'our',
 ]);
 
 /**

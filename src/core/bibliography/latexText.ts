@@ -48,7 +48,6 @@ const enum Mode {
   Math,
 }
 
-
 /** Past this nesting citation-js is left to it (and to its own stack). */
 const MAX_DEPTH = 100;
 
@@ -337,7 +336,6 @@ export class LatexTextReader {
   }
 }
 
-
 /** What a regular expression's `.` does not match. */
 function isLineTerminator(c: number): boolean {
   return c === Ch.LineFeed || c === Ch.CarriageReturn || c === 0x2028 || c === 0x2029;
@@ -347,7 +345,5 @@ function isLineTerminator(c: number): boolean {
 function isJsSpace(c: number): boolean {
   if (c <= Ch.Space) return c === Ch.Space || (c >= Ch.Tab && c <= Ch.CarriageReturn);
   if (c < 0xa0) return false;
-  return (
-    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
-  );
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }

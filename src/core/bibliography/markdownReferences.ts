@@ -51,7 +51,12 @@ export function markdownReferenceEntries(text: string, file: string): BibEntry[]
   return entries;
 }
 
-function entryOf(item: { key: string; line: number; keyStart: number; keyLength: number; text: string[]; lastLine: number }, file: string, index: LineIndex, lines: readonly string[]): BibEntry {
+function entryOf(
+  item: { key: string; line: number; keyStart: number; keyLength: number; text: string[]; lastLine: number },
+  file: string,
+  index: LineIndex,
+  lines: readonly string[],
+): BibEntry {
   const text = plainText(item.text.join(' ').slice(0, MAX_REFERENCE_CHARACTERS));
   const start = index.offsetAt({ line: item.line, character: 0 });
   const end = index.offsetAt({ line: item.lastLine, character: lines[item.lastLine].length });

@@ -15,7 +15,7 @@ export function nameChunks(value: string): string[] | undefined {
   const chunks: string[] = [];
   let start = 0;
   let depth = 0;
-  for (let i = 0; i < value.length; ) {
+  for (let i = 0; i < value.length;) {
     const c = value.charCodeAt(i);
     if (c === Ch.Backslash) {
       i = afterCommand(value, i);
@@ -56,4 +56,3 @@ function afterCommand(value: string, at: number): number {
   while (i < value.length && value.charCodeAt(i) === Ch.Space) i++;
   return i;
 }
-

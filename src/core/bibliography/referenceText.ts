@@ -69,7 +69,10 @@ export function parseReferenceText(blocks: readonly string[]): ReferenceFields {
 /** The text without its DOI, URL, arXiv id and ISBN, whose digits are no year and whose dots end no sentence. */
 function withoutIdentifierText(text: string): string {
   return text
-    .replace(/\b(?:doi\s*:\s*|https?:\/\/\S+|10\.\d{4,9}\/\S+|arxiv\s*:\s*\S+|PMID\s*:?\s*\d+|ISBN(?:-1[03])?\s*:?\s*(?:\d[\s-]?){9,12}[\dXx]|(?:Available|Retrieved)\s+(?:from|at)\s*:?|URL\s*:?)/gi, ' ')
+    .replace(
+      /\b(?:doi\s*:\s*|https?:\/\/\S+|10\.\d{4,9}\/\S+|arxiv\s*:\s*\S+|PMID\s*:?\s*\d+|ISBN(?:-1[03])?\s*:?\s*(?:\d[\s-]?){9,12}[\dXx]|(?:Available|Retrieved)\s+(?:from|at)\s*:?|URL\s*:?)/gi,
+      ' ',
+    )
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -139,7 +142,10 @@ const TRUNCATION = /(?:,?\s*(?:et\.?\s*al\.?|and others|others)\s*\.?)$/i;
 
 /** The people of an author block: "K. He, X. Zhang, and J. Sun", "He, K., Zhang, X., & Sun, J.", "He K, Zhang X". */
 function authorList(block: string): { authors: Author[]; truncated: boolean } {
-  let text = block.replace(/\s+/g, ' ').trim().replace(/[.,;:]+$/, '');
+  let text = block
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.,;:]+$/, '');
   const truncated = TRUNCATION.test(text);
   if (truncated) text = text.replace(TRUNCATION, '').trim();
   if (text === '') return { authors: [], truncated };
@@ -185,7 +191,8 @@ function cleanTitle(text: string): string | undefined {
 
 const THESIS = /\b(?:ph\.?\s?d\.?|doctoral|master'?s?|m\.?sc\.?)?\s*(?:thesis|dissertation)\b/i;
 const REPORT = /\b(?:technical report|tech\.\s*rep\.?|report no\.?|working paper|white paper)\b/i;
-const PUBLISHER = /\b(?:press|publishers?|publishing|verlag|edition|ed\.|isbn|springer|wiley|elsevier|cambridge|oxford|mcgraw|prentice|addison|routledge|o'reilly|mit press|crc)\b/i;
+const PUBLISHER =
+  /\b(?:press|publishers?|publishing|verlag|edition|ed\.|isbn|springer|wiley|elsevier|cambridge|oxford|mcgraw|prentice|addison|routledge|o'reilly|mit press|crc)\b/i;
 
 /** A book, thesis or report by what follows its title; a chapter or paper "In" a book stays a paper. */
 function typeOf(rest: string): string {

@@ -19,7 +19,10 @@ export function groupEnd(text: string, open: number, limit = text.length): numbe
 
 /** The text with each `%` comment turned into spaces, so offsets into it are offsets into the original. */
 export function blankComments(text: string): string {
-  return text.replace(/(^|[^\\])((?:\\\\)*)%[^\n\r]*/g, (whole: string, before: string, escapes: string) => before + escapes + ' '.repeat(whole.length - before.length - escapes.length));
+  return text.replace(
+    /(^|[^\\])((?:\\\\)*)%[^\n\r]*/g,
+    (whole: string, before: string, escapes: string) => before + escapes + ' '.repeat(whole.length - before.length - escapes.length),
+  );
 }
 
 /** The first argument in braces at or after `from` (spaces skipped), with where its text starts and ends. */

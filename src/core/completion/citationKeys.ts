@@ -45,7 +45,12 @@ export class KeyCompleter {
     extractField: (document, field) =>
       field === 'keyWords' ? document.key.replace(/(\p{Ll})(\p{Lu})|(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3$5 $2$4$6') : String(document[field as keyof Indexed] ?? ''),
     // A one-letter word after others ("vitamin d") is a word, not the start of every word with that letter.
-    searchOptions: { prefix: (term, _i, terms) => term.length > 1 || terms.length === 1, fuzzy: (term) => (term.length > 4 ? 0.2 : 0), combineWith: 'AND', boost: { key: 2, keyWords: 2, title: 1.5, authors: 1.5 } },
+    searchOptions: {
+      prefix: (term, _i, terms) => term.length > 1 || terms.length === 1,
+      fuzzy: (term) => (term.length > 4 ? 0.2 : 0),
+      combineWith: 'AND',
+      boost: { key: 2, keyWords: 2, title: 1.5, authors: 1.5 },
+    },
   });
   /** The bibliographies' keys in their order, each with its candidate and what it was indexed from. */
   private entries = new Map<string, { readonly candidate: KeyCandidate; readonly indexed: string }>();

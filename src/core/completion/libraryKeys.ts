@@ -179,8 +179,18 @@ export class PaperKeyIndex {
       postings += count;
     }
     if (weights.size === 0) return this.newestWith(expansions, limit);
-    const closest: QueryCombination = { combineWith: 'OR', queries: [[...weights.keys()].join(' ')], prefix: false, fuzzy: false, boostTerm: (term: string) => weights.get(term) ?? 1 };
-    return this.ranked(closest, expansions.filter((expansion) => expansion !== longest), limit);
+    const closest: QueryCombination = {
+      combineWith: 'OR',
+      queries: [[...weights.keys()].join(' ')],
+      prefix: false,
+      fuzzy: false,
+      boostTerm: (term: string) => weights.get(term) ?? 1,
+    };
+    return this.ranked(
+      closest,
+      expansions.filter((expansion) => expansion !== longest),
+      limit,
+    );
   }
 
   private newestWith(expansions: readonly Expansion[], limit: number): PaperMatch[] {

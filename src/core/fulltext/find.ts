@@ -77,7 +77,9 @@ export class FullTextFinder {
     if (options.enabled.includes('europepmc')) this.services.push(europePmc(client('europepmc', options.europepmcBaseUrl)));
     if (options.enabled.includes('arxiv')) this.services.push(arxivHtml(client('arxiv', options.arxivHtmlBaseUrl)));
     if (options.enabled.includes('core')) {
-      this.services.push(options.coreApiKey ? core(client('core', options.coreBaseUrl, { Authorization: `Bearer ${options.coreApiKey}` })) : unavailable('core', 'CORE needs an API key'));
+      this.services.push(
+        options.coreApiKey ? core(client('core', options.coreBaseUrl, { Authorization: `Bearer ${options.coreApiKey}` })) : unavailable('core', 'CORE needs an API key'),
+      );
     }
   }
 

@@ -8,8 +8,21 @@ import { MAX_NESTING, readStructured, type StructureRules } from './structured';
 import type { Passage } from './types';
 
 const SKIPPED = new Set([
-  'fig', 'fig-group', 'table-wrap', 'table-wrap-group', 'disp-formula', 'inline-formula', 'mml:math', 'tex-math',
-  'ref-list', 'fn-group', 'supplementary-material', 'boxed-text', 'graphic', 'media', 'label',
+  'fig',
+  'fig-group',
+  'table-wrap',
+  'table-wrap-group',
+  'disp-formula',
+  'inline-formula',
+  'mml:math',
+  'tex-math',
+  'ref-list',
+  'fn-group',
+  'supplementary-material',
+  'boxed-text',
+  'graphic',
+  'media',
+  'label',
 ]);
 
 const JATS: StructureRules = {

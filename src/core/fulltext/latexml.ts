@@ -15,7 +15,21 @@ function hasClass(attributes: Attributes, name: string): boolean {
   return (attributes.class ?? '').split(/\s+/).includes(name);
 }
 
-const SKIPPED_CLASSES = ['ltx_bibliography', 'ltx_abstract', 'ltx_figure', 'ltx_table', 'ltx_tag', 'ltx_note', 'ltx_cite', 'ltx_equation', 'ltx_equationgroup', 'ltx_authors', 'ltx_title_document', 'ltx_page_footer', 'ltx_TOC'];
+const SKIPPED_CLASSES = [
+  'ltx_bibliography',
+  'ltx_abstract',
+  'ltx_figure',
+  'ltx_table',
+  'ltx_tag',
+  'ltx_note',
+  'ltx_cite',
+  'ltx_equation',
+  'ltx_equationgroup',
+  'ltx_authors',
+  'ltx_title_document',
+  'ltx_page_footer',
+  'ltx_TOC',
+];
 
 const LATEXML: StructureRules = {
   xmlMode: false,

@@ -44,7 +44,13 @@ export function pdfCandidates(entry: BibEntry): string[] {
  */
 export async function firstExisting(candidates: readonly string[]): Promise<string | undefined> {
   for (const candidate of candidates) {
-    if (await fs.stat(candidate).then(() => true, () => false)) return candidate;
+    if (
+      await fs.stat(candidate).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }
@@ -67,7 +73,9 @@ export class PdfFolder {
   /** A PDF whose name holds the work's DOI or the start of its title. */
   async find(title: string | undefined, ids: WorkIds): Promise<string | undefined> {
     const doiKeys = ids.doi ? [ids.doi, ids.doi.replace(/\//g, '_'), ids.doi.replace(/\//g, '-')].map(fold) : [];
-    const words = fold(title ?? '').split(' ').filter((w) => w !== '');
+    const words = fold(title ?? '')
+      .split(' ')
+      .filter((w) => w !== '');
     const titleKey = words.length >= 3 ? words.slice(0, TITLE_WORDS).join(' ') : undefined;
     if (doiKeys.length === 0 && titleKey === undefined) return undefined;
     const { pdfs } = await this.listing();
@@ -152,7 +160,9 @@ async function walk(folder: string, limits: PdfFolderLimits): Promise<FolderList
   const parts: string[] = [];
   if (unreadable.length > 0) {
     const named = unreadable.slice(0, 3).map((u) => `${u.dir} (${u.why})`);
-    parts.push(`${unreadable.length} folder${unreadable.length === 1 ? '' : 's'} could not be read and ${unreadable.length === 1 ? 'was' : 'were'} skipped: ${named.join(', ')}${unreadable.length > 3 ? ', …' : ''}`);
+    parts.push(
+      `${unreadable.length} folder${unreadable.length === 1 ? '' : 's'} could not be read and ${unreadable.length === 1 ? 'was' : 'were'} skipped: ${named.join(', ')}${unreadable.length > 3 ? ', …' : ''}`,
+    );
   }
   if (full) parts.push(`it holds more than ${limits.maxEntries.toLocaleString('en-US')} files and folders, and those after them were not searched`);
   if (tooDeep) parts.push(`folders more than ${limits.maxDepth} levels down, such as ${tooDeep}, were not searched`);

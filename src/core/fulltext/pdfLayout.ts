@@ -128,7 +128,11 @@ function readingOrder(fragments: readonly Fragment[], page: PdfPage, number: num
 /** A column's lines, with a break before a line after a wide gap or with a first-line indent. */
 function withBreaks(column: readonly Fragment[], page: number): ProseLine[] {
   if (column.length === 0) return [];
-  const gaps = column.slice(1).map((f, i) => column[i].y - f.y).filter((g) => g > 0).sort((a, b) => a - b);
+  const gaps = column
+    .slice(1)
+    .map((f, i) => column[i].y - f.y)
+    .filter((g) => g > 0)
+    .sort((a, b) => a - b);
   const spacing = gaps.length > 0 ? gaps[Math.floor(gaps.length / 2)] : column[0].size * 1.2;
   const left = column.reduce((min, f) => Math.min(min, f.x0), Infinity);
   return column.map((f, i) => {

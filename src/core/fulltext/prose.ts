@@ -14,7 +14,8 @@ export interface ProseLine {
 }
 
 /** Headings papers use, in the words of IMRaD and its neighbours, after any number ("2.", "II.", "A."). */
-const SECTION_NAMES = /^(abstract|introduction|background|related work|methods?|materials and methods|methodology|experimental( setup| design| procedures?)?|experiments?|results?|results and discussion|findings|evaluation|discussion|conclusions?|concluding remarks|limitations|summary|acknowledge?ments?|appendix|supplementary material|data availability|funding)$/i;
+const SECTION_NAMES =
+  /^(abstract|introduction|background|related work|methods?|materials and methods|methodology|experimental( setup| design| procedures?)?|experiments?|results?|results and discussion|findings|evaluation|discussion|conclusions?|concluding remarks|limitations|summary|acknowledge?ments?|appendix|supplementary material|data availability|funding)$/i;
 const REFERENCE_HEADINGS = /^(references|bibliography|literature cited|works cited|references and notes)$/i;
 const NUMBERING = /^(?:(?:\d+(?:\.\d+)*|[IVX]+|[A-H])\.?\s+)/;
 const MAX_HEADING_WORDS = 8;

@@ -60,7 +60,10 @@ async function inWorker<A extends ReaderAnswer>(request: ReaderRequest, limits: 
     }, MEMORY_WATCH_MS);
     worker.once('message', (answer: A) => resolve(answer));
     worker.once('error', (error: Error & { code?: string }) =>
-      resolve({ ok: false, gaveUp: error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `memory: its objects took more than the ${limits.memoryMb} MB the reader may use` : `crash: ${error.message}` }),
+      resolve({
+        ok: false,
+        gaveUp: error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `memory: its objects took more than the ${limits.memoryMb} MB the reader may use` : `crash: ${error.message}`,
+      }),
     );
     worker.once('exit', (code) => resolve({ ok: false, gaveUp: `crash: exit code ${code}` }));
   });

@@ -325,8 +325,16 @@ function accumulate(
 
 /** Inverse document frequency of a term in one field over parts (see `Bm25Searcher`). */
 export function partsIdf(parts: readonly Bm25Part[], term: string, field: number): number {
-  const frequency = documentFrequency(parts, parts.map((part) => part.postings(term, field)));
-  return frequency === 0 ? 0 : idf(frequency, parts.reduce((sum, part) => sum + part.live, 0));
+  const frequency = documentFrequency(
+    parts,
+    parts.map((part) => part.postings(term, field)),
+  );
+  return frequency === 0
+    ? 0
+    : idf(
+        frequency,
+        parts.reduce((sum, part) => sum + part.live, 0),
+      );
 }
 
 function documentFrequency(parts: readonly Bm25Part[], lists: readonly (ArrayLike<number> | undefined)[]): number {

@@ -91,7 +91,10 @@ export class DenseIndex {
     this.checkDimension(vector);
     const norm = lengthOf(vector) || 1;
     const row = this.rowFor(id);
-    this.vectors.set(vector.map((x) => x / norm), row * this.dimension);
+    this.vectors.set(
+      vector.map((x) => x / norm),
+      row * this.dimension,
+    );
   }
 
   /** Adds unit vectors in bulk, as `toData` gives them; a repeated id keeps its last vector. */
@@ -114,7 +117,12 @@ export class DenseIndex {
     const count = this.ids.length;
     if (count === 0 || limit <= 0) return [];
     const norm = lengthOf(query) || 1;
-    const best = await bestRows(query.map((x) => x / norm), this.vectors.subarray(0, count * this.dimension), count, limit);
+    const best = await bestRows(
+      query.map((x) => x / norm),
+      this.vectors.subarray(0, count * this.dimension),
+      count,
+      limit,
+    );
     const ids = this.ids;
     return best.rows.map((row, at) => ({ id: ids[row], score: best.scores[at] }));
   }

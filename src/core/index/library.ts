@@ -23,8 +23,7 @@ import { PaperStore, type VectorBatch } from './store/store';
 /** The setting that names the encoder, for notes that tell the user how to get more than words. */
 export const ENCODER_SETTING = 'attest.retrieval.encoder.model';
 export const NO_ENCODER_NOTE = `Ranked by words alone: no sentence encoder is configured (${ENCODER_SETTING}).`;
-export const ENCODER_NOT_DOWNLOADED_NOTE =
-  `Ranked by words alone: the sentence encoder set in ${ENCODER_SETTING} is not downloaded yet (Attest: Download the Sentence Encoder).`;
+export const ENCODER_NOT_DOWNLOADED_NOTE = `Ranked by words alone: the sentence encoder set in ${ENCODER_SETTING} is not downloaded yet (Attest: Download the Sentence Encoder).`;
 
 /** A paper of a ranking, read from the store. */
 interface RankedPaper extends Ranked {
@@ -103,7 +102,12 @@ export class PaperLibrary implements EvidenceFinder {
     const changed = encoder ? new Set(papers.filter((paper) => this.textChanged(paper)).map((paper) => paper.id)) : new Set<string>();
     await this.store.add(changed.size === 0 ? papers : papers.filter((paper) => !changed.has(paper.id)));
     if (encoder && changed.size > 0) {
-      await this.embedInChunks(encoder, papers.filter((paper) => changed.has(paper.id)), (chunk, batch) => this.store.add(chunk, batch), { signal: options.signal });
+      await this.embedInChunks(
+        encoder,
+        papers.filter((paper) => changed.has(paper.id)),
+        (chunk, batch) => this.store.add(chunk, batch),
+        { signal: options.signal },
+      );
     }
     options.onProgress?.(papers.length, papers.length);
   }

@@ -66,10 +66,17 @@ export class LibraryThread implements EvidenceFinder {
 
   find(query: EvidenceQuery): Promise<EvidenceResults> {
     const { onLibraryResults } = query;
-    return this.request((id) => ({ kind: 'task', id, task: { type: 'find', text: query.text, limit: query.limit, openAccessOnly: query.openAccessOnly, libraryFirst: onLibraryResults !== undefined } }), {
-      signal: query.signal,
-      onLibraryResults,
-    });
+    return this.request(
+      (id) => ({
+        kind: 'task',
+        id,
+        task: { type: 'find', text: query.text, limit: query.limit, openAccessOnly: query.openAccessOnly, libraryFirst: onLibraryResults !== undefined },
+      }),
+      {
+        signal: query.signal,
+        onLibraryResults,
+      },
+    );
   }
 
   /**

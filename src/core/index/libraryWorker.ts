@@ -135,7 +135,9 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
     case 'find':
       searching++;
       try {
-        return await (await finder).find({
+        return await (
+          await finder
+        ).find({
           text: task.text,
           limit: task.limit,
           openAccessOnly: task.openAccessOnly,

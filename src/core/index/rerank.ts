@@ -17,7 +17,13 @@ export interface Scored {
 export async function rerank<T extends Scored>(reranker: Reranker, claim: string, ranked: readonly T[], signal?: AbortSignal): Promise<T[]> {
   const head = ranked.slice(0, reranker.depth);
   if (head.length < 2) return [...ranked];
-  const judged = zScores(await reranker.score(claim, head.map((r) => passageText(r.paper)), signal));
+  const judged = zScores(
+    await reranker.score(
+      claim,
+      head.map((r) => passageText(r.paper)),
+      signal,
+    ),
+  );
   const own = zScores(head.map((r) => r.score));
   const mixed = head.map((_, at) => reranker.weight * judged[at] + (1 - reranker.weight) * own[at]);
   const order = head.map((_, at) => at).sort((a, b) => mixed[b] - mixed[a] || a - b);

@@ -38,7 +38,9 @@ export function prepareScoring(): void {
  */
 export async function bestRows(query: Float32Array, vectors: Float32Array, rows: number, limit: number): Promise<{ rows: number[]; scores: Float32Array }> {
   const ort = runtime();
-  const { best, rows: found } = await (await scoringSession()).run({
+  const { best, rows: found } = await (
+    await scoringSession()
+  ).run({
     vectors: new ort.Tensor('float32', vectors, [rows, query.length]),
     query: new ort.Tensor('float32', query, [query.length, 1]),
     k: new ort.Tensor('int64', BigInt64Array.of(BigInt(Math.min(limit, rows))), [1]),

@@ -327,7 +327,9 @@ function parseHeader(text: string, name: string): Header {
     whole(header.bytes) &&
     typeof sections === 'object' &&
     sections !== null &&
-    SECTIONS.every((s) => Array.isArray(sections[s]) && whole(sections[s][0]) && whole(sections[s][1]) && sections[s][0] % 8 === 0 && sections[s][0] + sections[s][1] <= (header.bytes ?? 0));
+    SECTIONS.every(
+      (s) => Array.isArray(sections[s]) && whole(sections[s][0]) && whole(sections[s][1]) && sections[s][0] % 8 === 0 && sections[s][0] + sections[s][1] <= (header.bytes ?? 0),
+    );
   if (!valid) throw new DamagedSegment(`${name} has no valid header`);
   return header as Header;
 }
@@ -365,7 +367,10 @@ function inByteOrder(terms: readonly string[]): string[] {
   // JavaScript's own order, of UTF-16 code units, is the bytes' order for terms without a unit from U+D800 on, and ten times faster.
   if (!terms.some((term) => /[\uD800-\uFFFF]/.test(term))) return [...terms].sort();
   const bytes = terms.map((term) => Buffer.from(term, 'utf8'));
-  return terms.map((_, at) => at).sort((a, b) => Buffer.compare(bytes[a], bytes[b])).map((at) => terms[at]);
+  return terms
+    .map((_, at) => at)
+    .sort((a, b) => Buffer.compare(bytes[a], bytes[b]))
+    .map((at) => terms[at]);
 }
 
 /**

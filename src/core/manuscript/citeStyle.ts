@@ -4,8 +4,7 @@ import type { ParsedSource } from './types';
 /** How a manuscript writes a citation that follows a claim. */
 export type CitationStyle =
   /** `command` without its backslash: `citep`, `parencite`, `cite`, … */
-  | { readonly kind: 'latex'; readonly command: string }
-  | { readonly kind: 'pandoc' };
+  { readonly kind: 'latex'; readonly command: string } | { readonly kind: 'pandoc' };
 
 /**
  * Commands that put their references beside the claim (in parentheses, brackets, a footnote or a
@@ -126,7 +125,14 @@ function latexGroupAround(text: string, at: number): CitationGroup | undefined {
 }
 
 function latexGroup(content: string, close: number): CitationGroup {
-  return { close, content, keys: content.split(',').map((k) => k.trim()).filter((k) => k !== '') };
+  return {
+    close,
+    content,
+    keys: content
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
+  };
 }
 
 /** A bracketed pandoc citation ending at `at`, else one starting there (after spaces); never a link. */

@@ -64,7 +64,10 @@ class MarkdownScanner {
   /** The last paragraph break found, and from where it was looked for. */
   private paragraphBreak?: { readonly from: number; readonly start: number; readonly end: number };
 
-  constructor(private readonly text: string, private readonly file: string) {
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+  ) {
     this.out = new PlainTextBuilder(text.length);
     this.lines = new LineIndex(text);
     this.delimiters = new DelimiterIndex(text, { latexComments: false });
@@ -75,8 +78,14 @@ class MarkdownScanner {
     const bodyStart = this.frontMatter();
     this.blocks(bodyStart);
     const facts = {
-      file: this.file, language: 'markdown' as const, includes: [], bibliographies: this.bibliographies, bibitems: [], citesAll: this.citesAll,
-      macros: new Map<string, string>(), undefinedCommands: [],
+      file: this.file,
+      language: 'markdown' as const,
+      includes: [],
+      bibliographies: this.bibliographies,
+      bibitems: [],
+      citesAll: this.citesAll,
+      macros: new Map<string, string>(),
+      undefinedCommands: [],
       ...(this.frontMatterProblem && { frontMatterProblem: this.frontMatterProblem }),
     };
     return packSource(facts, this.out.build(), this.citations, this.lines);
@@ -102,7 +111,8 @@ class MarkdownScanner {
       if (!yaml().isAlias(node)) return node;
       targets ??= aliasTargets(doc);
       const target = targets.get(node);
-      if (target === undefined) this.frontMatterProblem ??= { reason: `is not valid YAML (the alias *${node.source} names no anchor), which pandoc refuses`, range: this.lines.rangeOf(0, 3) };
+      if (target === undefined)
+        this.frontMatterProblem ??= { reason: `is not valid YAML (the alias *${node.source} names no anchor), which pandoc refuses`, range: this.lines.rangeOf(0, 3) };
       return target;
     };
     if (isMap(doc.contents)) {
@@ -230,7 +240,7 @@ class MarkdownScanner {
 
   /** Reads the inline content of a script, whose few characters bound the nesting. */
   private inlineRange(from: number, to: number): void {
-    for (let j = from; j < to; ) j = this.inlineOne(j);
+    for (let j = from; j < to;) j = this.inlineOne(j);
   }
 
   /** Reads one inline construct or character at `i`; returns where the next one starts. */
@@ -618,4 +628,3 @@ function locatorEnd(text: string, from: number): number | undefined {
 function isWordChar(ch: string | undefined): boolean {
   return ch !== undefined && WORD_CHAR.test(ch);
 }
-

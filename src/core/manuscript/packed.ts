@@ -34,7 +34,6 @@ export interface PackedSource extends SourceFacts {
   readonly citationClaims: Uint32Array;
 }
 
-
 /**
  * The citations a scanner finds, kept in columns as it finds them. A file of a megabyte can hold half
  * a million citations; one object each, kept alive until packing, was most of the parse in collection.
@@ -108,7 +107,9 @@ export function packSource(facts: SourceFacts, plain: PlainText, scanned: Scanne
 
 /** The buffers a packed file can hand over to another thread instead of copying them. */
 export function transferablesOf(packed: PackedSource): ArrayBuffer[] {
-  return [packed.offsets, packed.claimSpans, packed.claimRanges, packed.keyIndexes, packed.commandIndexes, packed.citationRanges, packed.citationClaims].map((a) => a.buffer as ArrayBuffer);
+  return [packed.offsets, packed.claimSpans, packed.claimRanges, packed.keyIndexes, packed.commandIndexes, packed.citationRanges, packed.citationClaims].map(
+    (a) => a.buffer as ArrayBuffer,
+  );
 }
 
 /**

@@ -83,19 +83,18 @@ export const MAX_INCLUDED_FILES = 5000;
  * files, looked for only then) that `\input`s, `\include`s or `\subfile`s it, followed up to a file nothing includes, as
  * LaTeX Workshop finds it; else the file itself.
  */
-export async function manuscriptRootOf(
-  file: string,
-  workspace: Workspace,
-  cache: ParseCache,
-  findCandidates: () => Promise<readonly string[]> = async () => [],
-): Promise<string> {
+export async function manuscriptRootOf(file: string, workspace: Workspace, cache: ParseCache, findCandidates: () => Promise<readonly string[]> = async () => []): Promise<string> {
   if (languageOf(file) !== 'latex') return file;
   const text = await workspace.readText(file);
   if (text === undefined) return file;
   const parsed = await cache.parse(file, text);
   if (parsed.texRoot !== undefined && !(isDocument(text) && (await missingTexRoot(file, workspace, cache)))) return parsed.texRoot;
   if (isDocument(text)) return file;
-  const inclusions = await inclusionsIn((await findCandidates()).filter((c) => c !== file && languageOf(c) === 'latex'), workspace, cache);
+  const inclusions = await inclusionsIn(
+    (await findCandidates()).filter((c) => c !== file && languageOf(c) === 'latex'),
+    workspace,
+    cache,
+  );
   let root = file;
   const seen = new Set([file]);
   for (let parent = includerOf(root, inclusions); parent !== undefined && !seen.has(parent); parent = includerOf(root, inclusions)) {
@@ -193,7 +192,8 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
         return;
       }
       if (visited.size >= MAX_INCLUDED_FILES) {
-        if (!tooMany) notFollowed(reference, source.file, `the manuscript includes more than ${MAX_INCLUDED_FILES} files, and the files after the first ${MAX_INCLUDED_FILES} are not read`);
+        if (!tooMany)
+          notFollowed(reference, source.file, `the manuscript includes more than ${MAX_INCLUDED_FILES} files, and the files after the first ${MAX_INCLUDED_FILES} are not read`);
         tooMany = true;
         return;
       }

@@ -128,7 +128,11 @@ const AUTHORS_MESSAGE = '"authors" must be a list of names, as strings or {famil
 
 function authorsOf(value: unknown): Author[] {
   if (value === undefined || value === null) return [];
-  if (typeof value === 'string') return value.split(';').filter((name) => name.trim() !== '').map(nameOf);
+  if (typeof value === 'string')
+    return value
+      .split(';')
+      .filter((name) => name.trim() !== '')
+      .map(nameOf);
   if (!Array.isArray(value)) throw new Error(AUTHORS_MESSAGE);
   return value.map((author: unknown): Author => {
     if (typeof author === 'string') return nameOf(author);
@@ -245,34 +249,37 @@ function readRisRecords(text: string): { records: RisRecord[]; problems: ImportP
   const problems: ImportProblem[] = [];
   let open: RisRecord | undefined;
   let lastTag: string | undefined;
-  text.replace(/^\uFEFF/, '').split(/\r?\n/).forEach((raw, at) => {
-    const line = raw.trimEnd();
-    if (line.trim() === '') return;
-    const tag = RIS_TAG.exec(line);
-    if (tag === null) {
-      // Some exporters wrap long abstracts onto lines of their own.
-      if (open !== undefined && lastTag !== undefined) appendToLast(open.fields, lastTag, line.trim());
-      else problems.push({ line: at + 1, message: 'not part of a record (TY … ER)' });
-      return;
-    }
-    const [, name, value = ''] = tag;
-    if (name === 'TY') {
-      if (open !== undefined) problems.push({ line: open.line, message: 'the record has no ER line; it ends where the next one starts' });
-      open = { line: at + 1, fields: { TY: value.trim() } };
-      records.push(open);
-    } else if (open === undefined) {
-      problems.push({ line: at + 1, message: `${name} outside a record (TY … ER)` });
-    } else if (name === 'ER') {
-      open = undefined;
-    } else if (value.trim() !== '') {
-      // Pushed, not copied: a record repeating a tag thousands of times must not cost its square.
-      const existing = open.fields[name];
-      if (existing === undefined) open.fields[name] = value.trim();
-      else if (typeof existing === 'string') open.fields[name] = [existing, value.trim()];
-      else existing.push(value.trim());
-    }
-    lastTag = name;
-  });
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((raw, at) => {
+      const line = raw.trimEnd();
+      if (line.trim() === '') return;
+      const tag = RIS_TAG.exec(line);
+      if (tag === null) {
+        // Some exporters wrap long abstracts onto lines of their own.
+        if (open !== undefined && lastTag !== undefined) appendToLast(open.fields, lastTag, line.trim());
+        else problems.push({ line: at + 1, message: 'not part of a record (TY … ER)' });
+        return;
+      }
+      const [, name, value = ''] = tag;
+      if (name === 'TY') {
+        if (open !== undefined) problems.push({ line: open.line, message: 'the record has no ER line; it ends where the next one starts' });
+        open = { line: at + 1, fields: { TY: value.trim() } };
+        records.push(open);
+      } else if (open === undefined) {
+        problems.push({ line: at + 1, message: `${name} outside a record (TY … ER)` });
+      } else if (name === 'ER') {
+        open = undefined;
+      } else if (value.trim() !== '') {
+        // Pushed, not copied: a record repeating a tag thousands of times must not cost its square.
+        const existing = open.fields[name];
+        if (existing === undefined) open.fields[name] = value.trim();
+        else if (typeof existing === 'string') open.fields[name] = [existing, value.trim()];
+        else existing.push(value.trim());
+      }
+      lastTag = name;
+    });
   if (open !== undefined) problems.push({ line: open.line, message: 'the record has no ER line' });
   return { records, problems };
 }
@@ -309,7 +316,10 @@ function risYear(fields: RisRecord['fields']): number | undefined {
 
 /** A record with neither DOI nor ID is named by its title and date, so importing it again replaces it. */
 function hashOf(title: string, issued: CslItem['issued']): string {
-  return createHash('sha1').update(`${title.toLowerCase()}|${JSON.stringify(issued ?? {})}`).digest('hex').slice(0, 16);
+  return createHash('sha1')
+    .update(`${title.toLowerCase()}|${JSON.stringify(issued ?? {})}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function first(value: string | string[] | undefined): string | undefined {

@@ -92,10 +92,5 @@ export class LookupCache {
 function isStoredEntry(value: unknown): value is StoredEntry {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
-  return (
-    typeof entry.key === 'string' &&
-    (entry.status === 200 || entry.status === 404) &&
-    typeof entry.body === 'string' &&
-    typeof entry.storedAt === 'number'
-  );
+  return typeof entry.key === 'string' && (entry.status === 200 || entry.status === 404) && typeof entry.body === 'string' && typeof entry.storedAt === 'number';
 }

@@ -130,7 +130,9 @@ export function sourcesConfigFrom(get: (key: string) => unknown, originOf: (key:
     const set = read(key, isPositive, DEFAULT_SOURCES[id].requestsPerSecond, 'a positive number');
     const allowed = allowedRate(id, set, originOf(key));
     if (allowed < set) {
-      problems.push(`${key} is ${set} in this workspace's settings, above the ${allowed} a second ${SOURCE_NAMES[id]} allows; using ${allowed}. Only your user settings may set it higher.`);
+      problems.push(
+        `${key} is ${set} in this workspace's settings, above the ${allowed} a second ${SOURCE_NAMES[id]} allows; using ${allowed}. Only your user settings may set it higher.`,
+      );
     }
     return allowed;
   };

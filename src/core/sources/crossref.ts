@@ -25,7 +25,22 @@ export interface CrossrefOptions extends SourceClientOptions {
 }
 
 /** Only the fields Attest reads; Crossref's full records carry every reference of the work. */
-const FIELDS = ['DOI', 'URL', 'type', 'title', 'subtitle', 'author', 'issued', 'published-print', 'published-online', 'container-title', 'abstract', 'relation', 'updated-by', 'update-to'].join(',');
+const FIELDS = [
+  'DOI',
+  'URL',
+  'type',
+  'title',
+  'subtitle',
+  'author',
+  'issued',
+  'published-print',
+  'published-online',
+  'container-title',
+  'abstract',
+  'relation',
+  'updated-by',
+  'update-to',
+].join(',');
 const DEFAULT_LIMIT = 5;
 
 export class CrossrefSource implements PaperSource {

@@ -61,10 +61,14 @@ export function parseDblpSearch(body: unknown): SourceRecord[] {
 function parseDblpInfo(info: Json): SourceRecord {
   const key = text(info.key);
   if (!key || !RECORD_KEY.test(key)) throw malformed('a publication without a record key');
-  const venue = listOf(info.venue).map(text).find((v) => v !== undefined);
+  const venue = listOf(info.venue)
+    .map(text)
+    .find((v) => v !== undefined);
   const year = Number(text(info.year));
   const doi = normalizeDoi(text(info.doi) ?? '');
-  const ee = listOf(info.ee).map(text).filter((e): e is string => e !== undefined);
+  const ee = listOf(info.ee)
+    .map(text)
+    .filter((e): e is string => e !== undefined);
   const arxivLink = ee.find((e) => /arxiv\.org\/abs\//i.test(e));
   const arxivId = arxivLink === undefined ? undefined : normalizeArxivId(arxivLink);
   return {

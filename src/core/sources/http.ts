@@ -341,8 +341,7 @@ export class HttpClient {
   }
 
   private async readBody(response: Response): Promise<string> {
-    const tooLarge = (): SourceError =>
-      this.error('malformed', `${this.host} sent an answer larger than ${MAX_BODY_BYTES / 1024 / 1024} MB; Attest does not read it.`);
+    const tooLarge = (): SourceError => this.error('malformed', `${this.host} sent an answer larger than ${MAX_BODY_BYTES / 1024 / 1024} MB; Attest does not read it.`);
     if (Number(response.headers.get('content-length')) > MAX_BODY_BYTES) {
       await response.body?.cancel();
       throw tooLarge();

@@ -147,7 +147,8 @@ function yearOf(reference: string): string | undefined {
 // arXiv
 
 /** How authors word a withdrawal in the comment arXiv shows in place of the paper. */
-const WITHDRAWN = /\b(?:(?:has|have) been|is|was|are|were|been|hereby)\s+withdrawn\b|\bwithdrawn\s+(?:by|due|because|for|from|as|pending|until|owing)\b|^\s*(?:paper\s+|article\s+|submission\s+)?withdrawn\b|\bwithdraw(?:s|ing)?\s+(?:this|the|our)\s+(?:paper|article|submission|manuscript|preprint|e-?print)\b/i;
+const WITHDRAWN =
+  /\b(?:(?:has|have) been|is|was|are|were|been|hereby)\s+withdrawn\b|\bwithdrawn\s+(?:by|due|because|for|from|as|pending|until|owing)\b|^\s*(?:paper\s+|article\s+|submission\s+)?withdrawn\b|\bwithdraw(?:s|ing)?\s+(?:this|the|our)\s+(?:paper|article|submission|manuscript|preprint|e-?print)\b/i;
 
 /**
  * Whether an e-print is withdrawn: its comment says so. A withdrawn version has no PDF, so a comment

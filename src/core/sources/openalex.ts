@@ -20,7 +20,21 @@ export interface OpenAlexOptions extends SourceClientOptions {
 }
 
 /** Only the fields Attest reads, which keeps answers small (`abstract_inverted_index` is most of them). */
-const FIELDS = ['id', 'doi', 'title', 'display_name', 'publication_year', 'authorships', 'primary_location', 'locations', 'open_access', 'best_oa_location', 'abstract_inverted_index', 'is_retracted', 'ids'].join(',');
+const FIELDS = [
+  'id',
+  'doi',
+  'title',
+  'display_name',
+  'publication_year',
+  'authorships',
+  'primary_location',
+  'locations',
+  'open_access',
+  'best_oa_location',
+  'abstract_inverted_index',
+  'is_retracted',
+  'ids',
+].join(',');
 const DEFAULT_LIMIT = 5;
 const SET_KEY = 'with "Attest: Set Source API Key" (ATTEST_OPENALEX_API_KEY for the CLI)';
 /** Since February 2026 OpenAlex answers searches only with an API key, and answers 403 without one. */

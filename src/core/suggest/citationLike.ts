@@ -60,11 +60,17 @@ const RULES: readonly Rule[] = [
     reason: 'a reference to a work ("ref.", "reference 12")',
   },
   {
-    pattern: new RegExp(String.raw`${WORD_START}(?:in\s{1,3}press|personal\s{1,3}communication|unpublished|forthcoming|further\s{1,3}reading|works\s{1,3}cited|see\s{1,3}also)(?![\p{L}])|${WORD_START}in\s{1,3}prep(?:\.|aration(?![\p{L}])(?!\s{1,3}(?:for|of)(?![\p{L}])))`, 'iu'),
+    pattern: new RegExp(
+      String.raw`${WORD_START}(?:in\s{1,3}press|personal\s{1,3}communication|unpublished|forthcoming|further\s{1,3}reading|works\s{1,3}cited|see\s{1,3}also)(?![\p{L}])|${WORD_START}in\s{1,3}prep(?:\.|aration(?![\p{L}])(?!\s{1,3}(?:for|of)(?![\p{L}])))`,
+      'iu',
+    ),
     reason: 'a work the sources do not include (in press, in preparation, unpublished, further reading)',
   },
   {
-    pattern: new RegExp(String.raw`${NAME}(?:['’]s|s['’])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3}){0,2}${YEAR}|${NAME}(?:,|\s{1,3}(?:and|&)\s{1,3}\p{Lu}[\p{L}'’-]{1,40},?)\s{0,3}${ANY_YEAR}`, 'u'),
+    pattern: new RegExp(
+      String.raw`${NAME}(?:['’]s|s['’])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3}){0,2}${YEAR}|${NAME}(?:,|\s{1,3}(?:and|&)\s{1,3}\p{Lu}[\p{L}'’-]{1,40},?)\s{0,3}${ANY_YEAR}`,
+      'u',
+    ),
     reason: 'a work named by its author and year',
   },
   {
@@ -78,7 +84,10 @@ const RULES: readonly Rule[] = [
   },
   { pattern: new RegExp(String.raw`${NAME}(?:['’]s|s['’])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3}){0,2}${WORK}`, 'u'), reason: 'a work named by its author' },
   {
-    pattern: new RegExp(String.raw`${WORD_START}${VENUE}(?![\p{L}])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3})?${WORK}|${WORD_START}(?:[Tt]heir|[Hh]is|[Hh]er|[Ii]ts|[Oo]ur|[Mm]y)\s{1,3}\p{Lu}[\p{L}\p{N}-]{0,30}\s{1,3}${WORK}`, 'u'),
+    pattern: new RegExp(
+      String.raw`${WORD_START}${VENUE}(?![\p{L}])\s{1,3}(?:[\p{L}-]{1,30}\s{1,3})?${WORK}|${WORD_START}(?:[Tt]heir|[Hh]is|[Hh]er|[Ii]ts|[Oo]ur|[Mm]y)\s{1,3}\p{Lu}[\p{L}\p{N}-]{0,30}\s{1,3}${WORK}`,
+      'u',
+    ),
     reason: 'a work named by where it appeared ("their NeurIPS paper")',
   },
   { pattern: new RegExp(String.raw`${YEAR_IN_WORDS}\s{1,3}(?:[\p{L}-]{1,30}\s{1,3})?${WORK}`, 'iu'), reason: 'a work named by its year' },

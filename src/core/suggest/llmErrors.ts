@@ -2,18 +2,7 @@
 import type { APIError } from 'openai';
 import { redactSecrets } from '../redact';
 
-export type LlmErrorKind =
-  | 'not-configured'
-  | 'unreachable'
-  | 'timeout'
-  | 'rate-limited'
-  | 'auth'
-  | 'not-found'
-  | 'rejected'
-  | 'server'
-  | 'cut-off'
-  | 'empty'
-  | 'malformed';
+export type LlmErrorKind = 'not-configured' | 'unreachable' | 'timeout' | 'rate-limited' | 'auth' | 'not-found' | 'rejected' | 'server' | 'cut-off' | 'empty' | 'malformed';
 
 /** A request to the model that failed, with a message meant for the user. */
 export class LlmError extends Error {
@@ -42,7 +31,10 @@ export function describeFailure(error: unknown, endpoint: Endpoint): LlmError {
   const retries = endpoint.maxRetries ?? 2;
   const attempts = retries > 0 ? `; ${retries + 1} attempts` : '';
   if (error instanceof APIConnectionTimeoutError) {
-    return new LlmError('timeout', `No answer from ${where} within ${seconds(endpoint.timeoutMs)}${retries > 0 ? ` on any of ${retries + 1} attempts` : ''}. A local model may still be loading: try again, or allow more time.`);
+    return new LlmError(
+      'timeout',
+      `No answer from ${where} within ${seconds(endpoint.timeoutMs)}${retries > 0 ? ` on any of ${retries + 1} attempts` : ''}. A local model may still be loading: try again, or allow more time.`,
+    );
   }
   if (error instanceof APIConnectionError) {
     return new LlmError('unreachable', `Could not connect to ${where} (${networkReason(error)}${attempts}): is the server running, and is the endpoint right?`);

@@ -40,7 +40,8 @@ export type ParsedDraft =
   | { readonly kind: 'malformed'; readonly reason: string };
 
 /** A heading or lead-in that starts a list of works: everything from it on goes. */
-const LIST_OF_WORKS = /^(?:references?|sources?|bibliography|works\s{1,3}cited|citations?|further\s{1,3}reading|reading\s{1,3}list|see\s{1,3}also|literature|notes?)[\s*_]{0,6}(?::|$)/iu;
+const LIST_OF_WORKS =
+  /^(?:references?|sources?|bibliography|works\s{1,3}cited|citations?|further\s{1,3}reading|reading\s{1,3}list|see\s{1,3}also|literature|notes?)[\s*_]{0,6}(?::|$)/iu;
 /** What a list item or a heading starts with. */
 const LIST_ITEM = /^(?:[-*•+]|\d{1,3}[.)])\s/u;
 /** More than a draft of a few sentences could hold: past this many, the rest of a reply is not read. */
@@ -57,7 +58,11 @@ export function parseDraft(reply: string, sourceCount: number, limits: DraftLimi
   for (const line of text.includes(INSUFFICIENT) ? lines : []) {
     const lead = stripLead(line);
     if (lead.startsWith(INSUFFICIENT) && !/[\p{L}\p{N}_]/u.test(lead.charAt(INSUFFICIENT.length))) {
-      const query = lead.slice(INSUFFICIENT.length).replace(/^[\s*_:]+/, '').replace(/[*_"“”<>]/g, '').trim();
+      const query = lead
+        .slice(INSUFFICIENT.length)
+        .replace(/^[\s*_:]+/, '')
+        .replace(/[*_"“”<>]/g, '')
+        .trim();
       return { kind: 'insufficient', query: query || undefined };
     }
   }
@@ -77,16 +82,20 @@ export function parseDraft(reply: string, sourceCount: number, limits: DraftLimi
       break;
     }
     // Twice the limit, markers and all, cannot fit it: not worth reading.
-    const read = raw.length > 2 * limits.maxCharacters ? removal(raw, `longer than the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`) : readSentence(raw, sourceCount);
+    const read =
+      raw.length > 2 * limits.maxCharacters
+        ? removal(raw, `longer than the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`)
+        : readSentence(raw, sourceCount);
     if ('reason' in read) {
       removed.push(read);
       previous = undefined;
     } else if (/\p{L}/u.test(read.text)) {
-      const beyond = kept.length >= limits.maxSentences
-        ? `beyond the limit of ${limits.maxSentences} sentences (attest.suggest.maxSentences)`
-        : characters + read.text.length > limits.maxCharacters
-          ? `beyond the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`
-          : undefined;
+      const beyond =
+        kept.length >= limits.maxSentences
+          ? `beyond the limit of ${limits.maxSentences} sentences (attest.suggest.maxSentences)`
+          : characters + read.text.length > limits.maxCharacters
+            ? `beyond the limit of ${limits.maxCharacters} characters (attest.suggest.maxCharacters)`
+            : undefined;
       if (beyond) {
         // What follows would have to skip this sentence, which can change what the rest means.
         removed.push(removal(raw, sentences.next().done ? beyond : `${beyond}; the rest of the draft after it was not read`));
@@ -142,7 +151,15 @@ function* sentencesOf(lines: readonly string[], removed: Removal[]): Generator<s
       paragraph = [];
     }
     if (listOfWorks) {
-      removed.push(removal(lines.slice(i, i + 20).join('\n').trim(), 'a list of works: only the numbered sources may be cited'));
+      removed.push(
+        removal(
+          lines
+            .slice(i, i + 20)
+            .join('\n')
+            .trim(),
+          'a list of works: only the numbered sources may be cited',
+        ),
+      );
       return;
     }
     if (heading) removed.push(removal(line, 'a heading, which is layout rather than text'));

@@ -54,9 +54,15 @@ const LAB = String.raw`(?:lab|laboratory)(?![\p{L}])`;
 
 /** Where a sentence names people as the authors of what it says; the group `people` holds them. */
 const AUTHOR_PLACES: readonly RegExp[] = [
-  new RegExp(String.raw`${NOT_AFTER_ARTICLE}(?<people>${PERSON}(?:${AND}${PERSON})?)\s{1,3}(?:${ADVERB}\s{1,3})?(?:(?:has|have|had)\s{1,3}(?:${ADVERB}\s{1,3})?)?${VERB}(?![\p{L}])`, 'gu'),
+  new RegExp(
+    String.raw`${NOT_AFTER_ARTICLE}(?<people>${PERSON}(?:${AND}${PERSON})?)\s{1,3}(?:${ADVERB}\s{1,3})?(?:(?:has|have|had)\s{1,3}(?:${ADVERB}\s{1,3})?)?${VERB}(?![\p{L}])`,
+    'gu',
+  ),
   // After "as", the verbs that are nouns as often are verbs: "as Smith notes".
-  new RegExp(String.raw`(?<![\p{L}])[Aa]s\s{1,3}(?<people>${PERSON}(?:${AND}${PERSON})?)\s{1,3}(?:notes|reports|states|claims|documents|estimates|puts\s{1,3}it|points\s{1,3}out)(?![\p{L}])`, 'gu'),
+  new RegExp(
+    String.raw`(?<![\p{L}])[Aa]s\s{1,3}(?<people>${PERSON}(?:${AND}${PERSON})?)\s{1,3}(?:notes|reports|states|claims|documents|estimates|puts\s{1,3}it|points\s{1,3}out)(?![\p{L}])`,
+    'gu',
+  ),
   new RegExp(String.raw`(?<people>${NAME_WORD})['’]s\s{1,3}${GROUP}|(?<![\p{L}])[Tt]he\s{1,3}(?<team>${NAME})\s{1,3}${LAB}`, 'gu'),
   new RegExp(
     String.raw`(?<![\p{L}])(?:[Aa]ccording\s{1,3}to|(?:[Aa]s\s{1,3})?${BY}|${SPEECH})\s{1,3}(?<people>${PERSON}(?:\s{0,2},\s{1,3}${PERSON}){0,4}(?:${AND}${PERSON})?)${AFTER_PERSON}`,
@@ -87,7 +93,8 @@ const STOP = new Set(STOP_WORDS);
  * "Crystallography", "Immunohistochemistry", "Europeans"; an adverb ("Newly", "Additionally", not "Kelly");
  * a long -ing word or a compound ("Immunostaining", "Fate-mapping", not "Fleming").
  */
-const NOUN_ENDING = /(?:tion|sion|ment|ness|ity|ance|ence|ysis|yses|osis|ology|graphy|istry|metry|scopy|ics|ism|ants|ents|ities|ments|tions|ians|eans|cans|^\p{L}{2,}(?:ally|[^l]ly)|^\p{L}{6,}ing|-\p{L}+ing)$/u;
+const NOUN_ENDING =
+  /(?:tion|sion|ment|ness|ity|ance|ence|ysis|yses|osis|ology|graphy|istry|metry|scopy|ics|ism|ants|ents|ities|ments|tions|ians|eans|cans|^\p{L}{2,}(?:ally|[^l]ly)|^\p{L}{6,}ing|-\p{L}+ing)$/u;
 
 /** The sentences that name no one but the authors of the sources they cite, and the others as removals, with the reason. */
 export function withoutUnlistedPeople(sentences: readonly DraftSentence[], sources: readonly NumberedSource[]): { readonly kept: DraftSentence[]; readonly removed: Removal[] } {

@@ -107,7 +107,12 @@ export interface OutgoingDescription {
  * What a suggestion for `selection` will send, shown before the first request. The sources of the
  * drafting request are found only after the first request, so that one is described by what it holds.
  */
-export async function describeOutgoing(selection: string, settings: Pick<LlmSettings, 'baseUrl' | 'model' | 'apiKey' | 'temperature' | 'maxTokens'>, maxSources: number, maxSentences = DEFAULT_DRAFT_LIMITS.maxSentences): Promise<OutgoingDescription> {
+export async function describeOutgoing(
+  selection: string,
+  settings: Pick<LlmSettings, 'baseUrl' | 'model' | 'apiKey' | 'temperature' | 'maxTokens'>,
+  maxSources: number,
+  maxSentences = DEFAULT_DRAFT_LIMITS.maxSentences,
+): Promise<OutgoingDescription> {
   const endpoint = `${endpointName(settings.baseUrl)}/chat/completions`;
   const local = await isThisMachine(settings.baseUrl);
   const quoted = (messages: readonly ChatMessage[]): string => messages.map((m) => `--- ${m.role} ---\n${m.content}`).join('\n');

@@ -53,7 +53,11 @@ export async function recheck(sentences: readonly DraftSentence[], sources: read
       checked.push({ text: sentence.text, citations: [], status: 'uncited', reason: 'it cites none of the sources, so it is never inserted' });
       continue;
     }
-    const judgement = await judge(sentence.text, cited.flatMap((s) => s.passages), signal);
+    const judgement = await judge(
+      sentence.text,
+      cited.flatMap((s) => s.passages),
+      signal,
+    );
     const passage = judgement.sentence;
     const evidence = passage === undefined ? undefined : { paper: (cited.find((s) => s.passages.includes(passage)) ?? cited[0]).paper, passage, judgement };
     const citations = cited.map((s) => s.paper);
@@ -72,6 +76,8 @@ function whyNot(judgement: SupportJudgement): string {
     case 'unsupported':
       return 'the cited passages do not state it';
     default:
-      return judgement.reason === 'no NLI model' ? 'related to the cited passages, but without an NLI model support cannot be confirmed' : 'there is no passage to check it against';
+      return judgement.reason === 'no NLI model'
+        ? 'related to the cited passages, but without an NLI model support cannot be confirmed'
+        : 'there is no passage to check it against';
   }
 }

@@ -33,7 +33,7 @@ function withoutThinking(reply: string): string {
 function withoutFences(text: string): string {
   const kept: string[] = [];
   let blank = false;
-  for (let start = 0; start <= text.length; ) {
+  for (let start = 0; start <= text.length;) {
     const newline = text.indexOf('\n', start);
     const end = newline < 0 ? text.length : newline;
     const line = text.slice(start, end);

@@ -161,9 +161,17 @@ async function retrieve(queries: readonly string[], finder: EvidenceFinder, sign
   );
   signal?.throwIfAborted();
   // A retracted or withdrawn paper is never offered to the model to cite.
-  const fallen = new Set(rankings.flat().filter((p) => p.standing === 'retracted' || p.standing === 'withdrawn').map((p) => p.id));
+  const fallen = new Set(
+    rankings
+      .flat()
+      .filter((p) => p.standing === 'retracted' || p.standing === 'withdrawn')
+      .map((p) => p.id),
+  );
   if (fallen.size > 0) note(`${fallen.size} retracted or withdrawn paper${fallen.size === 1 ? ' was' : 's were'} left out of the sources.`);
-  return interleave(rankings.map((papers) => papers.filter((p) => p.abstract?.trim() && !fallen.has(p.id))), MAX_SOURCES);
+  return interleave(
+    rankings.map((papers) => papers.filter((p) => p.abstract?.trim() && !fallen.has(p.id))),
+    MAX_SOURCES,
+  );
 }
 
 /** Round-robin over the lists, first of each, then second of each…, skipping papers already taken. */

@@ -9,7 +9,8 @@ import { promises as fs } from 'node:fs';
 const REPLACEMENT = '\uFFFD';
 
 /** Said of a file not found by a name with U+FFFD in it. */
-export const notUtf8Note = ' by this name, in which \uFFFD stands for bytes that are not UTF-8: Attest opens files by UTF-8 names only, so a file named so must be renamed to be read';
+export const notUtf8Note =
+  ' by this name, in which \uFFFD stands for bytes that are not UTF-8: Attest opens files by UTF-8 names only, so a file named so must be renamed to be read';
 
 /** Whether a name as Node gives it may have lost bytes that are not UTF-8 (or holds U+FFFD itself). */
 export function mayNotBeUtf8(name: string): boolean {
@@ -28,7 +29,7 @@ export async function namesNotUtf8(folder: string): Promise<{ readonly decoded: 
 /** A name's bytes, UTF-8 where they are, each other byte as `\xNN`. */
 export function shownName(name: Buffer): string {
   let shown = '';
-  for (let i = 0; i < name.length; ) {
+  for (let i = 0; i < name.length;) {
     const length = sequenceLength(name[i]);
     if (length > 0 && i + length <= name.length && isUtf8(name.subarray(i, i + length))) {
       shown += name.subarray(i, i + length).toString('utf8');

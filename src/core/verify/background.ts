@@ -14,7 +14,10 @@ const COMMON_FRACTION = 0.01;
  * this background says which words are common anywhere.
  */
 export class BackgroundFrequencies {
-  private constructor(private readonly counts: ReadonlyMap<string, number>, private readonly total: number) {}
+  private constructor(
+    private readonly counts: ReadonlyMap<string, number>,
+    private readonly total: number,
+  ) {}
 
   static english(): BackgroundFrequencies {
     if (!english) {

@@ -55,7 +55,12 @@ export async function checkSupport(result: CheckResult, deps: SupportDependencie
 const FULL_TEXTS_AT_ONCE = 4;
 
 /** Each cited entry's full text, read once however often it is cited. */
-async function readFullTexts(cited: readonly BibEntry[], result: CheckResult, fullTexts: FullTextProvider, signal: AbortSignal | undefined): Promise<Map<string, FullTextResult | undefined>> {
+async function readFullTexts(
+  cited: readonly BibEntry[],
+  result: CheckResult,
+  fullTexts: FullTextProvider,
+  signal: AbortSignal | undefined,
+): Promise<Map<string, FullTextResult | undefined>> {
   const queue = [...new Map(cited.map((e) => [e.key, e])).values()];
   const read = new Map<string, FullTextResult | undefined>();
   const next = async (): Promise<void> => {
@@ -150,11 +155,7 @@ export interface SupportFindingOptions {
  * unless another citation of the sentence supports it, unverifiable (hint) when there is no abstract
  * and the options ask for it.
  */
-export function supportFindings(
-  supports: readonly CitationSupport[],
-  ignored: (citation: Citation) => boolean = () => false,
-  options: SupportFindingOptions = {},
-): Finding[] {
+export function supportFindings(supports: readonly CitationSupport[], ignored: (citation: Citation) => boolean = () => false, options: SupportFindingOptions = {}): Finding[] {
   const findings: Finding[] = [];
   for (const { citation, judgement, supportedTogether, fullText } of supports) {
     if (ignored(citation)) continue;
@@ -175,7 +176,13 @@ export function supportFindings(
     } else if (judgement.label === 'unsupported' && !supportedTogether) {
       const why = judgement.reason ? ` (${judgement.reason})` : '';
       const closest = place ? `Closest (${place}): ` : 'Closest: ';
-      findings.push({ ...at, code: 'unsupported', severity: 'information', message: `${read} of '${citation.key}' ${does} not support this sentence${why}. ${closest}"${judgement.sentence}"`, evidence });
+      findings.push({
+        ...at,
+        code: 'unsupported',
+        severity: 'information',
+        message: `${read} of '${citation.key}' ${does} not support this sentence${why}. ${closest}"${judgement.sentence}"`,
+        evidence,
+      });
     } else if (options.reportMissingAbstracts && isMissingAbstract(judgement)) {
       findings.push({ ...at, code: 'unverifiable', severity: 'hint', message: `No abstract of '${citation.key}' to check this sentence against.`, evidence });
     }
@@ -245,7 +252,14 @@ export async function judgePapers(
   deps: Omit<SupportDependencies, 'relevance'> & { readonly analyze: Analyze },
 ): Promise<(SupportJudgement | undefined)[]> {
   const abstracts = papers.map((p) => abstractText(p.abstract));
-  const relevance = tfidfRelevance(deps.analyze, TermStatistics.of(abstracts.flatMap((a) => a ?? []), deps.analyze, BackgroundFrequencies.english()));
+  const relevance = tfidfRelevance(
+    deps.analyze,
+    TermStatistics.of(
+      abstracts.flatMap((a) => a ?? []),
+      deps.analyze,
+      BackgroundFrequencies.english(),
+    ),
+  );
   const judgements: (SupportJudgement | undefined)[] = [];
   for (const abstract of abstracts) {
     judgements.push(abstract === undefined ? undefined : await judgeSupport(claim, abstractSentences(abstract), { ...deps, relevance }));

@@ -140,10 +140,16 @@ async function publishedVersion(
   const doi = preprint.publishedDoi;
   if (!doi) return undefined;
   const attempts: Attempts = { awaited: new Set(), failures };
-  return askAll(sources, attempts, request, (s, options) => s.byDoi?.(doi, options), (record) => {
-    const comparison = record && compareEntryToRecord(entry, record);
-    return comparison && comparison.decision !== 'different-work' ? verdictFor(entry, record, 'doi', comparison.differences) : undefined;
-  });
+  return askAll(
+    sources,
+    attempts,
+    request,
+    (s, options) => s.byDoi?.(doi, options),
+    (record) => {
+      const comparison = record && compareEntryToRecord(entry, record);
+      return comparison && comparison.decision !== 'different-work' ? verdictFor(entry, record, 'doi', comparison.differences) : undefined;
+    },
+  );
 }
 
 /**
@@ -163,8 +169,12 @@ async function publishedVersionOf(
   if (!doi) return undefined;
   // A title often changes on publication; the source's link and the same first author say it is the same work.
   const attempts: Attempts = { awaited: new Set(), failures };
-  const linked = await askAll(sources, attempts, request, (s, options) => s.byDoi?.(doi, options), (found) =>
-    found && sameFirstAuthor(entry, found) ? { status: 'found', record: found, via: 'doi' } : undefined,
+  const linked = await askAll(
+    sources,
+    attempts,
+    request,
+    (s, options) => s.byDoi?.(doi, options),
+    (found) => (found && sameFirstAuthor(entry, found) ? { status: 'found', record: found, via: 'doi' } : undefined),
   );
   return linked?.status === 'found' ? linked.record : undefined;
 }
@@ -191,7 +201,12 @@ function isPreprintDoi(doi: string): boolean {
  * A preprint does not confirm a venue, since real conference papers are often indexed only as
  * preprints; but a venue that no source knows at all is no venue, and the entry's claim is wrong.
  */
-async function withVenueChecked(verdict: ExistenceVerdict & { status: 'found' }, claimed: string, sources: readonly PaperSource[], request: RequestOptions): Promise<ExistenceVerdict> {
+async function withVenueChecked(
+  verdict: ExistenceVerdict & { status: 'found' },
+  claimed: string,
+  sources: readonly PaperSource[],
+  request: RequestOptions,
+): Promise<ExistenceVerdict> {
   const unknownTo = await venueUnknownTo(claimed, sources, request);
   if (unknownTo === undefined) return verdict;
   const names = unknownTo.map((id) => SOURCE_NAMES[id]).join(', ');
@@ -210,20 +225,26 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
   /** A preprint found while the entry claims a venue: kept while a published version may turn up. */
   let preprint: ExistenceVerdict | undefined;
   for (const [route, id, lookup] of identifierLookups(entry)) {
-    const verdict = await askAll(sources, attempts, request, (s, options) => lookup(s, id, options), (record, source) => {
-      if (!record) {
-        if (route === 'doi') doiUnknownTo.push(source.id);
-        return undefined;
-      }
-      // The identifier exists but names another work: the entry's title may still be a real work's. An
-      // ISBN of another title is left to the comparison: a volume or edition of a set may carry it.
-      if ((route === 'doi' || route === 'pubmed') && titlesConflict(entry, record)) {
-        conflict ??= { record, via: route === 'doi' ? 'doi' : 'pubmed' };
-        return undefined;
-      }
-      const comparison = compareEntryToRecord(entry, record);
-      return comparison.decision === 'different-work' ? undefined : verdictFor(entry, record, route, comparison.differences);
-    });
+    const verdict = await askAll(
+      sources,
+      attempts,
+      request,
+      (s, options) => lookup(s, id, options),
+      (record, source) => {
+        if (!record) {
+          if (route === 'doi') doiUnknownTo.push(source.id);
+          return undefined;
+        }
+        // The identifier exists but names another work: the entry's title may still be a real work's. An
+        // ISBN of another title is left to the comparison: a volume or edition of a set may carry it.
+        if ((route === 'doi' || route === 'pubmed') && titlesConflict(entry, record)) {
+          conflict ??= { record, via: route === 'doi' ? 'doi' : 'pubmed' };
+          return undefined;
+        }
+        const comparison = compareEntryToRecord(entry, record);
+        return comparison.decision === 'different-work' ? undefined : verdictFor(entry, record, route, comparison.differences);
+      },
+    );
     if (verdict && !isPreprintOnly(verdict)) return withConflict(entry, conflict, verdict);
     preprint ??= verdict;
   }
@@ -238,11 +259,17 @@ async function findEntry(entry: BibEntry, sources: readonly PaperSource[], reque
     };
     // A source of books only is asked about books only: its silence about an article says nothing.
     const searched = isWholeBook(entry) ? sources : sources.filter((s) => !s.booksOnly);
-    const verdict = await askAll(searched, attempts, request, (s, options) => s.search(query, options), (records) => {
-      // The identifier's own work, met again by title, is not the entry's work whatever they share.
-      const best = pickBestMatch(entry, conflict ? records.filter((r) => !titlesConflict(entry, r)) : records);
-      return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, conflict ? [] : doiUnknownTo));
-    });
+    const verdict = await askAll(
+      searched,
+      attempts,
+      request,
+      (s, options) => s.search(query, options),
+      (records) => {
+        // The identifier's own work, met again by title, is not the entry's work whatever they share.
+        const best = pickBestMatch(entry, conflict ? records.filter((r) => !titlesConflict(entry, r)) : records);
+        return best && verdictFor(entry, best.record, 'title', withUnresolvedDoi(entry, best.differences, conflict ? [] : doiUnknownTo));
+      },
+    );
     // A published version found by title is compared with the venue the entry claims; another preprint adds nothing.
     if (verdict && !(preprint && isPreprintOnly(verdict))) return withConflict(entry, conflict, verdict);
   }
@@ -389,11 +416,7 @@ function verdictFor(entry: BibEntry, record: SourceRecord, via: LookupRoute, dif
   return venueUnconfirmed ? { status: 'found', record, via, venueUnconfirmed } : { status: 'found', record, via };
 }
 
-type IdentifierLookup = readonly [
-  LookupRoute,
-  string,
-  (source: PaperSource, id: string, options: RequestOptions) => Promise<SourceRecord | undefined> | undefined,
-];
+type IdentifierLookup = readonly [LookupRoute, string, (source: PaperSource, id: string, options: RequestOptions) => Promise<SourceRecord | undefined> | undefined];
 
 /**
  * The lookups by the entry's identifiers that can be made: an identifier the sources cannot read (the
@@ -468,7 +491,10 @@ async function ask<T>(
 
 function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], attempts: Attempts): ExistenceVerdict {
   if (!hasSearchWords(entry) && identifierLookups(entry).length === 0) {
-    const reason = entry.reference === undefined ? 'The entry has no title, DOI or arXiv id that can be looked up.' : 'The reference text is too short, or could not be read as authors and a title, and has no DOI or arXiv id to look up.';
+    const reason =
+      entry.reference === undefined
+        ? 'The entry has no title, DOI or arXiv id that can be looked up.'
+        : 'The reference text is too short, or could not be read as authors and a title, and has no DOI or arXiv id to look up.';
     return { status: 'unchecked', reason };
   }
   // In the configured order, not the order the answers happened to arrive in.

@@ -45,11 +45,35 @@ function yearIssues(entry: BibEntry, now: Date): IntrinsicIssue[] {
  * cited that way on purpose.
  */
 const PLACEHOLDER_WORDS = new Set([
-  'author', 'authors', 'name', 'names', 'surname', 'lastname', 'firstname', 'familyname', 'givenname', 'first',
-  'second', 'third', 'last', 'given', 'family', 'your', 'placeholder', 'tbd', 'tba', 'todo', 'fixme', 'lorem',
-  'ipsum', 'foo', 'bar', 'baz', 'someone', 'somebody',
+  'author',
+  'authors',
+  'name',
+  'names',
+  'surname',
+  'lastname',
+  'firstname',
+  'familyname',
+  'givenname',
+  'first',
+  'second',
+  'third',
+  'last',
+  'given',
+  'family',
+  'your',
+  'placeholder',
+  'tbd',
+  'tba',
+  'todo',
+  'fixme',
+  'lorem',
+  'ipsum',
+  'foo',
+  'bar',
+  'baz',
+  'someone',
+  'somebody',
 ]);
-
 
 function placeholderIssues(authors: readonly Author[]): IntrinsicIssue[] {
   const seen = new Set<string>();
@@ -65,7 +89,9 @@ function placeholderIssues(authors: readonly Author[]): IntrinsicIssue[] {
 
 function isPlaceholder(author: Author): boolean {
   const family = normalizeText(author.family ?? author.literal ?? '');
-  const given = normalizeText(author.given ?? '').split(' ').filter((w) => w !== '');
+  const given = normalizeText(author.given ?? '')
+    .split(' ')
+    .filter((w) => w !== '');
   // John and Jane Doe are the standard made-up people, but real people have those names too, and
   // other Does are real: only a Doe with no first name, or none but a J., stands for nobody.
   if (family === 'doe' && (given.length === 0 || (given[0] === 'j' && given.every((w) => w.length === 1)))) return true;
@@ -97,9 +123,7 @@ function doiIssues(entry: BibEntry, now: Date): IntrinsicIssue[] {
   }
   const arxivPart = arxivPartOfDoi(doi);
   const problem = arxivPart === undefined ? undefined : arxivProblem(arxivPart, now);
-  return problem === undefined
-    ? []
-    : [{ code: 'malformed-doi', field: 'doi', message: `"${doi}" is an arXiv DOI, but ${problem}` }];
+  return problem === undefined ? [] : [{ code: 'malformed-doi', field: 'doi', message: `"${doi}" is an arXiv DOI, but ${problem}` }];
 }
 
 /** The arXiv id of the entry and the one in its arxiv.org link, each checked once. */

@@ -113,8 +113,7 @@ export function compareEntryToRecord(entry: BibEntry, record: SourceRecord): Mat
   const differences = fields.filter(isDifference);
 
   const identifiedBy = identify(entry, title, authors, year, doi, arxiv);
-  const decision: MatchDecision =
-    identifiedBy === undefined ? 'different-work' : differences.length === 0 ? 'same-work' : 'same-work-with-differences';
+  const decision: MatchDecision = identifiedBy === undefined ? 'different-work' : differences.length === 0 ? 'same-work' : 'same-work-with-differences';
   // The title dominates; authors and dates separate versions of one work; an identifier settles it.
   const score =
     title.similarity +
@@ -254,9 +253,7 @@ function subtitleRelation(expected: string, found: string, joinedA: string, join
 
 function sameNumbers(a: readonly string[], b: readonly string[]): boolean {
   const numbers = (words: readonly string[]): string =>
-    [...(words.join('').match(/\d+/g) ?? []), ...words.filter((w) => /^(?:ii|iii|iv|vi|vii|viii|ix)$/.test(w))]
-      .sort()
-      .join(' ');
+    [...(words.join('').match(/\d+/g) ?? []), ...words.filter((w) => /^(?:ii|iii|iv|vi|vii|viii|ix)$/.test(w))].sort().join(' ');
   return numbers(a) === numbers(b);
 }
 
@@ -309,8 +306,7 @@ export function compareAuthorLists(expected: readonly Author[], found: readonly 
   const f1 = isTruncated ? matched / listed.length : (2 * matched) / (listed.length + found.length);
   // Fewer than half of the names cited are the work's: an author list made up, not misspelt.
   const mostlyWrong = notOnRecord.length * 2 > listed.length;
-  const field: FieldComparison =
-    notes.length === 0 ? { ...base, status } : { ...base, status, note: notes.join('; '), ...(mostlyWrong && { hallucinated: true as const }) };
+  const field: FieldComparison = notes.length === 0 ? { ...base, status } : { ...base, status, note: notes.join('; '), ...(mostlyWrong && { hallucinated: true as const }) };
   return { field, entryCount: listed.length, recordCount: found.length, matched, firstAuthorMatches, f1 };
 }
 
@@ -462,10 +458,7 @@ function isAcronymOf(names: readonly VenueWord[], other: VenueWords): boolean {
   const words = other.words.map((w) => w.text);
   const initials = (ws: readonly string[]): string => ws.map((w) => w[0]).join('');
   const spelled = [initials(words), initials(other.words.flatMap((w) => w.withStopwords))];
-  return names.every(
-    ({ text }) =>
-      text.length >= 3 && (words.includes(text) || other.acronyms.includes(text) || spelled.some((s) => s.includes(text))),
-  );
+  return names.every(({ text }) => text.length >= 3 && (words.includes(text) || other.acronyms.includes(text) || spelled.some((s) => s.includes(text))));
 }
 
 // ---------------------------------------------------------------------------------------

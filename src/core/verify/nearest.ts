@@ -35,7 +35,10 @@ const OFFERED = 5;
 export async function nearestRecords(entry: BibEntry, sources: readonly PaperSource[], request: RequestOptions = {}): Promise<NearestRecords> {
   if (!entry.title) return { records: [], failures: [], answered: false };
   const authors = entry.authors.map((a) => a.family ?? a.literal ?? '').filter((name) => name !== '');
-  const queries: BibliographicQuery[] = [{ title: entry.title, authors, year: entry.year, limit: ASKED }, { title: entry.title, limit: ASKED }];
+  const queries: BibliographicQuery[] = [
+    { title: entry.title, authors, year: entry.year, limit: ASKED },
+    { title: entry.title, limit: ASKED },
+  ];
   const failures: string[] = [];
   let answered = false;
   const answers = await Promise.all(
@@ -58,8 +61,6 @@ export async function nearestRecords(entry: BibEntry, sources: readonly PaperSou
     .map((record) => ({ record, match: compareEntryToRecord(entry, record) }))
     .filter(({ match }) => match.decision !== 'different-work')
     .sort((a, b) => b.match.score - a.match.score);
-  const records = [...distinctWorks(ranked, ({ record }) => paperFromRecord(record))]
-    .slice(0, OFFERED)
-    .map(({ record, match }) => ({ record, differences: match.differences }));
+  const records = [...distinctWorks(ranked, ({ record }) => paperFromRecord(record))].slice(0, OFFERED).map(({ record, match }) => ({ record, differences: match.differences }));
   return { records, failures: [...new Set(failures)], answered };
 }

@@ -12,7 +12,17 @@ const HTML_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt:
 
 /** Letters NFKD does not decompose into a base letter and a combining mark. */
 const SPECIAL_LETTERS: Readonly<Record<string, string>> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŋ: 'ng',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŋ: 'ng',
 };
 
 /** Any letter written out above or in GREEK_NAMES: one pass of a regular expression, not a function call a character. */
@@ -39,12 +49,14 @@ export function normalizeText(value: string): string {
     .replace(/\p{M}/gu, '')
     .toLowerCase();
   text = text.replace(SPELLED_OUT, (ch) => SPECIAL_LETTERS[ch] ?? ` ${GREEK_NAMES[ch]} `);
-  return text
-    .replace(/&/g, ' and ')
-    // Braces group letters in BibTeX ("{B}ayes"); they never separate words.
-    .replace(/['’‘`´{}]/g, '')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+  return (
+    text
+      .replace(/&/g, ' and ')
+      // Braces group letters in BibTeX ("{B}ayes"); they never separate words.
+      .replace(/['’‘`´{}]/g, '')
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()
+  );
 }
 
 function decodeEntity(name: string): string | undefined {
@@ -58,8 +70,36 @@ function decodeEntity(name: string): string | undefined {
 
 /** Words that carry no meaning of their own in a title; they do not make a title distinctive. */
 const TITLE_STOPWORDS = new Set([
-  'a', 'an', 'the', 'of', 'for', 'in', 'on', 'and', 'or', 'to', 'with', 'by', 'from', 'at', 'as', 'is', 'are',
-  'via', 'into', 'its', 'their', 'our', 'we', 'be', 'vs', 'versus', 'toward', 'towards', 'using', 'based',
+  'a',
+  'an',
+  'the',
+  'of',
+  'for',
+  'in',
+  'on',
+  'and',
+  'or',
+  'to',
+  'with',
+  'by',
+  'from',
+  'at',
+  'as',
+  'is',
+  'are',
+  'via',
+  'into',
+  'its',
+  'their',
+  'our',
+  'we',
+  'be',
+  'vs',
+  'versus',
+  'toward',
+  'towards',
+  'using',
+  'based',
 ]);
 
 /**
@@ -100,7 +140,11 @@ export function mainTitle(title: string): string | undefined {
   if (!match) return undefined;
   // "?" and "!" end the main title but belong to it: "Why should I trust you?: Explaining …".
   const end = match[0].length - 1;
-  return title.trim().slice(0, end).replace(/\s*[:;–—-]+\s*$/u, '').trim();
+  return title
+    .trim()
+    .slice(0, end)
+    .replace(/\s*[:;–—-]+\s*$/u, '')
+    .trim();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -108,16 +152,73 @@ export function mainTitle(title: string): string | undefined {
 
 /** Lower-case particles that belong to a family name but are not what it is sorted or looked up by. */
 const PARTICLES = new Set([
-  'van', 'von', 'der', 'den', 'de', 'del', 'della', 'degli', 'di', 'da', 'dos', 'das', 'du', 'le', 'la',
-  'ten', 'ter', 'vander', 'zu', 'bin', 'binti', 'ibn', 'al', 'el', 'y', 'st', 'saint',
+  'van',
+  'von',
+  'der',
+  'den',
+  'de',
+  'del',
+  'della',
+  'degli',
+  'di',
+  'da',
+  'dos',
+  'das',
+  'du',
+  'le',
+  'la',
+  'ten',
+  'ter',
+  'vander',
+  'zu',
+  'bin',
+  'binti',
+  'ibn',
+  'al',
+  'el',
+  'y',
+  'st',
+  'saint',
 ]);
 
 /** A literal name with one of these words is an organisation, compared as a whole. */
 const ORGANISATION_WORDS = new Set([
-  'university', 'consortium', 'collaboration', 'group', 'team', 'organization', 'organisation', 'association',
-  'institute', 'committee', 'inc', 'ltd', 'corporation', 'project', 'society', 'foundation', 'council',
-  'agency', 'initiative', 'network', 'center', 'centre', 'laboratory', 'lab', 'labs', 'office', 'board',
-  'department', 'ministry', 'alliance', 'working', 'openai', 'google', 'deepmind', 'meta', 'microsoft',
+  'university',
+  'consortium',
+  'collaboration',
+  'group',
+  'team',
+  'organization',
+  'organisation',
+  'association',
+  'institute',
+  'committee',
+  'inc',
+  'ltd',
+  'corporation',
+  'project',
+  'society',
+  'foundation',
+  'council',
+  'agency',
+  'initiative',
+  'network',
+  'center',
+  'centre',
+  'laboratory',
+  'lab',
+  'labs',
+  'office',
+  'board',
+  'department',
+  'ministry',
+  'alliance',
+  'working',
+  'openai',
+  'google',
+  'deepmind',
+  'meta',
+  'microsoft',
 ]);
 
 /** A name split into the words that identify it and the initials of the given names. */
@@ -225,10 +326,46 @@ export interface VenueWords {
 const VENUE_STOPWORDS = new Set(['of', 'the', 'on', 'in', 'and', 'for', 'at', 'to', 'a', 'an', 'its']);
 
 const GENERIC_VENUE_WORDS = new Set([
-  'proceedings', 'proc', 'conference', 'conf', 'international', 'intl', 'int', 'annual', 'annu', 'meeting',
-  'ieee', 'acm', 'cvf', 'rsj', 'siam', 'usenix', 'workshop', 'workshops', 'symposium', 'symp', 'advances', 'adv',
-  'joint', 'vol', 'volume', 'part', 'findings', 'companion', 'main', 'track', 'papers', 'paper', 'long', 'short',
-  'edition', 'series', 'th', 'st', 'nd', 'rd',
+  'proceedings',
+  'proc',
+  'conference',
+  'conf',
+  'international',
+  'intl',
+  'int',
+  'annual',
+  'annu',
+  'meeting',
+  'ieee',
+  'acm',
+  'cvf',
+  'rsj',
+  'siam',
+  'usenix',
+  'workshop',
+  'workshops',
+  'symposium',
+  'symp',
+  'advances',
+  'adv',
+  'joint',
+  'vol',
+  'volume',
+  'part',
+  'findings',
+  'companion',
+  'main',
+  'track',
+  'papers',
+  'paper',
+  'long',
+  'short',
+  'edition',
+  'series',
+  'th',
+  'st',
+  'nd',
+  'rd',
 ]);
 
 /** Ordinals spelled out: "Thirty-Fifth AAAI Conference". */

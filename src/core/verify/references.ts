@@ -65,7 +65,15 @@ export class VerdictCache {
   async shared(entry: BibEntry, signal: AbortSignal | undefined, lookUp: () => Promise<Lookup>): Promise<Lookup> {
     const key = fingerprint(entry);
     const other = this.underWay.get(key);
-    const theirs = other && (await unlessAborted(other.then((l) => (worthKeeping(l) ? l : undefined), () => undefined), signal));
+    const theirs =
+      other &&
+      (await unlessAborted(
+        other.then(
+          (l) => (worthKeeping(l) ? l : undefined),
+          () => undefined,
+        ),
+        signal,
+      ));
     if (theirs) return { ...theirs, entry };
     const mine = lookUp();
     this.underWay.set(key, mine);
@@ -237,11 +245,18 @@ export function describeUnchecked(verdicts: Verdicts): string | undefined {
   };
   for (const { verdict } of verdicts.values()) {
     if (verdict.status !== 'unchecked') continue;
-    if (verdict.timedOut) count('time limit', (_, n) => `The check's time limit ran out before ${referenceCount(n)} ${n === 1 ? 'was' : 'were'} looked up (attest.references.timeLimitSeconds).`);
-    else if (verdict.notIndexed) count('not indexed', (_, n) => `${referenceCount(n)} of a kind the sources index incompletely (a book, software, data, a web page) ${n === 1 ? 'was' : 'were'} not found there; not checked, and not marked wrong.`);
+    if (verdict.timedOut)
+      count('time limit', (_, n) => `The check's time limit ran out before ${referenceCount(n)} ${n === 1 ? 'was' : 'were'} looked up (attest.references.timeLimitSeconds).`);
+    else if (verdict.notIndexed)
+      count(
+        'not indexed',
+        (_, n) =>
+          `${referenceCount(n)} of a kind the sources index incompletely (a book, software, data, a web page) ${n === 1 ? 'was' : 'were'} not found there; not checked, and not marked wrong.`,
+      );
     else if (verdict.failures?.length) {
       for (const [kind, sources] of failuresByKind(verdict.failures)) {
-        if (kind === 'offline') count(kind, (_, n) => `Offline: ${referenceCount(n)} with no answer saved from an earlier check ${n === 1 ? 'was' : 'were'} not checked; none is marked wrong.`);
+        if (kind === 'offline')
+          count(kind, (_, n) => `Offline: ${referenceCount(n)} with no answer saved from an earlier check ${n === 1 ? 'was' : 'were'} not checked; none is marked wrong.`);
         else count(kind, (names, n) => `${listNames(names)} ${FAILURE_WORDS[kind]}: ${referenceCount(n)} not checked.`, sources);
       }
     } else {
@@ -252,7 +267,12 @@ export function describeUnchecked(verdicts: Verdicts): string | undefined {
   if (causes.size === 0) return undefined;
   return [...causes.values()]
     .sort((a, b) => b.count - a.count)
-    .map(({ count: n, sources, say }) => say(SOURCE_IDS.filter((id) => sources.has(id)), n))
+    .map(({ count: n, sources, say }) =>
+      say(
+        SOURCE_IDS.filter((id) => sources.has(id)),
+        n,
+      ),
+    )
     .join('\n');
 }
 

@@ -60,8 +60,11 @@ export async function retractionOf(entry: BibEntry, record: SourceRecord, source
   const then = reporting.filter((s) => s.byPubMedId);
   await Promise.all(then.map((source) => asking.ask(source, pubMed ? source.byPubMedId?.(pubMed, request) : !broadAnswered && doi ? source.byDoi?.(doi, request) : undefined)));
   if (asking.answers.length > 0) return combineUpdates(withTitleMarks(asking.answers));
-  if (asking.failures.length > 0) return { status: 'unchecked', notices: [], sources: [], reason: `No source could say whether it was retracted (${asking.failures.join('; ')}).`, failed: true };
-  const reason = asking.asked ? 'No source that reports retractions holds the work.' : 'No source that reports retractions could be asked: the work has no DOI, PubMed or arXiv id they hold.';
+  if (asking.failures.length > 0)
+    return { status: 'unchecked', notices: [], sources: [], reason: `No source could say whether it was retracted (${asking.failures.join('; ')}).`, failed: true };
+  const reason = asking.asked
+    ? 'No source that reports retractions holds the work.'
+    : 'No source that reports retractions could be asked: the work has no DOI, PubMed or arXiv id they hold.';
   return { status: 'unchecked', notices: [], sources: [], reason };
 }
 

@@ -72,10 +72,7 @@ export function thresholdsFor(deps: Pick<SupportDependencies, 'nli' | 'threshold
  * How related a claim is to passages of an abstract: the best passage and its score, 0–1, and, when
  * the scorer knows which words are common, whether any passage holds one of the claim's other terms.
  */
-export type RelevanceScorer = (
-  claim: string,
-  passages: readonly string[],
-) => { readonly score: number; readonly best: number; readonly sharesKeyTerm?: boolean };
+export type RelevanceScorer = (claim: string, passages: readonly string[]) => { readonly score: number; readonly best: number; readonly sharesKeyTerm?: boolean };
 
 export interface SupportJudgement {
   readonly label: SupportLabel;
@@ -143,7 +140,10 @@ export async function judgeSupport(
   const thresholds = thresholdsFor(deps);
   // Relevance is the best of the abstract, its sentences and the passages; the text shown is never the whole abstract.
   const shown = [...sentences.map((text) => ({ text, place: ABSTRACT })), ...fullText.map((p) => ({ text: p.text, place: placeOf(p) }))];
-  const byText = deps.relevance(claim, shown.map((p) => p.text));
+  const byText = deps.relevance(
+    claim,
+    shown.map((p) => p.text),
+  );
   const whole = sentences.length > 0 ? deps.relevance(claim, [sentences.join(' ')]).score : 0;
   const relevance = Math.max(byText.score, whole);
   const closest = shown[byText.best] ?? shown[0];

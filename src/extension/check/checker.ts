@@ -192,11 +192,20 @@ export class Checker implements vscode.Disposable {
     const settings = this.config.settings();
     const options = { extraBibliographies: settings.extraBibliographies, reportUnused: settings.reportUnused };
     try {
-      const result = await checkInStages(root, this.workspace, this.session, options, settings.pipeline, host, (_stage, staged) => {
-        if (this.generations.get(root) !== generation) return controller.abort();
-        this.results.set(root, staged);
-        this.publish();
-      }, controller.signal);
+      const result = await checkInStages(
+        root,
+        this.workspace,
+        this.session,
+        options,
+        settings.pipeline,
+        host,
+        (_stage, staged) => {
+          if (this.generations.get(root) !== generation) return controller.abort();
+          this.results.set(root, staged);
+          this.publish();
+        },
+        controller.signal,
+      );
       if (!result && !controller.signal.aborted && this.generations.get(root) === generation) {
         this.results.delete(root);
         this.publish();
@@ -271,7 +280,11 @@ export class Checker implements vscode.Disposable {
     if (text === undefined) return undefined;
     const { entries } = await this.session.bibliographies.parse(file, text);
     const verdicts = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: entries.length === 1 ? vscode.l10n.t('Looking up 1 reference') : vscode.l10n.t('Looking up {0} references', entries.length), cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: entries.length === 1 ? vscode.l10n.t('Looking up 1 reference') : vscode.l10n.t('Looking up {0} references', entries.length),
+        cancellable: true,
+      },
       (_progress, token) => this.references.verify(`bibliography:${file}`, entries, token),
     );
     if (verdicts) {

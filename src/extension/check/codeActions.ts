@@ -42,7 +42,9 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
     const file = document.uri.fsPath;
     const citation = this.checker.resultFor(file)?.citations.find((c) => c.file === file && toRange(c.range).isEqual(diagnostic.range));
     if (!citation || finding.key === undefined) return [];
-    const actions = [command(vscode.l10n.t('Ignore this verdict'), 'attest.ignoreVerdict', [file, { key: citation.key, claim: citation.claim && { text: citation.claim.text } }], diagnostic)];
+    const actions = [
+      command(vscode.l10n.t('Ignore this verdict'), 'attest.ignoreVerdict', [file, { key: citation.key, claim: citation.claim && { text: citation.claim.text } }], diagnostic),
+    ];
     if (finding.code !== 'unverifiable') {
       actions.unshift(command(vscode.l10n.t('Show the evidence'), 'attest.showCitedAbstract', [file, finding.key, finding.evidence?.sentence], diagnostic));
     }
@@ -74,7 +76,14 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
     const actions = [command(vscode.l10n.t('Find the real paper in the sources'), FIND_REAL_PAPER, [file, finding.key], diagnostic)];
     const citation = this.checker.resultFor(file)?.citations.find((c) => c.file === file && toRange(c.range).isEqual(diagnostic.range));
     if (citation?.claim) {
-      actions.push(command(vscode.l10n.t('Find evidence for this sentence, to replace this citation'), 'attest.findEvidenceFor', [document.uri, toRange(citation.claim.range), diagnostic.range], diagnostic));
+      actions.push(
+        command(
+          vscode.l10n.t('Find evidence for this sentence, to replace this citation'),
+          'attest.findEvidenceFor',
+          [document.uri, toRange(citation.claim.range), diagnostic.range],
+          diagnostic,
+        ),
+      );
     }
     return actions;
   }
@@ -82,9 +91,7 @@ export class CitationCodeActionProvider implements vscode.CodeActionProvider {
   /** The finding a diagnostic was made from: diagnostics come back as copies, findings keep the data. */
   private findingOf(document: vscode.TextDocument, diagnostic: vscode.Diagnostic): Finding | undefined {
     const file = document.uri.fsPath;
-    return this.checker
-      .findingsIn(file)
-      .find((f) => f.code === diagnostic.code && toRange(f.range).isEqual(diagnostic.range));
+    return this.checker.findingsIn(file).find((f) => f.code === diagnostic.code && toRange(f.range).isEqual(diagnostic.range));
   }
 
   private keyReplacements(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, finding: Finding): vscode.CodeAction[] {

@@ -15,9 +15,7 @@ export class CitationHoverProvider implements vscode.HoverProvider {
     const result = this.checker.resultFor(document.uri.fsPath);
     if (!result) return undefined;
     const citation = result.citations.find(
-      (c) =>
-        c.file === document.uri.fsPath &&
-        new vscode.Range(c.range.start.line, c.range.start.character, c.range.end.line, c.range.end.character).contains(position),
+      (c) => c.file === document.uri.fsPath && new vscode.Range(c.range.start.line, c.range.start.character, c.range.end.line, c.range.end.character).contains(position),
     );
     if (!citation) return undefined;
     const range = new vscode.Range(citation.range.start.line, citation.range.start.character, citation.range.end.line, citation.range.end.character);
@@ -45,9 +43,7 @@ function describeSupport(support: CitationSupport): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   const { icon, verdict, meaning } = supportWords(support, vscode.l10n.t);
   const read =
-    fullText && 'source' in fullText
-      ? vscode.l10n.t('Abstract and full text ({0}): {1}', FULL_TEXT_NAMES[fullText.source], verdict)
-      : vscode.l10n.t('Abstract only: {0}', verdict);
+    fullText && 'source' in fullText ? vscode.l10n.t('Abstract and full text ({0}): {1}', FULL_TEXT_NAMES[fullText.source], verdict) : vscode.l10n.t('Abstract only: {0}', verdict);
   md.appendMarkdown(`$(${icon}) ${markdownText(read)}${judgement.reason ? ` (${markdownText(judgement.reason)})` : ''}\n\n`);
   if (meaning) md.appendMarkdown(`${markdownText(meaning)}\n\n`);
   if (fullText && 'reason' in fullText) md.appendMarkdown(`*${markdownText(vscode.l10n.t('No full text: {0}', fullText.reason))}*\n\n`);
@@ -93,7 +89,9 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
       }
       break;
     case 'metadata-mismatch':
-      md.appendMarkdown(`$(warning) ${markdownText(vscode.l10n.t('Matches a record in {0} whose metadata differs:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}\n\n`);
+      md.appendMarkdown(
+        `$(warning) ${markdownText(vscode.l10n.t('Matches a record in {0} whose metadata differs:', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}\n\n`,
+      );
       for (const d of verdict.differences) {
         md.appendMarkdown(`- ${markdownText(d.field)}: ${markdownText(d.expected || '—')} → ${markdownText(d.found || '—')}\n`);
       }
@@ -102,7 +100,9 @@ function describeVerdict(verdict: ExistenceVerdict): vscode.MarkdownString {
       md.appendMarkdown(`$(error) ${markdownText(vscode.l10n.t('No record in {0}; possibly fabricated.', verdict.asked.map((id) => SOURCE_NAMES[id]).join(', ')))}`);
       break;
     case 'doi-title-conflict':
-      md.appendMarkdown(`$(error) ${markdownText(vscode.l10n.t('Its {0} names another work, in {1}:', verdict.via === 'doi' ? 'DOI' : 'PubMed id', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`);
+      md.appendMarkdown(
+        `$(error) ${markdownText(vscode.l10n.t('Its {0} names another work, in {1}:', verdict.via === 'doi' ? 'DOI' : 'PubMed id', SOURCE_NAMES[verdict.record.source]))} ${link(verdict.record)}`,
+      );
       if (verdict.titled) md.appendMarkdown(`\n\n${markdownText(vscode.l10n.t('The cited title is in {0}:', SOURCE_NAMES[verdict.titled.source]))} ${link(verdict.titled)}`);
       break;
     case 'unchecked': {
@@ -130,6 +130,8 @@ function describeEntry(entry: BibEntry): vscode.MarkdownString {
   if (entry.doi) md.appendMarkdown(`${markdownLink(`doi:${entry.doi}`, doiUrl(entry.doi))}\n\n`);
   else if (entry.url) md.appendMarkdown(`${markdownLink(entry.url, entry.url)}\n\n`);
   const file = vscode.Uri.file(entry.file).with({ fragment: `L${entry.range.start.line + 1}` });
-  md.appendMarkdown(`[${markdownText(`${vscode.workspace.asRelativePath(entry.file)}:${entry.range.start.line + 1}`)}](${linkTarget(file.toString())}) · ${markdownCode(entry.key)}`);
+  md.appendMarkdown(
+    `[${markdownText(`${vscode.workspace.asRelativePath(entry.file)}:${entry.range.start.line + 1}`)}](${linkTarget(file.toString())}) · ${markdownCode(entry.key)}`,
+  );
   return md;
 }

@@ -96,7 +96,15 @@ function abstractLines(result: CheckResult): string[] {
   const without = withoutAbstract - notLookedUp;
   if (without === 1) lines.push(vscode.l10n.t('1 of {0} cited works has no abstract to check against.', cited));
   else if (without > 1) lines.push(vscode.l10n.t('{0} of {1} cited works have no abstract to check against.', without, cited));
-  if (notLookedUp === 1) lines.push(vscode.l10n.t('The abstract of 1 of {0} cited works was not looked up (no source answered for it); the support check had nothing to read for it.', cited));
-  else if (notLookedUp > 1) lines.push(vscode.l10n.t('The abstracts of {0} of {1} cited works were not looked up (no source answered for them); the support check had nothing to read for them.', notLookedUp, cited));
+  if (notLookedUp === 1)
+    lines.push(vscode.l10n.t('The abstract of 1 of {0} cited works was not looked up (no source answered for it); the support check had nothing to read for it.', cited));
+  else if (notLookedUp > 1)
+    lines.push(
+      vscode.l10n.t(
+        'The abstracts of {0} of {1} cited works were not looked up (no source answered for them); the support check had nothing to read for them.',
+        notLookedUp,
+        cited,
+      ),
+    );
   return lines;
 }

@@ -71,7 +71,6 @@ export type CitingWriter = (text: string, keys: readonly string[], style: Citati
  * edits by the debounce delay: a paper added a moment ago must not be added again.
  */
 export class EvidenceActions {
-
   constructor(private readonly checker: Checker) {}
 
   /** The entry of the manuscript's bibliographies that already stands for each paper. */
@@ -105,7 +104,9 @@ export class EvidenceActions {
     const [replacement] = cited.keys;
     return {
       ok: true,
-      message: cited.added ? vscode.l10n.t('Replaced {0} with {1}, and added {1} to {2}.', key, replacement, path.basename(cited.added.file)) : vscode.l10n.t('Replaced {0} with {1}.', key, replacement),
+      message: cited.added
+        ? vscode.l10n.t('Replaced {0} with {1}, and added {1} to {2}.', key, replacement, path.basename(cited.added.file))
+        : vscode.l10n.t('Replaced {0} with {1}.', key, replacement),
     };
   }
 
@@ -189,7 +190,11 @@ export class EvidenceActions {
   private async referencesFor(result: CheckResult, papers: readonly Paper[]): Promise<References | Failure> {
     const bibliographies = await this.bibliographiesOf(result);
     const entries = bibliographies.flatMap((b) => b.entries);
-    const cited = citingReferences(papers, entries, result.manuscript.sources.flatMap((s) => s.bibitems));
+    const cited = citingReferences(
+      papers,
+      entries,
+      result.manuscript.sources.flatMap((s) => s.bibitems),
+    );
     const written = cited.flatMap((r) => (r.kind === 'new' ? [r.bibtex] : []));
     if (written.length === 0) return { ok: true, each: cited, append: () => undefined };
     const named = result.manuscript.sources.flatMap((s) => s.bibliographies)[0];

@@ -84,4 +84,3 @@ function panelStrings(): PanelStrings {
     citedHere: t('Already cited here'),
   };
 }
-

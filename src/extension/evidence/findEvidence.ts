@@ -39,7 +39,9 @@ export function registerFindEvidence(
     feature,
     vscode.commands.registerCommand('attest.findEvidence', () => feature.run()),
     ...RESULT_ACTIONS.map((action) =>
-      vscode.commands.registerCommand(`attest.evidence.${action}`, (index: unknown, list?: unknown) => feature.receive({ type: action, index, ...(list !== undefined && { list }) })),
+      vscode.commands.registerCommand(`attest.evidence.${action}`, (index: unknown, list?: unknown) =>
+        feature.receive({ type: action, index, ...(list !== undefined && { list }) }),
+      ),
     ),
   );
   context.subscriptions.push(

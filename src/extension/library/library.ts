@@ -102,11 +102,13 @@ export class EvidenceLibrary implements vscode.Disposable {
    * takes hours of both cores.
    */
   async importFiles(given?: readonly vscode.Uri[]): Promise<void> {
-    const files = given ?? (await vscode.window.showOpenDialog({
-      canSelectMany: true,
-      title: vscode.l10n.t('Import papers into the evidence library'),
-      filters: { [vscode.l10n.t('Papers')]: ['jsonl', 'bib', 'ris'] },
-    }));
+    const files =
+      given ??
+      (await vscode.window.showOpenDialog({
+        canSelectMany: true,
+        title: vscode.l10n.t('Import papers into the evidence library'),
+        filters: { [vscode.l10n.t('Papers')]: ['jsonl', 'bib', 'ris'] },
+      }));
     if (!files?.length) return;
     const library = await this.library();
     try {
@@ -119,38 +121,41 @@ export class EvidenceLibrary implements vscode.Disposable {
   }
 
   private async importWithProgress(library: LibraryThread, files: readonly vscode.Uri[]): Promise<void> {
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Importing papers'), cancellable: true },
-      async (progress, token) => {
-        const controller = new AbortController();
-        token.onCancellationRequested(() => controller.abort());
-        for (const file of files) {
-          const format = formatOf(file.fsPath);
-          if (!format) {
-            void vscode.window.showWarningMessage(vscode.l10n.t('{0} is not a JSONL, BibTeX or RIS file.', path.basename(file.fsPath)));
-            continue;
-          }
-          const summary = await library.importFile(file.fsPath, format, {
-            signal: controller.signal,
-            embedLater: true,
-            onProgress: (done, total) => progress.report({ message: `${path.basename(file.fsPath)} ${done}/${total}` }),
-          });
-          if ('unreadable' in summary) {
-            void vscode.window.showWarningMessage(summary.unreadable);
-            continue;
-          }
-          for (const problem of summary.problems) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
-          void vscode.window.showInformationMessage(
-            [
-              summary.added === 1 ? vscode.l10n.t('Imported 1 paper from {0}.', path.basename(file.fsPath)) : vscode.l10n.t('Imported {0} papers from {1}.', summary.added, path.basename(file.fsPath)),
-              ...(summary.problemCount === 0
-                ? []
-                : [summary.problemCount === 1 ? vscode.l10n.t('1 record could not be read (see the Attest output).') : vscode.l10n.t('{0} records could not be read (see the Attest output).', summary.problemCount)]),
-            ].join(' '),
-          );
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Importing papers'), cancellable: true }, async (progress, token) => {
+      const controller = new AbortController();
+      token.onCancellationRequested(() => controller.abort());
+      for (const file of files) {
+        const format = formatOf(file.fsPath);
+        if (!format) {
+          void vscode.window.showWarningMessage(vscode.l10n.t('{0} is not a JSONL, BibTeX or RIS file.', path.basename(file.fsPath)));
+          continue;
         }
-      },
-    );
+        const summary = await library.importFile(file.fsPath, format, {
+          signal: controller.signal,
+          embedLater: true,
+          onProgress: (done, total) => progress.report({ message: `${path.basename(file.fsPath)} ${done}/${total}` }),
+        });
+        if ('unreadable' in summary) {
+          void vscode.window.showWarningMessage(summary.unreadable);
+          continue;
+        }
+        for (const problem of summary.problems) this.log.warn(`${path.basename(file.fsPath)}: ${JSON.stringify(problem)}`);
+        void vscode.window.showInformationMessage(
+          [
+            summary.added === 1
+              ? vscode.l10n.t('Imported 1 paper from {0}.', path.basename(file.fsPath))
+              : vscode.l10n.t('Imported {0} papers from {1}.', summary.added, path.basename(file.fsPath)),
+            ...(summary.problemCount === 0
+              ? []
+              : [
+                  summary.problemCount === 1
+                    ? vscode.l10n.t('1 record could not be read (see the Attest output).')
+                    : vscode.l10n.t('{0} records could not be read (see the Attest output).', summary.problemCount),
+                ]),
+          ].join(' '),
+        );
+      }
+    });
   }
 
   /** Settings changed: the next search uses the same store with the new encoder and sources. */

@@ -26,10 +26,14 @@ export async function solrCredentials(secrets: vscode.SecretStorage, url: string
 export async function setSolrCredentialsCommand(secrets: vscode.SecretStorage, changed: () => void): Promise<void> {
   const url = new Config().settings().solr.url;
   if (url === '') {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Set attest.library.solr.url to the address of your institution\'s Solr first.'));
+    void vscode.window.showWarningMessage(vscode.l10n.t("Set attest.library.solr.url to the address of your institution's Solr first."));
     return;
   }
-  const user = await vscode.window.showInputBox({ title: vscode.l10n.t('Solr user name for {0}', url), prompt: vscode.l10n.t('Leave empty to remove the stored credentials.'), ignoreFocusOut: true });
+  const user = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Solr user name for {0}', url),
+    prompt: vscode.l10n.t('Leave empty to remove the stored credentials.'),
+    ignoreFocusOut: true,
+  });
   if (user === undefined) return;
   if (user.trim() === '') {
     await secrets.delete(secretName(url));

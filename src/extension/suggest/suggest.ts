@@ -65,7 +65,10 @@ export function registerSuggest(context: vscode.ExtensionContext, deps: SuggestD
     vscode.commands.registerCommand('attest.allowLlmRequests', () => feature.allow()),
     vscode.commands.registerCommand('attest.setLlmApiKey', () => setLlmApiKey(context.secrets)),
   );
-  return { setEvidenceFinder: (replacement) => feature.setFinder(replacement === undefined ? deps.finder : async () => replacement), setSentenceJudge: (judge) => feature.setJudge(judge) };
+  return {
+    setEvidenceFinder: (replacement) => feature.setFinder(replacement === undefined ? deps.finder : async () => replacement),
+    setSentenceJudge: (judge) => feature.setJudge(judge),
+  };
 }
 
 /** The endpoint the user allowed requests to, in this workspace. */
@@ -102,7 +105,10 @@ class SuggestCitedText implements vscode.Disposable {
     this.finder = deps.finder;
     this.actions = new EvidenceActions(deps.checker);
     this.panel = new PanelHost<PanelMessage>(SUGGEST_PANEL, context.extensionUri, (message) => void this.receive(message));
-    this.subscriptions.push(this.panel, this.panel.onDidClose(() => this.closed()));
+    this.subscriptions.push(
+      this.panel,
+      this.panel.onDidClose(() => this.closed()),
+    );
   }
 
   setFinder(finder: () => Promise<EvidenceFinder>): void {
@@ -152,7 +158,9 @@ class SuggestCitedText implements vscode.Disposable {
           const show = (state: PanelMessage): void => {
             if (!controller.signal.aborted) this.panel.show(state);
           };
-          const draft = new DraftView(claim, { show, post: (message, state) => !controller.signal.aborted && this.panel.post(message, state) }, (stage) => progress.report({ message: stage }));
+          const draft = new DraftView(claim, { show, post: (message, state) => !controller.signal.aborted && this.panel.post(message, state) }, (stage) =>
+            progress.report({ message: stage }),
+          );
           try {
             draft.starting(vscode.l10n.t('Opening the paper library…'));
             return await suggest({
@@ -310,7 +318,11 @@ class SuggestCitedText implements vscode.Disposable {
   private async settings(): Promise<(LlmSettings & { readonly limits: DraftLimits }) | undefined> {
     const { llm, limits } = this.deps.config.settings().suggest;
     if (!llm.baseUrl || !llm.model) {
-      notConfigured(vscode.l10n.t('Suggest Cited Text needs a language model: set attest.llm.model, and attest.llm.baseUrl for a server other than OpenAI (e.g. http://localhost:11434/v1 for Ollama).'));
+      notConfigured(
+        vscode.l10n.t(
+          'Suggest Cited Text needs a language model: set attest.llm.model, and attest.llm.baseUrl for a server other than OpenAI (e.g. http://localhost:11434/v1 for Ollama).',
+        ),
+      );
       return undefined;
     }
     return { ...llm, limits, apiKey: (await this.context.secrets.get(secretKey(llm.baseUrl))) || undefined };
@@ -525,4 +537,3 @@ function followingText(text: string, selection: SelectedText): number {
 
 /** Citations attached to the end of a sentence (`~\citep{a}`, ` [@a]`), then its closing punctuation. */
 const CLOSING = /^(?:[ \t]*~?\\[A-Za-z]*cite[A-Za-z]*\*?(?:\s*\[[^\]]*\])*\s*\{[^}]*\}|[ \t]*\[[^\]]*@[^\]]*\])*[.!?]?/;
-

@@ -52,7 +52,9 @@ function panelStrings(): PanelStrings {
   return {
     selection: t('Suggestion for'),
     consentTitle: t('Before anything is sent to {0}'),
-    remember: t('Send allows requests to this endpoint from this workspace from now on (as does the command Attest: Allow Requests to the Language Model); you are asked again if the endpoint changes.'),
+    remember: t(
+      'Send allows requests to this endpoint from this workspace from now on (as does the command Attest: Allow Requests to the Language Model); you are asked again if the endpoint changes.',
+    ),
     send: t('Send'),
     cancel: t('Cancel'),
     outcome: {
@@ -62,7 +64,10 @@ function panelStrings(): PanelStrings {
       empty: t('The model offered no text that could be kept.'),
       malformed: t("The model's reply could not be read as a draft."),
     } satisfies Record<SuggestOutcome, string>,
-    status: { supported: t('Supported'), unconfirmed: t('Unconfirmed'), contradicted: t('Contradicted'), unrelated: t('Unrelated'), uncited: t('Uncited') } satisfies Record<SentenceStatus, string>,
+    status: { supported: t('Supported'), unconfirmed: t('Unconfirmed'), contradicted: t('Contradicted'), unrelated: t('Unrelated'), uncited: t('Uncited') } satisfies Record<
+      SentenceStatus,
+      string
+    >,
     include: t('Insert this sentence too'),
     acceptHint: t('Accept inserts the supported sentences and the unconfirmed ones you tick; contradicted, unrelated and uncited sentences are never inserted.'),
     evidence: t('From [{0}]:'),
@@ -81,4 +86,3 @@ function panelStrings(): PanelStrings {
     fix: { settings: t('Open Settings'), apiKey: t('Set LLM API Key') },
   };
 }
-

@@ -99,10 +99,7 @@ export type ResultAction = (typeof RESULT_ACTIONS)[number];
  * result's action names the list the page showed it in; a command standing in for a button names none,
  * and means the list shown now.
  */
-export type WebviewMessage =
-  | { readonly type: 'ready' }
-  | { readonly type: 'downloadEncoder' }
-  | { readonly type: ResultAction; readonly index: number; readonly list?: number };
+export type WebviewMessage = { readonly type: 'ready' } | { readonly type: 'downloadEncoder' } | { readonly type: ResultAction; readonly index: number; readonly list?: number };
 
 export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
   if (typeof value !== 'object' || value === null || !('type' in value)) return undefined;

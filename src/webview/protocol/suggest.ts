@@ -96,9 +96,7 @@ const SIMPLE = ['ready', 'send', 'cancel', 'discard', 'openSettings', 'setApiKey
  * shown); `accept` names the unconfirmed sentences the user ticked, by index.
  */
 export type WebviewMessage =
-  | { readonly type: (typeof SIMPLE)[number] }
-  | { readonly type: 'openPaper'; readonly source: number }
-  | { readonly type: 'accept'; readonly unconfirmed: readonly number[] };
+  { readonly type: (typeof SIMPLE)[number] } | { readonly type: 'openPaper'; readonly source: number } | { readonly type: 'accept'; readonly unconfirmed: readonly number[] };
 
 const isIndex = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 

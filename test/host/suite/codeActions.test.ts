@@ -27,7 +27,11 @@ suite('code actions', () => {
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
 
     assert.ok(doc.getText().includes(`\\citep{${MEANT}}`), doc.getText());
-    await waitFor('the missing-key error to clear', () => (attestDiagnostics(uri, 'missing-key').length === 0 ? true : undefined), () => describeDiagnostics(uri));
+    await waitFor(
+      'the missing-key error to clear',
+      () => (attestDiagnostics(uri, 'missing-key').length === 0 ? true : undefined),
+      () => describeDiagnostics(uri),
+    );
     await vscode.commands.executeCommand('undo');
     assert.ok(doc.getText().includes(`\\citep{${TYPO}}`), 'undo restores the typed key');
   });
@@ -39,14 +43,26 @@ suite('code actions', () => {
     // The test before ends with an undo, which leaves the cursor at the key as if it were being typed,
     // and a key being typed is not reported missing until the cursor leaves it.
     editor.selection = new vscode.Selection(0, 0, 0, 0);
-    await waitFor('a missing-key diagnostic', () => (attestDiagnostics(uri, 'missing-key').length > 0 ? true : undefined), () => describeDiagnostics(uri));
+    await waitFor(
+      'a missing-key diagnostic',
+      () => (attestDiagnostics(uri, 'missing-key').length > 0 ? true : undefined),
+      () => describeDiagnostics(uri),
+    );
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, uniqueRange(doc, TYPO));
     const accept = actions.find((a) => a.title === 'Accept this missing-key here (attest-ignore comment)');
     assert.ok(accept?.edit, `no accept among: ${actions.map((a) => a.title).join(', ')}`);
     assert.ok(await vscode.workspace.applyEdit(accept.edit));
-    const line = doc.getText().split('\n').find((l) => l.includes(TYPO)) ?? '';
+    const line =
+      doc
+        .getText()
+        .split('\n')
+        .find((l) => l.includes(TYPO)) ?? '';
     assert.ok(line.endsWith(' % attest-ignore missing-key'), line);
-    await waitFor('the accepted missing-key error to go', () => (attestDiagnostics(uri, 'missing-key').length === 0 ? true : undefined), () => describeDiagnostics(uri));
+    await waitFor(
+      'the accepted missing-key error to go',
+      () => (attestDiagnostics(uri, 'missing-key').length === 0 ? true : undefined),
+      () => describeDiagnostics(uri),
+    );
     await vscode.commands.executeCommand('undo');
     assert.ok(!doc.getText().includes('attest-ignore'), 'one undo takes the comment back');
   });

@@ -92,7 +92,7 @@ suite('citation completion from the library', () => {
     return item;
   }
 
-  test('part of a library paper\'s title inside \\citep{ offers it; accepting it cites its new key and adds its BibTeX to the .bib, in one undo', async () => {
+  test("part of a library paper's title inside \\citep{ offers it; accepting it cites its new key and adds its BibTeX to the .bib, in one undo", async () => {
     const tex = await vscode.workspace.openTextDocument(texUri);
     const bib = await vscode.workspace.openTextDocument(bibUri);
     const before = bib.getText();
@@ -104,14 +104,28 @@ suite('citation completion from the library', () => {
       const line = () => tex.lineAt(uniqueRange(tex, 'Caching halves').start.line).text;
       assert.ok(line().endsWith(' See \\citep{he2016deep'), line());
       const [entry, ...others] = entriesOf(bib.getText(), 'he2016deep');
-      assert.deepStrictEqual([entry?.title, entry?.doi, entry?.year, others.length], ['Deep Residual Learning for Image Recognition', '10.1109/cvpr.2016.90', 2016, 0], bib.getText());
+      assert.deepStrictEqual(
+        [entry?.title, entry?.doi, entry?.year, others.length],
+        ['Deep Residual Learning for Image Recognition', '10.1109/cvpr.2016.90', 2016, 0],
+        bib.getText(),
+      );
       assert.deepStrictEqual(parseBibliography(bib.getText(), bibUri.fsPath).problems, [], 'the .bib still parses');
 
       // One undo in the manuscript takes back the key and the entry together: they were one edit.
       await vscode.commands.executeCommand('undo');
-      await waitFor('the undo', async () => (line().endsWith('\\citep{residual lear') && bib.getText() === before) || undefined, () => `${line()}\n${bib.getText()}`, 10_000);
+      await waitFor(
+        'the undo',
+        async () => (line().endsWith('\\citep{residual lear') && bib.getText() === before) || undefined,
+        () => `${line()}\n${bib.getText()}`,
+        10_000,
+      );
       await vscode.commands.executeCommand('redo');
-      await waitFor('the redo', async () => (line().endsWith('\\citep{he2016deep') && entriesOf(bib.getText(), 'he2016deep').length === 1) || undefined, () => line(), 10_000);
+      await waitFor(
+        'the redo',
+        async () => (line().endsWith('\\citep{he2016deep') && entriesOf(bib.getText(), 'he2016deep').length === 1) || undefined,
+        () => line(),
+        10_000,
+      );
 
       // Chosen again, it is cited by the key it now has, and the .bib keeps one entry.
       await typeAndAccept(editor, 'Daily aspirin lowers', ' \\citep{residual lear', 'he2016deep');

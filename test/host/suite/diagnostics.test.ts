@@ -2,17 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import type { AttestApi } from '../../../src/extension/extension';
-import {
-  attestDiagnostics,
-  describeDiagnostics,
-  fixturePath,
-  fixtureUri,
-  formatRange,
-  screenshot,
-  showProblems,
-  uniqueRange,
-  waitFor,
-} from './harness';
+import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, formatRange, screenshot, showProblems, uniqueRange, waitFor } from './harness';
 
 const MISSING = 'missingkey2020';
 const UNUSED = 'jumper2021highly';
@@ -47,7 +37,7 @@ suite('diagnostics', () => {
     if (now !== originalBib) await fs.promises.writeFile(fixturePath('refs.bib'), originalBib);
   });
 
-  test('the status bar item counts the manuscript\'s errors, warnings and notes in its text, not only in its tooltip', async () => {
+  test("the status bar item counts the manuscript's errors, warnings and notes in its text, not only in its tooltip", async () => {
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
     const api = await vscode.extensions.getExtension<AttestApi>('attest.attest')?.activate();
     assert.ok(api);
@@ -80,10 +70,7 @@ suite('diagnostics', () => {
     );
     assert.strictEqual(d.severity, vscode.DiagnosticSeverity.Error, 'severity');
     const expected = uniqueRange(doc, MISSING);
-    assert.ok(
-      d.range.isEqual(expected),
-      `range ${formatRange(d.range)} should cover exactly "${MISSING}" at ${formatRange(expected)} (text under it: "${doc.getText(d.range)}")`,
-    );
+    assert.ok(d.range.isEqual(expected), `range ${formatRange(d.range)} should cover exactly "${MISSING}" at ${formatRange(expected)} (text under it: "${doc.getText(d.range)}")`);
 
     const missingKeys = attestDiagnostics(texUri(), 'missing-key');
     assert.strictEqual(missingKeys.length, 1, `only ${MISSING} is missing; got ${describeDiagnostics(texUri())}`);
@@ -107,10 +94,7 @@ suite('diagnostics', () => {
     assert.strictEqual(d.severity, vscode.DiagnosticSeverity.Hint, 'severity');
     assert.ok(d.tags?.includes(vscode.DiagnosticTag.Unnecessary), 'tagged Unnecessary (rendered faded)');
     const keyRange = uniqueRange(bib, `{${UNUSED},`);
-    assert.ok(
-      d.range.intersection(keyRange) !== undefined,
-      `range ${formatRange(d.range)} should be on the ${UNUSED} entry's key at ${formatRange(keyRange)}`,
-    );
+    assert.ok(d.range.intersection(keyRange) !== undefined, `range ${formatRange(d.range)} should be on the ${UNUSED} entry's key at ${formatRange(keyRange)}`);
   });
 
   test('adding the entry to the .bib on disk clears the error', async () => {

@@ -29,14 +29,16 @@ const EVIDENCE: Evidence[] = [
       source: { id: 'arxiv', recordId: '1706.03762', url: 'https://arxiv.org/abs/1706.03762' },
     },
     score: 7.412,
-    sentence:
-      'We propose a new simple network architecture, the Transformer, based solely on attention mechanisms, dispensing with recurrence and convolutions entirely.',
+    sentence: 'We propose a new simple network architecture, the Transformer, based solely on attention mechanisms, dispensing with recurrence and convolutions entirely.',
   },
   {
     paper: {
       id: 'doi:10.1162/neco.1997.9.8.1735',
       title: 'Long Short-Term Memory',
-      authors: [{ given: 'Sepp', family: 'Hochreiter' }, { given: 'Jürgen', family: 'Schmidhuber' }],
+      authors: [
+        { given: 'Sepp', family: 'Hochreiter' },
+        { given: 'Jürgen', family: 'Schmidhuber' },
+      ],
       year: 1997,
       venue: 'Neural Computation',
       doi: '10.1162/neco.1997.9.8.1735',
@@ -50,7 +52,11 @@ const EVIDENCE: Evidence[] = [
     paper: {
       id: 'arxiv:1409.0473',
       title: 'Neural Machine Translation by Jointly Learning to Align and Translate',
-      authors: [{ given: 'Dzmitry', family: 'Bahdanau' }, { given: 'Kyunghyun', family: 'Cho' }, { given: 'Yoshua', family: 'Bengio' }],
+      authors: [
+        { given: 'Dzmitry', family: 'Bahdanau' },
+        { given: 'Kyunghyun', family: 'Cho' },
+        { given: 'Yoshua', family: 'Bengio' },
+      ],
       year: 2015,
       venue: 'International Conference on Learning Representations',
     },
@@ -99,7 +105,12 @@ suite('find evidence', () => {
     originalBib = (await vscode.workspace.openTextDocument(bibUri())).getText();
     await vscode.window.showTextDocument(tex);
     // The unused entry is marked once the manuscript and its bibliography have been read.
-    await waitFor('the manuscript checked', () => nonEmpty(attestDiagnostics(bibUri(), 'unused-entry')), () => describeDiagnostics(bibUri()), 20_000);
+    await waitFor(
+      'the manuscript checked',
+      () => nonEmpty(attestDiagnostics(bibUri(), 'unused-entry')),
+      () => describeDiagnostics(bibUri()),
+      20_000,
+    );
   });
 
   suiteTeardown(async () => {
@@ -117,9 +128,15 @@ suite('find evidence', () => {
     assert.strictEqual(view.mode, 'lexical');
     assert.deepStrictEqual(view.notes, [LEXICAL_NOTE]);
     assert.strictEqual(view.encoderDownload, undefined, 'no encoder is set: nothing to download');
-    assert.deepStrictEqual(view.items.map((i) => i.title), EVIDENCE.map((e) => e.paper.title));
+    assert.deepStrictEqual(
+      view.items.map((i) => i.title),
+      EVIDENCE.map((e) => e.paper.title),
+    );
     const [vaswani, lstm, bahdanau, untrusted] = view.items;
-    assert.deepStrictEqual(vaswani.sentence?.filter((f) => f.match).map((f) => f.text), ['attention', 'recurrence']);
+    assert.deepStrictEqual(
+      vaswani.sentence?.filter((f) => f.match).map((f) => f.text),
+      ['attention', 'recurrence'],
+    );
     assert.strictEqual(vaswani.sentence?.map((f) => f.text).join(''), EVIDENCE[0].sentence);
     assert.strictEqual(vaswani.openAccessUrl, 'https://arxiv.org/pdf/1706.03762');
     assert.strictEqual(vaswani.existing, undefined);
@@ -128,7 +145,11 @@ suite('find evidence', () => {
     assert.strictEqual(bahdanau.link, undefined);
     assert.strictEqual(untrusted.openAccessUrl, undefined, 'only web links are offered');
     assert.strictEqual(untrusted.link, 'https://openalex.org/W0');
-    await waitFor('the panel', () => (allTabs().some(isEvidencePanel) ? true : undefined), () => allTabs().map(describeTab).join(', '));
+    await waitFor(
+      'the panel',
+      () => (allTabs().some(isEvidencePanel) ? true : undefined),
+      () => allTabs().map(describeTab).join(', '),
+    );
     await screenshotInDarkTheme('evidence-panel');
   });
 
@@ -170,7 +191,10 @@ suite('find evidence', () => {
     assert.deepStrictEqual(twice, { ok: true, message: 'Already in refs.bib as bahdanau2015neural.' });
     const parsed = parseBibliography(bib.getText(), bibUri().fsPath);
     assert.deepStrictEqual(parsed.problems, []);
-    assert.deepStrictEqual(parsed.entries.map((e) => e.key), ['hochreiter1997long', 'graves2013speech', 'vaswani2017attention', 'bahdanau2015neural']);
+    assert.deepStrictEqual(
+      parsed.entries.map((e) => e.key),
+      ['hochreiter1997long', 'graves2013speech', 'vaswani2017attention', 'bahdanau2015neural'],
+    );
   });
 
   test('"Cite here" on a paper the bibliography has joins the citation there and adds no entry', async () => {

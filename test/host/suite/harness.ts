@@ -27,12 +27,7 @@ export function fixturePath(...segments: string[]): string {
  * works asynchronously (debounced checks, file watchers), so every assertion on its
  * output waits; `describe` says what was seen last when the wait gives up.
  */
-export async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  describe: () => string,
-  timeoutMs = 10_000,
-): Promise<T> {
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, describe: () => string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -54,9 +49,7 @@ export function codeOf(d: vscode.Diagnostic): string | number | undefined {
 }
 
 export function attestDiagnostics(uri: vscode.Uri, code?: string): vscode.Diagnostic[] {
-  return vscode.languages
-    .getDiagnostics(uri)
-    .filter((d) => d.source === 'attest' && (code === undefined || codeOf(d) === code));
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'attest' && (code === undefined || codeOf(d) === code));
 }
 
 export function describeDiagnostics(uri: vscode.Uri): string {

@@ -54,10 +54,7 @@ export async function run(): Promise<void> {
 
   const resultFile = process.env.ATTEST_HOST_RESULT;
   if (resultFile) {
-    fs.writeFileSync(
-      resultFile,
-      JSON.stringify({ passes: stats.passes, failures: stats.failures, pending: stats.pending, tests: stats.tests }),
-    );
+    fs.writeFileSync(resultFile, JSON.stringify({ passes: stats.passes, failures: stats.failures, pending: stats.pending, tests: stats.tests }));
   }
   if (stats.failures > 0) {
     throw new Error(`${stats.failures} host test(s) failed`);

@@ -139,7 +139,12 @@ suite('host bench', function () {
     await attest.update('retrieval.liveSearch', false, vscode.ConfigurationTarget.Workspace);
     manuscript = await openManuscript();
     // The manuscript checked and its bibliography read: the hover answers from it.
-    await waitFor('a hover on the citation', async () => (await hover(manuscript).catch(() => undefined)), () => 'no hover yet', 60_000);
+    await waitFor(
+      'a hover on the citation',
+      async () => await hover(manuscript).catch(() => undefined),
+      () => 'no hover yet',
+      60_000,
+    );
   });
 
   suiteTeardown(async () => {

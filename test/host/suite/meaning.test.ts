@@ -93,7 +93,12 @@ suite('find evidence by meaning', () => {
       };
       // The settings change reaches the library a moment later; the first search after it embeds everything again.
       let first = 0;
-      await waitFor('a search with the other encoder', async () => ((first = await search()) > 1_000 ? true : undefined), () => `${first} papers not embedded`, 30_000);
+      await waitFor(
+        'a search with the other encoder',
+        async () => ((first = await search()) > 1_000 ? true : undefined),
+        () => `${first} papers not embedded`,
+        30_000,
+      );
       await vscode.commands.executeCommand('attest.stopEmbedding');
       const left = await search();
       assert.ok(left > 0, 'stopped before the end');
@@ -101,7 +106,12 @@ suite('find evidence by meaning', () => {
       assert.strictEqual(await search(), left, 'no paper embedded since it stopped');
       await vscode.commands.executeCommand('attest.resumeEmbedding');
       let now = left;
-      await waitFor('every paper embedded after Resume', async () => ((now = await search()) === 0 ? true : undefined), () => `${now} papers not embedded`, 60_000);
+      await waitFor(
+        'every paper embedded after Resume',
+        async () => ((now = await search()) === 0 ? true : undefined),
+        () => `${now} papers not embedded`,
+        60_000,
+      );
     } finally {
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
       await attest().update('retrieval.encoder.model', model, vscode.ConfigurationTarget.Global);

@@ -13,7 +13,12 @@ suite('a new user', () => {
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
     // The support check has run once an unrelated abstract is flagged; it asked about the model before
     // judging, and nobody answers that notification here.
-    await waitFor('an unsupported note on the glacier sentence', () => (attestDiagnostics(texUri(), 'unsupported').length > 0 ? true : undefined), () => describeDiagnostics(texUri()), 30_000);
+    await waitFor(
+      'an unsupported note on the glacier sentence',
+      () => (attestDiagnostics(texUri(), 'unsupported').length > 0 ? true : undefined),
+      () => describeDiagnostics(texUri()),
+      30_000,
+    );
     await sleep(1000);
     // The hub cannot be reached from here: the download fails and says so, but the command must end
     // rather than wait on the prompt for ever.
@@ -22,7 +27,12 @@ suite('a new user', () => {
       () => (ended = true),
       () => (ended = true),
     );
-    await waitFor('the download command to end', () => (ended ? true : undefined), () => 'still waiting', 45_000);
+    await waitFor(
+      'the download command to end',
+      () => (ended ? true : undefined),
+      () => 'still waiting',
+      45_000,
+    );
     await download;
     assert.strictEqual(editor.document.isDirty, false);
   });
@@ -40,7 +50,12 @@ suite('a new user', () => {
       const cursor = doc.lineAt(line).range.end.translate(0, -1);
       assert.ok(editor.selection.active.isEqual(cursor), `cursor at ${editor.selection.active.character}, not ${cursor.character}`);
 
-      await waitFor('the error on nosuchkey2000', () => (attestDiagnostics(texUri(), 'missing-key').some((d) => d.message.includes("'nosuchkey2000'")) ? true : undefined), () => describeDiagnostics(texUri()), 20_000);
+      await waitFor(
+        'the error on nosuchkey2000',
+        () => (attestDiagnostics(texUri(), 'missing-key').some((d) => d.message.includes("'nosuchkey2000'")) ? true : undefined),
+        () => describeDiagnostics(texUri()),
+        20_000,
+      );
       assert.ok(!attestDiagnostics(texUri(), 'missing-key').some((d) => d.message.includes("'Rivera:201'")), describeDiagnostics(texUri()));
 
       let seen = '';
@@ -62,7 +77,12 @@ suite('a new user', () => {
       // The writer moves on without finishing the key: now it is an error.
       const start = new vscode.Position(line, 0);
       editor.selection = new vscode.Selection(start, start);
-      await waitFor('the error on Rivera:201', () => (attestDiagnostics(texUri(), 'missing-key').some((d) => d.message.includes("'Rivera:201'")) ? true : undefined), () => describeDiagnostics(texUri()), 20_000);
+      await waitFor(
+        'the error on Rivera:201',
+        () => (attestDiagnostics(texUri(), 'missing-key').some((d) => d.message.includes("'Rivera:201'")) ? true : undefined),
+        () => describeDiagnostics(texUri()),
+        20_000,
+      );
     } finally {
       await vscode.commands.executeCommand('workbench.action.files.revert');
     }

@@ -9,7 +9,7 @@ suite('a chapter of a project', () => {
   const chapter = (): vscode.Uri => fixtureUri('project', 'chapters', 'one.tex');
   const included = (): vscode.Uri => fixtureUri('project', 'chapters', 'two.tex');
 
-  test('opened alone, it is checked from its root: its \\input and \\bibliography found in the root\'s folder, a missing key marked exactly', async () => {
+  test("opened alone, it is checked from its root: its \\input and \\bibliography found in the root's folder, a missing key marked exactly", async () => {
     const doc = await vscode.workspace.openTextDocument(chapter());
     await vscode.window.showTextDocument(doc);
     const [missing] = await waitFor(

@@ -12,7 +12,10 @@ const RECORDS: SourceRecord[] = [
     source: 'crossref',
     id: 'lstm',
     title: 'Long Short-Term Memory',
-    authors: [{ family: 'Hochreiter', given: 'Sepp' }, { family: 'Schmidhuber', given: 'Jürgen' }],
+    authors: [
+      { family: 'Hochreiter', given: 'Sepp' },
+      { family: 'Schmidhuber', given: 'Jürgen' },
+    ],
     year: 1997,
     venue: 'Neural Computation',
     doi: '10.1162/neco.1997.9.8.1735',
@@ -21,7 +24,12 @@ const RECORDS: SourceRecord[] = [
     source: 'crossref',
     id: 'resnet',
     title: 'Deep Residual Learning for Image Recognition',
-    authors: [{ family: 'He', given: 'Kaiming' }, { family: 'Zhang', given: 'Xiangyu' }, { family: 'Ren', given: 'Shaoqing' }, { family: 'Sun', given: 'Jian' }],
+    authors: [
+      { family: 'He', given: 'Kaiming' },
+      { family: 'Zhang', given: 'Xiangyu' },
+      { family: 'Ren', given: 'Shaoqing' },
+      { family: 'Sun', given: 'Jian' },
+    ],
     year: 2016,
     venue: '2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)',
     doi: '10.1109/cvpr.2016.90',
@@ -31,7 +39,10 @@ const RECORDS: SourceRecord[] = [
     source: 'crossref',
     id: 'spindles',
     title: 'Sleep Spindles and Overnight Memory Consolidation',
-    authors: [{ family: 'Kim', given: 'Sun' }, { family: 'Park', given: 'Ji' }],
+    authors: [
+      { family: 'Kim', given: 'Sun' },
+      { family: 'Park', given: 'Ji' },
+    ],
     year: 2019,
     venue: 'Journal of Sleep Research',
     doi: '10.1111/jsr_12345',
@@ -88,7 +99,12 @@ suite('reference check', () => {
       const hoverOn = async (key: string): Promise<string> =>
         hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', texUri(), uniqueRange(tex, key).start.translate(0, 2)));
       let found = '';
-      await waitFor('a found reference\'s hover to say why it has no full text', async () => (/No full text/.test((found = await hoverOn('hochreiter1997lstm'))) ? true : undefined), () => found, 30_000);
+      await waitFor(
+        "a found reference's hover to say why it has no full text",
+        async () => (/No full text/.test((found = await hoverOn('hochreiter1997lstm'))) ? true : undefined),
+        () => found,
+        30_000,
+      );
       const notFound = await hoverOn('smith2023equivalence');
       assert.match(notFound, /possibly fabricated/);
       assert.doesNotMatch(notFound, /full text/i, notFound);
@@ -99,7 +115,12 @@ suite('reference check', () => {
   });
 
   test('metadata that differs from the matched record is a warning, and the hover shows the record', async () => {
-    const [mismatch] = await waitFor('a metadata-mismatch warning', () => nonEmpty(attestDiagnostics(bibUri(), 'metadata-mismatch')), () => describeDiagnostics(bibUri()), 20_000);
+    const [mismatch] = await waitFor(
+      'a metadata-mismatch warning',
+      () => nonEmpty(attestDiagnostics(bibUri(), 'metadata-mismatch')),
+      () => describeDiagnostics(bibUri()),
+      20_000,
+    );
     assert.strictEqual(mismatch.severity, vscode.DiagnosticSeverity.Warning);
     assert.match(mismatch.message, /year "2013" here, "2016" in Crossref/);
     const tex = await vscode.workspace.openTextDocument(texUri());
@@ -121,7 +142,12 @@ suite('reference check', () => {
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
     assert.match(bib.getText(), /year {6}= \{2016\}/);
     assert.strictEqual(bib.getText().replace(/\{2016\}/, '{2013}'), original, 'only the year changed');
-    await waitFor('the warning to clear', () => (attestDiagnostics(bibUri(), 'metadata-mismatch').length === 0 ? true : undefined), () => describeDiagnostics(bibUri()), 20_000);
+    await waitFor(
+      'the warning to clear',
+      () => (attestDiagnostics(bibUri(), 'metadata-mismatch').length === 0 ? true : undefined),
+      () => describeDiagnostics(bibUri()),
+      20_000,
+    );
     await vscode.commands.executeCommand('undo');
     assert.strictEqual(bib.getText(), original, 'one undo restores the entry');
     await vscode.commands.executeCommand('workbench.action.files.revert');
@@ -132,7 +158,12 @@ suite('reference check', () => {
     const doiBib = fixtureUri('refcheck', 'doi.bib');
     const tex = await vscode.workspace.openTextDocument(doiTex);
     await vscode.window.showTextDocument(tex);
-    const [mismatch] = await waitFor('a metadata-mismatch warning on the DOI', () => nonEmpty(attestDiagnostics(doiBib, 'metadata-mismatch')), () => describeDiagnostics(doiBib), 20_000);
+    const [mismatch] = await waitFor(
+      'a metadata-mismatch warning on the DOI',
+      () => nonEmpty(attestDiagnostics(doiBib, 'metadata-mismatch')),
+      () => describeDiagnostics(doiBib),
+      20_000,
+    );
     // The package's page shows this moment: a hover on the citation and the Problems panel.
     const texEditor = await vscode.window.showTextDocument(tex);
     const cited = uniqueRange(tex, 'kim2019spindles').start.translate(0, 2);
@@ -150,7 +181,12 @@ suite('reference check', () => {
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
     try {
       assert.match(bib.getText(), /doi {5}= \{10\.1111\/jsr_12345\}/, bib.getText());
-      await waitFor('the warning to clear', () => (attestDiagnostics(doiBib, 'metadata-mismatch').length === 0 ? true : undefined), () => describeDiagnostics(doiBib), 20_000);
+      await waitFor(
+        'the warning to clear',
+        () => (attestDiagnostics(doiBib, 'metadata-mismatch').length === 0 ? true : undefined),
+        () => describeDiagnostics(doiBib),
+        20_000,
+      );
       const at = uniqueRange(tex, 'kim2019spindles').start.translate(0, 2);
       let shown = '';
       await waitFor(

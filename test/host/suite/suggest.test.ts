@@ -38,7 +38,10 @@ const LSTM: Paper = {
   title: 'Long Short-Term Memory',
   abstract:
     'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time. We introduce a novel, efficient, gradient-based method called long short-term memory. LSTM can learn to bridge minimal time lags in excess of 1000 discrete time steps.',
-  authors: [{ given: 'Sepp', family: 'Hochreiter' }, { given: 'Jürgen', family: 'Schmidhuber' }],
+  authors: [
+    { given: 'Sepp', family: 'Hochreiter' },
+    { given: 'Jürgen', family: 'Schmidhuber' },
+  ],
   year: 1997,
   venue: 'Neural Computation',
   doi: '10.1162/neco.1997.9.8.1735',
@@ -143,7 +146,11 @@ suite('suggest cited text', () => {
     await attest().update('llm.model', 'test-model', vscode.ConfigurationTarget.Workspace);
     await select(texUri(), selected);
     const running = vscode.commands.executeCommand<SuggestionMessage | undefined>('attest.suggestCitedText');
-    await waitFor('the consent prompt', () => (allTabs().some(isSuggestionPanel) ? true : undefined), () => allTabs().map(describeTab).join(', '));
+    await waitFor(
+      'the consent prompt',
+      () => (allTabs().some(isSuggestionPanel) ? true : undefined),
+      () => allTabs().map(describeTab).join(', '),
+    );
     await sleep(500);
     assert.strictEqual(server.received.length, 0, 'nothing is sent before the user allows it');
     await vscode.commands.executeCommand('attest.allowLlmRequests');
@@ -156,7 +163,10 @@ suite('suggest cited text', () => {
     assert.strictEqual(queries.body.messages.at(-1)?.content, 'Sequence transduction no longer needs recurrence.', 'markup removed');
     assert.strictEqual(draft.body.stream, true, 'the draft streams into the panel');
     assert.match(draft.body.messages.at(-1)?.content ?? '', /\[1\] Attention Is All You Need \(2017\)/);
-    assert.deepStrictEqual(finder.queries.map((q) => q.text), QUERIES);
+    assert.deepStrictEqual(
+      finder.queries.map((q) => q.text),
+      QUERIES,
+    );
 
     assert.strictEqual(view.outcome, 'drafted');
     assert.deepStrictEqual(
@@ -176,10 +186,13 @@ suite('suggest cited text', () => {
         ['Convolutions were dropped as well (Smith et al., 2020) [1].', 'works named by "et al."'],
       ],
     );
-    assert.deepStrictEqual(view.sources.map((s) => [s.number, s.title, s.existing?.key]), [
-      [1, 'Attention Is All You Need', undefined],
-      [2, 'Long Short-Term Memory', 'hochreiter1997long'],
-    ]);
+    assert.deepStrictEqual(
+      view.sources.map((s) => [s.number, s.title, s.existing?.key]),
+      [
+        [1, 'Attention Is All You Need', undefined],
+        [2, 'Long Short-Term Memory', 'hochreiter1997long'],
+      ],
+    );
     assert.strictEqual((await vscode.workspace.openTextDocument(texUri())).getText(), original, 'nothing changes before Accept');
 
     // The page draws once a service worker has started, which nothing here can observe; the picture is for people to look at.
@@ -190,7 +203,7 @@ suite('suggest cited text', () => {
     await screenshot('suggest-preview');
   });
 
-  test('Accept inserts the sentences cited in the manuscript\'s style and adds the new source to the .bib; one undo takes both back', async () => {
+  test("Accept inserts the sentences cited in the manuscript's style and adds the new source to the .bib; one undo takes both back", async () => {
     const tex = await vscode.workspace.openTextDocument(texUri());
     const bib = await vscode.workspace.openTextDocument(bibUri());
     const outcome = await vscode.commands.executeCommand<Outcome>('attest.suggest.accept');
@@ -204,7 +217,10 @@ suite('suggest cited text', () => {
     assert.ok(bib.getText().startsWith(originalBib), 'the existing entry is kept as it was');
     const parsed = parseBibliography(bib.getText(), bibUri().fsPath);
     assert.deepStrictEqual(parsed.problems, []);
-    assert.deepStrictEqual(parsed.entries.map((e) => e.key), ['hochreiter1997long', 'vaswani2017attention']);
+    assert.deepStrictEqual(
+      parsed.entries.map((e) => e.key),
+      ['hochreiter1997long', 'vaswani2017attention'],
+    );
     assert.strictEqual(parsed.entries[1].title, 'Attention Is All You Need');
 
     const again = await vscode.commands.executeCommand<Outcome>('attest.suggest.accept');
@@ -225,7 +241,10 @@ suite('suggest cited text', () => {
     try {
       await select(texUri(), selected);
       const view = await vscode.commands.executeCommand<SuggestionMessage | undefined>('attest.suggestCitedText');
-      assert.deepStrictEqual(view?.sentences.map((s) => s.status), ['supported', 'contradicted', 'unconfirmed']);
+      assert.deepStrictEqual(
+        view?.sentences.map((s) => s.status),
+        ['supported', 'contradicted', 'unconfirmed'],
+      );
       await sleep(3000);
       await screenshot('suggest-statuses');
 

@@ -30,7 +30,7 @@ suite('support check', () => {
 
   suiteTeardown(async () => restore());
 
-  test('a citation its abstract does not support is marked, with the model\'s scores in the hover', async () => {
+  test("a citation its abstract does not support is marked, with the model's scores in the hover", async () => {
     const [unsupported] = await waitFor(
       'an unsupported verdict on aspirin2019',
       () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')),
@@ -58,7 +58,12 @@ suite('support check', () => {
   });
 
   test('a changed threshold judges the citations again: the verdict follows the setting, not a judgement kept from before', async () => {
-    await waitFor('an unsupported verdict on aspirin2019', () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')), () => describeDiagnostics(texUri()), 30_000);
+    await waitFor(
+      'an unsupported verdict on aspirin2019',
+      () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')),
+      () => describeDiagnostics(texUri()),
+      30_000,
+    );
     const tex = await vscode.workspace.openTextDocument(texUri());
     let hover = '';
     const hoverOnAspirin = async (): Promise<string> =>
@@ -68,19 +73,34 @@ suite('support check', () => {
     // (The diagnostic alone would not tell: it is gone for a moment while every check runs.)
     await attest().update('support.entailmentThreshold', 0.5, vscode.ConfigurationTarget.Workspace);
     try {
-      await waitFor('a supported verdict on aspirin2019', async () => (/Abstract only: may support/.test(await hoverOnAspirin()) ? true : undefined), () => hover, 30_000);
+      await waitFor(
+        'a supported verdict on aspirin2019',
+        async () => (/Abstract only: may support/.test(await hoverOnAspirin()) ? true : undefined),
+        () => hover,
+        30_000,
+      );
       assert.deepStrictEqual(attestDiagnostics(texUri(), 'unsupported'), []);
     } finally {
       await attest().update('support.entailmentThreshold', 1, vscode.ConfigurationTarget.Workspace);
     }
-    await waitFor('the unsupported verdict back', () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')), () => describeDiagnostics(texUri()), 30_000);
+    await waitFor(
+      'the unsupported verdict back',
+      () => nonEmpty(attestDiagnostics(texUri(), 'unsupported')),
+      () => describeDiagnostics(texUri()),
+      30_000,
+    );
   });
 
   test('a citation of a work without an abstract is marked only when the setting asks for it', async () => {
     await attest().update('support.reportMissingAbstracts', true, vscode.ConfigurationTarget.Workspace);
     try {
       const tex = await vscode.workspace.openTextDocument(texUri());
-      const [noAbstract] = await waitFor('an unverifiable hint on nocache2020', () => nonEmpty(attestDiagnostics(texUri(), 'unverifiable')), () => describeDiagnostics(texUri()), 30_000);
+      const [noAbstract] = await waitFor(
+        'an unverifiable hint on nocache2020',
+        () => nonEmpty(attestDiagnostics(texUri(), 'unverifiable')),
+        () => describeDiagnostics(texUri()),
+        30_000,
+      );
       assert.ok(noAbstract.range.isEqual(uniqueRange(tex, 'nocache2020')), describeDiagnostics(texUri()));
       assert.strictEqual(noAbstract.severity, vscode.DiagnosticSeverity.Hint);
     } finally {
@@ -112,9 +132,17 @@ suite('support check', () => {
     assert.match(shown?.getText() ?? '', /Daily aspirin reduced the risk of stroke by 20 percent\./);
 
     await vscode.commands.executeCommand(ignore.command.command, ...(ignore.command.arguments ?? []));
-    await waitFor('the verdict to go', () => (attestDiagnostics(texUri(), 'unsupported').length === 0 ? true : undefined), () => describeDiagnostics(texUri()), 15_000);
+    await waitFor(
+      'the verdict to go',
+      () => (attestDiagnostics(texUri(), 'unsupported').length === 0 ? true : undefined),
+      () => describeDiagnostics(texUri()),
+      15_000,
+    );
     const stored = JSON.parse(await fs.promises.readFile(fixturePath('support', '.attest', 'ignore.json'), 'utf8')) as { ignored: { key: string }[] };
-    assert.deepStrictEqual(stored.ignored.map((i) => i.key), ['aspirin2019']);
+    assert.deepStrictEqual(
+      stored.ignored.map((i) => i.key),
+      ['aspirin2019'],
+    );
   });
 });
 
@@ -129,7 +157,13 @@ suite('support check beside Find Evidence', () => {
       const extension = vscode.extensions.getExtension<EvidenceApi>('attest.attest');
       assert.ok(extension);
       const paper = (id: string, abstract?: string): Evidence => ({ paper: { id, title: id, authors: [], abstract }, score: 1 });
-      (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [paper('with', 'We followed 2,000 adults over 70 for five years. Daily aspirin reduced the risk of stroke by a fifth.'), paper('without')] }) });
+      (await extension.activate()).setEvidenceFinder({
+        find: async () => ({
+          mode: 'lexical',
+          notes: [],
+          results: [paper('with', 'We followed 2,000 adults over 70 for five years. Daily aspirin reduced the risk of stroke by a fifth.'), paper('without')],
+        }),
+      });
       const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
       const editor = await vscode.window.showTextDocument(document);
       const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
@@ -156,7 +190,9 @@ suite('a model set but not downloaded', () => {
       const extension = vscode.extensions.getExtension<EvidenceApi>('attest.attest');
       assert.ok(extension);
       const abstract = 'We followed 2,000 adults over 70 for five years. Daily aspirin reduced the risk of stroke by a fifth.';
-      (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [{ paper: { id: 'with', title: 'Aspirin and stroke', authors: [], abstract }, score: 1 }] }) });
+      (await extension.activate()).setEvidenceFinder({
+        find: async () => ({ mode: 'lexical', notes: [], results: [{ paper: { id: 'with', title: 'Aspirin and stroke', authors: [], abstract }, score: 1 }] }),
+      });
       const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
       const editor = await vscode.window.showTextDocument(document);
       const range = uniqueRange(document, 'Daily aspirin lowers the risk of stroke in older adults');
@@ -174,8 +210,13 @@ suite('Find Evidence for a sentence that cites a paper found', () => {
   test('offers no Cite here for the paper the sentence cites already, and does for the others', async () => {
     const extension = vscode.extensions.getExtension<EvidenceApi>('attest.attest');
     assert.ok(extension);
-    const paper = (id: string, title: string): Evidence => ({ paper: { id, title, authors: [{ family: 'Rivera', given: 'Ana' }], year: 2019, abstract: 'Daily aspirin reduced the risk of stroke.' }, score: 1 });
-    (await extension.activate()).setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [paper('cited', 'Aspirin and stroke in older adults'), paper('new', 'Aspirin and bleeding in older adults')] }) });
+    const paper = (id: string, title: string): Evidence => ({
+      paper: { id, title, authors: [{ family: 'Rivera', given: 'Ana' }], year: 2019, abstract: 'Daily aspirin reduced the risk of stroke.' },
+      score: 1,
+    });
+    (await extension.activate()).setEvidenceFinder({
+      find: async () => ({ mode: 'lexical', notes: [], results: [paper('cited', 'Aspirin and stroke in older adults'), paper('new', 'Aspirin and bleeding in older adults')] }),
+    });
     try {
       const document = await vscode.workspace.openTextDocument(fixtureUri('support', 'paper.tex'));
       const editor = await vscode.window.showTextDocument(document);
@@ -201,7 +242,9 @@ suite('verdicts after the list', () => {
     let judged: (verdicts: VerdictView[]) => void = () => undefined;
     let asked: (() => void) | undefined;
     const askedForVerdicts = new Promise<void>((resolve) => (asked = resolve));
-    api.setEvidenceFinder({ find: async () => ({ mode: 'lexical', notes: [], results: [{ paper: { id: 'slow', title: 'A paper judged slowly', authors: [], abstract: 'Aspirin.' }, score: 1 }] }) });
+    api.setEvidenceFinder({
+      find: async () => ({ mode: 'lexical', notes: [], results: [{ paper: { id: 'slow', title: 'A paper judged slowly', authors: [], abstract: 'Aspirin.' }, score: 1 }] }),
+    });
     api.setEvidenceJudge(
       (_claim, _papers, signal) =>
         new Promise((resolve, reject) => {
@@ -262,20 +305,30 @@ suite('a first list while the open sources are searched', () => {
       const searching = findEvidenceForTheAspirinClaim();
       await listed;
       await judgedFirst;
-      const outcome = await waitFor('the first list', async () => {
-        const added = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.addToBibliography', 0);
-        return added?.ok ? added : undefined;
-      }, () => 'no list to act on yet');
+      const outcome = await waitFor(
+        'the first list',
+        async () => {
+          const added = await vscode.commands.executeCommand<Outcome | undefined>('attest.evidence.addToBibliography', 0);
+          return added?.ok ? added : undefined;
+        },
+        () => 'no list to act on yet',
+      );
       assert.match(outcome.message, /Added to refs\.bib/);
       // For people to look at: the page draws in a frame of its own some time after it is sent.
       await sleep(3000);
       await screenshot('evidence-first-list');
       sourcesAnswer();
       const view = await searching;
-      assert.deepStrictEqual(view?.items.map((item) => item.title), ['The paper found', 'The paper mine']);
+      assert.deepStrictEqual(
+        view?.items.map((item) => item.title),
+        ['The paper found', 'The paper mine'],
+      );
       assert.strictEqual(view?.updating, undefined, 'the final list waits for nothing');
       assert.strictEqual(view?.items[1].existing?.file, 'refs.bib', 'the paper added from the first list');
-      assert.deepStrictEqual(view?.items.map((item) => item.verdict?.label), ['supported', 'supported']);
+      assert.deepStrictEqual(
+        view?.items.map((item) => item.verdict?.label),
+        ['supported', 'supported'],
+      );
       assert.deepStrictEqual(judged, ['mine', 'found'], 'each paper judged once');
       assert.strictEqual(await vscode.commands.executeCommand('attest.evidence.openPaper', 0, (view?.list ?? 0) + 1), undefined, 'an action for a list not shown does nothing');
       // The first list's first paper is the one added from it; the final list's first is another.
@@ -314,7 +367,10 @@ suite('a first list whose sources fail', () => {
     });
     try {
       const view = await findEvidenceForTheAspirinClaim();
-      assert.deepStrictEqual(view?.items.map((item) => item.title), ['The paper mine']);
+      assert.deepStrictEqual(
+        view?.items.map((item) => item.title),
+        ['The paper mine'],
+      );
       assert.strictEqual(view?.updating, undefined);
       assert.deepStrictEqual(view?.notes, ['The search of the open sources failed (the network went away): the papers are from your library alone.']);
     } finally {

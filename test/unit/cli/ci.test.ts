@@ -60,7 +60,10 @@ describe('attest check in CI', () => {
       await fs.writeFile(path.join(cache, 'README.md'), 'Mail @someone about it.\n');
       const run = await attest('check', path.join(cache, 'paper'), '--format', 'json', '--offline', '--cache', cache);
       const report = JSON.parse(run.out) as { manuscripts: Report[] };
-      assert.deepEqual(report.manuscripts.map((m) => path.basename(m.file)), ['main.tex']);
+      assert.deepEqual(
+        report.manuscripts.map((m) => path.basename(m.file)),
+        ['main.tex'],
+      );
       assert.equal(run.code, 0, run.out);
     });
 
@@ -107,7 +110,7 @@ describe('attest check in CI', () => {
   });
 
   describe('usage', () => {
-    it('prints each command\'s usage for --help and exits 0', async () => {
+    it("prints each command's usage for --help and exits 0", async () => {
       for (const command of ['check', 'verify', 'index', 'search', 'suggest']) {
         const run = await attest(command, '--help');
         assert.equal(run.code, 0, command);
@@ -117,14 +120,7 @@ describe('attest check in CI', () => {
     });
 
     it('says a mistake in one line and where the usage is, instead of under the whole usage', async () => {
-      const mistakes = [
-        ['check', EXAMPLE, '--format', 'xml'],
-        ['check'],
-        ['verify'],
-        ['index', 'add'],
-        ['search', '--store', 'x'],
-        ['suggest'],
-      ];
+      const mistakes = [['check', EXAMPLE, '--format', 'xml'], ['check'], ['verify'], ['index', 'add'], ['search', '--store', 'x'], ['suggest']];
       for (const args of mistakes) {
         const run = await attest(...args);
         assert.equal(run.code, 2, args.join(' '));
@@ -135,7 +131,7 @@ describe('attest check in CI', () => {
       }
     });
 
-    it('prints one command\'s usage for `attest help COMMAND`, and every one\'s for `attest help`', async () => {
+    it("prints one command's usage for `attest help COMMAND`, and every one's for `attest help`", async () => {
       for (const command of ['check', 'verify', 'index', 'search', 'suggest']) {
         const run = await attest('help', command);
         assert.equal(run.code, 0, command);
@@ -143,7 +139,14 @@ describe('attest check in CI', () => {
       }
       const all = await attest('help');
       assert.equal(all.code, 0);
-      assert.deepEqual(all.out.match(/^Usage: attest \S+/gm), ['Usage: attest <command>', 'Usage: attest check', 'Usage: attest verify', 'Usage: attest index', 'Usage: attest search', 'Usage: attest suggest']);
+      assert.deepEqual(all.out.match(/^Usage: attest \S+/gm), [
+        'Usage: attest <command>',
+        'Usage: attest check',
+        'Usage: attest verify',
+        'Usage: attest index',
+        'Usage: attest search',
+        'Usage: attest suggest',
+      ]);
       const unknown = await attest('help', 'frobnicate');
       assert.equal(unknown.code, 2);
       assert.match(unknown.err, /^attest help: unknown command 'frobnicate'\n/);

@@ -30,7 +30,7 @@ describe('attest check', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it('reports the example manuscript\'s mistakes and exits 1', async () => {
+  it("reports the example manuscript's mistakes and exits 1", async () => {
     const run = await attest('check', EXAMPLE, '--offline', '--cache', dir);
     assert.equal(run.code, 1);
     assert.match(run.out, /paper\.tex:\d+:\d+: error: 'smith2023citations' is not in any bibliography \(references\.bib\)\. \[missing-key\]/);
@@ -54,7 +54,10 @@ describe('attest check', () => {
     const all = JSON.parse((await attest('check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir)).out) as JsonReport;
     assert.ok(all.findings.some((f) => f.severity === 'hint'));
     const errors = JSON.parse((await attest('check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir, '--min-severity', 'error')).out) as JsonReport;
-    assert.deepEqual(errors.findings, all.findings.filter((f) => f.severity === 'error'));
+    assert.deepEqual(
+      errors.findings,
+      all.findings.filter((f) => f.severity === 'error'),
+    );
     assert.deepEqual(errors.citations, all.citations);
   });
 
@@ -87,10 +90,7 @@ describe('attest check', () => {
     assert.equal(source[missing.line - 1].slice(missing.column - 1, missing.endColumn - 1), 'smith2023citations');
     assert.match(missing.sentence ?? '', /^One widely shared draft even claimed that 94% of citations in arXiv preprints are fabricated\.$/);
     const finding = report.findings.find((f) => f.code === 'missing-key');
-    assert.deepEqual(
-      finding && [finding.severity, finding.key, finding.line, finding.column],
-      ['error', 'smith2023citations', missing.line, missing.column],
-    );
+    assert.deepEqual(finding && [finding.severity, finding.key, finding.line, finding.column], ['error', 'smith2023citations', missing.line, missing.column]);
     assert.deepEqual(Object.keys(report.findings[0]).slice(0, 7), ['code', 'severity', 'key', 'file', 'line', 'column', 'endLine']);
   });
 
@@ -113,7 +113,10 @@ describe('attest check', () => {
     assert.doesNotMatch(quiet.out, /unverifiable/);
     // Offline, no abstract was looked for: that is not "no abstract".
     assert.doesNotMatch(quiet.out, /have no abstract/);
-    assert.match(quiet.out, /^support: the abstracts of 2 of 2 cited works could not be looked up \(a source did not answer, or the reference was not checked\); the support check had nothing to read for them\.$/m);
+    assert.match(
+      quiet.out,
+      /^support: the abstracts of 2 of 2 cited works could not be looked up \(a source did not answer, or the reference was not checked\); the support check had nothing to read for them\.$/m,
+    );
     const report = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--format', 'json')).out) as { missingAbstracts: unknown };
     assert.deepEqual(report.missingAbstracts, { cited: 2, withoutAbstract: 2, notLookedUp: 2 });
     await fs.writeFile(path.join(dir, 'config.json'), '{"attest.support.reportMissingAbstracts": true}');
@@ -124,11 +127,17 @@ describe('attest check', () => {
   it('says which NLI model judged, in the text summary and the JSON report', async () => {
     const tex = path.join(dir, 'm.tex');
     await fs.writeFile(tex, 'Daily aspirin lowers the risk of stroke \\cite{a}.\n\\bibliography{refs}\n');
-    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n');
+    await fs.writeFile(
+      path.join(dir, 'refs.bib'),
+      '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n',
+    );
     const model = await writeModelFolder(path.join(dir, 'judge'), { model: nliGraph(), config: nliConfig() });
     const text = await attest('check', tex, '--offline', '--cache', dir, '--nli-model', model);
     assert.match(text.out, /^support: judged by the NLI model judge\.$/m);
-    const report = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--nli-model', model, '--format', 'json')).out) as { supportModel: unknown; support: { model: unknown }[] };
+    const report = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--nli-model', model, '--format', 'json')).out) as {
+      supportModel: unknown;
+      support: { model: unknown }[];
+    };
     assert.equal(report.supportModel, 'judge');
     assert.equal(report.support[0].model, 'judge');
     const none = JSON.parse((await attest('check', tex, '--offline', '--cache', dir, '--nli-model', 'none', '--format', 'json')).out) as { supportModel: unknown };
@@ -144,7 +153,10 @@ describe('attest check', () => {
     const nothing = await attest('check', tex, '--offline', '--cache', dir, '--nli-model', broken);
     assert.equal(nothing.code, 0, nothing.err);
     assert.doesNotMatch(nothing.err, /could not load/);
-    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n');
+    await fs.writeFile(
+      path.join(dir, 'refs.bib'),
+      '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n',
+    );
     const something = await attest('check', tex, '--offline', '--cache', dir, '--nli-model', broken);
     assert.equal(something.code, 2);
     assert.match(something.err, /ONNX Runtime could not load .*broken/);
@@ -153,7 +165,10 @@ describe('attest check', () => {
   it('never takes the cached judgements of another model in a folder of the same name', async () => {
     const tex = path.join(dir, 'm.tex');
     await fs.writeFile(tex, 'Daily aspirin lowers the risk of stroke \\cite{a}.\n\\bibliography{refs}\n');
-    await fs.writeFile(path.join(dir, 'refs.bib'), '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n');
+    await fs.writeFile(
+      path.join(dir, 'refs.bib'),
+      '@article{a, title={Aspirin}, year={2020}, abstract={We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20% in every group we studied.}}\n',
+    );
     const cache = path.join(dir, 'cache');
     const entailment = async (model: string, lookups = cache): Promise<unknown> => {
       const run = await attest('check', tex, '--offline', '--cache', lookups, '--nli-model', model, '--format', 'json');
@@ -206,7 +221,11 @@ describe('attest check', () => {
     assert.equal(report.citations[0].sentence, 'Schön.');
   });
 
-  for (const [name, damaged] of [['cut short', '{'], ['null', 'null'], ['of another version', '{"version":2}']]) {
+  for (const [name, damaged] of [
+    ['cut short', '{'],
+    ['null', 'null'],
+    ['of another version', '{"version":2}'],
+  ]) {
     it(`exits 2 naming a damaged ignore list (${name}) and leaves it as it is`, async () => {
       await fs.writeFile(path.join(dir, 'paper.tex'), 'Deep nets work \\cite{k}.\\bibliography{r}');
       await fs.writeFile(path.join(dir, 'r.bib'), '@article{k, title={Deep nets}, abstract={Deep nets work well.}}');
@@ -241,12 +260,19 @@ describe('attest check', () => {
   });
 
   it('runs as the attest command from bin/', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'bin/attest.js'), 'check', EXAMPLE, '--format', 'json', '--offline', '--cache', dir]).catch(
-      (error: { stdout: string; code: number }) => {
-        assert.equal(error.code, 1);
-        return error;
-      },
-    );
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      path.join(REPO_ROOT, 'bin/attest.js'),
+      'check',
+      EXAMPLE,
+      '--format',
+      'json',
+      '--offline',
+      '--cache',
+      dir,
+    ]).catch((error: { stdout: string; code: number }) => {
+      assert.equal(error.code, 1);
+      return error;
+    });
     assert.equal((JSON.parse(stdout) as JsonReport).file, EXAMPLE);
   });
 
@@ -318,17 +344,26 @@ describe('attest check looking references up', () => {
       source: 'crossref' as const,
       id: 'lstm',
       title: 'Long Short-Term Memory',
-      authors: [{ family: 'Hochreiter', given: 'Sepp' }, { family: 'Schmidhuber', given: 'Jürgen' }],
+      authors: [
+        { family: 'Hochreiter', given: 'Sepp' },
+        { family: 'Schmidhuber', given: 'Jürgen' },
+      ],
       year: 1997,
       venue: 'Neural Computation',
       doi: '10.1162/neco.1997.9.8.1735',
-      abstract: 'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time. We introduce a novel, efficient, gradient-based method called long short-term memory.',
+      abstract:
+        'Learning to store information over extended time intervals by recurrent backpropagation takes a very long time. We introduce a novel, efficient, gradient-based method called long short-term memory.',
     },
     {
       source: 'crossref' as const,
       id: 'resnet',
       title: 'Deep Residual Learning for Image Recognition',
-      authors: [{ family: 'He', given: 'Kaiming' }, { family: 'Zhang', given: 'Xiangyu' }, { family: 'Ren', given: 'Shaoqing' }, { family: 'Sun', given: 'Jian' }],
+      authors: [
+        { family: 'He', given: 'Kaiming' },
+        { family: 'Zhang', given: 'Xiangyu' },
+        { family: 'Ren', given: 'Shaoqing' },
+        { family: 'Sun', given: 'Jian' },
+      ],
       year: 2016,
       venue: 'IEEE Conference on Computer Vision and Pattern Recognition',
       doi: '10.1109/cvpr.2016.90',
@@ -371,11 +406,26 @@ describe('attest check looking references up', () => {
     const run = await check('--config', config);
     assert.equal(run.code, 1, run.err);
     const report = JSON.parse(run.out) as JsonReport & { references: { key: string; status: string; abstract?: { text: string; from: string } }[] };
-    assert.deepEqual(report.references.map((r) => [r.key, r.status]), [['lstm', 'found'], ['resnet', 'metadata-mismatch'], ['invented', 'not-found']]);
+    assert.deepEqual(
+      report.references.map((r) => [r.key, r.status]),
+      [
+        ['lstm', 'found'],
+        ['resnet', 'metadata-mismatch'],
+        ['invented', 'not-found'],
+      ],
+    );
     assert.match(report.references[0].abstract?.text ?? '', /^Learning to store information/);
     const notFound = report.findings.filter((f) => f.code === 'not-found');
-    assert.deepEqual(notFound.map((f) => [path.basename(f.file), f.severity]), [['paper.tex', 'error'], ['refs.bib', 'error']]);
-    const mismatch = report.findings.find((f) => f.code === 'metadata-mismatch') as unknown as { evidence: { source: string; differences: { field: string; expected: string; found: string }[] } };
+    assert.deepEqual(
+      notFound.map((f) => [path.basename(f.file), f.severity]),
+      [
+        ['paper.tex', 'error'],
+        ['refs.bib', 'error'],
+      ],
+    );
+    const mismatch = report.findings.find((f) => f.code === 'metadata-mismatch') as unknown as {
+      evidence: { source: string; differences: { field: string; expected: string; found: string }[] };
+    };
     assert.equal(mismatch.evidence.source, 'Crossref');
     assert.deepEqual(mismatch.evidence.differences, [{ field: 'year', expected: '2012', found: '2016' }]);
   });
@@ -386,7 +436,10 @@ describe('attest check looking references up', () => {
     const run = await check('--config', config, '--offline');
     assert.equal(server.requests, sent);
     const report = JSON.parse(run.out) as { references: { status: string }[] };
-    assert.deepEqual(report.references.map((r) => r.status), ['found', 'metadata-mismatch', 'not-found']);
+    assert.deepEqual(
+      report.references.map((r) => r.status),
+      ['found', 'metadata-mismatch', 'not-found'],
+    );
   });
 
   it('never calls a reference fabricated when it could not ask, and says so when asked to', async () => {
@@ -394,7 +447,14 @@ describe('attest check looking references up', () => {
     assert.equal(server.requests, 0);
     assert.equal(offline.code, 0, offline.out);
     const shown = JSON.parse((await check('--config', config, '--offline', '--show-unchecked')).out) as JsonReport;
-    assert.deepEqual(shown.findings.filter((f) => f.code === 'unchecked').map((f) => [f.key, f.severity]), [['lstm', 'hint'], ['resnet', 'hint'], ['invented', 'hint']]);
+    assert.deepEqual(
+      shown.findings.filter((f) => f.code === 'unchecked').map((f) => [f.key, f.severity]),
+      [
+        ['lstm', 'hint'],
+        ['resnet', 'hint'],
+        ['invented', 'hint'],
+      ],
+    );
     const text = await attest('check', path.join(dir, 'paper.tex'), '--cache', path.join(dir, 'cache'), '--config', config, '--offline');
     const summary = text.out.split('\n').filter((line) => /not checked/.test(line) && !line.startsWith('support:'));
     assert.deepEqual(summary, ['Offline: 3 references with no answer saved from an earlier check were not checked; none is marked wrong.'], text.out);
@@ -403,8 +463,15 @@ describe('attest check looking references up', () => {
   it('lists the references it could not check when --show-unchecked alone asks, whatever the least severity shown', async () => {
     const text = await attest('check', path.join(dir, 'paper.tex'), '--cache', path.join(dir, 'cache'), '--config', config, '--offline', '--show-unchecked');
     const listed = text.out.split('\n').filter((line) => /\[unchecked\]$/.test(line));
-    assert.deepEqual(listed.map((line) => /'(\w+)' could not be checked/.exec(line)?.[1]), ['lstm', 'resnet', 'invented'], text.out);
-    assert.match(listed[0], /refs\.bib:1:10: hint: 'lstm' could not be checked: No source could answer\. Crossref and OpenAlex had no answer saved from an earlier check \(offline\)\. \[unchecked\]$/);
+    assert.deepEqual(
+      listed.map((line) => /'(\w+)' could not be checked/.exec(line)?.[1]),
+      ['lstm', 'resnet', 'invented'],
+      text.out,
+    );
+    assert.match(
+      listed[0],
+      /refs\.bib:1:10: hint: 'lstm' could not be checked: No source could answer\. Crossref and OpenAlex had no answer saved from an earlier check \(offline\)\. \[unchecked\]$/,
+    );
   });
 
   it('says a book the sources answered for has no abstract, not that no source answered', async () => {
@@ -420,9 +487,23 @@ describe('attest check looking references up', () => {
     const run = await attest('check', path.join(dir, 'refs.bib'), '--format', 'json', '--config', config, '--cache', path.join(dir, 'cache'));
     assert.equal(run.code, 1, run.err);
     const report = JSON.parse(run.out) as JsonReport & { references: { key: string; status: string }[] };
-    assert.deepEqual(report.references.map((r) => [r.key, r.status]), [['lstm', 'found'], ['resnet', 'metadata-mismatch'], ['invented', 'not-found'], ['uncited', 'not-found']]);
+    assert.deepEqual(
+      report.references.map((r) => [r.key, r.status]),
+      [
+        ['lstm', 'found'],
+        ['resnet', 'metadata-mismatch'],
+        ['invented', 'not-found'],
+        ['uncited', 'not-found'],
+      ],
+    );
     assert.deepEqual(report.citations, []);
-    assert.deepEqual(report.findings.filter((f) => f.code === 'not-found').map((f) => [path.basename(f.file), f.key]), [['refs.bib', 'invented'], ['refs.bib', 'uncited']]);
+    assert.deepEqual(
+      report.findings.filter((f) => f.code === 'not-found').map((f) => [path.basename(f.file), f.key]),
+      [
+        ['refs.bib', 'invented'],
+        ['refs.bib', 'uncited'],
+      ],
+    );
     const text = await attest('check', path.join(dir, 'refs.bib'), '--config', config, '--cache', path.join(dir, 'cache'));
     assert.match(text.out, /refs\.bib: 4 entries; 2 errors, 1 warning,/);
   });

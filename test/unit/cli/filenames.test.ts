@@ -37,10 +37,13 @@ describe('file names that are not UTF-8', () => {
     // What Node makes of the name in argv: the byte as U+FFFD.
     const run = await attest('check', path.join(temp.dir, 'caf\uFFFD.tex'), '--offline');
     assert.equal(run.code, 2);
-    assert.match(run.err, /no such file by this name, in which \uFFFD stands for bytes that are not UTF-8: Attest opens files by UTF-8 names only, so a file named so must be renamed to be read/);
+    assert.match(
+      run.err,
+      /no such file by this name, in which \uFFFD stands for bytes that are not UTF-8: Attest opens files by UTF-8 names only, so a file named so must be renamed to be read/,
+    );
   });
 
-  it('shows a name\'s bytes that are not UTF-8 as \\xNN and the rest as written', () => {
+  it("shows a name's bytes that are not UTF-8 as \\xNN and the rest as written", () => {
     assert.equal(shownName(Buffer.concat([Buffer.from('Straße '), Buffer.from([0xe9, 0xff, 0xc3]), Buffer.from('.md')])), 'Straße \\xE9\\xFF\\xC3.md');
   });
 });

@@ -34,7 +34,7 @@ describe('attest check with full texts', function () {
   });
   afterEach(async () => temp.remove());
 
-  it('says in the JSON whether each verdict\'s evidence is from the abstract or the full text, and where', async () => {
+  it("says in the JSON whether each verdict's evidence is from the abstract or the full text, and where", async () => {
     const run = await check(path.join(temp.dir, 'paper.tex'), '--format', 'json', '--offline', '--cache', path.join(temp.dir, 'cache'));
     const report = JSON.parse(run.out) as { support: SupportReport[] };
     const [cache, plain] = report.support;
@@ -50,7 +50,13 @@ describe('attest check with full texts', function () {
     await fs.writeFile(config, JSON.stringify({ 'attest.fullText.enabled': false }));
     const run = await check(path.join(temp.dir, 'paper.tex'), '--format', 'json', '--offline', '--cache', path.join(temp.dir, 'cache'), '--config', config);
     const report = JSON.parse(run.out) as { support: SupportReport[] };
-    assert.deepEqual(report.support.map((s) => [s.evidence?.from, s.fullText]), [['abstract', null], ['abstract', null]]);
+    assert.deepEqual(
+      report.support.map((s) => [s.evidence?.from, s.fullText]),
+      [
+        ['abstract', null],
+        ['abstract', null],
+      ],
+    );
   });
 
   it('warns once that the PDF folder could not be searched, and gives it as the reason for each work it did not find', async () => {
@@ -66,7 +72,10 @@ describe('attest check with full texts', function () {
     );
     assert.equal(report.support.length, 2);
     for (const support of report.support) {
-      assert.ok(support.fullText && 'reason' in support.fullText && support.fullText.reason.startsWith('not found in the PDF folder, which was not searched in full: it does not exist;'), JSON.stringify(support.fullText));
+      assert.ok(
+        support.fullText && 'reason' in support.fullText && support.fullText.reason.startsWith('not found in the PDF folder, which was not searched in full: it does not exist;'),
+        JSON.stringify(support.fullText),
+      );
     }
   });
 });

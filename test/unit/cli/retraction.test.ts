@@ -55,7 +55,10 @@ describe('attest check on retracted works', () => {
     for (const id of ['crossref', 'openalex']) settings[`attest.sources.${id}.baseUrl`] = `${world.server.baseUrl}/${id}`;
     await fs.writeFile(config, JSON.stringify(settings));
     await fs.writeFile(path.join(dir, 'refs.bib'), BIB);
-    await fs.writeFile(path.join(dir, 'paper.tex'), 'Hydroxychloroquine raises mortality \\cite{mehra2020}.\nIvermectin shortens illness \\cite{ivermectin}.\n\\bibliography{refs}\n');
+    await fs.writeFile(
+      path.join(dir, 'paper.tex'),
+      'Hydroxychloroquine raises mortality \\cite{mehra2020}.\nIvermectin shortens illness \\cite{ivermectin}.\n\\bibliography{refs}\n',
+    );
   });
 
   afterEach(async () => {
@@ -68,7 +71,10 @@ describe('attest check on retracted works', () => {
   it('shows the retraction and the concern in text, JSON and SARIF, and fails the run', async () => {
     const text = await check();
     assert.equal(text.code, 1, text.err);
-    assert.match(text.out, /paper\.tex:1:\d+: error: 'mehra2020' was retracted on 2020-06-05 \(notice https:\/\/doi\.org\/10\.1016\/s0140-6736\(20\)31324-6, per Crossref\)\. .* \[retracted\]/);
+    assert.match(
+      text.out,
+      /paper\.tex:1:\d+: error: 'mehra2020' was retracted on 2020-06-05 \(notice https:\/\/doi\.org\/10\.1016\/s0140-6736\(20\)31324-6, per Crossref\)\. .* \[retracted\]/,
+    );
     assert.match(text.out, /paper\.tex:2:\d+: warning: 'ivermectin' is the subject of an expression of concern on 2021-07-14 .* \[expression-of-concern\]/);
     assert.match(text.out, /retractions: 1 retracted, 1 under an expression of concern, 0 withdrawn, 0 corrected\./);
     assert.doesNotMatch(text.out, /metadata-mismatch/);
@@ -77,7 +83,14 @@ describe('attest check on retracted works', () => {
     const mehra = json.references.find((r) => r.key === 'mehra2020');
     assert.equal(mehra?.status, 'found');
     assert.deepEqual(mehra?.retraction?.status, 'retracted');
-    assert.deepEqual(mehra?.retraction?.notice, { type: 'retraction', doi: '10.1016/s0140-6736(20)31324-6', url: 'https://doi.org/10.1016/s0140-6736(20)31324-6', date: '2020-06-05', label: 'Retraction', source: 'crossref' });
+    assert.deepEqual(mehra?.retraction?.notice, {
+      type: 'retraction',
+      doi: '10.1016/s0140-6736(20)31324-6',
+      url: 'https://doi.org/10.1016/s0140-6736(20)31324-6',
+      date: '2020-06-05',
+      label: 'Retraction',
+      source: 'crossref',
+    });
     assert.deepEqual(
       json.findings.map((f) => [f.code, f.severity, path.basename(f.file)]),
       [
@@ -91,12 +104,15 @@ describe('attest check on retracted works', () => {
     const sarif = JSON.parse((await check('--format', 'sarif')).out) as { runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string }[] }[] };
     const rules = sarif.runs[0].tool.driver.rules.map((r) => r.id);
     for (const code of ['retracted', 'expression-of-concern', 'withdrawn', 'corrected']) assert.ok(rules.includes(code), code);
-    assert.deepEqual(sarif.runs[0].results.map((r) => [r.ruleId, r.level]), [
-      ['retracted', 'error'],
-      ['expression-of-concern', 'warning'],
-      ['retracted', 'error'],
-      ['expression-of-concern', 'warning'],
-    ]);
+    assert.deepEqual(
+      sarif.runs[0].results.map((r) => [r.ruleId, r.level]),
+      [
+        ['retracted', 'error'],
+        ['expression-of-concern', 'warning'],
+        ['retracted', 'error'],
+        ['expression-of-concern', 'warning'],
+      ],
+    );
   });
 
   it('honours a retraction ignored with a reason in the manuscript’s ignore list', async () => {
@@ -106,7 +122,10 @@ describe('attest check on retracted works', () => {
     const ignored = { key: 'mehra2020', claim: createHash('sha256').update(claim).digest('hex'), text: claim, about: 'retraction', reason: 'We discuss the retraction.' };
     await fs.writeFile(path.join(dir, '.attest', 'ignore.json'), JSON.stringify({ version: 1, ignored: [ignored] }));
     const json = JSON.parse((await check('--format', 'json')).out) as Report;
-    assert.deepEqual(json.findings.filter((f) => f.code === 'retracted'), []);
+    assert.deepEqual(
+      json.findings.filter((f) => f.code === 'retracted'),
+      [],
+    );
     assert.equal(json.references.find((r) => r.key === 'mehra2020')?.retraction?.status, 'retracted');
   });
 });
@@ -124,7 +143,10 @@ describe('how long a retraction status is kept', () => {
       assert.equal(world.server.requests.length, 1, 'an answer of today is young enough');
       // An answer stored eight days ago: metadata still from the cache, the retraction status asked again.
       const files = await fs.readdir(dir, { recursive: true });
-      const entry = path.join(dir, files.find((f) => f.endsWith('.json'))!);
+      const entry = path.join(
+        dir,
+        files.find((f) => f.endsWith('.json'))!,
+      );
       const stored = JSON.parse(await fs.readFile(entry, 'utf8')) as { storedAt: number };
       await fs.writeFile(entry, JSON.stringify({ ...stored, storedAt: Date.now() - 8 * 24 * 3600_000 }));
       await crossref.byDoi(RETRACTED.doi!);

@@ -30,7 +30,10 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
 }
 
 function lines(out: string): Line[] {
-  return out.split('\n').filter((l) => l).map((l) => JSON.parse(l) as Line);
+  return out
+    .split('\n')
+    .filter((l) => l)
+    .map((l) => JSON.parse(l) as Line);
 }
 
 describe('attest index and attest search', () => {
@@ -71,11 +74,24 @@ describe('attest index and attest search', () => {
     // Weight 1: the order is the reranker's own scores' of the papers the words found.
     const scorer = await OnnxReranker.load(reranker, { threads: 1 });
     const papers = new Map(papersFromJsonLines(await fs.readFile(CORPUS, 'utf8')).papers.map((p) => [p.id, p]));
-    const scores = await scorer.score(claim, byWords.map((r) => passageText(papers.get(r.id) ?? { id: r.id, title: '', authors: [] })));
+    const scores = await scorer.score(
+      claim,
+      byWords.map((r) => passageText(papers.get(r.id) ?? { id: r.id, title: '', authors: [] })),
+    );
     await scorer.dispose();
-    const expected = byWords.map((r, at) => ({ id: r.id, score: scores[at], at })).sort((a, b) => b.score - a.score || a.at - b.at).map((r) => r.id);
-    assert.deepEqual(lines(out)[0].results.map((r) => r.id), expected);
-    assert.notDeepEqual(expected, byWords.map((r) => r.id), 'the reranker changes the order');
+    const expected = byWords
+      .map((r, at) => ({ id: r.id, score: scores[at], at }))
+      .sort((a, b) => b.score - a.score || a.at - b.at)
+      .map((r) => r.id);
+    assert.deepEqual(
+      lines(out)[0].results.map((r) => r.id),
+      expected,
+    );
+    assert.notDeepEqual(
+      expected,
+      byWords.map((r) => r.id),
+      'the reranker changes the order',
+    );
 
     const missing = await run('search', '--store', store, '--query', claim, '--rerank-model', path.join(dir, 'nowhere'));
     assert.equal(missing.code, 2);
@@ -127,7 +143,10 @@ describe('attest index and attest search', () => {
     const { library } = await PaperLibrary.open(store, { reranker: async () => reranker });
     const expected = await library.find({ text: claim, limit: 3 });
     await reranker.dispose();
-    assert.deepEqual(lines(out)[0].results, expected.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null })));
+    assert.deepEqual(
+      lines(out)[0].results,
+      expected.results.map((r) => ({ id: r.paper.id, score: r.score, sentence: r.sentence ?? null })),
+    );
 
     const both = await run('search', '--store', store, '--query', claim, '--rerank', '--rerank-model', dir);
     assert.equal(both.code, 2);
@@ -136,7 +155,10 @@ describe('attest index and attest search', () => {
 
   it('counts one paper as one paper', async () => {
     const one = path.join(dir, 'one.jsonl');
-    await fs.writeFile(one, `${JSON.stringify({ id: 'p1', title: 'Aspirin and stroke', abstract: 'Aspirin lowers the risk of stroke in older adults. It was measured in a large trial.' })}\n`);
+    await fs.writeFile(
+      one,
+      `${JSON.stringify({ id: 'p1', title: 'Aspirin and stroke', abstract: 'Aspirin lowers the risk of stroke in older adults. It was measured in a large trial.' })}\n`,
+    );
     const indexed = await run('index', 'add', one, '--store', store);
     assert.equal(indexed.code, 0, indexed.err);
     assert.match(indexed.out, /^Added 1 paper; the library in .* holds 1 paper\.\n$/);
@@ -152,8 +174,14 @@ describe('attest index and attest search', () => {
     const searched = await run('search', '--store', store, '--queries', QUERIES, '--top', '2', '--format', 'jsonl');
     assert.equal(searched.code, 0, searched.err);
     const found = lines(searched.out);
-    assert.deepEqual(found.map((l) => l.query_id), ['q1', 'q2', 3]);
-    assert.deepEqual(found.map((l) => l.results.map((r) => r.id)), [['aspirin-stroke', 'aspirin-bleeding'], ['glacier-retreat'], ['coffee-sleep']]);
+    assert.deepEqual(
+      found.map((l) => l.query_id),
+      ['q1', 'q2', 3],
+    );
+    assert.deepEqual(
+      found.map((l) => l.results.map((r) => r.id)),
+      [['aspirin-stroke', 'aspirin-bleeding'], ['glacier-retreat'], ['coffee-sleep']],
+    );
     assert.deepEqual(found[1].results[0].sentence, 'Warm summers drive the retreat.');
     assert.ok(found[0].results[0].score > found[0].results[1].score);
     assert.match(searched.err, /Ranked by words alone: no sentence encoder given \(--embed-model DIR or ATTEST_EMBED_MODEL\)/);
@@ -166,11 +194,17 @@ describe('attest index and attest search', () => {
     const [line] = lines(out);
     assert.equal(line.query_id, null);
     // The corpus's `exercise-memory` has the same DOI: one work, listed once, where it ranks best.
-    assert.deepEqual(line.results.map((r) => r.id), ['doi:10.1073/pnas.1015950108']);
+    assert.deepEqual(
+      line.results.map((r) => r.id),
+      ['doi:10.1073/pnas.1015950108'],
+    );
     const paper = line.results.find((r) => r.id === 'doi:10.1073/pnas.1015950108');
     assert.equal(paper?.sentence, 'The hippocampus shrinks in late adulthood.');
     const byTitle = lines((await run('search', '--store', store, '--query', 'evening coffee')).out)[0];
-    assert.deepEqual(byTitle.results.map((r) => [r.id, r.sentence]), [['coffee-sleep', null]]);
+    assert.deepEqual(
+      byTitle.results.map((r) => [r.id, r.sentence]),
+      [['coffee-sleep', null]],
+    );
   });
 
   it('refuses dense and hybrid search without an encoder, naming what to set', async () => {
@@ -179,7 +213,10 @@ describe('attest index and attest search', () => {
       const { code, out, err } = await run('search', '--store', store, '--query', 'aspirin', '--mode', mode);
       assert.equal(code, 2);
       assert.equal(out, '');
-      assert.match(err, new RegExp(`--mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL \\(in the editor, attest\\.retrieval\\.encoder\\.model\\)`));
+      assert.match(
+        err,
+        new RegExp(`--mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL \\(in the editor, attest\\.retrieval\\.encoder\\.model\\)`),
+      );
     }
   });
 
@@ -243,7 +280,9 @@ describe('attest index and attest search', () => {
 
   it('embeds a library of many papers before a one-query search, with the encoder started again for the work', async () => {
     const many = path.join(dir, 'many.jsonl');
-    const lines = Array.from({ length: 120 }, (_, at) => JSON.stringify({ _id: `m${at}`, title: `Stroke trial ${at}`, text: `Aspirin lowered the risk of stroke in cohort ${at}.` }));
+    const lines = Array.from({ length: 120 }, (_, at) =>
+      JSON.stringify({ _id: `m${at}`, title: `Stroke trial ${at}`, text: `Aspirin lowered the risk of stroke in cohort ${at}.` }),
+    );
     await fs.writeFile(many, `${lines.join('\n')}\n`);
     assert.equal((await run('index', 'add', many, '--store', store)).code, 0);
     const { code, out, err } = await run('search', '--store', store, '--query', 'aspirin and stroke', '--embed-model', await encoderFolder(), '--mode', 'dense');

@@ -65,7 +65,10 @@ describe('attest suggest', () => {
   });
   afterEach(async () => {
     await server.close();
-    for (const [name, value] of [['ATTEST_LLM_API_KEY', saved.key], ['ATTEST_NLI_MODEL', saved.nli]] as const) {
+    for (const [name, value] of [
+      ['ATTEST_LLM_API_KEY', saved.key],
+      ['ATTEST_NLI_MODEL', saved.nli],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -93,7 +96,10 @@ describe('attest suggest', () => {
         ['Vaccines cause autism.', 'unrelated', [1]],
       ],
     );
-    assert.deepEqual(report.removed.map((r) => r.reason), ['TeX markup', 'works named by "et al."', `it cites source 9, but there are ${report.sources.length} sources`]);
+    assert.deepEqual(
+      report.removed.map((r) => r.reason),
+      ['TeX markup', 'works named by "et al."', `it cites source 9, but there are ${report.sources.length} sources`],
+    );
     assert.equal(report.insertion, '');
     assert.deepEqual(report.bibtex, []);
     // What is sent where, and the key with it.
@@ -111,7 +117,7 @@ describe('attest suggest', () => {
     assertPlainLatex(accepted.insertion, 'cite', new Set([key]));
   });
 
-  it('inserts the sentences an NLI model supports, in pandoc\'s style, reusing the keys of --bib', async () => {
+  it("inserts the sentences an NLI model supports, in pandoc's style, reusing the keys of --bib", async () => {
     const model = await writeModelFolder(path.join(dir, 'nli'), { model: nliGraph(), config: nliConfig() });
     const bib = path.join(dir, 'refs.bib');
     await fs.writeFile(bib, '@article{mine2020,\n  title = {Daily aspirin and the risk of stroke},\n  author = {Nobody, A.},\n  year = {2020}\n}\n');

@@ -22,7 +22,11 @@ interface Line {
 }
 
 const PAIRS = [
-  { id: 1, claim: 'Daily aspirin lowers the risk of stroke.', abstract: 'We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20%. Bleeding rose slightly.' },
+  {
+    id: 1,
+    claim: 'Daily aspirin lowers the risk of stroke.',
+    abstract: 'We followed 2,000 patients for five years. Daily aspirin reduced stroke risk by 20%. Bleeding rose slightly.',
+  },
   { id: 'glacier', claim: 'Daily aspirin lowers the risk of stroke.', abstract: ['Glaciers retreat in warm summers.', 'Ice cores record the retreat.'] },
   { id: 3, claim: 'A claim without an abstract.' },
 ];
@@ -43,13 +47,27 @@ describe('attest verify', () => {
     let out = '';
     let err = '';
     const code = await main(['verify', ...args], { out: (t) => (out += t), err: (t) => (err += t) });
-    return { code, err, lines: out.split('\n').filter((l) => l).map((l) => JSON.parse(l) as Line) };
+    return {
+      code,
+      err,
+      lines: out
+        .split('\n')
+        .filter((l) => l)
+        .map((l) => JSON.parse(l) as Line),
+    };
   }
 
   it('without a model, catches the unrelated abstract and says how to add a model', async () => {
     const { code, lines, err } = await run('--pairs', pairs);
     assert.equal(code, 0);
-    assert.deepEqual(lines.map((l) => [l.id, l.label]), [[1, 'unverifiable'], ['glacier', 'unsupported'], [3, 'unverifiable']]);
+    assert.deepEqual(
+      lines.map((l) => [l.id, l.label]),
+      [
+        [1, 'unverifiable'],
+        ['glacier', 'unsupported'],
+        [3, 'unverifiable'],
+      ],
+    );
     assert.equal(lines[0].sentence, 'Daily aspirin reduced stroke risk by 20%.');
     assert.ok(lines[0].relevance > lines[1].relevance);
     assert.match(err, /--nli-model DIR or ATTEST_NLI_MODEL/);
@@ -62,7 +80,13 @@ describe('attest verify', () => {
     assert.equal(code, 0);
     const direct = await OnnxNliModel.load(model);
     try {
-      const relevance = tfidfRelevance(analyze, TermStatistics.of(PAIRS.map((p) => [p.abstract ?? ''].flat().join(' ')), analyze));
+      const relevance = tfidfRelevance(
+        analyze,
+        TermStatistics.of(
+          PAIRS.map((p) => [p.abstract ?? ''].flat().join(' ')),
+          analyze,
+        ),
+      );
       const expected = await judgeSupport(PAIRS[0].claim, abstractSentences(PAIRS[0].abstract as string), { relevance, nli: { model: direct, id: 'model' } });
       assert.equal(lines[0].label, expected.label);
       assert.equal(lines[0].entailment, expected.entailment);

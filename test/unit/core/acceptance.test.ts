@@ -50,25 +50,34 @@ describe('accepting findings and baselines', () => {
     );
     const json = await report('main.tex');
     assert.deepEqual(keysOf(json.findings, 'missing-key'), ['escaped', 'other', 'phantom']);
-    assert.deepEqual(json.accepted?.map((a) => [a.key, a.line, a.reason]), [
-      ['ghost', 3, 'cited from the proceedings, not in our .bib'],
-      ['above', 5, null],
-    ]);
+    assert.deepEqual(
+      json.accepted?.map((a) => [a.key, a.line, a.reason]),
+      [
+        ['ghost', 3, 'cited from the proceedings, not in our .bib'],
+        ['above', 5, null],
+      ],
+    );
     const text = await check('main.tex');
     assert.equal(text.code, 1, 'the findings not accepted still fail the run');
     assert.match(text.out, /accepted: 2 findings the files accept with attest-ignore, not shown\./);
     assert.doesNotMatch(text.out, /'ghost'/);
   });
 
-  it('leaves out a Markdown line\'s finding accepted in an HTML comment, and no other', async () => {
+  it("leaves out a Markdown line's finding accepted in an HTML comment, and no other", async () => {
     await write('refs.bib', BIB);
-    await write('paper.md', '---\nbibliography: refs.bib\n---\n\nKept [@ghost]. <!-- attest-ignore missing-key a chapter cited by page -->\n\nReported [@phantom]. attest-ignore missing-key\n');
+    await write(
+      'paper.md',
+      '---\nbibliography: refs.bib\n---\n\nKept [@ghost]. <!-- attest-ignore missing-key a chapter cited by page -->\n\nReported [@phantom]. attest-ignore missing-key\n',
+    );
     const json = await report('paper.md');
     assert.deepEqual(keysOf(json.findings, 'missing-key'), ['phantom'], 'the words outside a comment accept nothing');
-    assert.deepEqual(json.accepted?.map((a) => [a.key, a.reason]), [['ghost', 'a chapter cited by page']]);
+    assert.deepEqual(
+      json.accepted?.map((a) => [a.key, a.reason]),
+      [['ghost', 'a chapter cited by page']],
+    );
   });
 
-  it('leaves out a .bib entry\'s accepted findings, from its attest-ignore field or a comment line above it', async () => {
+  it("leaves out a .bib entry's accepted findings, from its attest-ignore field or a comment line above it", async () => {
     await write(
       'refs.bib',
       [
@@ -81,14 +90,24 @@ describe('accepting findings and baselines', () => {
     );
     const json = await report('refs.bib');
     assert.deepEqual(keysOf(json.findings, 'suspicious-metadata'), ['plain']);
-    assert.deepEqual(json.accepted?.map((a) => [a.key, a.reason]), [
-      ['future', 'dated by the journal'],
-      ['placeholder', 'the author is a consortium'],
-    ]);
+    assert.deepEqual(
+      json.accepted?.map((a) => [a.key, a.reason]),
+      [
+        ['future', 'dated by the journal'],
+        ['placeholder', 'the author is a consortium'],
+      ],
+    );
   });
 
   it('accepts a finding with the comment its quick fix writes, in LaTeX, Markdown and a .bib, and nothing else there', () => {
-    const at = (line: number, code: Finding['code'], key: string, file: string): Finding => ({ code, severity: 'error', message: '', file, key, range: { start: { line, character: 5 }, end: { line, character: 9 } } });
+    const at = (line: number, code: Finding['code'], key: string, file: string): Finding => ({
+      code,
+      severity: 'error',
+      message: '',
+      file,
+      key,
+      range: { start: { line, character: 5 }, end: { line, character: 9 } },
+    });
     const insert = (text: string, { line, character, text: added }: ReturnType<typeof directiveFor>): string => {
       const lines = text.split('\n');
       lines[line] = lines[line].slice(0, character) + added + lines[line].slice(character);
@@ -134,9 +153,15 @@ describe('accepting findings and baselines', () => {
       await write('main.tex', manuscript(['Known \\cite{ghost}.', 'New \\cite{phantom}; known, again \\cite{ghost}.']));
       const grown = await check('main.tex', '--baseline', baseline, '--format', 'sarif');
       assert.equal(grown.code, 1);
-      assert.match(grown.err, /3 findings are not in the baseline .*:\n {2}\S*main\.tex:4: error: \[missing-key\] phantom\n {2}\S*main\.tex:4: error: \[missing-key\] ghost\n {2}\S*refs\.bib:1: hint: \[unused-entry\] real\n/);
+      assert.match(
+        grown.err,
+        /3 findings are not in the baseline .*:\n {2}\S*main\.tex:4: error: \[missing-key\] phantom\n {2}\S*main\.tex:4: error: \[missing-key\] ghost\n {2}\S*refs\.bib:1: hint: \[unused-entry\] real\n/,
+      );
       const results = (JSON.parse(grown.out) as Log).runs[0].results ?? [];
-      assert.deepEqual(results.filter((r) => r.ruleId === 'missing-key').map((r) => r.baselineState), ['unchanged', 'new', 'new']);
+      assert.deepEqual(
+        results.filter((r) => r.ruleId === 'missing-key').map((r) => r.baselineState),
+        ['unchanged', 'new', 'new'],
+      );
     });
 
     it('takes a key now naming another reference for a new finding', async () => {

@@ -55,7 +55,10 @@ describe('checking the real manuscripts', () => {
     const result = await checkReal('astro_celerite/paper/ms.tex');
     assert.equal(result.citations.length, 181);
     assert.equal(distinctKeys(result), 105);
-    assert.equal(result.bibliographies.reduce((n, b) => n + b.entries.length, 0), 125);
+    assert.equal(
+      result.bibliographies.reduce((n, b) => n + b.entries.length, 0),
+      125,
+    );
     assert.equal(count(result, 'unused-entry'), 20);
     assert.equal(count(result, 'missing-key'), 0);
     // It \input's generated files that are not in the repository: each is a warning, not a failure.
@@ -64,10 +67,15 @@ describe('checking the real manuscripts', () => {
     assert.ok(missing.every((f) => f.severity === 'warning' && f.file.endsWith('ms.tex')));
   });
 
-  it('astro_celerite: the numbers its \\include\'d figures/examples-macros.tex defines print in the claims of ms.tex', async () => {
+  it("astro_celerite: the numbers its \\include'd figures/examples-macros.tex defines print in the claims of ms.tex", async () => {
     const result = await checkReal('astro_celerite/paper/ms.tex');
     const claims = result.citations.filter((c) => c.key === 'Sokal:1989').map((c) => c.claim?.text);
-    assert.ok(claims.includes('To assess convergence, we estimate the integrated autocorrelation time of the chain averaged across parameters and find that the chain results in 1737 effective samples.'), claims.join('\n'));
+    assert.ok(
+      claims.includes(
+        'To assess convergence, we estimate the integrated autocorrelation time of the chain averaged across parameters and find that the chain results in 1737 effective samples.',
+      ),
+      claims.join('\n'),
+    );
   });
 
   it('control_dynonet: 27 citations of 20 keys, 23 distinct entries, 3 unused, the duplicate reported', async () => {
@@ -79,7 +87,10 @@ describe('checking the real manuscripts', () => {
     assert.equal(count(result, 'unused-entry'), 3);
     assert.equal(count(result, 'missing-key'), 0);
     const duplicate = result.findings.filter((f) => f.code === 'duplicate-key');
-    assert.deepEqual(duplicate.map((f) => [f.key, f.range.start.line + 1]), [['ogata1995discrete', 214]]);
+    assert.deepEqual(
+      duplicate.map((f) => [f.key, f.range.start.line + 1]),
+      [['ogata1995discrete', 214]],
+    );
   });
 
   it('md_joss_gmr: 8 citations of 8 keys, all resolved', async () => {
@@ -98,7 +109,10 @@ describe('checking a project', () => {
     const ws = new MemoryWorkspace({ '/p/main.tex': 'It holds \\cite{known,unknown}.\n\\bibliography{refs}', '/p/refs.bib': bib });
     const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
     const missing = result?.findings.filter((f) => f.code === 'missing-key');
-    assert.deepEqual(missing?.map((f) => [f.key, f.severity, f.range.start.character]), [['unknown', 'error', 21]]);
+    assert.deepEqual(
+      missing?.map((f) => [f.key, f.severity, f.range.start.character]),
+      [['unknown', 'error', 21]],
+    );
     assert.match(missing?.[0].message ?? '', /'unknown' is not in any bibliography \(refs\.bib\)/);
   });
 
@@ -128,9 +142,18 @@ describe('checking a project', () => {
       '/p/refs.bib': bib,
     });
     const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
-    assert.deepEqual(result?.citations.map((c) => [c.key, path.basename(c.file)]), [['known', 'intro.tex'], ['spare', 'nested.tex']]);
+    assert.deepEqual(
+      result?.citations.map((c) => [c.key, path.basename(c.file)]),
+      [
+        ['known', 'intro.tex'],
+        ['spare', 'nested.tex'],
+      ],
+    );
     const missing = result?.findings.filter((f) => f.code === 'missing-file');
-    assert.deepEqual(missing?.map((f) => [f.severity, f.file, f.range.start.line]), [['warning', '/p/main.tex', 1]]);
+    assert.deepEqual(
+      missing?.map((f) => [f.severity, f.file, f.range.start.line]),
+      [['warning', '/p/main.tex', 1]],
+    );
     assert.equal(result?.findings.filter((f) => f.code === 'unused-entry').length, 0);
   });
 
@@ -139,15 +162,16 @@ describe('checking a project', () => {
       const ws = new MemoryWorkspace({
         '/p/ms.tex': '\\documentclass{article}\n\\input{macros}\n\\begin{document}\n\\input{sec/intro}\n\\end{document}',
         '/p/macros.tex': '\\newcommand{\\Name}{\\emph{dynoNet}} % the architecture\n\\newcommand{\\mat}[1]{\\bm{#1}}',
-        '/p/sec/intro.tex': 'Moreover, \\Name \\ networks can be trained \\emph{end-to-end} by plain \\emph{back-propagation} \\cite{baydin2017automatic}.\nThe {\\Name} model has $\\mat{x}$ states \\cite{giri2010block}.',
+        '/p/sec/intro.tex':
+          'Moreover, \\Name \\ networks can be trained \\emph{end-to-end} by plain \\emph{back-propagation} \\cite{baydin2017automatic}.\nThe {\\Name} model has $\\mat{x}$ states \\cite{giri2010block}.',
       });
       const thread = where === 'in the parser thread' ? new ParserThread() : undefined;
       try {
         const result = await checkManuscript('/p/ms.tex', ws, new CheckSession(thread));
-        assert.deepEqual(result?.citations.map((c) => c.claim?.text), [
-          'Moreover, dynoNet networks can be trained end-to-end by plain back-propagation.',
-          'The dynoNet model has x states.',
-        ]);
+        assert.deepEqual(
+          result?.citations.map((c) => c.claim?.text),
+          ['Moreover, dynoNet networks can be trained end-to-end by plain back-propagation.', 'The dynoNet model has x states.'],
+        );
       } finally {
         await thread?.dispose();
       }
@@ -157,7 +181,10 @@ describe('checking a project', () => {
   it('does not loop on files that include each other', async () => {
     const ws = new MemoryWorkspace({ '/p/a.tex': '\\input{b}\\cite{x}', '/p/b.tex': '\\input{a}' });
     const result = await checkManuscript('/p/a.tex', ws, new CheckSession());
-    assert.deepEqual(result?.manuscript.sources.map((s) => path.basename(s.file)), ['a.tex', 'b.tex']);
+    assert.deepEqual(
+      result?.manuscript.sources.map((s) => path.basename(s.file)),
+      ['a.tex', 'b.tex'],
+    );
   });
 
   it('checks from the root named by % !TEX root', async () => {
@@ -191,26 +218,33 @@ describe('checking a project', () => {
     };
     const candidates = async (): Promise<string[]> => Object.keys(files);
 
-    it('is parsed once while its root is looked for and the root is checked, its names resolved in the root\'s folder', async () => {
+    it("is parsed once while its root is looked for and the root is checked, its names resolved in the root's folder", async () => {
       const parsers = new CountingParsers();
       const session = new CheckSession(parsers);
       const ws = new MemoryWorkspace(files);
       assert.equal(await manuscriptRootOf('/p/chapters/one.tex', ws, session.manuscripts, candidates), '/p/main.tex');
       const result = await checkManuscript('/p/main.tex', ws, session);
-      assert.deepEqual(result?.citations.map((c) => [c.key, c.file, c.range.start]), [
-        ['known', '/p/chapters/one.tex', { line: 0, character: 10 }],
-        ['spare', '/p/chapters/two.tex', { line: 0, character: 10 }],
-      ]);
+      assert.deepEqual(
+        result?.citations.map((c) => [c.key, c.file, c.range.start]),
+        [
+          ['known', '/p/chapters/one.tex', { line: 0, character: 10 }],
+          ['spare', '/p/chapters/two.tex', { line: 0, character: 10 }],
+        ],
+      );
       assert.deepEqual(result?.bibliographyFiles, ['/p/refs.bib']);
-      assert.deepEqual(result?.findings.map((f) => [f.code, f.file, f.range.start.line, f.message]), [
-        ['missing-file', '/p/chapters/one.tex', 2, "File 'chapters/absent' not found (looked for /p/chapters/absent.tex)."],
-      ]);
+      assert.deepEqual(
+        result?.findings.map((f) => [f.code, f.file, f.range.start.line, f.message]),
+        [['missing-file', '/p/chapters/one.tex', 2, "File 'chapters/absent' not found (looked for /p/chapters/absent.tex)."]],
+      );
       assert.deepEqual([parsers.times('/p/main.tex'), parsers.times('/p/chapters/one.tex'), parsers.times('/p/chapters/two.tex')], [1, 1, 1]);
     });
 
     it('read as its own root resolves its names in its own folder', async () => {
       const result = await checkManuscript('/p/chapters/one.tex', new MemoryWorkspace(files), new CheckSession());
-      assert.deepEqual(result?.manuscript.missingIncludes.map((m) => m.reference.path), ['/p/chapters/chapters/two.tex', '/p/chapters/chapters/absent.tex']);
+      assert.deepEqual(
+        result?.manuscript.missingIncludes.map((m) => m.reference.path),
+        ['/p/chapters/chapters/two.tex', '/p/chapters/chapters/absent.tex'],
+      );
       // Without the .bib, LaTeX reads the root's compiled .bbl, looked for beside the chapter too.
       assert.deepEqual(result?.bibliographyFiles, ['/p/chapters/refs.bib', '/p/chapters/one.bbl']);
     });
@@ -242,7 +276,13 @@ describe('checking a project', () => {
   it('reports a named bibliography that does not exist, and every key as unresolvable', async () => {
     const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{a}\n\\bibliography{nothere}' });
     const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
-    assert.deepEqual(result?.findings.map((f) => [f.code, f.severity]), [['missing-key', 'error'], ['missing-file', 'warning']]);
+    assert.deepEqual(
+      result?.findings.map((f) => [f.code, f.severity]),
+      [
+        ['missing-key', 'error'],
+        ['missing-file', 'warning'],
+      ],
+    );
     assert.match(result?.findings[0].message ?? '', /names no bibliography file that exists/);
   });
 
@@ -252,7 +292,7 @@ describe('checking a project', () => {
     assert.deepEqual(result?.findings, []);
   });
 
-  it('says what the manuscript\'s own tool does with a key defined twice', async () => {
+  it("says what the manuscript's own tool does with a key defined twice", async () => {
     const twice = `${bib}@article{known, title={Again}}\n`;
     const tex = await checkManuscript('/p/main.tex', new MemoryWorkspace({ '/p/main.tex': '\\cite{known}\\bibliography{refs}', '/p/refs.bib': twice }), new CheckSession());
     const md = await checkManuscript('/p/paper.md', new MemoryWorkspace({ '/p/paper.md': '---\nbibliography: refs.bib\n---\n[@known]', '/p/refs.bib': twice }), new CheckSession());
@@ -276,7 +316,10 @@ describe('checking a project', () => {
     const broken = '@article{first, title={A}}\n@article{broken, title={B}\n@article{last, title={C}}\n';
     const ws = new MemoryWorkspace({ '/p/main.tex': '\\cite{first,last}\\bibliography{refs}', '/p/refs.bib': broken });
     const result = await checkManuscript('/p/main.tex', ws, new CheckSession());
-    assert.deepEqual(result?.findings.map((f) => [f.code, f.range.start.line]), [['bib-parse-error', 1]]);
+    assert.deepEqual(
+      result?.findings.map((f) => [f.code, f.range.start.line]),
+      [['bib-parse-error', 1]],
+    );
   });
 
   it('re-uses parsed files that did not change, and sees a change', async () => {
@@ -287,7 +330,10 @@ describe('checking a project', () => {
     assert.equal(first?.bibliographies[0], second?.bibliographies[0]);
     ws.files.set('/p/main.tex', '\\cite{gone}\\bibliography{refs}');
     const third = await checkManuscript('/p/main.tex', ws, session);
-    assert.deepEqual(third?.findings.filter((f) => f.code === 'missing-key').map((f) => f.key), ['gone']);
+    assert.deepEqual(
+      third?.findings.filter((f) => f.code === 'missing-key').map((f) => f.key),
+      ['gone'],
+    );
   });
 });
 
@@ -301,14 +347,25 @@ describe('merging the findings of several manuscripts', () => {
     assert.ok(one && two);
     assert.equal(one.findings.filter((f) => f.code === 'unused-entry').length, 1);
     assert.deepEqual(mergeFindings([one, two]).get('/p/refs.bib') ?? [], []);
-    assert.deepEqual(mergeFindings([one]).get('/p/refs.bib')?.map((f) => f.key), ['b']);
+    assert.deepEqual(
+      mergeFindings([one])
+        .get('/p/refs.bib')
+        ?.map((f) => f.key),
+      ['b'],
+    );
   });
 });
 
 describe('front matter Attest cannot read', () => {
   async function frontMatterFindings(yaml: string): Promise<string[]> {
-    const result = await checkManuscript('/p/paper.md', new MemoryWorkspace({ '/p/paper.md': `---\n${yaml}\n---\nText [@a].`, '/p/refs.bib': '@article{a, title={A}}' }), new CheckSession());
-    return (result?.findings ?? []).filter((f) => f.code === 'front-matter-unread').map((f) => `${f.severity} ${f.range.start.line}:${f.range.start.character}-${f.range.end.character} ${f.message}`);
+    const result = await checkManuscript(
+      '/p/paper.md',
+      new MemoryWorkspace({ '/p/paper.md': `---\n${yaml}\n---\nText [@a].`, '/p/refs.bib': '@article{a, title={A}}' }),
+      new CheckSession(),
+    );
+    return (result?.findings ?? [])
+      .filter((f) => f.code === 'front-matter-unread')
+      .map((f) => `${f.severity} ${f.range.start.line}:${f.range.start.character}-${f.range.end.character} ${f.message}`);
   }
 
   it('warns at the opening line that a front matter too large, too deep or not YAML was skipped, naming why', async () => {

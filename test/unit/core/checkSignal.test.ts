@@ -60,10 +60,13 @@ describe('a signal fanned out to pieces of work', () => {
     const shared = new AbortController();
     const fanOut = new SignalFanOut(shared.signal);
     let seen: AbortSignal | undefined;
-    const running = fanOut.run((own) => new Promise((_resolve, reject) => {
-      seen = own;
-      own?.addEventListener('abort', () => reject(own.reason));
-    }));
+    const running = fanOut.run(
+      (own) =>
+        new Promise((_resolve, reject) => {
+          seen = own;
+          own?.addEventListener('abort', () => reject(own.reason));
+        }),
+    );
     shared.abort(new Error('the check was cancelled'));
     await assert.rejects(running, /the check was cancelled/);
     assert.equal(seen?.aborted, true);
@@ -76,10 +79,12 @@ describe('a signal fanned out to pieces of work', () => {
     const fanOut = new SignalFanOut(shared.signal);
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const pieces = Array.from({ length: 20 }, () => fanOut.run(async (own) => {
-      own?.addEventListener('abort', () => undefined);
-      await held;
-    }));
+    const pieces = Array.from({ length: 20 }, () =>
+      fanOut.run(async (own) => {
+        own?.addEventListener('abort', () => undefined);
+        await held;
+      }),
+    );
     assert.equal(getEventListeners(shared.signal, 'abort').length, 1);
     release();
     await Promise.all(pieces);

@@ -11,10 +11,12 @@ import { formatSarif } from '../../../src/cli/sarif';
 import { REPO_ROOT } from '../support/helpers';
 import { RESNET } from '../support/records';
 
-
 /** The metadata-mismatch finding of an entry against RESNET, found by its DOI. */
 function mismatchOf(fields: string): Finding {
-  const [entry] = parseBibliography(`@inproceedings{he2016, title={Deep Residual Learning for Image Recognition}, booktitle={CVPR}, doi={10.1109/cvpr.2016.90}, ${fields}}`, '/p/refs.bib').entries;
+  const [entry] = parseBibliography(
+    `@inproceedings{he2016, title={Deep Residual Learning for Image Recognition}, booktitle={CVPR}, doi={10.1109/cvpr.2016.90}, ${fields}}`,
+    '/p/refs.bib',
+  ).entries;
   const { differences } = compareEntryToRecord(entry, RESNET);
   const verdict = { status: 'metadata-mismatch' as const, record: RESNET, via: 'doi' as const, differences };
   const [finding] = referenceFindings(new Map([[entry.key, { entry, verdict }]]), [], false);
@@ -25,11 +27,15 @@ function mismatchOf(fields: string): Finding {
 describe("findings' categories under the conferences' rules", () => {
   it('calls a real work with a wrong year an error to report, and one with authors mostly not its own hallucinated', () => {
     assert.equal(categoryOf(mismatchOf('author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, year={2012}')), 'error-to-report');
-    assert.equal(categoryOf(mismatchOf('author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian and Doe, Jane}, year={2016}')), 'error-to-report', 'one name too many is an error');
+    assert.equal(
+      categoryOf(mismatchOf('author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian and Doe, Jane}, year={2016}')),
+      'error-to-report',
+      'one name too many is an error',
+    );
     assert.equal(categoryOf(mismatchOf('author={He, Kaiming and Smith, Alex and Jones, Bea and Brown, Carl}, year={2016}')), 'hallucinated');
   });
 
-  it('says each code\'s category in the README\'s findings table as the code does', async () => {
+  it("says each code's category in the README's findings table as the code does", async () => {
     const readme = await fs.readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const rows = new Map([...readme.matchAll(/^\| `([a-z-]+)` \| [^|]+ \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()]));
     const words = { hallucinated: /^hallucinated$/, 'error-to-report': /^error to report$/, 'by-fields': /^hallucinated \(.*\) or error to report$/, neither: /^—$/ };

@@ -111,7 +111,9 @@ async function answer(response: http.ServerResponse, body: ChatRequest, reply: C
 }
 
 function sendChunk(response: http.ServerResponse, body: ChatRequest, delta: object, finishReason: string | null): void {
-  response.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+  response.write(
+    `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
+  );
 }
 
 function repeatForever(response: http.ServerResponse, body: ChatRequest, repeat: string | object, everyMs: number): void {

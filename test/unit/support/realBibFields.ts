@@ -20,9 +20,7 @@ export function realFields(wanted: (field: string) => boolean = () => true): str
     // citation-js's file grammar stops at a file's first syntax error; its entries are read one by one.
     return text.split(/^(?=@)/m).flatMap((chunk) => {
       try {
-        return parseBibtexFile(chunk).flatMap((entry) =>
-          Object.entries(entry.properties).flatMap(([field, value]) => (typeof value === 'string' && wanted(field) ? [value] : [])),
-        );
+        return parseBibtexFile(chunk).flatMap((entry) => Object.entries(entry.properties).flatMap(([field, value]) => (typeof value === 'string' && wanted(field) ? [value] : [])));
       } catch {
         return [];
       }

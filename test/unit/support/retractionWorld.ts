@@ -36,7 +36,11 @@ export type Respond = (request: http.IncomingMessage, response: http.ServerRespo
 
 /** Crossref's `updated` date of a notice. */
 export function updated(year: number, month: number, day: number): Record<string, unknown> {
-  return { 'date-parts': [[year, month, day]], 'date-time': `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T00:00:00Z`, timestamp: Date.UTC(year, month - 1, day) };
+  return {
+    'date-parts': [[year, month, day]],
+    'date-time': `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T00:00:00Z`,
+    timestamp: Date.UTC(year, month - 1, day),
+  };
 }
 
 export class SimulatedSources {
@@ -104,7 +108,14 @@ function answer(works: readonly SimulatedWork[], source: SourceId, url: URL, bod
       // Semantic Scholar knows every work with a DOI, and says nothing of retractions.
       if (rest.endsWith('paper/batch')) {
         const ids = (JSON.parse(body) as { ids: string[] }).ids;
-        return sendJson(res, 200, ids.map((id) => { const work = byDoi(id.replace(/^DOI:/, '')); return work ? semanticScholarPaper(work) : null; }));
+        return sendJson(
+          res,
+          200,
+          ids.map((id) => {
+            const work = byDoi(id.replace(/^DOI:/, ''));
+            return work ? semanticScholarPaper(work) : null;
+          }),
+        );
       }
       if (rest.includes('paper/search')) {
         const found = byTitle(url.searchParams.get('query') ?? '').filter((w) => w.doi);
@@ -119,7 +130,8 @@ function answer(works: readonly SimulatedWork[], source: SourceId, url: URL, bod
       const pmid = /^EXT_ID:"(\d+)" AND SRC:MED$/.exec(query)?.[1];
       const title = /TITLE:"([^"]+)"/.exec(query)?.[1];
       const found = works.filter(
-        (w) => w.europePmc && ((doi !== undefined && w.doi === doi) || (pmid !== undefined && w.europePmc.pmid === pmid) || (title !== undefined && words(w.title) === words(title))),
+        (w) =>
+          w.europePmc && ((doi !== undefined && w.doi === doi) || (pmid !== undefined && w.europePmc.pmid === pmid) || (title !== undefined && words(w.title) === words(title))),
       );
       return sendJson(res, 200, { version: '6.9', hitCount: found.length, resultList: { result: found.map(europePmcResult) } });
     }
@@ -134,7 +146,10 @@ function answer(works: readonly SimulatedWork[], source: SourceId, url: URL, bod
 }
 
 function words(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 function crossrefWork(work: SimulatedWork): Record<string, unknown> {

@@ -86,13 +86,25 @@ describe("the panels' pages", () => {
       const evidence = page('evidence', EVIDENCE_STRINGS);
       assert.deepEqual(evidence.posted, [{ type: 'ready' }]);
       evidence.receive(
-        results([item(HOSTILE, { authors: HOSTILE, venue: HOSTILE, sentence: [{ text: HOSTILE, match: false }, { text: 'attention', match: true }] })]),
+        results([
+          item(HOSTILE, {
+            authors: HOSTILE,
+            venue: HOSTILE,
+            sentence: [
+              { text: HOSTILE, match: false },
+              { text: 'attention', match: true },
+            ],
+          }),
+        ]),
       );
       const [title] = evidence.root.withClass('title');
       assert.equal(title.textContent, HOSTILE);
       assert.equal(evidence.root.withClass('meta')[0].textContent, `${HOSTILE} · 2017 · ${HOSTILE}`);
       assert.equal(evidence.root.withClass('sentence')[0].textContent, `${HOSTILE}attention`);
-      assert.deepEqual([...tags(evidence.root)].filter((tag) => ['img', 'script'].includes(tag)), []);
+      assert.deepEqual(
+        [...tags(evidence.root)].filter((tag) => ['img', 'script'].includes(tag)),
+        [],
+      );
     });
 
     it('drops a message the protocol does not promise, and keeps showing what it showed', () => {
@@ -129,7 +141,10 @@ describe("the panels' pages", () => {
       evidence.receive({ type: 'verdicts', list: 6, verdicts: [{ label: 'contradicted' }, null] });
       assert.equal(evidence.root.withClass('verdict').length, 0, "another list's verdicts");
       evidence.receive({ type: 'verdicts', list: 7, verdicts: [{ label: 'supported', entailment: 0.91 }, null] });
-      assert.deepEqual(evidence.root.withClass('verdict').map((v) => v.textContent), ['Supports · entailment 0.91']);
+      assert.deepEqual(
+        evidence.root.withClass('verdict').map((v) => v.textContent),
+        ['Supports · entailment 0.91'],
+      );
       assert.equal(evidence.root.textContent.includes('Judging…'), false);
 
       evidence.receive({ type: 'outcome', index: 1, ok: false, message: HOSTILE });
@@ -145,7 +160,10 @@ describe("the panels' pages", () => {
       suggest.receive(working);
       suggest.receive({ type: 'draftMore', selection: 'Caching helps.', text: HOSTILE });
       assert.equal(suggest.root.withClass('draft')[0].textContent, `Caching cuts ${HOSTILE}`);
-      assert.deepEqual([...tags(suggest.root)].filter((tag) => ['img', 'script'].includes(tag)), []);
+      assert.deepEqual(
+        [...tags(suggest.root)].filter((tag) => ['img', 'script'].includes(tag)),
+        [],
+      );
       buttonLabelled(suggest.root, 'Cancel').fire('click');
       assert.deepEqual(suggest.posted.at(-1), { type: 'cancel' });
     });

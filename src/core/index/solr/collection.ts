@@ -80,18 +80,34 @@ export async function initCollection(solr: SolrClient, options: InitOptions): Pr
     if (info === undefined) throw new SolrError('refused', `Solr already has a collection named ${target} that Attest did not make: name another.`);
     const conflict = encoderConflict(target, info, options.encoder?.model);
     const same = info.encoder === undefined ? options.encoder === undefined : options.encoder !== undefined && sameEncoder(info.encoder, options.encoder.model);
-    if (conflict !== undefined || !same) throw new SolrError('refused', conflict ?? `The collection ${target} exists already, with ${info.encoder === undefined ? 'no vectors' : `vectors of ${described(info.encoder)}`}.`);
+    if (conflict !== undefined || !same)
+      throw new SolrError(
+        'refused',
+        conflict ?? `The collection ${target} exists already, with ${info.encoder === undefined ? 'no vectors' : `vectors of ${described(info.encoder)}`}.`,
+      );
     return 'exists';
   }
   const configName = `attest-${collection}`;
   for (const file of CONFIG_FILES) {
     let text = await fs.readFile(path.join(options.configDir, file), 'utf8');
     if (file === 'schema.xml' && options.encoder) text = text.replace(SCHEMA_DIMENSION, `vectorDimension="${options.encoder.dimension}"`);
-    await solr.admin('/admin/configs', { action: 'UPLOAD', name: configName, filePath: file, overwrite: 'true' }, { bytes: Buffer.from(text), type: 'application/octet-stream' }, options.signal);
+    await solr.admin(
+      '/admin/configs',
+      { action: 'UPLOAD', name: configName, filePath: file, overwrite: 'true' },
+      { bytes: Buffer.from(text), type: 'application/octet-stream' },
+      options.signal,
+    );
   }
   await solr.admin(
     '/admin/collections',
-    { action: 'CREATE', name: collection, numShards: String(options.shards), replicationFactor: String(options.replicas), 'collection.configName': configName, waitForFinalState: 'true' },
+    {
+      action: 'CREATE',
+      name: collection,
+      numShards: String(options.shards),
+      replicationFactor: String(options.replicas),
+      'collection.configName': configName,
+      waitForFinalState: 'true',
+    },
     undefined,
     options.signal,
   );
@@ -128,12 +144,19 @@ export async function addToCollection(
   info: CollectionInfo,
   encoder: Encoder | undefined,
   papers: readonly Paper[],
-  { signal, onProgress, before = { done: 0, total: papers.length, unchanged: 0 } }: { signal?: AbortSignal; onProgress?: (progress: AddProgress) => void; before?: AddProgress } = {},
+  {
+    signal,
+    onProgress,
+    before = { done: 0, total: papers.length, unchanged: 0 },
+  }: { signal?: AbortSignal; onProgress?: (progress: AddProgress) => void; before?: AddProgress } = {},
 ): Promise<{ sent: number; unchanged: number }> {
   const conflict = encoderConflict(`'${solr.target.collection}'`, info, encoder?.model);
   if (conflict !== undefined) throw new SolrError('refused', conflict);
   if (info.encoder !== undefined && encoder === undefined) {
-    throw new SolrError('refused', `The collection '${solr.target.collection}' is searched by meaning with ${described(info.encoder)}: papers added to it must be embedded with it (give the encoder).`);
+    throw new SolrError(
+      'refused',
+      `The collection '${solr.target.collection}' is searched by meaning with ${described(info.encoder)}: papers added to it must be embedded with it (give the encoder).`,
+    );
   }
   let sent = 0;
   let unchanged = 0;
@@ -145,7 +168,10 @@ export async function addToCollection(
     unchanged += batch.length - fresh.length;
     if (fresh.length > 0) {
       const vectors = encoder ? await encoder.embedder.embed(fresh.map(passageText), 'passage', signal) : undefined;
-      await solr.add(fresh.map((paper, at) => paperDocument(paper, vectors?.[at])), signal);
+      await solr.add(
+        fresh.map((paper, at) => paperDocument(paper, vectors?.[at])),
+        signal,
+      );
       sent += fresh.length;
     }
     onProgress?.({ done: before.done + start + batch.length, total: before.total, unchanged: before.unchanged + unchanged });

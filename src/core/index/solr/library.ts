@@ -75,7 +75,10 @@ export class SolrLibrary implements EvidenceFinder {
     }
     const loading = loadedReranker(this.options.reranker);
     const terms = [...termFrequencies(analyze(query.text))].sort((a, b) => b[1] - a[1]).slice(0, MAX_QUERY_TERMS);
-    const weights = this.termWeights(terms.map(([term]) => term), signal);
+    const weights = this.termWeights(
+      terms.map(([term]) => term),
+      signal,
+    );
     weights.catch(() => undefined);
     const { mode, ranked } = await this.ranking(query, terms, notes);
     const { reranker, problem } = await loading;
@@ -179,7 +182,11 @@ function scored(docs: readonly { readonly [field: string]: unknown }[]): Ranked[
 
 /** What was typed as the collection's completion words are made: lower-cased, accents taken off, split at whatever is not a letter or digit. */
 function typedWords(typed: string): string[] {
-  const words = typed.toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '').split(/[^\p{L}\p{N}]+/u);
+  const words = typed
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .split(/[^\p{L}\p{N}]+/u);
   return words.filter((word) => word !== '').slice(0, MAX_TYPED_WORDS);
 }
 

@@ -46,6 +46,7 @@ export class StoreWriteError extends StoreError {
 
 function adviceFor(code: string | undefined): string {
   if (code === 'ENOSPC' || code === 'EDQUOT') return 'Free some space on its disk and add the papers again.';
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR' || code === 'EEXIST') return 'Check that the folder, and its write.lock, can be written, and add the papers again.';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTDIR' || code === 'EEXIST')
+    return 'Check that the folder, and its write.lock, can be written, and add the papers again.';
   return 'Add the papers again.';
 }

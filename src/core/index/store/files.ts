@@ -121,8 +121,10 @@ export async function readInto(dir: string, name: string, target: Uint8Array): P
   const { fd, size } = openRegular(dir, name);
   try {
     if (size !== target.length) throw new DamagedStore(`${name} holds ${size} bytes, not ${target.length}`);
-    for (let done = 0; done < target.length; ) {
-      const bytesRead = await new Promise<number>((resolve, reject) => read(fd, target, done, target.length - done, done, (error, count) => (error ? reject(error) : resolve(count))));
+    for (let done = 0; done < target.length;) {
+      const bytesRead = await new Promise<number>((resolve, reject) =>
+        read(fd, target, done, target.length - done, done, (error, count) => (error ? reject(error) : resolve(count))),
+      );
       if (bytesRead === 0) throw new DamagedStore(`${name} ends early`);
       done += bytesRead;
     }
@@ -139,7 +141,7 @@ export function readWholeSync(file: string): Uint8Array {
     if (!stats.isFile()) throw new DamagedStore(`${path.basename(file)} is not a regular file`);
     if (stats.size > LARGEST_TEXT_BYTES) throw new DamagedStore(`${path.basename(file)} is ${stats.size} bytes, more than the library writes`);
     const bytes = new Uint8Array(stats.size);
-    for (let done = 0; done < bytes.length; ) {
+    for (let done = 0; done < bytes.length;) {
       const read = readSync(fd, bytes, done, bytes.length - done, done);
       if (read === 0) throw new DamagedStore(`${path.basename(file)} ends early`);
       done += read;

@@ -76,7 +76,8 @@ export async function readManifest(dir: string): Promise<ManifestRead> {
   if (!isObject(json) || json.format !== FORMAT) return { kind: 'invalid', reason: `${MANIFEST} is not an Attest paper library's` };
   if (typeof json.version === 'number' && json.version > STORE_VERSION) return { kind: 'newer', version: json.version };
   if (json.version === EARLIER_VERSION) return isEarlierManifest(json) ? { kind: 'earlier', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
-  if (json.version !== STORE_VERSION) return { kind: 'invalid', reason: `it is format version ${String(json.version)}; this Attest reads versions ${EARLIER_VERSION} and ${STORE_VERSION}` };
+  if (json.version !== STORE_VERSION)
+    return { kind: 'invalid', reason: `it is format version ${String(json.version)}; this Attest reads versions ${EARLIER_VERSION} and ${STORE_VERSION}` };
   return isManifest(json) ? { kind: 'valid', manifest: json } : { kind: 'invalid', reason: `${MANIFEST} is incomplete` };
 }
 

@@ -59,7 +59,19 @@ import { DamagedStore, errorMessage, isDamage, isMissingFile } from './damage';
 import { NewerStoreError, StoreReadError, StoreWriteError } from './errors';
 import { DAMAGED_FOLDER, collectGarbage, keepDamaged, papersFilesIn, readPapers, replaceFile } from './files';
 import { readEarlier } from './format1';
-import { FORMAT, MANIFEST, STORE_VERSION, earlierFilesOf, filesOf, papersFilesOf, readManifest, type EarlierManifest, type EncoderId, type Manifest, type VectorSegment } from './manifest';
+import {
+  FORMAT,
+  MANIFEST,
+  STORE_VERSION,
+  earlierFilesOf,
+  filesOf,
+  papersFilesOf,
+  readManifest,
+  type EarlierManifest,
+  type EncoderId,
+  type Manifest,
+  type VectorSegment,
+} from './manifest';
 import { IN_MEMORY, SEGMENT_ROWS, openSegments, placesOf, type Place } from './places';
 import { checkVectors, readDense, readVectorIds, readVectorIdsSync, unitRows, writeVectors, type VectorBatch } from './vectors';
 import { generationWriter, lockStore, mergedPapers } from './writer';
@@ -156,12 +168,21 @@ export class PaperStore {
     const store = new PaperStore(dir);
     const problem = await store.loadFromDisk();
     if (problem === undefined) return { store, messages: [] };
-    if (problem === 'earlier-format') return { store, messages: [`The paper library in ${dir} was saved by an earlier Attest: it was read whole, which takes longer; it is saved in the current format, which reads only what a search needs, when papers are next added.`] };
+    if (problem === 'earlier-format')
+      return {
+        store,
+        messages: [
+          `The paper library in ${dir} was saved by an earlier Attest: it was read whole, which takes longer; it is saved in the current format, which reads only what a search needs, when papers are next added.`,
+        ],
+      };
     const what = `The paper library in ${dir} could not be read (${problem.reason})`;
     const lines = problem.skipped > 0 ? `, skipping ${problem.skipped} unreadable ${problem.skipped === 1 ? 'line' : 'lines'}` : '';
     const done = problem.readable === 0 ? 'started empty' : `rebuilt its index from ${store.size} papers${lines}`;
     const one = problem.damaged.length === 1;
-    const kept = problem.damaged.length > 0 ? ` ${problem.damaged.join(', ')} could not be read in full: ${one ? 'it is' : 'they are'} then kept as ${one ? 'it was' : 'they were'} in ${path.join(dir, DAMAGED_FOLDER)}.` : '';
+    const kept =
+      problem.damaged.length > 0
+        ? ` ${problem.damaged.join(', ')} could not be read in full: ${one ? 'it is' : 'they are'} then kept as ${one ? 'it was' : 'they were'} in ${path.join(dir, DAMAGED_FOLDER)}.`
+        : '';
     return { store, messages: [`${what}; ${done}. The files are repaired when papers are next added.${kept}`] };
   }
 
@@ -583,7 +604,7 @@ export class PaperStore {
   private async writeVectorSegments(write: SegmentWriter): Promise<Pick<Manifest, 'vectors'>> {
     const encoder = this.encoder;
     if (encoder === undefined) return {};
-    const previous = this.vectorsReplaced ? [] : this.manifest?.vectors?.segments ?? [];
+    const previous = this.vectorsReplaced ? [] : (this.manifest?.vectors?.segments ?? []);
     let segments = [...previous];
     const rows = unitRows(this.vectorsUnsaved, encoder.dimension);
     if (rows) segments.push(await writeVectors(rows, write));
@@ -603,7 +624,8 @@ export class PaperStore {
       for (const segment of manifest.vectors.segments) {
         const stats = await fs.stat(path.join(this.dir, segment.file));
         if (!stats.isFile()) throw new DamagedStore(`${segment.file} is not a regular file`);
-        if (stats.size !== segment.count * manifest.vectors.dimension * 4) throw new DamagedStore(`${segment.file} holds ${stats.size} bytes, not ${segment.count} vectors of ${manifest.vectors.dimension} floats`);
+        if (stats.size !== segment.count * manifest.vectors.dimension * 4)
+          throw new DamagedStore(`${segment.file} holds ${stats.size} bytes, not ${segment.count} vectors of ${manifest.vectors.dimension} floats`);
       }
       this.vectorModel = manifest.vectors.model;
       this.vectorDimension = manifest.vectors.dimension;

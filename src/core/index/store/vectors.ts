@@ -69,7 +69,8 @@ export function readVectorIdsSync(dir: string, segment: VectorSegment): string[]
 
 export function vectorIds(text: string, segment: VectorSegment): string[] {
   const ids: unknown = JSON.parse(text);
-  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string')) throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
+  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string'))
+    throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
   return ids as string[];
 }
 

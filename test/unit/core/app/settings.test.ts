@@ -4,7 +4,9 @@ import * as path from 'node:path';
 import { readSettings, SETTING_DEFAULTS, type SettingsGet } from '../../../../src/core/app/settings';
 import { REPO_ROOT } from '../../support/helpers';
 
-const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } };
+const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+};
 const properties = manifest.contributes.configuration.properties;
 const keys = Object.keys(properties);
 
@@ -27,10 +29,13 @@ describe('core settings: one reading of every attest.* setting', () => {
 
   it('reads every setting package.json offers', () => {
     const asked = keysRead();
-    assert.deepEqual(keys.filter((key) => !asked.has(key)), []);
+    assert.deepEqual(
+      keys.filter((key) => !asked.has(key)),
+      [],
+    );
   });
 
-  it('checks the same with the editor\'s defaults written out as with nothing set', () => {
+  it("checks the same with the editor's defaults written out as with nothing set", () => {
     const fromManifest = readSettings((key) => properties[key]?.default, { userSet: () => undefined, base: '/work' });
     const unset = readSettings(() => undefined, { base: '/work' });
     assert.deepEqual(fromManifest, unset);
@@ -43,7 +48,10 @@ describe('core settings: one reading of every attest.* setting', () => {
     const settings = readSettings((key) => values[key], {});
     assert.equal(settings.pipeline.checkReferences, true);
     assert.equal(settings.maxFileBytes, 20 * 1024 * 1024);
-    assert.deepEqual(settings.problems.other, ['attest.check.maxFileSizeMB must be a positive number; using the default.', 'attest.references.check must be true or false; using the default.']);
+    assert.deepEqual(settings.problems.other, [
+      'attest.check.maxFileSizeMB must be a positive number; using the default.',
+      'attest.references.check must be true or false; using the default.',
+    ]);
   });
 
   it('reads extra bibliographies named relative to the workspace folder from it, and absolute ones as they are', () => {

@@ -23,13 +23,16 @@ describe('editing .bib entries', () => {
     const entry = parseBibliography(updated, '/x.bib').entries[0];
     assert.equal(entry.title, 'Fast GPs & Kernels');
     assert.equal(entry.year, 2019);
-    assert.deepEqual(entry.authors.map((a) => a.family), ['Smith', 'Doe']);
+    assert.deepEqual(
+      entry.authors.map((a) => a.family),
+      ['Smith', 'Doe'],
+    );
     assert.equal(entry.venue, 'The Astronomical Journal');
     assert.ok(updated.startsWith('% my library\n@article{smith2020,\n    title = {Fast {GPs} \\& Kernels},'));
     assert.ok(updated.endsWith('@misc{other, title={Untouched}}\n'));
   });
 
-  it('adds missing fields before the closing brace, in the entry\'s indentation', () => {
+  it("adds missing fields before the closing brace, in the entry's indentation", () => {
     const updated = update({ doi: '10.3847/1538-3881/aa9332' });
     assert.match(updated, /journal = jgr,\n {4}doi = \{10\.3847\/1538-3881\/aa9332\}\n\}/);
     assert.equal(parseBibliography(updated, '/x.bib').entries[0].doi, '10.3847/1538-3881/aa9332');
@@ -52,14 +55,17 @@ describe('editing .bib entries', () => {
       const written = /title = \{(.*)\},\n/.exec(updated)?.[1] ?? '';
       assert.doesNotMatch(written.replace(/\\text(?:backslash|braceleft|braceright|asciitilde|asciicircum)\{\}|\\[&%$#_]/g, ''), /[\\^~]/);
       const bib = parseBibliography(updated, '/x.bib');
-      assert.deepEqual(bib.entries.map((e) => e.key), ['smith2020', 'other']);
+      assert.deepEqual(
+        bib.entries.map((e) => e.key),
+        ['smith2020', 'other'],
+      );
       // A line break is written as a space: a value is one line.
       assert.equal(bib.entries[0].title, title.replace(/\n/g, ' '));
     });
   }
 });
 
-describe('using a matched record\'s metadata', () => {
+describe("using a matched record's metadata", () => {
   it('rewrites the differing fields so that the entry matches the record', () => {
     const bib = '@inproceedings{he2016,\n  title = {Deep residual learning},\n  author = {He, K. and Smith, J.},\n  year = {2019},\n  booktitle = {CVPR}\n}\n';
     const [entry] = parseBibliography(bib, '/x.bib').entries;
@@ -91,7 +97,10 @@ describe('using a matched record\'s metadata', () => {
     const record = { source: 'crossref' as const, id: 'x', title: 'Sleep and memory', authors: [], year: 2020, doi: '10.1000/sleep.1' };
     const titleDiffers = [{ field: 'title' as const, status: 'differ' as const, expected: '', found: '' }];
     const without = '@article{kim2020,\n  title = {Sleep},\n  year = {2020}\n}\n';
-    const [after] = parseBibliography(applyEdits(without, setFields(without, 0, fieldsFromRecord(parseBibliography(without, '/x.bib').entries[0], record, titleDiffers))), '/x.bib').entries;
+    const [after] = parseBibliography(
+      applyEdits(without, setFields(without, 0, fieldsFromRecord(parseBibliography(without, '/x.bib').entries[0], record, titleDiffers))),
+      '/x.bib',
+    ).entries;
     assert.equal(after.title, 'Sleep and memory');
     assert.equal(after.doi, '10.1000/sleep.1');
     const withDoi = '@article{kim2020,\n  title = {Sleep},\n  doi = {10.1000/mine}\n}\n';
@@ -105,7 +114,12 @@ describe('using a matched record\'s metadata', () => {
     const fields = fieldsFromRecord(parseBibliography(bib, '/x.bib').entries[0], record, [{ field: 'authors', status: 'differ', expected: '', found: '' }]);
     const after = parseBibliography(applyEdits(bib, setFields(bib, 0, fields)), '/x.bib');
     assert.deepEqual(after.problems, []);
-    assert.deepEqual(after.entries[0].authors, [{ family: 'Smith, Jr.', given: 'John' }, { family: 'Doe', given: 'Jane AND Joan' }, { family: 'Le=Roux' }, { literal: 'Research, Development and Others' }]);
+    assert.deepEqual(after.entries[0].authors, [
+      { family: 'Smith, Jr.', given: 'John' },
+      { family: 'Doe', given: 'Jane AND Joan' },
+      { family: 'Le=Roux' },
+      { literal: 'Research, Development and Others' },
+    ]);
   });
 
   it('writes a DOI and a URL as they are, underscores and all, and reads them back the same', () => {

@@ -83,19 +83,35 @@ describe('BibTeX bibliographies', () => {
       const { bib } = readBib(CELERITE);
       assert.deepEqual(entry(bib, 'Ivezic:2014').authors[0], { family: 'Ivezić', given: 'Željko' });
       assert.equal(entry(bib, 'Gregory:2005').title?.endsWith('Mathematica® Support'), true);
-      assert.deepEqual(entry(bib, 'Rauer:2014').authors.find((a) => a.family === 'Švanda'), { family: 'Švanda', given: 'M.' });
+      assert.deepEqual(
+        entry(bib, 'Rauer:2014').authors.find((a) => a.family === 'Švanda'),
+        { family: 'Švanda', given: 'M.' },
+      );
     });
 
     it('agrees with citation-js reading a whole valid file on keys, titles, years and DOIs', () => {
       const plain = (title: string | undefined): string | undefined =>
-        title?.replace(/<[^>]+>/g, '').normalize('NFC').replace(/\s+/g, ' ').trim();
+        title
+          ?.replace(/<[^>]+>/g, '')
+          .normalize('NFC')
+          .replace(/\s+/g, ' ')
+          .trim();
       for (const file of [CELERITE, GMR]) {
         const { text, bib } = readBib(file);
         const raw = parseBibtexFile(text);
         const csl = cslFromEntries(raw);
-        assert.deepEqual(bib.entries.map((e) => e.key), csl.map((item) => item.id));
-        assert.deepEqual(bib.entries.map((e) => e.title), csl.map((item) => plain(item.title)));
-        assert.deepEqual(bib.entries.map((e) => e.year), csl.map((item) => item.issued?.['date-parts']?.[0]?.[0]));
+        assert.deepEqual(
+          bib.entries.map((e) => e.key),
+          csl.map((item) => item.id),
+        );
+        assert.deepEqual(
+          bib.entries.map((e) => e.title),
+          csl.map((item) => plain(item.title)),
+        );
+        assert.deepEqual(
+          bib.entries.map((e) => e.year),
+          csl.map((item) => item.issued?.['date-parts']?.[0]?.[0]),
+        );
         assert.deepEqual(
           bib.entries.map((e) => e.doi),
           raw.map((e) => (e.properties.doi === undefined ? undefined : String(e.properties.doi))),
@@ -108,10 +124,13 @@ describe('BibTeX bibliographies', () => {
       assert.equal(bib.entries.length, 24);
       const ogata = bib.entries.filter((e) => e.key === 'ogata1995discrete');
       assert.equal(ogata.length, 2);
-      assert.deepEqual(ogata.map((e) => e.authors[0]), [
-        { family: 'Ogata', given: 'Katsuhiko' },
-        { family: 'Ogata', given: 'K.' },
-      ]);
+      assert.deepEqual(
+        ogata.map((e) => e.authors[0]),
+        [
+          { family: 'Ogata', given: 'Katsuhiko' },
+          { family: 'Ogata', given: 'K.' },
+        ],
+      );
       assert.ok(ogata[0].range.start.line < ogata[1].range.start.line);
       assert.ok(ogata.every((e) => e.authorsTruncated === true && e.authors.length === 1));
     });
@@ -132,7 +151,10 @@ describe('BibTeX bibliographies', () => {
       const dempster = entry(bib, 'Dempster1977');
       assert.equal(dempster.url, 'http://www.jstor.org/stable/2984875');
       assert.equal(dempster.venue, 'Journal of the Royal Statistical Society. Series B (Methodological)');
-      assert.deepEqual(dempster.authors.map((a) => a.family), ['Dempster', 'Laird', 'Rubin']);
+      assert.deepEqual(
+        dempster.authors.map((a) => a.family),
+        ['Dempster', 'Laird', 'Rubin'],
+      );
       assert.equal(entry(bib, 'Calinon2007').type, 'article');
       assert.equal(entry(bib, 'Ghahramani1994').venue, 'Advances in Neural Information Processing Systems');
     });
@@ -160,13 +182,19 @@ describe('BibTeX bibliographies', () => {
 
     it('gives accented letters in composed form, so they compare equal to typed ones', () => {
       const e = entry(parse(String.raw`@misc{a, author = {Garc{\'\i}a, Jos\'e and D\'{\i}az, Ana}}`), 'a');
-      assert.deepEqual(e.authors.map((a) => a.family), ['Garc\u00eda', 'D\u00edaz']);
+      assert.deepEqual(
+        e.authors.map((a) => a.family),
+        ['Garc\u00eda', 'D\u00edaz'],
+      );
     });
 
     it('keeps organisations whole, particles in the family name and drops "others"', () => {
-      const e = entry(parse(String.raw`@misc{org,
+      const e = entry(
+        parse(String.raw`@misc{org,
         author = {{World Health Organization} and van der Berg, Jan and Ludwig van Beethoven and Smith, Jr., John and others},
-      }`), 'org');
+      }`),
+        'org',
+      );
       assert.deepEqual(e.authors, [
         { literal: 'World Health Organization' },
         { family: 'van der Berg', given: 'Jan' },
@@ -231,9 +259,7 @@ describe('BibTeX bibliographies', () => {
     it('reports a macro used before (or without) its definition', () => {
       const text = '@article{a, journal = later}\n@string{later = "Too Late"}\n@article{b, journal = later}';
       const bib = parse(text);
-      assert.deepEqual(messages(bib), [
-        "Field 'journal' uses 'later', which is not defined by any earlier @string in entry 'a'",
-      ]);
+      assert.deepEqual(messages(bib), ["Field 'journal' uses 'later', which is not defined by any earlier @string in entry 'a'"]);
       assert.equal(covered(text, bib.problems[0].range), 'later');
       assert.equal(entry(bib, 'a').venue, undefined);
       assert.equal(entry(bib, 'b').venue, 'Too Late');
@@ -280,11 +306,11 @@ describe('BibTeX bibliographies', () => {
 
     it('reports crossref cycles instead of hanging or crashing', () => {
       const bib = parse('@misc{a, crossref = {b}}\n@misc{b, crossref = {a}}\n@misc{c, crossref = {c}}\n@misc{d, crossref = {constructor}}');
-      assert.deepEqual(bib.entries.map((e) => e.key), ['a', 'b', 'c', 'd']);
-      assert.deepEqual(messages(bib), [
-        "Entry 'b' is part of a crossref cycle; nothing is inherited",
-        "Entry 'c' is part of a crossref cycle; nothing is inherited",
-      ]);
+      assert.deepEqual(
+        bib.entries.map((e) => e.key),
+        ['a', 'b', 'c', 'd'],
+      );
+      assert.deepEqual(messages(bib), ["Entry 'b' is part of a crossref cycle; nothing is inherited", "Entry 'c' is part of a crossref cycle; nothing is inherited"]);
     });
   });
 
@@ -342,7 +368,13 @@ describe('BibTeX bibliographies', () => {
     it('reads entries delimited by parentheses, lower-cases types and ignores junk between entries', () => {
       const bib = parse('Some notes about this file.\n@BOOK(knuth, title = "The Art", year = 1968)\nmore junk\n@Article{b, title={B}}');
       assert.deepEqual(bib.problems, []);
-      assert.deepEqual(bib.entries.map((e) => [e.key, e.type, e.title]), [['knuth', 'book', 'The Art'], ['b', 'article', 'B']]);
+      assert.deepEqual(
+        bib.entries.map((e) => [e.key, e.type, e.title]),
+        [
+          ['knuth', 'book', 'The Art'],
+          ['b', 'article', 'B'],
+        ],
+      );
     });
 
     it('skips @preamble and @comment, including an entry commented out inside @comment{...}', () => {
@@ -352,7 +384,10 @@ describe('BibTeX bibliographies', () => {
 % @ sign in a comment line
 @article{shown, title = {Shown}}`);
       assert.deepEqual(bib.problems, []);
-      assert.deepEqual(bib.entries.map((e) => e.key), ['shown']);
+      assert.deepEqual(
+        bib.entries.map((e) => e.key),
+        ['shown'],
+      );
     });
 
     it('gives nothing for an empty file or one with only comments', () => {
@@ -407,7 +442,10 @@ describe('BibTeX bibliographies', () => {
       const bib = parse(text);
       assert.deepEqual(messages(bib), ["Entry 'open' is not closed: unbalanced braces"]);
       assert.equal(covered(text, bib.problems[0].range), '@article{open');
-      assert.deepEqual(bib.entries.map((e) => e.key), ['next', 'last']);
+      assert.deepEqual(
+        bib.entries.map((e) => e.key),
+        ['next', 'last'],
+      );
       assert.equal(entry(bib, 'next').title, 'Next');
     });
 
@@ -441,7 +479,10 @@ describe('BibTeX bibliographies', () => {
       for (let i = 0; i < 1000; i++) text += `@article{k${i},\n  title = {Unclosed ${i},\n  year = 2020\n\n`;
       const bib = parse(text);
       assert.equal(bib.problems.length, 1000);
-      assert.deepEqual(bib.problems.slice(0, 2).map((p) => p.range.start.line), [0, 4]);
+      assert.deepEqual(
+        bib.problems.slice(0, 2).map((p) => p.range.start.line),
+        [0, 4],
+      );
       assert.equal(bib.problems[999].message, "Entry 'k999' is not closed: unbalanced braces");
     });
   });
@@ -455,7 +496,10 @@ describe('BibTeX bibliographies', () => {
         assert.deepEqual(bib.entries[0].authors[1], { family: 'Doe', given: 'Jane' });
       }
       const spaced = parseBibliography(`@article{k, author = {{Smith}${' '.repeat(100_000)}and${'\t'.repeat(3)}Doe, Jane}}`, '/refs.bib');
-      assert.deepEqual(spaced.entries[0].authors.map((a) => a.family ?? a.literal), ['Smith', 'Doe']);
+      assert.deepEqual(
+        spaced.entries[0].authors.map((a) => a.family ?? a.literal),
+        ['Smith', 'Doe'],
+      );
     });
 
     it('survives binary junk', () => {
@@ -466,13 +510,56 @@ describe('BibTeX bibliographies', () => {
       const started = Date.now();
       const bib = parse(junk);
       assert.ok(Date.now() - started < 2000);
-      assert.ok(bib.problems.every((p) => !p.message.startsWith('Could not read')), messages(bib).join('\n'));
+      assert.ok(
+        bib.problems.every((p) => !p.message.startsWith('Could not read')),
+        messages(bib).join('\n'),
+      );
     });
 
     it('never throws on fragments of BibTeX', () => {
-      const pieces = ['@', '{', '}', '(', ')', ',', '=', '"', '#', '%', '\\', '$', '~', '-', ' ', '\n', '\r', 'and', ' and ',
-        'others', 'misc', 'string', 'comment', 'preamble', 'title', 'author', 'crossref', 'x', '2020', '\\"', '\\begin',
-        '\\end', '^', '_', '\u0131', '@misc{', '@string{', 'title = {', 'author = "', '}\n', 'crossref = {x}'];
+      const pieces = [
+        '@',
+        '{',
+        '}',
+        '(',
+        ')',
+        ',',
+        '=',
+        '"',
+        '#',
+        '%',
+        '\\',
+        '$',
+        '~',
+        '-',
+        ' ',
+        '\n',
+        '\r',
+        'and',
+        ' and ',
+        'others',
+        'misc',
+        'string',
+        'comment',
+        'preamble',
+        'title',
+        'author',
+        'crossref',
+        'x',
+        '2020',
+        '\\"',
+        '\\begin',
+        '\\end',
+        '^',
+        '_',
+        '\u0131',
+        '@misc{',
+        '@string{',
+        'title = {',
+        'author = "',
+        '}\n',
+        'crossref = {x}',
+      ];
       let seed = 7;
       const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
       for (let n = 0; n < 3000; n++) {
@@ -480,13 +567,22 @@ describe('BibTeX bibliographies', () => {
         const length = 1 + Math.floor(random() * 80);
         for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)];
         const bib = parse(text);
-        assert.ok(bib.problems.every((p) => !p.message.startsWith('Could not read')), JSON.stringify(text));
+        assert.ok(
+          bib.problems.every((p) => !p.message.startsWith('Could not read')),
+          JSON.stringify(text),
+        );
       }
     });
 
     it('keeps an entry with 200,000 problems, shows the first 5000 and counts the rest', () => {
       const bib = parse(`@article{k, title = {T},${'a=b,'.repeat(200_000)}}\n@misc{m, title = {M}}`);
-      assert.deepEqual(bib.entries.map((e) => [e.key, e.title]), [['k', 'T'], ['m', 'M']]);
+      assert.deepEqual(
+        bib.entries.map((e) => [e.key, e.title]),
+        [
+          ['k', 'T'],
+          ['m', 'M'],
+        ],
+      );
       assert.equal(bib.problems.length, 5001);
       assert.match(bib.problems[4999].message, /^Field 'a' uses 'b'/);
       assert.equal(bib.problems[5000].message, '195000 more problems from here on are not shown; is this a BibTeX file?');

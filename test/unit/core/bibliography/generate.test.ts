@@ -44,12 +44,7 @@ describe('generating BibTeX entries', () => {
   it('escapes accents and LaTeX specials so that they read back as written', () => {
     const tricky = record({
       title: 'Zürich & Łódź: 50% of $x_1$ models, {braces} ~ ^ \\ and α-divergence',
-      authors: [
-        { family: 'Müller', given: 'Jürgen' },
-        { family: 'van der Berg', given: 'Jan' },
-        { literal: 'AT&T Labs' },
-        { family: "O'Brien", given: 'Seán' },
-      ],
+      authors: [{ family: 'Müller', given: 'Jürgen' }, { family: 'van der Berg', given: 'Jan' }, { literal: 'AT&T Labs' }, { family: "O'Brien", given: 'Seán' }],
       year: 2021,
       venue: 'Journal of Statistical Software',
     });
@@ -237,7 +232,10 @@ const HOSTILE_VALUES = [
 
 /** A line break or control character is written as a space; BibTeX reads each run of spaces as one. */
 function asWritten(value: string): string {
-  return value.replace(/[\p{Cc}\u2028\u2029]/gu, ' ').replace(/\s+/g, ' ').trim();
+  return value
+    .replace(/[\p{Cc}\u2028\u2029]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 describe('generating BibTeX that reads back, whatever the record holds', () => {
@@ -269,7 +267,8 @@ describe('generating BibTeX that reads back, whatever the record holds', () => {
   it('writes a title and a venue that read back as they were, the entry one and its key the same', () => {
     const failures = roundTripFailures(
       (value) => record({ title: `Title ${value}`, venue: `Journal of ${value}`, authors: [{ family: 'Smith', given: 'Jane' }], year: 2020 }),
-      (entry, value) => differs('title', entry.title, asWritten(`Title ${value}`)) ?? differs('venue', entry.venue, asWritten(`Journal of ${value}`)) ?? differs('year', entry.year, 2020),
+      (entry, value) =>
+        differs('title', entry.title, asWritten(`Title ${value}`)) ?? differs('venue', entry.venue, asWritten(`Journal of ${value}`)) ?? differs('year', entry.year, 2020),
       [...HOSTILE_VALUES, LONG],
     );
     assert.deepEqual(failures, []);
@@ -295,10 +294,18 @@ describe('generating BibTeX that reads back, whatever the record holds', () => {
       (value) => record({ title: 'T', doi: `10.1234/${value.replace(/\s/g, '')}`, url: `https://example.org/${value}` }),
       (entry, value) =>
         (entry.doi === undefined || entry.doi === `10.1234/${value.replace(/\s/g, '')}` ? undefined : `doi read back as ${JSON.stringify(entry.doi)}`) ??
-        (entry.url === undefined || (entry.url.startsWith('https://example.org/') && new URL(entry.url).href === entry.url) ? undefined : `url read back as ${JSON.stringify(entry.url)}`),
+        (entry.url === undefined || (entry.url.startsWith('https://example.org/') && new URL(entry.url).href === entry.url)
+          ? undefined
+          : `url read back as ${JSON.stringify(entry.url)}`),
       [...HOSTILE_VALUES, LONG],
     );
-    failures.push(...roundTripFailures((value) => record({ title: 'T', arxivId: `2401.00001${value}` }), (entry) => differs('eprint', entry.arxivId ?? '2401.00001', '2401.00001'), HOSTILE_VALUES));
+    failures.push(
+      ...roundTripFailures(
+        (value) => record({ title: 'T', arxivId: `2401.00001${value}` }),
+        (entry) => differs('eprint', entry.arxivId ?? '2401.00001', '2401.00001'),
+        HOSTILE_VALUES,
+      ),
+    );
     assert.deepEqual(failures, []);
   });
 

@@ -24,8 +24,32 @@ function assertCutAsCitationJs(list: string): boolean {
 }
 
 const PIECES = [
-  'Doe', 'J.', ',', ' ', '  ', ' and ', ' AND ', 'and', '{', '}', '\\', "\\'", '\\"{o}', '\\o', '\\o ', '\\aa', '~', '-',
-  'van', 'der', '{\\relax Ch}', '\\&', 'Jr.', 'others', '{World Health Organization}', '\\\\',
+  'Doe',
+  'J.',
+  ',',
+  ' ',
+  '  ',
+  ' and ',
+  ' AND ',
+  'and',
+  '{',
+  '}',
+  '\\',
+  "\\'",
+  '\\"{o}',
+  '\\o',
+  '\\o ',
+  '\\aa',
+  '~',
+  '-',
+  'van',
+  'der',
+  '{\\relax Ch}',
+  '\\&',
+  'Jr.',
+  'others',
+  '{World Health Organization}',
+  '\\\\',
 ];
 
 describe('author lists cut where citation-js cuts them', () => {

@@ -15,7 +15,15 @@ const AUTHORS = [
   { family: 'Sun', given: 'Jian' },
 ];
 const TITLE = 'Deep Residual Learning for Image Recognition';
-const PUBLISHED: SourceRecord = { source: 'crossref', id: '10.1109/cvpr.2016.90', title: TITLE, authors: AUTHORS, year: 2016, venue: '2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)', doi: '10.1109/cvpr.2016.90' };
+const PUBLISHED: SourceRecord = {
+  source: 'crossref',
+  id: '10.1109/cvpr.2016.90',
+  title: TITLE,
+  authors: AUTHORS,
+  year: 2016,
+  venue: '2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)',
+  doi: '10.1109/cvpr.2016.90',
+};
 
 /** Crossref's answer for a bioRxiv preprint, `posted-content` with `relation.is-preprint-of`, as its API documents it. */
 const POSTED = {
@@ -26,7 +34,10 @@ const POSTED = {
     type: 'posted-content',
     subtype: 'preprint',
     title: ['Discovery of a novel coronavirus associated with the recent pneumonia outbreak in humans and its potential bat origin'],
-    author: [{ given: 'Peng', family: 'Zhou', sequence: 'first' }, { given: 'Zheng-Li', family: 'Shi', sequence: 'additional' }],
+    author: [
+      { given: 'Peng', family: 'Zhou', sequence: 'first' },
+      { given: 'Zheng-Li', family: 'Shi', sequence: 'additional' },
+    ],
     issued: { 'date-parts': [[2020, 1, 23]] },
     institution: [{ name: 'bioRxiv' }],
     relation: { 'is-preprint-of': [{ 'id-type': 'doi', id: '10.1038/s41586-020-2012-7', 'asserted-by': 'subject' }] },
@@ -36,7 +47,10 @@ const NATURE: SourceRecord = {
   source: 'openalex',
   id: 'W3001118548',
   title: 'A pneumonia outbreak associated with a new coronavirus of probable bat origin',
-  authors: [{ family: 'Zhou', given: 'Peng' }, { family: 'Shi', given: 'Zheng-Li' }],
+  authors: [
+    { family: 'Zhou', given: 'Peng' },
+    { family: 'Shi', given: 'Zheng-Li' },
+  ],
   year: 2020,
   venue: 'Nature',
   doi: '10.1038/s41586-020-2012-7',
@@ -92,7 +106,12 @@ describe('grown-up preprints', () => {
   });
 
   it('says nothing of an entry that cites the published version, or a preprint no source knows published', async () => {
-    const published = await resolveEntry(entry(`@inproceedings{he2016, title={${TITLE}}, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, booktitle={CVPR}, year={2016}, doi={10.1109/CVPR.2016.90}}`), [source('crossref', [PUBLISHED])]);
+    const published = await resolveEntry(
+      entry(
+        `@inproceedings{he2016, title={${TITLE}}, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, booktitle={CVPR}, year={2016}, doi={10.1109/CVPR.2016.90}}`,
+      ),
+      [source('crossref', [PUBLISHED])],
+    );
     assert.equal(published.status === 'found' && published.publishedVersion, undefined);
     const arxivOnly: SourceRecord = { source: 'arxiv', id: '1512.03385', title: TITLE, authors: AUTHORS, year: 2015, arxivId: '1512.03385' };
     const only = await resolveEntry(entry(ARXIV_ENTRY), [source('arxiv', [arxivOnly])]);

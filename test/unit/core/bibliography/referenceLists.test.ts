@@ -43,12 +43,19 @@ describe('reference lists written as text', () => {
     });
     assert.equal(entries.get('Ambikasaran:2015')?.doi, '10.1002/nla.2003');
     // A book is one the sources index incompletely: a search that misses it is no sign of fabrication.
-    assert.deepEqual([...entries.values()].map((e) => e.type), ['misc', 'misc', 'book']);
+    assert.deepEqual(
+      [...entries.values()].map((e) => e.type),
+      ['misc', 'misc', 'book'],
+    );
   });
 
   it('tells a thesis and a report from a paper by what follows the title', () => {
-    const text = '\\begin{thebibliography}{3}\n\\bibitem{t} Jane Roe. Learning to sample. PhD thesis, University of Somewhere, 2019.\n\\bibitem{r} Jane Roe. Sampling notes for all. Technical Report 12, Somewhere Lab, 2018.\n\\bibitem{c} Jane Roe. A chapter on sampling. In Handbook of Sampling, Springer, 2017.\n\\end{thebibliography}';
-    assert.deepEqual(readBibliography(text, '/p/main.tex').entries.map((e) => e.type), ['phdthesis', 'techreport', 'misc']);
+    const text =
+      '\\begin{thebibliography}{3}\n\\bibitem{t} Jane Roe. Learning to sample. PhD thesis, University of Somewhere, 2019.\n\\bibitem{r} Jane Roe. Sampling notes for all. Technical Report 12, Somewhere Lab, 2018.\n\\bibitem{c} Jane Roe. A chapter on sampling. In Handbook of Sampling, Springer, 2017.\n\\end{thebibliography}';
+    assert.deepEqual(
+      readBibliography(text, '/p/main.tex').entries.map((e) => e.type),
+      ['phdthesis', 'techreport', 'misc'],
+    );
   });
 
   it("reads BibTeX's plain .bbl, whose items have no label", async () => {
@@ -105,18 +112,29 @@ describe('reference lists written as text', () => {
   });
 
   it('reads no \\bibitem in a comment or outside thebibliography', () => {
-    const text = '\\bibitem{outside} A. B. Outside the list entirely. J. 2001.\n\\begin{thebibliography}{1}\n% \\bibitem{commented} C. D. Commented out reference here. J. 2002.\n\\bibitem{kept} E. Fgh. A kept reference title. J. Things, 2003.\n\\end{thebibliography}';
-    assert.deepEqual(readBibliography(text, '/p/main.tex').entries.map((e) => e.key), ['kept']);
+    const text =
+      '\\bibitem{outside} A. B. Outside the list entirely. J. 2001.\n\\begin{thebibliography}{1}\n% \\bibitem{commented} C. D. Commented out reference here. J. 2002.\n\\bibitem{kept} E. Fgh. A kept reference title. J. Things, 2003.\n\\end{thebibliography}';
+    assert.deepEqual(
+      readBibliography(text, '/p/main.tex').entries.map((e) => e.key),
+      ['kept'],
+    );
   });
 });
 
 describe('the bibliography as LaTeX and pandoc find it', () => {
   it('checks a thebibliography list: its entries are the bibliography, and an uncited one is unused', async () => {
-    const tex = '\\documentclass{article}\\begin{document}As shown~\\cite{a}.\n\\begin{thebibliography}{2}\n\\bibitem{a} R. Angus. A title of a paper. Journal, 2001.\n\\bibitem{b} T. Morton. Another title of a paper. Journal, 2002.\n\\end{thebibliography}\\end{document}';
+    const tex =
+      '\\documentclass{article}\\begin{document}As shown~\\cite{a}.\n\\begin{thebibliography}{2}\n\\bibitem{a} R. Angus. A title of a paper. Journal, 2001.\n\\bibitem{b} T. Morton. Another title of a paper. Journal, 2002.\n\\end{thebibliography}\\end{document}';
     const result = await checkManuscript('/p/main.tex', new MemoryWorkspace({ '/p/main.tex': tex }), new CheckSession());
     assert.ok(result);
-    assert.deepEqual(citedEntries(result).map((e) => e.key), ['a']);
-    assert.deepEqual(result.findings.map((f) => [f.code, f.key]), [['unused-entry', 'b']]);
+    assert.deepEqual(
+      citedEntries(result).map((e) => e.key),
+      ['a'],
+    );
+    assert.deepEqual(
+      result.findings.map((f) => [f.code, f.key]),
+      [['unused-entry', 'b']],
+    );
   });
 
   it('reads the .bbl beside the root when the .bib it names is absent: no key missing, no file missing', async () => {
@@ -124,13 +142,20 @@ describe('the bibliography as LaTeX and pandoc find it', () => {
     const tex = '\\documentclass{article}\\begin{document}Nested sampling~\\citep{Feroz:2009}.\\bibliography{celerite}\\end{document}';
     const result = await checkManuscript('/p/ms.tex', new MemoryWorkspace({ '/p/ms.tex': tex, '/p/ms.bbl': bbl }), new CheckSession());
     assert.ok(result);
-    assert.deepEqual(result.findings.map((f) => f.code).filter((c) => c !== 'unused-entry'), []);
-    assert.deepEqual(citedEntries(result).map((e) => [e.key, e.year]), [['Feroz:2009', 2009]]);
+    assert.deepEqual(
+      result.findings.map((f) => f.code).filter((c) => c !== 'unused-entry'),
+      [],
+    );
+    assert.deepEqual(
+      citedEntries(result).map((e) => [e.key, e.year]),
+      [['Feroz:2009', 2009]],
+    );
     assert.ok(result.bibliographyFiles.includes(path.resolve('/p/ms.bbl')));
   });
 
   it('reads the .bib a filecontents* environment writes, its entries placed on the lines of the manuscript that hold them', async () => {
-    const tex = '\\begin{filecontents*}[overwrite]{refs.bib}\n@article{goodman, author = {Goodman, Jonathan}, title = {Ensemble samplers with affine invariance}, year = {2010}}\n\\end{filecontents*}\n\\documentclass{article}\\begin{document}Samplers~\\cite{goodman}.\\bibliography{refs}\\end{document}';
+    const tex =
+      '\\begin{filecontents*}[overwrite]{refs.bib}\n@article{goodman, author = {Goodman, Jonathan}, title = {Ensemble samplers with affine invariance}, year = {2010}}\n\\end{filecontents*}\n\\documentclass{article}\\begin{document}Samplers~\\cite{goodman}.\\bibliography{refs}\\end{document}';
     const result = await checkManuscript('/p/main.tex', new MemoryWorkspace({ '/p/main.tex': tex }), new CheckSession());
     assert.ok(result);
     assert.deepEqual(result.findings, []);
@@ -139,34 +164,72 @@ describe('the bibliography as LaTeX and pandoc find it', () => {
   });
 
   it('looks a named .bib missing beside the root up in the search path (BIBINPUTS), and leaves a remote biblatex resource unread', async () => {
-    const tex = '\\documentclass{article}\\addbibresource[location=remote]{https://example.org/refs.bib}\\addbibresource[datatype=bibtex]{shared.bib}\\begin{document}Samplers~\\cite{goodman}.\\end{document}';
-    const files = { '/p/main.tex': tex, '/lib/bib/shared.bib': '@article{goodman, author = {Goodman, Jonathan}, title = {Ensemble samplers with affine invariance}, year = {2010}}' };
+    const tex =
+      '\\documentclass{article}\\addbibresource[location=remote]{https://example.org/refs.bib}\\addbibresource[datatype=bibtex]{shared.bib}\\begin{document}Samplers~\\cite{goodman}.\\end{document}';
+    const files = {
+      '/p/main.tex': tex,
+      '/lib/bib/shared.bib': '@article{goodman, author = {Goodman, Jonathan}, title = {Ensemble samplers with affine invariance}, year = {2010}}',
+    };
     const without = await checkManuscript('/p/main.tex', new MemoryWorkspace(files), new CheckSession());
-    assert.deepEqual(without?.findings.map((f) => f.code), ['missing-file', 'missing-key']);
+    assert.deepEqual(
+      without?.findings.map((f) => f.code),
+      ['missing-file', 'missing-key'],
+    );
     const result = await checkManuscript('/p/main.tex', new MemoryWorkspace(files), new CheckSession(), { bibliographySearchPath: ['/elsewhere', '/lib/bib/'] });
     assert.ok(result);
     assert.deepEqual(result.findings, []);
-    assert.deepEqual(citedEntries(result).map((e) => e.file), [path.resolve('/lib/bib/shared.bib')]);
+    assert.deepEqual(
+      citedEntries(result).map((e) => e.file),
+      [path.resolve('/lib/bib/shared.bib')],
+    );
   });
 
   it("checks every item of a Markdown document's References list when it names no bibliography", async () => {
-    const md = '# Paper\n\nText [1].\n\n## References\n\n1. Goodman, J., & Weare, J. (2010). Ensemble samplers with affine invariance. *Communications in Applied Mathematics and Computational Science*, 5(1), 65–80.\n2. Ambikasaran, S. (2015). Generalized Rybicki Press algorithm.\n   *Numer. Linear Algebra Appl.*, 22(6). https://doi.org/10.1002/nla.2003\n\n## Appendix\n\n- not a reference at all\n';
+    const md =
+      '# Paper\n\nText [1].\n\n## References\n\n1. Goodman, J., & Weare, J. (2010). Ensemble samplers with affine invariance. *Communications in Applied Mathematics and Computational Science*, 5(1), 65–80.\n2. Ambikasaran, S. (2015). Generalized Rybicki Press algorithm.\n   *Numer. Linear Algebra Appl.*, 22(6). https://doi.org/10.1002/nla.2003\n\n## Appendix\n\n- not a reference at all\n';
     const result = await checkManuscript('/p/paper.md', new MemoryWorkspace({ '/p/paper.md': md }), new CheckSession());
     assert.ok(result);
     const entries = citedEntries(result);
-    assert.deepEqual(entries.map((e) => [e.key, e.title, e.year, e.doi]), [
-      ['1', 'Ensemble samplers with affine invariance', 2010, undefined],
-      ['2', 'Generalized Rybicki Press algorithm', 2015, '10.1002/nla.2003'],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.key, e.title, e.year, e.doi]),
+      [
+        ['1', 'Ensemble samplers with affine invariance', 2010, undefined],
+        ['2', 'Generalized Rybicki Press algorithm', 2015, '10.1002/nla.2003'],
+      ],
+    );
     assert.deepEqual(result.findings, []);
   });
 });
 
 describe('references as text against the sources', () => {
   const WORKS: SimulatedWork[] = [
-    { doi: '10.2140/camcos.2010.5.65', title: 'Ensemble samplers with affine invariance', family: 'Goodman', given: 'Jonathan', year: 2010, journal: 'Communications in Applied Mathematics and Computational Science', isRetracted: false },
-    { doi: '10.1002/nla.2003', title: 'Generalized Rybicki Press algorithm', family: 'Ambikasaran', given: 'Sivaram', year: 2015, journal: 'Numerical Linear Algebra with Applications', isRetracted: false },
-    { doi: '10.1111/j.1365-2966.2009.14548.x', title: 'MULTINEST: an efficient and robust Bayesian inference tool for cosmology and particle physics', family: 'Feroz', given: 'F.', year: 2009, journal: 'Monthly Notices of the Royal Astronomical Society', isRetracted: false },
+    {
+      doi: '10.2140/camcos.2010.5.65',
+      title: 'Ensemble samplers with affine invariance',
+      family: 'Goodman',
+      given: 'Jonathan',
+      year: 2010,
+      journal: 'Communications in Applied Mathematics and Computational Science',
+      isRetracted: false,
+    },
+    {
+      doi: '10.1002/nla.2003',
+      title: 'Generalized Rybicki Press algorithm',
+      family: 'Ambikasaran',
+      given: 'Sivaram',
+      year: 2015,
+      journal: 'Numerical Linear Algebra with Applications',
+      isRetracted: false,
+    },
+    {
+      doi: '10.1111/j.1365-2966.2009.14548.x',
+      title: 'MULTINEST: an efficient and robust Bayesian inference tool for cosmology and particle physics',
+      family: 'Feroz',
+      given: 'F.',
+      year: 2009,
+      journal: 'Monthly Notices of the Royal Astronomical Society',
+      isRetracted: false,
+    },
   ];
   let world: SimulatedSources;
   before(async () => {
@@ -194,23 +257,32 @@ describe('references as text against the sources', () => {
     const result = await checkManuscript('/p/main.tex', new MemoryWorkspace(files), new CheckSession());
     assert.ok(result);
     const verdicts = await verifyEntries(citedEntries(result), world.sources(['crossref', 'openalex']));
-    return new Map([...verdicts].map(([key, { verdict }]) => [key, verdict.status === 'metadata-mismatch' ? `${verdict.status}: ${verdict.differences.map((d) => d.field).join(',')}` : verdict.status]));
+    return new Map(
+      [...verdicts].map(([key, { verdict }]) => [
+        key,
+        verdict.status === 'metadata-mismatch' ? `${verdict.status}: ${verdict.differences.map((d) => d.field).join(',')}` : verdict.status,
+      ]),
+    );
   }
 
   it('gives a thebibliography the verdicts the same references get in a .bib: found, mismatched, fabricated, unchecked', async () => {
     const fromBib = await verdictsOf({ '/p/main.tex': `\\documentclass{article}\\begin{document}${CITING}\\bibliography{refs}\\end{document}`, '/p/refs.bib': BIB });
     const fromList = await verdictsOf({ '/p/main.tex': `\\documentclass{article}\\begin{document}${CITING}\n${THEBIBLIOGRAPHY}\\end{document}` });
-    assert.deepEqual(
-      Object.fromEntries(fromList),
-      { goodman: 'found', ambikasaran: 'metadata-mismatch: year,venue', feroz: 'found', fabricated: 'not-found', ibid: 'unchecked' },
-    );
+    assert.deepEqual(Object.fromEntries(fromList), { goodman: 'found', ambikasaran: 'metadata-mismatch: year,venue', feroz: 'found', fabricated: 'not-found', ibid: 'unchecked' });
     assert.deepEqual(Object.fromEntries(fromList), Object.fromEntries(fromBib));
   });
 
   it('says why a reference too short to read was not looked up', async () => {
-    const result = await checkManuscript('/p/main.tex', new MemoryWorkspace({ '/p/main.tex': `\\documentclass{article}\\begin{document}${CITING}\n${THEBIBLIOGRAPHY}\\end{document}` }), new CheckSession());
+    const result = await checkManuscript(
+      '/p/main.tex',
+      new MemoryWorkspace({ '/p/main.tex': `\\documentclass{article}\\begin{document}${CITING}\n${THEBIBLIOGRAPHY}\\end{document}` }),
+      new CheckSession(),
+    );
     assert.ok(result);
-    const verdicts = await verifyEntries(citedEntries(result).filter((e) => e.key === 'ibid'), world.sources(['crossref', 'openalex']));
+    const verdicts = await verifyEntries(
+      citedEntries(result).filter((e) => e.key === 'ibid'),
+      world.sources(['crossref', 'openalex']),
+    );
     const verdict = verdicts.get('ibid')?.verdict;
     assert.equal(verdict?.status, 'unchecked');
     assert.match(verdict?.status === 'unchecked' ? verdict.reason : '', /reference text is too short/);

@@ -64,14 +64,28 @@ describe('citation key completion', () => {
   it('re-indexes only what an edit of the bibliography changed: a renamed title is found by its new words only', async () => {
     const edited = new KeyCompleter();
     await edited.setEntries(parseBibliography('@article{lee2020, title = {Web server latency}, author = {Lee, Min}, year = 2020}', 'refs.bib').entries);
-    assert.deepEqual(edited.complete('latency').map((c) => c.key), ['lee2020']);
-    await edited.setEntries(parseBibliography('@article{lee2020, title = {Cache warmth}, author = {Lee, Min}, year = 2020}\n@misc{kim2021, title = {Latency}}', 'refs.bib').entries);
-    assert.deepEqual(edited.complete('latency').map((c) => c.key), ['kim2021']);
-    assert.deepEqual(edited.complete('cache').map((c) => c.key), ['lee2020']);
-    assert.deepEqual(edited.complete('').map((c) => c.key), ['lee2020', 'kim2021']);
+    assert.deepEqual(
+      edited.complete('latency').map((c) => c.key),
+      ['lee2020'],
+    );
+    await edited.setEntries(
+      parseBibliography('@article{lee2020, title = {Cache warmth}, author = {Lee, Min}, year = 2020}\n@misc{kim2021, title = {Latency}}', 'refs.bib').entries,
+    );
+    assert.deepEqual(
+      edited.complete('latency').map((c) => c.key),
+      ['kim2021'],
+    );
+    assert.deepEqual(
+      edited.complete('cache').map((c) => c.key),
+      ['lee2020'],
+    );
+    assert.deepEqual(
+      edited.complete('').map((c) => c.key),
+      ['lee2020', 'kim2021'],
+    );
   });
 
-  it('offers the library\'s papers by the key Add to bibliography would give them, unless a bibliography has them', async () => {
+  it("offers the library's papers by the key Add to bibliography would give them, unless a bibliography has them", async () => {
     const index = new PaperKeyIndex();
     index.add(LIBRARY);
     const mixed = new KeyCompleter();
@@ -83,14 +97,29 @@ describe('citation key completion', () => {
     );
     const fromLibrary = (typed: string) => mixed.fromLibrary(index.complete(typed, 100));
     const [residual] = fromLibrary('residual learn');
-    assert.deepEqual([residual.key, residual.title, residual.authors, residual.year, residual.paper?.id], ['he2016deep', 'Deep residual learning for image recognition', 'A. He', 2016, 'doi:10.1/deep']);
+    assert.deepEqual(
+      [residual.key, residual.title, residual.authors, residual.year, residual.paper?.id],
+      ['he2016deep', 'Deep residual learning for image recognition', 'A. He', 2016, 'doi:10.1/deep'],
+    );
     // The bibliography has the LSTM paper (same DOI): only its entry is offered.
-    assert.deepEqual(index.complete('long short memory', 100).map((m) => m.key), ['hochreiter1997long']);
+    assert.deepEqual(
+      index.complete('long short memory', 100).map((m) => m.key),
+      ['hochreiter1997long'],
+    );
     assert.deepEqual(fromLibrary('long short memory'), []);
-    assert.deepEqual(mixed.complete('long short memory').map((c) => c.key), ['hochreiter1997lstm']);
+    assert.deepEqual(
+      mixed.complete('long short memory').map((c) => c.key),
+      ['hochreiter1997lstm'],
+    );
     // Given a free key when its own is taken.
-    assert.deepEqual(fromLibrary('vision').map((c) => c.key), ['smith2020visionb']);
-    assert.deepEqual(fromLibrary('h').map((c) => c.key), ['he2016deep']);
+    assert.deepEqual(
+      fromLibrary('vision').map((c) => c.key),
+      ['smith2020visionb'],
+    );
+    assert.deepEqual(
+      fromLibrary('h').map((c) => c.key),
+      ['he2016deep'],
+    );
   });
 
   it('finds library papers by prefixes of every typed word, a typo forgiven, a lone letter after words taken as a word', () => {
@@ -116,7 +145,10 @@ describe('citation key completion', () => {
     const titles = (typed: string): string[] => index.complete(typed, 1_000).map((m) => m.paper.title);
     const heart = titles('co heart');
     assert.equal(heart.length, 100);
-    assert.ok(heart.every((title) => /^Cohort\d+ study of heart/.test(title)), heart.join('\n'));
+    assert.ok(
+      heart.every((title) => /^Cohort\d+ study of heart/.test(title)),
+      heart.join('\n'),
+    );
     const alone = titles('co');
     assert.ok(alone.length > 0 && alone.every((title) => title.startsWith('Cohort')), 'alone, papers with the words it starts that rank first');
     assert.deepEqual(titles('co kidney'), []);
@@ -130,7 +162,10 @@ describe('citation key completion', () => {
     library.push({ id: 'doi:10.1/later', title: 'Protein folding predicted', authors: [{ family: 'Jumper' }], year: 2021 });
     assert.deepEqual(index.complete('protein fold', 10), [], 'not indexed yet');
     await index.catchUp((from) => library.slice(from));
-    assert.deepEqual(index.complete('protein fold', 10).map((m) => m.key), ['jumper2021protein']);
+    assert.deepEqual(
+      index.complete('protein fold', 10).map((m) => m.key),
+      ['jumper2021protein'],
+    );
     assert.equal(index.size, LIBRARY.length + 1);
   });
 
@@ -148,8 +183,14 @@ describe('citation key completion', () => {
     ]);
     const context = keyContext('as shown \\citep{Rivera:2019', 'latex');
     assert.deepEqual(context, { start: 16, typed: 'Rivera:2019' });
-    assert.deepEqual(colons.complete(context?.typed ?? '').map((c) => c.key), ['Rivera:2019as']);
-    assert.deepEqual(colons.complete('Rivera:').map((c) => c.key), ['Rivera:2019as', 'Rivera:2021hf']);
+    assert.deepEqual(
+      colons.complete(context?.typed ?? '').map((c) => c.key),
+      ['Rivera:2019as'],
+    );
+    assert.deepEqual(
+      colons.complete('Rivera:').map((c) => c.key),
+      ['Rivera:2019as', 'Rivera:2021hf'],
+    );
     assert.deepEqual(keyContext('see [@Rivera:20', 'markdown'), { start: 6, typed: 'Rivera:20' });
   });
 

@@ -10,7 +10,11 @@ import { passagesFromPlainText } from '../../../../src/core/fulltext/prose';
 
 describe('full-text settings', () => {
   it('reads the settings, folders relative to the base, and reports what it could not use', () => {
-    const settings: Record<string, unknown> = { 'attest.fullText.cacheSizeMB': 5, 'attest.fullText.pdfFolder': 'papers', 'attest.fullText.arxivHtmlBaseUrl': 'http://127.0.0.1:9/' };
+    const settings: Record<string, unknown> = {
+      'attest.fullText.cacheSizeMB': 5,
+      'attest.fullText.pdfFolder': 'papers',
+      'attest.fullText.arxivHtmlBaseUrl': 'http://127.0.0.1:9/',
+    };
     const { config, problems } = fullTextConfigFrom((key) => settings[key], '/work/paper');
     assert.deepEqual(config, { enabled: true, cacheBytes: 5 * 1024 * 1024, pdfFolder: path.resolve('/work/paper', 'papers'), arxivHtmlBaseUrl: 'http://127.0.0.1:9/' });
     assert.deepEqual(problems, []);
@@ -22,7 +26,7 @@ describe('full-text settings', () => {
 });
 
 describe('the full texts of one editor session', () => {
-  it('keeps a throttling service\'s wait from one judging run to the next, and starts afresh when a setting changes', async () => {
+  it("keeps a throttling service's wait from one judging run to the next, and starts afresh when a setting changes", async () => {
     const server = await ScriptedServer.start((_request, response) => sendText(response, 429, 'Too Many Requests', { 'retry-after': '120' }));
     const temp = await makeTempDir();
     try {

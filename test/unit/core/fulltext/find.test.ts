@@ -20,7 +20,18 @@ function europePmcSearch(results: Record<string, unknown>[]): object {
   return { version: '6.9', hitCount: results.length, request: { queryString: `DOI:"${DOI}"`, resultType: 'lite' }, resultList: { result: results } };
 }
 
-const OPEN_RECORD = { id: '33000001', source: 'MED', pmid: '33000001', pmcid: 'PMC7000001', doi: DOI, title: 'Interleukin-6 in severe influenza', isOpenAccess: 'Y', inEPMC: 'Y', inPMC: 'Y', hasPDF: 'Y' };
+const OPEN_RECORD = {
+  id: '33000001',
+  source: 'MED',
+  pmid: '33000001',
+  pmcid: 'PMC7000001',
+  doi: DOI,
+  title: 'Interleukin-6 in severe influenza',
+  isOpenAccess: 'Y',
+  inEPMC: 'Y',
+  inPMC: 'Y',
+  hasPDF: 'Y',
+};
 
 /** A server speaking Europe PMC, arXiv's HTML and CORE at once, as the test scripts it. */
 async function services(routes: Record<string, (request: Parameters<Handler>[0]) => [number, string | object]>): Promise<ScriptedServer> {
@@ -79,7 +90,7 @@ describe('finding the open full text of a cited work', () => {
     temp = undefined;
   });
 
-  it('reads Europe PMC\'s JATS by DOI, and answers the next check from the store without asking again', async () => {
+  it("reads Europe PMC's JATS by DOI, and answers the next check from the store without asking again", async () => {
     const jats = await fs.readFile(path.join(FIXTURES, 'jats-article.xml'), 'utf8');
     server = await services({
       '/europepmc/webservices/rest/search': () => [200, europePmcSearch([OPEN_RECORD])],
@@ -104,10 +115,23 @@ describe('finding the open full text of a cited work', () => {
 
   it('asks Europe PMC by PubMed id and PMCID too, and reads the JATS of the record that has them', async () => {
     const jats = await fs.readFile(path.join(FIXTURES, 'jats-article.xml'), 'utf8');
-    const noDoi = { id: '33000002', source: 'MED', pmid: '33000002', pmcid: 'PMC7000002', title: 'Cytokines in severe influenza', isOpenAccess: 'Y', inEPMC: 'Y', inPMC: 'Y', hasPDF: 'Y' };
+    const noDoi = {
+      id: '33000002',
+      source: 'MED',
+      pmid: '33000002',
+      pmcid: 'PMC7000002',
+      title: 'Cytokines in severe influenza',
+      isOpenAccess: 'Y',
+      inEPMC: 'Y',
+      inPMC: 'Y',
+      hasPDF: 'Y',
+    };
     const closed = { id: '33000003', source: 'MED', pmid: '33000003', pmcid: 'PMC7000003', title: 'A closed copy', isOpenAccess: 'N', inEPMC: 'N', inPMC: 'Y', hasPDF: 'N' };
     server = await services({
-      '/europepmc/webservices/rest/search': (request) => [200, europePmcSearch(answerQuery(new URL(request.url ?? '/', 'http://x').searchParams.get('query') ?? '', [OPEN_RECORD, noDoi, closed]))],
+      '/europepmc/webservices/rest/search': (request) => [
+        200,
+        europePmcSearch(answerQuery(new URL(request.url ?? '/', 'http://x').searchParams.get('query') ?? '', [OPEN_RECORD, noDoi, closed])),
+      ],
       '/europepmc/webservices/rest/PMC7000002/fullTextXML': () => [200, jats],
     });
     const finder = new FullTextFinder(options(server, { enabled: ['europepmc'] }));
@@ -122,7 +146,7 @@ describe('finding the open full text of a cited work', () => {
     assert.deepEqual(await finder.find({}), { reason: 'Europe PMC is asked by DOI, PMID or PMCID, and the entry has none' });
   });
 
-  it('goes on to arXiv\'s HTML when Europe PMC holds no open copy, and says why when nobody has one', async () => {
+  it("goes on to arXiv's HTML when Europe PMC holds no open copy, and says why when nobody has one", async () => {
     const html = await fs.readFile(path.join(FIXTURES, 'latexml-paper.html'), 'utf8');
     server = await services({
       '/europepmc/webservices/rest/search': () => [200, europePmcSearch([{ ...OPEN_RECORD, isOpenAccess: 'N' }])],
@@ -137,7 +161,7 @@ describe('finding the open full text of a cited work', () => {
     });
   });
 
-  it('reads CORE\'s fullText with the user\'s key, and does not ask CORE without one', async () => {
+  it("reads CORE's fullText with the user's key, and does not ask CORE without one", async () => {
     const fullText = 'Introduction\nCaches are old.\n\nResults\nThe cache doubled throughput.\n\nReferences\n[1] A. Author. Caches. 1990.';
     server = await services({
       '/v3/search/works/': () => [200, { totalHits: 1, limit: 3, offset: 0, results: [{ id: 4242, doi: DOI, title: 'A cache', fullText }] }],
@@ -181,7 +205,10 @@ describe('finding the open full text of a cited work', () => {
     assert.equal(server.urls.length, 0, server.urls.join('\n'));
     // A real id is asked for under /html/, in the form arXiv writes it.
     await finder.find({ arxivId: 'arXiv:2401.00001v2' });
-    assert.deepEqual(server.urls.filter((url) => url.startsWith('/html/')), ['/html/2401.00001']);
+    assert.deepEqual(
+      server.urls.filter((url) => url.startsWith('/html/')),
+      ['/html/2401.00001'],
+    );
   });
 
   it('sends nothing offline', async () => {
@@ -199,7 +226,12 @@ describe('finding the open full text of a cited work', () => {
       const doi = /^doi:"(.+)"$/.exec(url.searchParams.get('q') ?? '')?.[1];
       const fullText = url.searchParams.get('exclude') !== 'fullText';
       arrivals.push({ at: clock.now(), fullText });
-      sendJson(response, 200, { totalHits: 1, limit: 3, offset: 0, results: [{ id: 7, doi, title: 'A cache', ...(fullText ? { fullText: 'Results\nThe cache doubled throughput.' } : {}) }] });
+      sendJson(response, 200, {
+        totalHits: 1,
+        limit: 3,
+        offset: 0,
+        results: [{ id: 7, doi, title: 'A cache', ...(fullText ? { fullText: 'Results\nThe cache doubled throughput.' } : {}) }],
+      });
     });
     temp = await makeTempDir();
     const settings: Record<string, unknown> = {
@@ -222,7 +254,13 @@ describe('finding the open full text of a cited work', () => {
     assert.equal(arrivals.filter((a) => !a.fullText).length, 6);
     // Two a second: any three requests span at least a second.
     for (let i = 2; i < arrivals.length; i++) {
-      assert.ok(arrivals[i].at - arrivals[i - 2].at >= 1000, `requests at ${arrivals.slice(i - 2, i + 1).map((a) => a.at).join(', ')} ms`);
+      assert.ok(
+        arrivals[i].at - arrivals[i - 2].at >= 1000,
+        `requests at ${arrivals
+          .slice(i - 2, i + 1)
+          .map((a) => a.at)
+          .join(', ')} ms`,
+      );
     }
   });
 });

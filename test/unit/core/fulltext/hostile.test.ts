@@ -46,7 +46,10 @@ describe('hostile full texts of 1 MB', () => {
     const deep = HOSTILE_FULL_TEXTS.filter((input) => input.name.startsWith('nested'));
     assert.deepEqual(
       deep.map((input) => read(input, input.make(1_000_000))),
-      [{ reason: `the JATS full text nests its elements more than ${MAX_NESTING} deep; it was not read` }, { reason: `the arXiv HTML nests its elements more than ${MAX_NESTING} deep; it was not read` }],
+      [
+        { reason: `the JATS full text nests its elements more than ${MAX_NESTING} deep; it was not read` },
+        { reason: `the arXiv HTML nests its elements more than ${MAX_NESTING} deep; it was not read` },
+      ],
     );
     // Within the limit: the document's own elements (article, body, sec, p) and the nested ones.
     const jats = `<article><body><sec><title>Results</title><p>${'<i>'.repeat(MAX_NESTING - 4)}Caches help.${'</i>'.repeat(MAX_NESTING - 4)}</p></sec></body></article>`;
@@ -67,15 +70,17 @@ describe('hostile full texts from the services', function () {
   let server: ScriptedServer | undefined;
   afterEach(async () => server?.close());
 
-  it('reads CORE\'s fullText of 60,000 short lines, and says that arXiv HTML nested too deep was not read', async () => {
+  it("reads CORE's fullText of 60,000 short lines, and says that arXiv HTML nested too deep was not read", async () => {
     const lines = 'Results\n' + 'the regu-\nlation of\n'.repeat(30_000);
     const nestedHtml = HOSTILE_FULL_TEXTS.find((input) => input.format === 'latexml' && input.name === 'nested <span>')?.make(1_000_000) ?? '';
     server = await ScriptedServer.start((request, response) => {
-      if (request.url?.startsWith('/v3/search/works/')) sendJson(response, 200, { totalHits: 1, limit: 3, offset: 0, results: [{ id: 7, doi: '10.1000/a', title: 'A', fullText: lines }] });
+      if (request.url?.startsWith('/v3/search/works/'))
+        sendJson(response, 200, { totalHits: 1, limit: 3, offset: 0, results: [{ id: 7, doi: '10.1000/a', title: 'A', fullText: lines }] });
       else sendText(response, 200, nestedHtml);
     });
     const url = server.baseUrl;
-    const finder = (enabled: ('core' | 'arxiv')[]) => new FullTextFinder({ enabled, europepmcBaseUrl: url, arxivHtmlBaseUrl: url, coreBaseUrl: url, coreApiKey: 'key', offline: false, timeoutMs: 5000, backoffMs: 1 });
+    const finder = (enabled: ('core' | 'arxiv')[]) =>
+      new FullTextFinder({ enabled, europepmcBaseUrl: url, arxivHtmlBaseUrl: url, coreBaseUrl: url, coreApiKey: 'key', offline: false, timeoutMs: 5000, backoffMs: 1 });
     const core = await finder(['core']).find({ doi: '10.1000/a' });
     assert.ok('fullText' in core, reasonOf(core));
     assert.equal(core.fullText.passages[0].text.slice(0, 35), 'the regulation of the regulation of');
@@ -91,7 +96,8 @@ describe('hostile PDFs', function () {
   });
   afterEach(async () => temp.remove());
 
-  const entryWithFile = (file: string) => parseBibliography(`@article{a, title={Caching at scale in data centres}, file={:${file}:PDF}}`, path.join(temp.dir, 'refs.bib')).entries[0];
+  const entryWithFile = (file: string) =>
+    parseBibliography(`@article{a, title={Caching at scale in data centres}, file={:${file}:PDF}}`, path.join(temp.dir, 'refs.bib')).entries[0];
 
   it('refuses a file field or a PDF folder entry that links to /proc/self/pagemap, saying why, without reading it', async function () {
     if (process.platform !== 'linux') this.skip();
@@ -145,7 +151,10 @@ describe('hostile PDFs', function () {
     const results = await Promise.all(files.map((file) => readPdf(file, limits)));
     clearInterval(watch);
     for (const [i, result] of results.entries()) {
-      assert.match(reasonOf(result), new RegExp(`^${path.basename(files[i])}: not read: the PDF reader gave up on it \\(memory: reading it took more than the ${memoryMb} MB the reader may use\\)`));
+      assert.match(
+        reasonOf(result),
+        new RegExp(`^${path.basename(files[i])}: not read: the PDF reader gave up on it \\(memory: reading it took more than the ${memoryMb} MB the reader may use\\)`),
+      );
     }
     // Unbounded, each would take the 768 MB it inflates to, both at once. Ended at the limit, one at a
     // time, they pass it only by what a doubling buffer adds between two looks at the memory.

@@ -22,7 +22,9 @@ describe('the PDFs of a .bib file field', () => {
       '/home/me/Zotero/storage/AB12CD/Smith 2020.pdf',
       '/home/me/b.PDF',
     ]);
-    assert.deepEqual(pdfPathsOf('Full Text PDF:/home/me/Zotero/storage/AB12/Smith.pdf:application/pdf;Snapshot:/home/me/s.html:text/html'), ['/home/me/Zotero/storage/AB12/Smith.pdf']);
+    assert.deepEqual(pdfPathsOf('Full Text PDF:/home/me/Zotero/storage/AB12/Smith.pdf:application/pdf;Snapshot:/home/me/s.html:text/html'), [
+      '/home/me/Zotero/storage/AB12/Smith.pdf',
+    ]);
     assert.deepEqual(pdfPathsOf(':papers/smith2020.pdf:PDF;Supplement:papers/s1.pdf:PDF'), ['papers/smith2020.pdf', 'papers/s1.pdf']);
     assert.deepEqual(pdfPathsOf(':C\\:\\\\Users\\\\me\\\\smith2020.pdf:PDF'), ['C:\\Users\\me\\smith2020.pdf']);
     assert.deepEqual(pdfPathsOf(':Users/me/Documents/Mendeley Desktop/Smith 2020.pdf:pdf'), ['Users/me/Documents/Mendeley Desktop/Smith 2020.pdf']);
@@ -30,7 +32,7 @@ describe('the PDFs of a .bib file field', () => {
     assert.deepEqual(pdfPathsOf('Link:https\\://example.org/x:URL'), []);
   });
 
-  it('keeps them on the entry, with relative paths found beside the .bib and Mendeley\'s missing slash put back', () => {
+  it("keeps them on the entry, with relative paths found beside the .bib and Mendeley's missing slash put back", () => {
     const bib = parseBibliography('@article{a, title={T}, file={:papers/smith2020.pdf:PDF;:Users/me/m.pdf:pdf}}', '/work/paper/refs.bib');
     const [entry] = bib.entries;
     assert.deepEqual(entry.pdfs, ['papers/smith2020.pdf', 'Users/me/m.pdf']);
@@ -43,7 +45,7 @@ function paper(title: string, ids: Pick<Paper, 'doi' | 'arxivId'> = {}): Paper {
   return { id: title, title, authors: [], ...ids };
 }
 
-describe('finding and reading the writer\'s PDF of a cited work', function () {
+describe("finding and reading the writer's PDF of a cited work", function () {
   this.timeout(60_000);
   let temp: { dir: string; remove: () => Promise<void> };
   beforeEach(async () => {
@@ -71,7 +73,10 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     await fs.mkdir(path.join(temp.dir, 'papers'));
     await fs.writeFile(path.join(temp.dir, 'papers', 'smith.pdf'), await makePdf(PAPER));
     await fs.writeFile(path.join(temp.dir, 'papers', 'broken.pdf'), 'not a pdf');
-    const bib = parseBibliography('@article{a, file={:papers/smith.pdf:PDF}}\n@article{b, file={:papers/broken.pdf:PDF}}\n@article{c, file={:papers/gone.pdf:PDF}}', path.join(temp.dir, 'refs.bib'));
+    const bib = parseBibliography(
+      '@article{a, file={:papers/smith.pdf:PDF}}\n@article{b, file={:papers/broken.pdf:PDF}}\n@article{c, file={:papers/gone.pdf:PDF}}',
+      path.join(temp.dir, 'refs.bib'),
+    );
     const store = new FullTextStore(path.join(temp.dir, 'store'), 10_000_000);
     const provide = fullTextProvider({ store });
     const found = await provide(bib.entries[0], {});
@@ -140,7 +145,8 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     await fs.writeFile(file, await makeFlateBomb(256 * 1024 * 1024));
     const bombLimits = { ...DEFAULT_PDF_LIMITS, timeoutMs: 1_500 };
     const first = await fullTextProvider({ store, pdfLimits: bombLimits })(entry, {});
-    const gaveUp = /^bomb\.pdf: not read: the PDF reader gave up on it \((timeout|crash|memory): .*\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC; it is tried again after the file changes or in 24 hours$/;
+    const gaveUp =
+      /^bomb\.pdf: not read: the PDF reader gave up on it \((timeout|crash|memory): .*\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC; it is tried again after the file changes or in 24 hours$/;
     assert.match(first && 'reason' in first ? first.reason : JSON.stringify(first), gaveUp);
     assert.deepEqual(await fullTextProvider({ store, pdfLimits: bombLimits })(entry, {}), first, 'the bomb was read again');
 
@@ -150,7 +156,7 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
     assert.deepEqual(await fullTextProvider({ store })(entry, {}), crashed, 'the version the reader crashed on was read again');
   });
 
-  it('gives each found paper\'s best passage when its full text is at hand, a PDF of the folder or a stored one, asking no service', async () => {
+  it("gives each found paper's best passage when its full text is at hand, a PDF of the folder or a stored one, asking no service", async () => {
     const server = await ScriptedServer.start((_request, response) => sendText(response, 500, 'no'));
     try {
       const store = new FullTextStore(path.join(temp.dir, 'store'), 10_000_000);
@@ -162,7 +168,11 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
       await fs.mkdir(folder);
       await fs.writeFile(path.join(folder, 'Smith - 2020 - Caching at scale in data centres.pdf'), await makePdf(PAPER));
       const options = { finder, store, pdfFolder: folder };
-      const papers = [paper('Unknown title here', { doi: '10.1000/stored' }), paper('Caching at Scale in Data Centres'), paper('Unknown title here', { doi: '10.1000/other', arxivId: '2401.00001' })];
+      const papers = [
+        paper('Unknown title here', { doi: '10.1000/stored' }),
+        paper('Caching at Scale in Data Centres'),
+        paper('Unknown title here', { doi: '10.1000/other', arxivId: '2401.00001' }),
+      ];
       assert.deepEqual(await passagesAtHand('The stored passage and the cache throughput', papers, options), [
         { place: 'Results', text: 'Stored passage.' },
         { place: 'Results, p. 1', text: 'The cache raised throughput by 40 percent.' },
@@ -175,7 +185,7 @@ describe('finding and reading the writer\'s PDF of a cited work', function () {
   });
 });
 
-describe('walking the writer\'s folder of PDFs', () => {
+describe("walking the writer's folder of PDFs", () => {
   let temp: { dir: string; remove: () => Promise<void> };
   beforeEach(async () => {
     temp = await makeTempDir();
@@ -210,7 +220,13 @@ describe('walking the writer\'s folder of PDFs', () => {
     const run = await readsDuring(() => Promise.all(entries.map((entry) => provide(entry, {}))));
     assert.equal(run.get(folder), 1);
     assert.equal(run.get(path.join(folder, 'Smith')), 1);
-    const search = await readsDuring(() => passagesAtHand('A claim', entries.map((entry) => paper(entry.title ?? '')), { pdfFolder: folder }));
+    const search = await readsDuring(() =>
+      passagesAtHand(
+        'A claim',
+        entries.map((entry) => paper(entry.title ?? '')),
+        { pdfFolder: folder },
+      ),
+    );
     assert.equal(search.get(folder), 1);
   });
 

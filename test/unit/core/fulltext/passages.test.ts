@@ -36,7 +36,10 @@ describe('full texts as sections and passages', () => {
 
   it('reads LaTeXML HTML by section, with formulas as their TeX and without tags, footnotes, tables, abstract or references', async () => {
     const passages = passagesOf(passagesFromLatexml(await fixture('latexml-paper.html')));
-    assert.deepEqual(passages.map((p) => p.section), ['Introduction', 'Experiments']);
+    assert.deepEqual(
+      passages.map((p) => p.section),
+      ['Introduction', 'Experiments'],
+    );
     assert.equal(passages[0].text, 'Transformers scale quadratically with sequence length.');
     assert.equal(passages[1].text, 'On the Long Range Arena our model reaches an accuracy of 61.4\\% while using four times less memory than full attention.');
   });
@@ -82,7 +85,7 @@ describe('full texts as sections and passages', () => {
     }
   });
 
-  it('picks the passages that share the claim\'s terms, best first', async () => {
+  it("picks the passages that share the claim's terms, best first", async () => {
     const passages = passagesOf(passagesFromJats(await fixture('jats-article.xml')));
     const picked = pickPassages('Serum IL-6 was threefold higher in patients who died', passages, 2);
     assert.equal(picked.length, 2);

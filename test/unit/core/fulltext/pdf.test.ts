@@ -39,7 +39,7 @@ function passagesOf(result: FullTextResult): readonly Passage[] {
   return result.fullText.passages;
 }
 
-describe('reading the writer\'s own PDFs', function () {
+describe("reading the writer's own PDFs", function () {
   this.timeout(60_000);
   let temp: { dir: string; remove: () => Promise<void> };
   before(async () => {
@@ -57,10 +57,20 @@ describe('reading the writer\'s own PDFs', function () {
     const passages = passagesOf(await readPdf(await write('paper.pdf', await makePdf(PAPER))));
     assert.deepEqual(
       passages.map((p) => [p.section, p.page]),
-      [['Introduction', 1], ['Introduction', 1], ['Methods', 1], ['Results', 2], ['Discussion', 2], ['Conclusion', 3]],
+      [
+        ['Introduction', 1],
+        ['Introduction', 1],
+        ['Methods', 1],
+        ['Results', 2],
+        ['Discussion', 2],
+        ['Conclusion', 3],
+      ],
     );
     // One paragraph across the column break, with the word the line break hyphenated made whole.
-    assert.equal(passages[3].text, 'At every site the cache raised throughput by 40 percent, and median latency fell from 80 to 35 ms. The gain held under peak load and across all three sites.');
+    assert.equal(
+      passages[3].text,
+      'At every site the cache raised throughput by 40 percent, and median latency fell from 80 to 35 ms. The gain held under peak load and across all three sites.',
+    );
     const all = passages.map((p) => p.text).join(' ');
     for (const gone of ['Journal of Caching', 'Throughput of web caches', 'Caching at Scale']) assert.ok(!all.includes(gone), gone);
   });

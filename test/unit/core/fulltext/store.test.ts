@@ -48,7 +48,7 @@ describe('the full-text store shared by several processes', function () {
     assert.deepEqual(left, [], 'no temporary file nor lock is left behind');
   });
 
-  it('makes a writer of another process wait while one holds the store\'s lock', async () => {
+  it("makes a writer of another process wait while one holds the store's lock", async () => {
     await fs.mkdir(dir, { recursive: true });
     const release = await lockfile.lock(dir, { lockfilePath: path.join(dir, 'write.lock'), realpath: false });
     const script = `

@@ -42,7 +42,8 @@ describe('judging a claim against the passages of a full text', () => {
 });
 
 describe('checking a manuscript with full texts', () => {
-  const bib = '@article{cache, title={A cache}, abstract={We built a cache for web servers that keeps pages near the readers who ask for them. It was deployed at three sites.}}\n@article{other, title={Other}, abstract={The cache needs little memory. Its footprint stayed small on every one of the servers that were measured.}}';
+  const bib =
+    '@article{cache, title={A cache}, abstract={We built a cache for web servers that keeps pages near the readers who ask for them. It was deployed at three sites.}}\n@article{other, title={Other}, abstract={The cache needs little memory. Its footprint stayed small on every one of the servers that were measured.}}';
   const tex = 'The cache increases speed \\cite{cache}. The cache saves memory \\cite{other}.\n\\bibliography{refs}';
 
   async function check(fullTexts: FullTextProvider, cache?: LookupCache, more = '') {
@@ -68,14 +69,14 @@ describe('checking a manuscript with full texts', () => {
     assert.deepEqual(report.support[1].fullText, { reason: 'the JATS full text has no body (only the front matter is open)' });
   });
 
-  it('asks for a full text by the entry\'s ids, and by those of the record it was found as where the entry has none', () => {
+  it("asks for a full text by the entry's ids, and by those of the record it was found as where the entry has none", () => {
     const [entry] = parseBibliography('@article{a, title={Cytokines}, pmid={33000002}}', '/p/refs.bib').entries;
     const record = parseEuropePmcResult({ id: '33000009', source: 'MED', pmid: '33000009', pmcid: 'PMC7000002', doi: '10.1000/cytokines', title: 'Cytokines' });
     assert.deepEqual(idsOf(entry, { status: 'found', record, via: 'doi' }), { doi: '10.1000/cytokines', arxivId: undefined, pmid: '33000002', pmcid: 'PMC7000002' });
     assert.deepEqual(idsOf(entry, undefined), { doi: undefined, arxivId: undefined, pmid: '33000002', pmcid: undefined });
   });
 
-  it('indexes a cited paper\'s passages once however many claims cite it', async () => {
+  it("indexes a cited paper's passages once however many claims cite it", async () => {
     const passages: Passage[] = Array.from({ length: 40 }, (_, i) => ({ section: 'Results', text: `Measurement ${i} of the cache shows speed at site ${i}.` }));
     // As the store does, each run reads the full text afresh.
     const fromStore: FullTextProvider = async () => ({ fullText: { source: 'pdf', location: '/p/cache.pdf', passages: passages.map((p) => ({ ...p })) } });
@@ -104,7 +105,9 @@ describe('checking a manuscript with full texts', () => {
   });
 
   it('names the passage in the finding when the full text contradicts', async () => {
-    const contradicting: FullTextProvider = async () => ({ fullText: { source: 'pdf', location: '/p/cache.pdf', passages: [{ section: 'Results', page: 6, text: 'The cache decreases speed in every test.' }] } });
+    const contradicting: FullTextProvider = async () => ({
+      fullText: { source: 'pdf', location: '/p/cache.pdf', passages: [{ section: 'Results', page: 6, text: 'The cache decreases speed in every test.' }] },
+    });
     const { supports } = await check(contradicting);
     const [finding] = supportFindings(supports);
     assert.equal(finding.code, 'contradicted');

@@ -41,7 +41,7 @@ describe('text analysis for retrieval', () => {
     assert.deepEqual(analyze('naïve'), analyze('naive'));
   });
 
-  it("reads a possessive as the word itself", () => {
+  it('reads a possessive as the word itself', () => {
     assert.deepEqual(analyze('Alzheimer’s disease'), analyze("Alzheimer's disease"));
     assert.deepEqual(analyze("Alzheimer's"), analyze('Alzheimer'));
   });

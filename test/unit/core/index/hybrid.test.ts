@@ -35,7 +35,10 @@ describe('score fusion', () => {
   const z = Math.sqrt(1.5);
 
   function assertRanking(actual: readonly { id: string; score: number }[], expected: readonly [string, number][]): void {
-    assert.deepEqual(actual.map((r) => r.id), expected.map(([id]) => id));
+    assert.deepEqual(
+      actual.map((r) => r.id),
+      expected.map(([id]) => id),
+    );
     actual.forEach((r, at) => assert.ok(Math.abs(r.score - expected[at][1]) < 1e-12, `${r.id}: ${r.score} is not ${expected[at][1]}`));
   }
 
@@ -46,7 +49,10 @@ describe('score fusion', () => {
       ['b', 0.7 * -z],
       ['d', 0.3 * -z + 0.7 * -z],
     ]);
-    assert.deepEqual(standardisedFusion(lexical, dense, 0.3).map((r) => r.id), ['a', 'b', 'c', 'd']);
+    assert.deepEqual(
+      standardisedFusion(lexical, dense, 0.3).map((r) => r.id),
+      ['a', 'b', 'c', 'd'],
+    );
   });
 
   it('does not let the size of BM25 scores outweigh cosines', () => {
@@ -64,7 +70,10 @@ describe('score fusion', () => {
       { id: 'x', score: 0.4 },
       { id: 'y', score: 0.4 },
     ];
-    assert.deepEqual(standardisedFusion(lexical, flat, 0.7).map((r) => r.id), ['a', 'b', 'c', 'x', 'y']);
+    assert.deepEqual(
+      standardisedFusion(lexical, flat, 0.7).map((r) => r.id),
+      ['a', 'b', 'c', 'x', 'y'],
+    );
   });
 });
 
@@ -76,14 +85,26 @@ describe('the dense index', () => {
     index.add('same', Float32Array.from([0.6, 0.8]));
     index.add('west', Float32Array.from([-2, 0]));
     const hits = await index.search(Float32Array.from([3, 4]), 3);
-    assert.deepEqual(hits.map((h) => h.id), ['long', 'same', 'east']);
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      ['long', 'same', 'east'],
+    );
     assert.ok(Math.abs(hits[0].score - 1) < 1e-6 && Math.abs(hits[2].score - 0.6) < 1e-6);
-    assert.deepEqual((await index.search(Float32Array.from([-1, 0]), 1)).map((h) => h.id), ['west']);
+    assert.deepEqual(
+      (await index.search(Float32Array.from([-1, 0]), 1)).map((h) => h.id),
+      ['west'],
+    );
 
     const twins = new DenseIndex(2);
     for (let row = 0; row < 5000; row++) twins.add(`t${row}`, Float32Array.from([1, row % 2]));
-    assert.deepEqual((await twins.search(Float32Array.from([1, 1]), 4)).map((h) => h.id), ['t1', 't3', 't5', 't7']);
-    assert.deepEqual((await twins.search(Float32Array.from([1, -1]), 3)).map((h) => h.id), ['t0', 't2', 't4']);
+    assert.deepEqual(
+      (await twins.search(Float32Array.from([1, 1]), 4)).map((h) => h.id),
+      ['t1', 't3', 't5', 't7'],
+    );
+    assert.deepEqual(
+      (await twins.search(Float32Array.from([1, -1]), 3)).map((h) => h.id),
+      ['t0', 't2', 't4'],
+    );
   });
 
   it('replaces a vector added again, and comes back whole from its data', async () => {
@@ -101,7 +122,10 @@ describe('the dense index', () => {
   it('takes rows read from disk as they are, a repeated id keeping its last vector', async () => {
     const rows = Float32Array.from([1, 0, 0, 1, 0.6, 0.8]);
     const adopted = DenseIndex.adopt(2, { ids: ['a', 'b', 'c'], vectors: rows });
-    assert.deepEqual((await adopted.search(Float32Array.from([0, 1]), 3)).map((h) => h.id), ['b', 'c', 'a']);
+    assert.deepEqual(
+      (await adopted.search(Float32Array.from([0, 1]), 3)).map((h) => h.id),
+      ['b', 'c', 'a'],
+    );
     adopted.add('d', Float32Array.from([-1, 0]));
     assert.deepEqual(adopted.vector('d'), Float32Array.from([-1, 0]));
     assert.deepEqual(rows, Float32Array.from([1, 0, 0, 1, 0.6, 0.8]), 'growing copies the rows rather than writing past them');
@@ -109,7 +133,10 @@ describe('the dense index', () => {
     const repeated = DenseIndex.adopt(2, { ids: ['a', 'b', 'a'], vectors: rows });
     assert.equal(repeated.size, 2);
     assert.deepEqual(repeated.vector('a'), Float32Array.from([0.6, 0.8]));
-    assert.deepEqual((await repeated.search(Float32Array.from([1, 0]), 2)).map((h) => h.id), ['a', 'b']);
+    assert.deepEqual(
+      (await repeated.search(Float32Array.from([1, 0]), 2)).map((h) => h.id),
+      ['a', 'b'],
+    );
     assert.throws(() => DenseIndex.adopt(2, { ids: ['a'], vectors: rows }), /1 vectors of 2 dimensions need 2 floats, not 6/);
   });
 
@@ -121,12 +148,15 @@ describe('the dense index', () => {
     vectors[count - 1] = 1;
     const adopted = DenseIndex.adopt(1, { ids, vectors });
     assert.equal(adopted.size, count);
-    assert.deepEqual((await adopted.search(Float32Array.from([1]), 1)).map((h) => h.id), [`p${count - 1}`]);
+    assert.deepEqual(
+      (await adopted.search(Float32Array.from([1]), 1)).map((h) => h.id),
+      [`p${count - 1}`],
+    );
   });
 
   it('scores every paper of a library of thousands exactly, whichever way its vectors came in', async () => {
     let seed = 11;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+    const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
     const dimension = 24;
     const vectors = Array.from({ length: 5000 }, () => Float32Array.from({ length: dimension }, random));
     const index = new DenseIndex(dimension);
@@ -153,9 +183,15 @@ describe('the dense index', () => {
       assert.ok(at === 0 || hits[at - 1].score >= hit.score, `${hit.id} is out of order`);
     });
     const returned = new Set(hits.map((h) => h.id));
-    assert.ok([...expected].every(([id, score]) => returned.has(id) || score <= hits[49].score + 1e-5), 'a paper left out scores higher than one returned');
+    assert.ok(
+      [...expected].every(([id, score]) => returned.has(id) || score <= hits[49].score + 1e-5),
+      'a paper left out scores higher than one returned',
+    );
     assert.equal(hits[0].id, 'p2500');
-    assert.deepEqual([...(index.vector('p4999') ?? [])].map((x) => x.toFixed(5)), unit(vectors[4999]).map((x) => x.toFixed(5)));
+    assert.deepEqual(
+      [...(index.vector('p4999') ?? [])].map((x) => x.toFixed(5)),
+      unit(vectors[4999]).map((x) => x.toFixed(5)),
+    );
     const copy = new DenseIndex(dimension);
     copy.addAll(index.toData());
     assert.deepEqual(await copy.search(query, 50), hits);
@@ -187,8 +223,14 @@ describe('hybrid ranking over fixed vectors', () => {
 
   it('ranks each side as its index does, and fuses their scores', async () => {
     const both = indexes();
-    assert.deepEqual((await rankPapers(both, query, 'lexical', 10)).map((r) => r.id), ['p1', 'p2', 'p4']);
-    assert.deepEqual((await rankPapers(both, query, 'dense', 10)).map((r) => r.id), ['p2', 'p3', 'p1', 'p4']);
+    assert.deepEqual(
+      (await rankPapers(both, query, 'lexical', 10)).map((r) => r.id),
+      ['p1', 'p2', 'p4'],
+    );
+    assert.deepEqual(
+      (await rankPapers(both, query, 'dense', 10)).map((r) => r.id),
+      ['p2', 'p3', 'p1', 'p4'],
+    );
     const fused = standardisedFusion(both.lexical.search(query.text, 10), await both.dense.search(query.vector, 10), FUSION.denseWeight);
     assert.deepEqual(await rankPapers(both, query, 'hybrid', 10), fused);
     // p2 is second by words and first by meaning; p3, which shares no word with the query, still ranks by meaning.
@@ -237,11 +279,17 @@ describe('the paper library', () => {
       assert.equal(found.mode, 'lexical');
       assert.deepEqual(found.notes, [NO_ENCODER_NOTE]);
       assert.match(NO_ENCODER_NOTE, /no sentence encoder is configured \(attest\.retrieval\.encoder\.model\)/);
-      assert.deepEqual(found.results.map((r) => [r.paper.id, r.sentence]), [
-        ['aspirin-stroke', 'Daily low-dose aspirin reduced the risk of ischaemic stroke by a fifth.'],
-        ['aspirin-bleeding', 'Aspirin use doubled the rate of gastrointestinal bleeding in older adults.'],
-      ]);
-      assert.deepEqual(found.results.map((r) => r.score), library.store.lexical.search('Aspirin lowers the risk of stroke.', 2).map((h) => h.score));
+      assert.deepEqual(
+        found.results.map((r) => [r.paper.id, r.sentence]),
+        [
+          ['aspirin-stroke', 'Daily low-dose aspirin reduced the risk of ischaemic stroke by a fifth.'],
+          ['aspirin-bleeding', 'Aspirin use doubled the rate of gastrointestinal bleeding in older adults.'],
+        ],
+      );
+      assert.deepEqual(
+        found.results.map((r) => r.score),
+        library.store.lexical.search('Aspirin lowers the risk of stroke.', 2).map((h) => h.score),
+      );
     });
 
     it('says when the configured encoder is only not downloaded yet, and how to get it', async () => {
@@ -259,7 +307,10 @@ describe('the paper library', () => {
       const all = await library.find({ text: 'aspirin bleeding', limit: 200 });
       assert.ok(all.results.findIndex((r) => r.paper.id === 'open') > 100, 'the open-access paper ranks below the first hundred');
       const open = await library.find({ text: 'aspirin bleeding', limit: 2, openAccessOnly: true });
-      assert.deepEqual(open.results.map((r) => r.paper.id), ['open']);
+      assert.deepEqual(
+        open.results.map((r) => r.paper.id),
+        ['open'],
+      );
     });
 
     it('lists a work found through two sources once, where it ranks best, and fills the list from further down', async () => {
@@ -337,7 +388,10 @@ describe('the paper library', () => {
       assert.equal(firsts.length, 1);
       const first = firsts[0].results.map((r) => r.paper.id);
       assert.ok(first.includes('aspirin-stroke') && !first.includes('doi:10.1056/found'), first.join(', '));
-      assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'), 'the final list has what the source found');
+      assert.ok(
+        found.results.some((r) => r.paper.id === 'doi:10.1056/found'),
+        'the final list has what the source found',
+      );
       assert.ok(scored.length > first.length);
       assert.deepEqual(scored, [...new Set(scored)], 'the papers of both lists scored once each');
     });
@@ -374,7 +428,11 @@ describe('the paper library', () => {
       assert.equal(calls.length, 2);
       assert.deepEqual(calls.flat(), [...new Set(calls.flat())], 'each passage scored once');
       const lengths = found.results.map((r) => passageText(r.paper).length);
-      assert.deepEqual(lengths, [...lengths].sort((a, b) => a - b), "the final list in the reranker's order");
+      assert.deepEqual(
+        lengths,
+        [...lengths].sort((a, b) => a - b),
+        "the final list in the reranker's order",
+      );
       assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'));
     });
 
@@ -413,8 +471,15 @@ describe('the paper library', () => {
       assert.equal(gates.length, 3, 'the failed scores asked for again');
       assert.ok(!found.notes.some((note) => note.startsWith("The papers are in the search's own order")), found.notes.join('\n'));
       const lengths = found.results.map((r) => passageText(r.paper).length);
-      assert.deepEqual(lengths, [...lengths].sort((a, b) => a - b), "the final list in the reranker's order");
-      assert.ok(found.results.every((r) => Number.isFinite(r.score) && r.score !== 0), found.results.map((r) => r.score).join(', '));
+      assert.deepEqual(
+        lengths,
+        [...lengths].sort((a, b) => a - b),
+        "the final list in the reranker's order",
+      );
+      assert.ok(
+        found.results.every((r) => Number.isFinite(r.score) && r.score !== 0),
+        found.results.map((r) => r.score).join(', '),
+      );
     });
 
     it('gives no first list without live sources, nor an empty one', async () => {
@@ -422,7 +487,10 @@ describe('the paper library', () => {
       await (await lexicalLibrary()).find({ text: 'aspirin stroke', limit: 3, onLibraryResults: (results) => firsts.push(results) });
       const { library: empty } = await PaperLibrary.open(path.join(dir, 'empty'), { liveSources: [new FakeSource('OpenAlex', async () => [FOUND])] });
       const found = await empty.find({ text: 'aspirin stroke', limit: 3, onLibraryResults: (results) => firsts.push(results) });
-      assert.deepEqual(found.results.map((r) => r.paper.id), ['doi:10.1056/found']);
+      assert.deepEqual(
+        found.results.map((r) => r.paper.id),
+        ['doi:10.1056/found'],
+      );
       assert.deepEqual(firsts, []);
     });
 
@@ -442,7 +510,10 @@ describe('the paper library', () => {
     /** What the library should rank by meaning, computed here from the encoder's own vectors. */
     async function byMeaning(embedder: OnnxEmbedder, papers: readonly Paper[], text: string): Promise<{ id: string; score: number }[]> {
       const [query] = await embedder.embed([text], 'query');
-      const vectors = await embedder.embed(papers.map((p) => `${p.title} ${p.abstract ?? ''}`.trim()), 'passage');
+      const vectors = await embedder.embed(
+        papers.map((p) => `${p.title} ${p.abstract ?? ''}`.trim()),
+        'passage',
+      );
       const cosine = (v: Float32Array) => v.reduce((sum, x, d) => sum + x * query[d], 0);
       return papers.map((p, i) => ({ id: p.id, score: cosine(vectors[i]) })).sort((a, b) => b.score - a.score);
     }
@@ -459,12 +530,18 @@ describe('the paper library', () => {
       const byDense = await dense.find({ text: claim, limit: papers.length });
       assert.equal(byDense.mode, 'dense');
       assert.deepEqual(byDense.notes, []);
-      assert.deepEqual(byDense.results.map((r) => r.paper.id), expected.map((r) => r.id));
+      assert.deepEqual(
+        byDense.results.map((r) => r.paper.id),
+        expected.map((r) => r.id),
+      );
 
       const hybrid = await library.find({ text: claim, limit: 3 });
       assert.equal(hybrid.mode, 'hybrid');
       const fused = standardisedFusion(library.store.lexical.search(claim, FUSION.depth), expected, FUSION.denseWeight);
-      assert.deepEqual(hybrid.results.map((r) => r.paper.id), fused.slice(0, 3).map((r) => r.id));
+      assert.deepEqual(
+        hybrid.results.map((r) => r.paper.id),
+        fused.slice(0, 3).map((r) => r.id),
+      );
 
       const { store } = await PaperStore.open(path.join(dir, 'library'));
       assert.deepEqual(store.encoder, { model: 'all-MiniLM-L6-v2', dimension: 4 });
@@ -494,7 +571,10 @@ describe('the paper library', () => {
     it("embeds a source's papers while a slower source is awaited, and keeps the vector of each paper's final text", async () => {
       const embedder = await encoder();
       const asked: string[][] = [];
-      const watched = { embed: async (texts: readonly string[], kind: 'query' | 'passage') => (kind === 'passage' && asked.push([...texts]), embedder.embed(texts, kind)), dispose: async () => undefined };
+      const watched = {
+        embed: async (texts: readonly string[], kind: 'query' | 'passage') => (kind === 'passage' && asked.push([...texts]), embedder.embed(texts, kind)),
+        dispose: async () => undefined,
+      };
       let answerSlow!: () => void;
       const slowAnswered = new Promise<void>((resolve) => (answerSlow = resolve));
       const fuller = { ...FOUND, id: 'W3', doi: '10.1056/other', title: 'Aspirin and stroke, again', abstract: undefined };
@@ -507,7 +587,11 @@ describe('the paper library', () => {
       const searching = library.find({ text: 'aspirin stroke', limit: 3 });
       try {
         for (let waited = 0; asked.length === 0 && waited < 2_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
-        assert.deepEqual(asked[0], ['Aspirin for the primary prevention of stroke Aspirin prevented stroke in adults without vascular disease.', 'Aspirin and stroke, again'], 'embedded before the slower source answered');
+        assert.deepEqual(
+          asked[0],
+          ['Aspirin for the primary prevention of stroke Aspirin prevented stroke in adults without vascular disease.', 'Aspirin and stroke, again'],
+          'embedded before the slower source answered',
+        );
       } finally {
         answerSlow();
         await searching;
@@ -515,7 +599,10 @@ describe('the paper library', () => {
       const [expected] = await embedder.embed(['Aspirin and stroke, again A fuller record of the same paper, with its abstract.'], 'passage');
       const stored = (await library.store.dense())?.vector('doi:10.1056/other');
       assert.ok(stored);
-      assert.ok(stored.every((x, i) => Math.abs(x - expected[i]) < 1e-6), 'the vector of the fuller record, which replaced the first');
+      assert.ok(
+        stored.every((x, i) => Math.abs(x - expected[i]) < 1e-6),
+        'the vector of the fuller record, which replaced the first',
+      );
       assert.deepEqual(library.store.withoutVectors('all-MiniLM-L6-v2'), []);
     });
 
@@ -562,10 +649,16 @@ describe('the paper library', () => {
       await library.add(await corpus());
       // The encoder's folder now holds a model of another size than the one that embedded the library.
       const resized = { embed: async (texts: readonly string[]) => texts.map(() => new Float32Array(3).fill(1)), dispose: async () => undefined };
-      const found = await new PaperLibrary(library.store, { encoder: { model: 'all-MiniLM-L6-v2', embedder: resized } }).find({ text: 'Aspirin lowers the risk of stroke.', limit: 2 });
+      const found = await new PaperLibrary(library.store, { encoder: { model: 'all-MiniLM-L6-v2', embedder: resized } }).find({
+        text: 'Aspirin lowers the risk of stroke.',
+        limit: 2,
+      });
       assert.equal(found.mode, 'lexical');
       assert.deepEqual(found.notes, ['Ranked by words alone: the search by meaning failed (expected a vector of 4 dimensions, got 3).']);
-      assert.deepEqual(found.results.map((r) => r.paper.id), library.store.lexical.search('Aspirin lowers the risk of stroke.', 2).map((h) => h.id));
+      assert.deepEqual(
+        found.results.map((r) => r.paper.id),
+        library.store.lexical.search('Aspirin lowers the risk of stroke.', 2).map((h) => h.id),
+      );
     });
 
     it('embeds every paper again for another encoder, whose vectors replace the old ones', async () => {

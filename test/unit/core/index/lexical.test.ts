@@ -18,30 +18,17 @@ const PAPERS: readonly Paper[] = [
   paper(
     'aspirin-headache',
     'Treatments for tension headache',
-    'Aspirin, paracetamol and ibuprofen were compared for tension headache in a randomised trial. ' +
-      'All three relieved pain within two hours.',
+    'Aspirin, paracetamol and ibuprofen were compared for tension headache in a randomised trial. ' + 'All three relieved pain within two hours.',
   ),
-  paper(
-    'crc-screening',
-    'Colonoscopy screening in average-risk adults',
-    'Screening colonoscopy lowered colorectal cancer mortality in adults aged 55 to 64. Uptake was 40%.',
-  ),
+  paper('crc-screening', 'Colonoscopy screening in average-risk adults', 'Screening colonoscopy lowered colorectal cancer mortality in adults aged 55 to 64. Uptake was 40%.'),
   paper(
     'il6-covid',
     'Interleukin-6 in severe COVID-19',
     'Serum IL-6 concentrations at admission predicted mechanical ventilation in patients with COVID-19. ' +
       'Tocilizumab, which blocks the IL-6 receptor, shortened stays in intensive care.',
   ),
-  paper(
-    'p53-mice',
-    'p53 loss accelerates lymphoma in mice',
-    'Mice lacking p53 developed thymic lymphomas by six months. Heterozygous mice were spared until later.',
-  ),
-  paper(
-    'statins',
-    'Statins and cardiovascular events',
-    'Statin therapy reduced major cardiovascular events in people without prior heart disease.',
-  ),
+  paper('p53-mice', 'p53 loss accelerates lymphoma in mice', 'Mice lacking p53 developed thymic lymphomas by six months. Heterozygous mice were spared until later.'),
+  paper('statins', 'Statins and cardiovascular events', 'Statin therapy reduced major cardiovascular events in people without prior heart disease.'),
 ];
 
 function indexOf(papers: readonly Paper[]): LexicalIndex {

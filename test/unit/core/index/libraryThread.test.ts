@@ -83,7 +83,10 @@ describe('the paper library in a worker thread', () => {
 
     await thread.setUp({ dir: path.join(dir, 'there'), reranker: { dir: path.join(dir, 'no-reranker') } });
     const without = await thread.find({ text, limit: 3 });
-    assert.ok(without.notes.some((note) => /own order: the reranker could not be loaded \(The model folder .*no-reranker does not exist/.test(note)), without.notes.join('\n'));
+    assert.ok(
+      without.notes.some((note) => /own order: the reranker could not be loaded \(The model folder .*no-reranker does not exist/.test(note)),
+      without.notes.join('\n'),
+    );
   });
 
   it('lets a search begun before the reranker was turned off finish reordered by it, and searches after without it', async () => {
@@ -126,7 +129,7 @@ describe('the paper library in a worker thread', () => {
     assert.equal(library.store.size, papers.length);
   });
 
-  it('completes citations from the store\'s papers in its thread, each with its key, and finds papers added later', async () => {
+  it("completes citations from the store's papers in its thread, each with its key, and finds papers added later", async () => {
     const papers = await corpus();
     await thread.setUp({ dir });
     await thread.add(papers);
@@ -172,7 +175,11 @@ describe('the paper library in a worker thread', () => {
     await thread.setUp({ dir, liveSources: [new FakeSource('OpenAlex', async () => (await answered, [FOUND]))] });
     await thread.add(await corpus());
     const firsts: string[][] = [];
-    const found = await thread.find({ text: 'Does aspirin prevent stroke?', limit: 3, onLibraryResults: (results) => (firsts.push(results.results.map((r) => r.paper.id)), answer()) });
+    const found = await thread.find({
+      text: 'Does aspirin prevent stroke?',
+      limit: 3,
+      onLibraryResults: (results) => (firsts.push(results.results.map((r) => r.paper.id)), answer()),
+    });
     assert.equal(firsts.length, 1);
     assert.ok(firsts[0].includes('aspirin-stroke') && !firsts[0].includes('doi:10.1056/found'), firsts[0].join(', '));
     assert.ok(found.results.some((r) => r.paper.id === 'doi:10.1056/found'));
@@ -240,7 +247,10 @@ describe('the paper library in a worker thread', () => {
     const meanwhile = await thread.find({ text: 'aspirin after a stroke', limit: 7 });
     assert.equal(meanwhile.mode, 'hybrid');
     assert.deepEqual(meanwhile.notes, ['1 of 7 papers are not embedded with letters yet; they are ranked by their words alone.']);
-    assert.ok(meanwhile.results.some((r) => r.paper.id === 'bib:lee'), 'found by its words');
+    assert.ok(
+      meanwhile.results.some((r) => r.paper.id === 'bib:lee'),
+      'found by its words',
+    );
     assert.equal(await thread.embedMissing(), 1);
     assert.deepEqual((await thread.find({ text: 'aspirin after a stroke', limit: 3 })).notes, []);
   });

@@ -41,7 +41,16 @@ function hashingEncoder(model = 'hashing-16'): Encoder {
   };
 }
 
-const TOPICS = ['aspirin stroke risk', 'statin liver enzymes', 'glacier retreat alps', 'coffee sleep caffeine', 'exercise memory hippocampus', 'vitamin bone fracture', 'smoking lung cancer', 'sugar diabetes insulin'];
+const TOPICS = [
+  'aspirin stroke risk',
+  'statin liver enzymes',
+  'glacier retreat alps',
+  'coffee sleep caffeine',
+  'exercise memory hippocampus',
+  'vitamin bone fracture',
+  'smoking lung cancer',
+  'sugar diabetes insulin',
+];
 const WORDS = 'trial cohort patients adults randomised increased decreased outcome mortality years dose effect group control significant association'.split(' ');
 
 /** Papers on a few topics, in words drawn by a fixed sequence: a corpus whose rankings have ties and near-ties to get wrong. */
@@ -51,7 +60,16 @@ function corpus(size: number): Paper[] {
   return Array.from({ length: size }, (_, at) => {
     const topic = TOPICS[next(TOPICS.length)];
     const words = Array.from({ length: 8 + next(30) }, () => (next(3) === 0 ? topic.split(' ')[next(3)] : WORDS[next(WORDS.length)]));
-    return { id: `doi:10.5555/p${at}`, title: `${topic.split(' ').slice(0, 1 + next(3)).join(' ')} study ${at}`, abstract: `${words.join(' ')}.`, authors: [{ family: `Author${at % 17}`, given: 'A.' }], year: 1990 + (at % 30) };
+    return {
+      id: `doi:10.5555/p${at}`,
+      title: `${topic
+        .split(' ')
+        .slice(0, 1 + next(3))
+        .join(' ')} study ${at}`,
+      abstract: `${words.join(' ')}.`,
+      authors: [{ family: `Author${at % 17}`, given: 'A.' }],
+      year: 1990 + (at % 30),
+    };
   });
 }
 
@@ -148,8 +166,14 @@ describe('the Solr backend, against a real SolrCloud', function () {
     const again = await initCollection(solr, { encoder: { model: 'hashing-16', dimension: DIMENSION }, shards: 2, replicas: 2, configDir: CONFIG_DIR });
     assert.equal(again, 'exists');
     const other = hashingEncoder('e5-small-v2');
-    await assert.rejects(initCollection(solr, { encoder: { model: 'e5-small-v2', dimension: DIMENSION }, shards: 2, replicas: 2, configDir: CONFIG_DIR }), /holds vectors of hashing-16, not e5-small-v2/);
-    await assert.rejects(SolrLibrary.open(where, { encoder: other }), (error: unknown) => error instanceof SolrError && error.failure === 'refused' && /holds vectors of hashing-16, not e5-small-v2/.test(error.message));
+    await assert.rejects(
+      initCollection(solr, { encoder: { model: 'e5-small-v2', dimension: DIMENSION }, shards: 2, replicas: 2, configDir: CONFIG_DIR }),
+      /holds vectors of hashing-16, not e5-small-v2/,
+    );
+    await assert.rejects(
+      SolrLibrary.open(where, { encoder: other }),
+      (error: unknown) => error instanceof SolrError && error.failure === 'refused' && /holds vectors of hashing-16, not e5-small-v2/.test(error.message),
+    );
     await assert.rejects(addToCollection(solr, (await collectionInfo(solr))!, other, corpus(2)), /holds vectors of hashing-16, not e5-small-v2/);
     await assert.rejects(addToCollection(solr, (await collectionInfo(solr))!, undefined, corpus(2)), /must be embedded with it/);
     assert.equal((await solr.select({ q: 'kind:paper', rows: '0' })).numFound, 5, 'nothing of the refused encoder was added');
@@ -158,7 +182,16 @@ describe('the Solr backend, against a real SolrCloud', function () {
   it('completes citation keys from the collection as from the local library: key, title words, authors, year, accents aside', async () => {
     const papers: Paper[] = [
       ...corpus(40),
-      { id: 'doi:10.1109/cvpr.2016.90', title: 'Deep Residual Learning for Image Recognition', authors: [{ family: 'He', given: 'Kaiming' }, { family: 'Zhang', given: 'Xiangyu' }], year: 2016, venue: 'CVPR' },
+      {
+        id: 'doi:10.1109/cvpr.2016.90',
+        title: 'Deep Residual Learning for Image Recognition',
+        authors: [
+          { family: 'He', given: 'Kaiming' },
+          { family: 'Zhang', given: 'Xiangyu' },
+        ],
+        year: 2016,
+        venue: 'CVPR',
+      },
       { id: 'doi:10.5555/mueller', title: 'Zebrafish heart regeneration after injury', authors: [{ family: 'Müller', given: 'Anna' }], year: 2019 },
     ];
     const solr = await SolrLibrary.open(await collectionOf(papers, undefined));
@@ -168,12 +201,12 @@ describe('the Solr backend, against a real SolrCloud', function () {
       const theirs = await solr.complete(typed, 5);
       const ours = local.complete(typed, 5);
       assert.ok(theirs.length > 0, typed);
+      assert.deepEqual(theirs.map((match) => match.key).sort(), ours.map((match) => match.key).sort(), `the papers offered for '${typed}'`);
       assert.deepEqual(
-        theirs.map((match) => match.key).sort(),
-        ours.map((match) => match.key).sort(),
-        `the papers offered for '${typed}'`,
+        theirs[0].paper,
+        papers.find((paper) => paper.id === theirs[0].paper.id),
+        'the paper comes back as it was added',
       );
-      assert.deepEqual(theirs[0].paper, papers.find((paper) => paper.id === theirs[0].paper.id), 'the paper comes back as it was added');
     }
     assert.deepEqual(await solr.complete('nothing-like-this', 5), []);
     assert.deepEqual(await solr.complete('  ', 5), []);
@@ -212,7 +245,8 @@ describe('the Solr backend, against a real SolrCloud', function () {
   it('says clearly when the collection does not exist, was not made by Attest, or Solr cannot be reached', async () => {
     await assert.rejects(
       SolrLibrary.open({ url: cluster.url, collection: 'no_such_collection' }),
-      (error: unknown) => error instanceof SolrError && error.failure === 'no-collection' && /has no collection named 'no_such_collection': make it with attest solr init/.test(error.message),
+      (error: unknown) =>
+        error instanceof SolrError && error.failure === 'no-collection' && /has no collection named 'no_such_collection': make it with attest solr init/.test(error.message),
     );
     const closed = await new Promise<number>((resolve) => {
       const server = createServer();
@@ -223,15 +257,18 @@ describe('the Solr backend, against a real SolrCloud', function () {
     });
     await assert.rejects(
       SolrLibrary.open({ url: `http://127.0.0.1:${closed}/solr`, collection: 'papers' }),
-      (error: unknown) => error instanceof SolrError && error.failure === 'unreachable' && /could not be reached .*is the address right, and is the cluster running\?/.test(error.message),
+      (error: unknown) =>
+        error instanceof SolrError && error.failure === 'unreachable' && /could not be reached .*is the address right, and is the cluster running\?/.test(error.message),
     );
     const empty = target();
     const solr = new SolrClient(empty);
-    await solr.admin('/admin/collections', { action: 'CREATE', name: empty.collection, numShards: '1', replicationFactor: '1', 'collection.configName': '_default' }).catch(async () => {
-      // A cluster without the _default configset: Attest's own, without its meta document, is as foreign.
-      await initCollection(solr, { shards: 1, replicas: 1, configDir: CONFIG_DIR });
-      await solr.delete(['attest:collection']);
-    });
+    await solr
+      .admin('/admin/collections', { action: 'CREATE', name: empty.collection, numShards: '1', replicationFactor: '1', 'collection.configName': '_default' })
+      .catch(async () => {
+        // A cluster without the _default configset: Attest's own, without its meta document, is as foreign.
+        await initCollection(solr, { shards: 1, replicas: 1, configDir: CONFIG_DIR });
+        await solr.delete(['attest:collection']);
+      });
     await assert.rejects(SolrLibrary.open(empty), /was not made by attest solr init/);
     await assert.rejects(initCollection(solr, { shards: 1, replicas: 1, configDir: CONFIG_DIR }), /already has a collection named .* that Attest did not make/);
   });
@@ -252,7 +289,11 @@ describe('the Solr backend, against a real SolrCloud', function () {
     await setNode(cluster, 1, 'stop');
     try {
       assert.deepEqual(await searching, expected);
-      assert.deepEqual((await library.find({ text: TOPICS[0], limit: 10 })).results.map((e) => e.paper.id), expected[0], 'with one node down');
+      assert.deepEqual(
+        (await library.find({ text: TOPICS[0], limit: 10 })).results.map((e) => e.paper.id),
+        expected[0],
+        'with one node down',
+      );
     } finally {
       await setNode(cluster, 1, 'start');
     }
@@ -279,7 +320,11 @@ describe('the Solr backend, against a real SolrCloud', function () {
       const fromSolr = await attest('search', '--solr', url, '--collection', collection, '--queries', queries, '--top', '3');
       const fromStore = await attest('search', '--store', store, '--queries', queries, '--top', '3');
       assert.equal(fromSolr.code, 0, fromSolr.err);
-      const ids = (out: string): unknown => out.trim().split('\n').map((line) => (JSON.parse(line) as { results: { id: string; sentence: string | null }[] }).results.map((r) => [r.id, r.sentence]));
+      const ids = (out: string): unknown =>
+        out
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { results: { id: string; sentence: string | null }[] }).results.map((r) => [r.id, r.sentence]));
       assert.deepEqual(ids(fromSolr.out), ids(fromStore.out));
 
       const missing = await attest('search', '--solr', url, '--collection', 'no_such_collection', '--query', 'stroke');

@@ -77,11 +77,14 @@ describe('inserting a citation after a selection', () => {
 
   it('gives text that the LaTeX reader finds every key in', () => {
     const text = cite('First claim~\\citep{a}.| Second claim.', ['b', 'c'], CITEP);
-    assert.deepEqual(parseLatex(text, '/paper/main.tex').citations.map((c) => [c.key, c.command]), [
-      ['a', '\\citep'],
-      ['b', '\\citep'],
-      ['c', '\\citep'],
-    ]);
+    assert.deepEqual(
+      parseLatex(text, '/paper/main.tex').citations.map((c) => [c.key, c.command]),
+      [
+        ['a', '\\citep'],
+        ['b', '\\citep'],
+        ['c', '\\citep'],
+      ],
+    );
   });
 
   describe('in Markdown', () => {
@@ -108,7 +111,10 @@ describe('inserting a citation after a selection', () => {
 
     it('gives text that the Markdown reader finds every key in', () => {
       const text = cite('First claim [@a].| Second claim.', ['b', 'smith:2020'], PANDOC);
-      assert.deepEqual(parseMarkdown(text, '/paper/main.md').citations.map((c) => c.key), ['a', 'b', 'smith:2020']);
+      assert.deepEqual(
+        parseMarkdown(text, '/paper/main.md').citations.map((c) => c.key),
+        ['a', 'b', 'smith:2020'],
+      );
     });
   });
 });

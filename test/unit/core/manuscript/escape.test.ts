@@ -16,7 +16,7 @@ const HOSTILE = [
 ];
 
 describe('escaping outside text for the manuscript', () => {
-  it('escapes each of LaTeX\'s specials, and the characters OT1 prints as others', () => {
+  it("escapes each of LaTeX's specials, and the characters OT1 prints as others", () => {
     assert.equal(escapeLatex('\\{}$&%#_^~<>|'), '\\textbackslash{}\\{\\}\\$\\&\\%\\#\\_\\textasciicircum{}\\textasciitilde{}\\textless{}\\textgreater{}\\textbar{}');
     assert.equal(escapeLatex('Plain prose, “quoted” — 50 per cent.'), 'Plain prose, “quoted” — 50 per cent.');
   });

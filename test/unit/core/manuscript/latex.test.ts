@@ -19,21 +19,52 @@ function covered(source: string, citation: Citation): string {
 describe('LaTeX citations', () => {
   it('finds every natbib and biblatex command, starred and capitalised', () => {
     const commands = [
-      'cite', 'citep', 'citet', 'citealp', 'citealt', 'citeauthor', 'citeyear', 'parencite', 'textcite',
-      'autocite', 'footcite', 'smartcite', 'supercite', 'Cite', 'Citep', 'Citet', 'Parencite', 'Textcite',
-      'Autocite', 'citep*', 'citet*', 'Citeauthor*',
+      'cite',
+      'citep',
+      'citet',
+      'citealp',
+      'citealt',
+      'citeauthor',
+      'citeyear',
+      'parencite',
+      'textcite',
+      'autocite',
+      'footcite',
+      'smartcite',
+      'supercite',
+      'Cite',
+      'Citep',
+      'Citet',
+      'Parencite',
+      'Textcite',
+      'Autocite',
+      'citep*',
+      'citet*',
+      'Citeauthor*',
     ];
     const source = commands.map((c, i) => `Claim ${i} \\${c}{key${i}}.`).join('\n');
     const parsed = parseLatex(source, FILE);
-    assert.deepEqual(parsed.citations.map((c) => c.key), commands.map((_, i) => `key${i}`));
-    assert.deepEqual(parsed.citations.map((c) => c.command), commands.map((c) => `\\${c}`));
+    assert.deepEqual(
+      parsed.citations.map((c) => c.key),
+      commands.map((_, i) => `key${i}`),
+    );
+    assert.deepEqual(
+      parsed.citations.map((c) => c.command),
+      commands.map((c) => `\\${c}`),
+    );
   });
 
   it('gives each key of a multi-key citation its own exact range, across spaces and line breaks', () => {
     const source = 'Known \\citep[see][p.~3]{alpha,  beta,\n   gamma} results.';
     const parsed = parseLatex(source, FILE);
-    assert.deepEqual(parsed.citations.map((c) => c.key), ['alpha', 'beta', 'gamma']);
-    assert.deepEqual(parsed.citations.map((c) => covered(source, c)), ['alpha', 'beta', 'gamma']);
+    assert.deepEqual(
+      parsed.citations.map((c) => c.key),
+      ['alpha', 'beta', 'gamma'],
+    );
+    assert.deepEqual(
+      parsed.citations.map((c) => covered(source, c)),
+      ['alpha', 'beta', 'gamma'],
+    );
     assert.deepEqual(parsed.citations[2].range.start, { line: 1, character: 3 });
   });
 
@@ -48,7 +79,10 @@ describe('LaTeX citations', () => {
 
   it('counts \\nocite keys but gives them no claim, and \\nocite{*} cites everything', () => {
     const parsed = parseLatex('Text.\\nocite{hidden}\\nocite{*}', FILE);
-    assert.deepEqual(parsed.citations.map((c) => [c.key, c.claim]), [['hidden', undefined]]);
+    assert.deepEqual(
+      parsed.citations.map((c) => [c.key, c.claim]),
+      [['hidden', undefined]],
+    );
     assert.equal(parsed.citesAll, true);
   });
 
@@ -85,18 +119,27 @@ describe('LaTeX citations', () => {
       '\\input{sections/intro}\\include{appendix.tex}\\subfile{part}\\import{figs/}{plot}\n\\bibliography{refs, more/other}\\addbibresource[label=x]{lib.bib}',
       '/project/chapters/main.tex',
     );
-    assert.deepEqual(parsed.includes.map((i) => [i.path, i.fromRoot]), [
-      ['/project/chapters/sections/intro.tex', 'sections/intro.tex'],
-      ['/project/chapters/appendix.tex', 'appendix.tex'],
-      ['/project/chapters/part.tex', undefined],
-      ['/project/chapters/figs/plot.tex', 'figs/plot.tex'],
-    ]);
-    assert.deepEqual(parsed.bibliographies.map((b) => [b.path, b.fromRoot]), [
-      ['/project/chapters/refs.bib', 'refs.bib'],
-      ['/project/chapters/more/other.bib', 'more/other.bib'],
-      ['/project/chapters/lib.bib', 'lib.bib'],
-    ]);
-    assert.deepEqual(parsed.bibliographies.map((b) => b.name), ['refs', 'more/other', 'lib.bib']);
+    assert.deepEqual(
+      parsed.includes.map((i) => [i.path, i.fromRoot]),
+      [
+        ['/project/chapters/sections/intro.tex', 'sections/intro.tex'],
+        ['/project/chapters/appendix.tex', 'appendix.tex'],
+        ['/project/chapters/part.tex', undefined],
+        ['/project/chapters/figs/plot.tex', 'figs/plot.tex'],
+      ],
+    );
+    assert.deepEqual(
+      parsed.bibliographies.map((b) => [b.path, b.fromRoot]),
+      [
+        ['/project/chapters/refs.bib', 'refs.bib'],
+        ['/project/chapters/more/other.bib', 'more/other.bib'],
+        ['/project/chapters/lib.bib', 'lib.bib'],
+      ],
+    );
+    assert.deepEqual(
+      parsed.bibliographies.map((b) => b.name),
+      ['refs', 'more/other', 'lib.bib'],
+    );
   });
 
   it('honours a % !TEX root magic comment', () => {
@@ -122,8 +165,7 @@ describe('LaTeX claims', () => {
 
   it('survives abbreviations, initials, decimals, figure and equation references', () => {
     const source =
-      'Smith et al. (2019) found a 3.5-fold rise, e.g. in Fig. 2 and Eq. (3), as J. R. R. Tolkien noted \\citep{a}. ' +
-      'The next sentence i.e. this one is separate \\citep{b}.';
+      'Smith et al. (2019) found a 3.5-fold rise, e.g. in Fig. 2 and Eq. (3), as J. R. R. Tolkien noted \\citep{a}. ' + 'The next sentence i.e. this one is separate \\citep{b}.';
     assert.equal(claimOf(source, 'a'), 'Smith et al. (2019) found a 3.5-fold rise, e.g. in Fig. 2 and Eq. (3), as J. R. R. Tolkien noted.');
     assert.equal(claimOf(source, 'b'), 'The next sentence i.e. this one is separate.');
   });
@@ -161,7 +203,7 @@ describe('LaTeX claims', () => {
   });
 
   it('turns accents and escapes into characters', () => {
-    assert.equal(claimOf("Sch\\\"{o}lkopf and Erd\\H{o}s and \\'Etienne \\& co \\cite{k}.", 'k'), 'Schölkopf and Erdős and Étienne & co.');
+    assert.equal(claimOf('Sch\\"{o}lkopf and Erd\\H{o}s and \\\'Etienne \\& co \\cite{k}.', 'k'), 'Schölkopf and Erdős and Étienne & co.');
   });
 
   function claims(source: string): string[] {
@@ -190,7 +232,7 @@ describe('LaTeX claims', () => {
     ]);
   });
 
-  it('expands the document\'s macros without arguments (astro_celerite)', () => {
+  it("expands the document's macros without arguments (astro_celerite)", () => {
     const source = [
       '\\documentclass{article}',
       '\\newcommand{\\project}[1]{\\textsf{#1}}',
@@ -201,7 +243,7 @@ describe('LaTeX claims', () => {
       '\\DeclareMathOperator{\\Tr}{Tr}',
       '\\begin{document}',
       'We call our method and its implementations \\celerite.',
-      'The name \\celerite\\ comes from the French word \\foreign{c\\\'elerit\\\'e} as in Foreman-Mackey \\etal\\ (2017) \\cite{k}.',
+      "The name \\celerite\\ comes from the French word \\foreign{c\\'elerit\\'e} as in Foreman-Mackey \\etal\\ (2017) \\cite{k}.",
       'The \\tool{} architecture takes $\\Tr(A)$.',
       '\\end{document}',
     ].join('\n');
@@ -227,6 +269,9 @@ describe('LaTeX claims', () => {
 
   it('ignores the preamble', () => {
     const parsed = parseLatex('\\documentclass{article}\n\\newcommand{\\foo}{bar}\nPreamble junk.\n\\begin{document}\nBody \\cite{k}.\n\\end{document}', FILE);
-    assert.deepEqual(parsed.claims.map((c) => c.text), ['Body.']);
+    assert.deepEqual(
+      parsed.claims.map((c) => c.text),
+      ['Body.'],
+    );
   });
 });

@@ -40,7 +40,9 @@ describe('LaTeX macros that print too much', () => {
     const long = 'word '.repeat(1900);
     const source = `\\newcommand{\\m}{${long}}\n${'\\m $\\m$ '.repeat(100)}\\cite{k}.`;
     const parsed = parseLatex(source, FILE);
-    assert.deepEqual(problems(parsed), [`m 0:12-14 is not expanded in every use: the macros of this file would print more than ${(100_000 + Math.floor(source.length / 2)).toLocaleString('en')} characters in all`]);
+    assert.deepEqual(problems(parsed), [
+      `m 0:12-14 is not expanded in every use: the macros of this file would print more than ${(100_000 + Math.floor(source.length / 2)).toLocaleString('en')} characters in all`,
+    ]);
     const printed = parsed.citations[0].claim?.text.length ?? Infinity;
     assert.ok(printed <= 100_000 + Math.floor(source.length / 2) && printed > 90_000, `${printed}`);
     assert.deepEqual(parsed.undefinedCommands, []);

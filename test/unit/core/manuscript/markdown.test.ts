@@ -19,19 +19,21 @@ describe('Markdown citations', () => {
   });
 
   it('accepts keys with internal punctuation and the braced form, leaving trailing punctuation out', () => {
-    assert.deepEqual(cites('See @doe:2020.x-y/z. And @smith04, then [@{https://x.org/p}].').map(([, k]) => k), [
-      'doe:2020.x-y/z',
-      'smith04',
-      'https://x.org/p',
-    ]);
+    assert.deepEqual(
+      cites('See @doe:2020.x-y/z. And @smith04, then [@{https://x.org/p}].').map(([, k]) => k),
+      ['doe:2020.x-y/z', 'smith04', 'https://x.org/p'],
+    );
   });
 
   it('gives each key its exact range', () => {
     const parsed = parseMarkdown('Line one.\nIt holds [@alpha; @beta].', FILE);
-    assert.deepEqual(parsed.citations.map((c) => c.range.start), [
-      { line: 1, character: 11 },
-      { line: 1, character: 19 },
-    ]);
+    assert.deepEqual(
+      parsed.citations.map((c) => c.range.start),
+      [
+        { line: 1, character: 11 },
+        { line: 1, character: 19 },
+      ],
+    );
     assert.deepEqual(parsed.citations[1].range.end, { line: 1, character: 23 });
   });
 
@@ -55,10 +57,16 @@ describe('Markdown citations', () => {
 
   it('reads bibliography files from YAML front matter, as a string or a list', () => {
     const single = parseMarkdown('---\ntitle: X\nbibliography: refs.bib\n---\nText.', FILE);
-    assert.deepEqual(single.bibliographies.map((b) => b.path), ['/project/refs.bib']);
+    assert.deepEqual(
+      single.bibliographies.map((b) => b.path),
+      ['/project/refs.bib'],
+    );
     assert.deepEqual(single.bibliographies[0].range.start, { line: 2, character: 14 });
     const list = parseMarkdown('---\nbibliography:\n  - a.bib\n  - "sub/b.bib"\n---\n', FILE);
-    assert.deepEqual(list.bibliographies.map((b) => b.name), ['a.bib', 'sub/b.bib']);
+    assert.deepEqual(
+      list.bibliographies.map((b) => b.name),
+      ['a.bib', 'sub/b.bib'],
+    );
   });
 
   it('does not take a front-matter-like block later in the file for front matter', () => {
@@ -67,14 +75,16 @@ describe('Markdown citations', () => {
 
   it('reads nocite from the front matter', () => {
     const parsed = parseMarkdown('---\nnocite: |\n  @extra, @*\n---\nBody.', FILE);
-    assert.deepEqual(parsed.citations.map((c) => [c.key, c.claim]), [['extra', undefined]]);
+    assert.deepEqual(
+      parsed.citations.map((c) => [c.key, c.claim]),
+      [['extra', undefined]],
+    );
     assert.equal(parsed.citesAll, true);
   });
 
   it('reads Quarto and pandoc-crossref cross-references as references to the document, not citations', () => {
     const source =
-      'The model in @fig-schematic follows @smith2020, as @sec-methods and [@tbl-results; @eq-loss] show. ' +
-      'See @Fig:overview and @eq:energy, and [@thm-main; @jones21].';
+      'The model in @fig-schematic follows @smith2020, as @sec-methods and [@tbl-results; @eq-loss] show. ' + 'See @Fig:overview and @eq:energy, and [@thm-main; @jones21].';
     assert.deepEqual(cites(source), [
       ['@', 'smith2020'],
       ['[@]', 'jones21'],
@@ -142,13 +152,16 @@ describe('Markdown claims', () => {
     assert.equal(claimOf(source, 'Pedregosa2011'), 'The library gmr is fully compatible with scikit-learn.');
     assert.equal(claimOf(source, 'Buitinck2013'), 'Its estimators follow the API design of [Buitinck2013].');
     assert.equal(claimOf(source, 'sklearn024'), 'Version 0.24 or later is needed.');
-    assert.deepEqual(parseMarkdown(source, FILE).claims.map((c) => c.text), [
-      'The library gmr is fully compatible with scikit-learn.',
-      'It has its own implementation of expectation maximization (EM).',
-      'Its estimators follow the API design of [Buitinck2013].',
-      'They can be used in pipelines.',
-      'Version 0.24 or later is needed.',
-    ]);
+    assert.deepEqual(
+      parseMarkdown(source, FILE).claims.map((c) => c.text),
+      [
+        'The library gmr is fully compatible with scikit-learn.',
+        'It has its own implementation of expectation maximization (EM).',
+        'Its estimators follow the API design of [Buitinck2013].',
+        'They can be used in pipelines.',
+        'Version 0.24 or later is needed.',
+      ],
+    );
   });
 
   it('reads an inline footnote apart, leaving the sentence it interrupts whole (md_joss_gmr)', () => {

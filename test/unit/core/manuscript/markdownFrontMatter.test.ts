@@ -46,6 +46,9 @@ describe('YAML aliases in the front matter', () => {
 
   it('reads nocite through an alias', () => {
     const parsed = parseMarkdown('---\nx: &n "@a, @b"\nnocite: *n\n---\nText.\n', '/p/x.md');
-    assert.deepEqual(parsed.citations.map((c) => c.key), ['a', 'b']);
+    assert.deepEqual(
+      parsed.citations.map((c) => c.key),
+      ['a', 'b'],
+    );
   });
 });

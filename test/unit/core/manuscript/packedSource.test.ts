@@ -28,7 +28,10 @@ describe('a parsed manuscript sent from the parser thread', () => {
   ].join('\n');
   const markdown = '---\nbibliography: refs.bib\n---\nAs shown [see @lecun2015, p. 3; -@rasmussen], nets work. @smith2020 agrees.\n';
 
-  for (const [name, pack] of [['LaTeX', () => packLatex(latex, '/p/m.tex')], ['Markdown', () => packMarkdown(markdown, '/p/n.md')]] as const) {
+  for (const [name, pack] of [
+    ['LaTeX', () => packLatex(latex, '/p/m.tex')],
+    ['Markdown', () => packMarkdown(markdown, '/p/n.md')],
+  ] as const) {
     it(`reads the same ${name} claims, citations, ranges and offsets as the file parsed here`, () => {
       const here = unpackSource(pack());
       const there = unpackSource(sentToAnotherThread(pack()));
@@ -49,14 +52,21 @@ describe('a parsed manuscript sent from the parser thread', () => {
     const parsed = unpackSource(packLatex('Known \\citep{a,b}. Also \\cite{c}.', '/p/m.tex'));
     assert.equal(parsed.citations, parsed.citations);
     assert.equal(parsed.citations[1].claim, parsed.claims[0]);
-    assert.deepEqual({ ...parsed }.citations.map((c) => c.key), ['a', 'b', 'c']);
+    assert.deepEqual(
+      { ...parsed }.citations.map((c) => c.key),
+      ['a', 'b', 'c'],
+    );
   });
 
   it('writes its claims and citations to JSON with their ranges', () => {
     const parsed = unpackSource(packLatex('Known \\citep{a}.', '/p/m.tex'));
     const range = { start: { line: 0, character: 13 }, end: { line: 0, character: 14 } };
     assert.deepEqual(JSON.parse(JSON.stringify(parsed.citations[0])), {
-      key: 'a', command: '\\citep', file: '/p/m.tex', range, claim: { text: 'Known.', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 16 } } },
+      key: 'a',
+      command: '\\citep',
+      file: '/p/m.tex',
+      range,
+      claim: { text: 'Known.', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 16 } } },
     });
   });
 });

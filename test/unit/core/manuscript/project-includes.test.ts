@@ -55,7 +55,10 @@ describe('a manuscript reached through symbolic links', () => {
   });
 
   it('reads a bibliography once however many links name it', async () => {
-    await write({ 'a.tex': '\\documentclass{article}\nClaim \\cite{k}.\n\\bibliography{refs,links/l1,links/l2}\n', 'refs.bib': BIB, 'links/.keep': '' }, { 'links/l1.bib': '../refs.bib', 'links/l2.bib': '../refs.bib' });
+    await write(
+      { 'a.tex': '\\documentclass{article}\nClaim \\cite{k}.\n\\bibliography{refs,links/l1,links/l2}\n', 'refs.bib': BIB, 'links/.keep': '' },
+      { 'links/l1.bib': '../refs.bib', 'links/l2.bib': '../refs.bib' },
+    );
     const result = await checkManuscript(path.join(dir, 'a.tex'), new FsWorkspace(), new CheckSession());
     assert.equal(result?.bibliographies.length, 1);
     assert.deepEqual(codes(result), []);
@@ -101,7 +104,10 @@ describe('includes Attest does not follow', () => {
     const result = await checkManuscript('/p/a.tex', new MemoryWorkspace(files), new CheckSession());
     assert.equal(result?.citations.length, MAX_INCLUDE_DEPTH + 1);
     const cut = result?.findings.filter((f) => f.code === 'include-not-followed');
-    assert.deepEqual(cut?.map((f) => [f.severity, f.file, f.range.start.line]), [['warning', `/p/f${MAX_INCLUDE_DEPTH}.tex`, 1]]);
+    assert.deepEqual(
+      cut?.map((f) => [f.severity, f.file, f.range.start.line]),
+      [['warning', `/p/f${MAX_INCLUDE_DEPTH}.tex`, 1]],
+    );
     assert.match(cut?.[0].message ?? '', new RegExp(`'f${MAX_INCLUDE_DEPTH + 1}' is not read: it is nested more than ${MAX_INCLUDE_DEPTH} includes deep`));
   });
 
@@ -112,6 +118,9 @@ describe('includes Attest does not follow', () => {
     const result = await checkManuscript('/p/a.tex', new MemoryWorkspace(files), new CheckSession());
     assert.equal(result?.manuscript.sources.length, MAX_INCLUDED_FILES);
     const cut = result?.findings.filter((f) => f.code === 'include-not-followed');
-    assert.deepEqual(cut?.map((f) => [f.file, f.range.start.line]), [['/p/a.tex', MAX_INCLUDED_FILES - 1]]);
+    assert.deepEqual(
+      cut?.map((f) => [f.file, f.range.start.line]),
+      [['/p/a.tex', MAX_INCLUDED_FILES - 1]],
+    );
   });
 });

@@ -22,7 +22,10 @@ describe('importing papers', () => {
   describe('from JSON Lines', () => {
     it('reads BEIR corpus lines and optional metadata, reporting bad lines by number and importing the rest', () => {
       const { papers, problems, leftOut } = fixture('corpus.jsonl');
-      assert.deepEqual(papers.map((p) => p.id), ['aspirin-stroke', 'statins-liver', 'glacier-retreat', 'coffee-sleep', 'exercise-memory', 'aspirin-bleeding']);
+      assert.deepEqual(
+        papers.map((p) => p.id),
+        ['aspirin-stroke', 'statins-liver', 'glacier-retreat', 'coffee-sleep', 'exercise-memory', 'aspirin-bleeding'],
+      );
       assert.deepEqual(problems, [
         { line: 5, message: 'not JSON' },
         { line: 7, message: 'has no "id" or "_id", nor a DOI or arXiv id to name it by' },
@@ -61,7 +64,14 @@ describe('importing papers', () => {
       assert.deepEqual(papers, [
         { id: 'doi:10.1000/abc', title: 'By DOI', authors: [], doi: '10.1000/abc' },
         { id: 'arxiv:2101.00001', title: '', abstract: 'Only an abstract.', authors: [], arxivId: '2101.00001', openAccessUrl: 'https://arxiv.org/abs/2101.00001' },
-        { id: '7', title: 'Numeric id', authors: [{ family: 'Doe', given: 'Jane' }, { family: 'Smith', given: 'John' }] },
+        {
+          id: '7',
+          title: 'Numeric id',
+          authors: [
+            { family: 'Doe', given: 'Jane' },
+            { family: 'Smith', given: 'John' },
+          ],
+        },
       ]);
       assert.deepEqual(problems, [
         { line: 4, message: '"year" must be a year, such as 2019' },
@@ -87,7 +97,10 @@ describe('importing papers', () => {
   describe('from BibTeX', () => {
     it('imports the entries with an abstract, named by DOI, arXiv id or key, and reports entries that do not parse', () => {
       const { papers, problems, leftOut } = fixture('references.bib');
-      assert.deepEqual(papers.map((p) => p.id), ['doi:10.1073/pnas.1015950108', 'arxiv:1706.03762', 'bib:localonly']);
+      assert.deepEqual(
+        papers.map((p) => p.id),
+        ['doi:10.1073/pnas.1015950108', 'arxiv:1706.03762', 'bib:localonly'],
+      );
       assert.equal(leftOut, 2);
       assert.equal(problems.length, 1);
       assert.equal(problems[0].line, 19);
@@ -96,7 +109,10 @@ describe('importing papers', () => {
         id: 'doi:10.1073/pnas.1015950108',
         title: 'Exercise training increases size of hippocampus and improves memory',
         abstract: 'The hippocampus shrinks in late adulthood. Aerobic exercise training increased hippocampal volume by 2%.',
-        authors: [{ family: 'Erickson', given: 'Kirk I.' }, { family: 'Voss', given: 'Michelle W.' }],
+        authors: [
+          { family: 'Erickson', given: 'Kirk I.' },
+          { family: 'Voss', given: 'Michelle W.' },
+        ],
         year: 2011,
         venue: 'Proceedings of the National Academy of Sciences',
         doi: '10.1073/pnas.1015950108',
@@ -124,7 +140,10 @@ describe('importing papers', () => {
           id: 'doi:10.1016/s0140-6736(19)30001-1',
           title: 'Daily aspirin and the risk of stroke',
           abstract: 'We followed 2,000 adults for five years. Daily aspirin reduced the risk of stroke.',
-          authors: [{ family: 'Smith', given: 'John' }, { family: 'Doe', given: 'Jane' }],
+          authors: [
+            { family: 'Smith', given: 'John' },
+            { family: 'Doe', given: 'Jane' },
+          ],
           year: 2019,
           venue: 'The Lancet',
           doi: '10.1016/s0140-6736(19)30001-1',

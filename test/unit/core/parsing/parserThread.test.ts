@@ -6,7 +6,8 @@ import { MemoryWorkspace } from '../../support/helpers';
 const FILES = {
   '/p/m.tex': '\\input{intro}\nDeep nets work \\citep{lecun2015,missing}. % !TEX spell = en\n\\bibliography{refs}',
   '/p/intro.tex': 'Gaussian processes scale as $O(N^3)$ \\citet{rasmussen}.',
-  '/p/refs.bib': '@string{n = "Nature"}\n@article{lecun2015, title={Deep learning}, author={LeCun, Y. and Bengio, Y.}, journal=n, year=2015}\n@book{rasmussen, title={Gaussian {P}rocesses}, year=2006}\n@article{broken, title={Unclosed\n',
+  '/p/refs.bib':
+    '@string{n = "Nature"}\n@article{lecun2015, title={Deep learning}, author={LeCun, Y. and Bengio, Y.}, journal=n, year=2015}\n@book{rasmussen, title={Gaussian {P}rocesses}, year=2006}\n@article{broken, title={Unclosed\n',
   '/p/notes.md': '---\nbibliography: refs.bib\n---\nAs shown [see @lecun2015, p. 3; -@rasmussen], nets work.',
 };
 
@@ -35,6 +36,9 @@ describe('parsing in a worker thread', () => {
     await thread.dispose();
     await parsing;
     const bib = await thread.bibliography('/p/refs.bib', FILES['/p/refs.bib']);
-    assert.deepEqual(bib.entries.map((e) => e.key), ['lecun2015', 'rasmussen']);
+    assert.deepEqual(
+      bib.entries.map((e) => e.key),
+      ['lecun2015', 'rasmussen'],
+    );
   });
 });

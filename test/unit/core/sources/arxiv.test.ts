@@ -191,7 +191,10 @@ describe('the arXiv source', () => {
       assert.deepEqual(parseArxivFeed(fixture('error-bad-id.xml')), []);
       const [numeric] = parseArxivFeed(fixture('id-1706.03762.xml').replace('<title>Attention Is All You Need</title>', '<title>2048</title>'));
       assert.equal(numeric.title, '2048', 'a title that looks like a number stays text');
-      assert.throws(() => parseArxivFeed('Rate exceeded.'), (error: unknown) => error instanceof SourceError && error.kind === 'malformed');
+      assert.throws(
+        () => parseArxivFeed('Rate exceeded.'),
+        (error: unknown) => error instanceof SourceError && error.kind === 'malformed',
+      );
     });
   });
 

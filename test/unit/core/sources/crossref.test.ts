@@ -62,7 +62,12 @@ describe('Crossref', () => {
       });
       assert.equal(preprint.preprint, true);
       assert.equal(preprint.publishedDoi, '10.1038/s41586-020-2012-7');
-      const article = parseCrossrefWork({ DOI: '10.1038/s41586-020-2012-7', type: 'journal-article', title: ['A pneumonia outbreak'], relation: { 'has-preprint': [{ 'id-type': 'doi', id: '10.1101/2020.01.22.914952', 'asserted-by': 'object' }] } });
+      const article = parseCrossrefWork({
+        DOI: '10.1038/s41586-020-2012-7',
+        type: 'journal-article',
+        title: ['A pneumonia outbreak'],
+        relation: { 'has-preprint': [{ 'id-type': 'doi', id: '10.1101/2020.01.22.914952', 'asserted-by': 'object' }] },
+      });
       assert.deepEqual([article.preprint, article.publishedDoi], [undefined, undefined]);
     });
 
@@ -106,7 +111,9 @@ describe('Crossref', () => {
   describe('text', () => {
     it('strips JATS and HTML, decoding entities and dropping an "Abstract" heading', () => {
       assert.equal(
-        stripMarkup('<jats:title>Abstract</jats:title>\n<jats:sec><jats:title>Background</jats:title><jats:p>H<jats:sub>2</jats:sub>O &amp; CO<sub>2</sub> &#x3b1;&#946;</jats:p></jats:sec>'),
+        stripMarkup(
+          '<jats:title>Abstract</jats:title>\n<jats:sec><jats:title>Background</jats:title><jats:p>H<jats:sub>2</jats:sub>O &amp; CO<sub>2</sub> &#x3b1;&#946;</jats:p></jats:sec>',
+        ),
         'Background H2O & CO2 αβ',
       );
       assert.equal(stripMarkup('a &unknown; b &#0; c'), 'a &unknown; b &#0; c');
@@ -136,13 +143,22 @@ describe('Crossref', () => {
           query: { 'start-index': 0, 'search-terms': 'machine learning research' },
           'total-results': 2,
           items: [
-            { 'last-status-check-time': 1700000000000, publisher: 'Microtome Publishing', title: 'Journal of Machine Learning Research', ISSN: ['1532-4435', '1533-7928'], 'issn-type': [{ type: 'print', value: '1532-4435' }] },
+            {
+              'last-status-check-time': 1700000000000,
+              publisher: 'Microtome Publishing',
+              title: 'Journal of Machine Learning Research',
+              ISSN: ['1532-4435', '1533-7928'],
+              'issn-type': [{ type: 'print', value: '1532-4435' }],
+            },
             { publisher: 'Springer Science and Business Media LLC', title: 'Machine Learning', ISSN: ['0885-6125'] },
           ],
         },
       };
       const server = await serve((_, res) => sendJson(res, 200, journals));
-      assert.deepEqual(await new CrossrefSource({ baseUrl: server.baseUrl }).searchVenues('machine learning research'), ['Journal of Machine Learning Research', 'Machine Learning']);
+      assert.deepEqual(await new CrossrefSource({ baseUrl: server.baseUrl }).searchVenues('machine learning research'), [
+        'Journal of Machine Learning Research',
+        'Machine Learning',
+      ]);
       const url = new URL(server.urls[0], server.baseUrl);
       assert.equal(url.pathname, '/journals');
       assert.equal(url.searchParams.get('query'), 'machine learning research');
@@ -196,7 +212,22 @@ describe('Crossref', () => {
       assert.equal(url.searchParams.get('query.bibliographic'), 'The state of OA 2018');
       assert.equal(url.searchParams.get('query.author'), 'Piwowar Priem');
       assert.equal(url.searchParams.get('rows'), '4');
-      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), ['DOI', 'URL', 'abstract', 'author', 'container-title', 'issued', 'published-online', 'published-print', 'relation', 'subtitle', 'title', 'type', 'update-to', 'updated-by']);
+      assert.deepEqual(url.searchParams.get('select')?.split(',').sort(), [
+        'DOI',
+        'URL',
+        'abstract',
+        'author',
+        'container-title',
+        'issued',
+        'published-online',
+        'published-print',
+        'relation',
+        'subtitle',
+        'title',
+        'type',
+        'update-to',
+        'updated-by',
+      ]);
     });
 
     it('asks query.bibliographic with the whole reference when the entry was written as text', async () => {

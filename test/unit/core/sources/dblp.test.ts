@@ -87,7 +87,9 @@ describe('DBLP', () => {
     assert.equal(dblp.name, 'DBLP');
     const empty: PaperSource = { id: 'crossref', name: 'Crossref', search: async () => [] };
     const verdict = await resolveEntry(
-      entry('@inproceedings{he2016, title={Deep Residual Learning for Image Recognition}, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, booktitle={CVPR}, year={2016}}'),
+      entry(
+        '@inproceedings{he2016, title={Deep Residual Learning for Image Recognition}, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian}, booktitle={CVPR}, year={2016}}',
+      ),
       [empty, dblp],
     );
     assert.equal(verdict.status, 'found');

@@ -95,10 +95,14 @@ describe('the HTTP client of the sources', () => {
       }
     });
 
-    it('takes an identifier lookup\'s 404 for a failure while the source has not answered properly', async () => {
+    it("takes an identifier lookup's 404 for a failure while the source has not answered properly", async () => {
       const server = await serve((_, res) => notFound(res));
       const http = client(server);
-      for (let i = 0; i < 4; i++) await failsWith(http.lookupJson(`/works/10.1/x${i}`, {}, {}, (json) => json), 'unavailable');
+      for (let i = 0; i < 4; i++)
+        await failsWith(
+          http.lookupJson(`/works/10.1/x${i}`, {}, {}, (json) => json),
+          'unavailable',
+        );
       assert.equal(server.requests.length, 4, 'unconfirmed 404s are no reason to skip the source');
     });
 
@@ -110,8 +114,14 @@ describe('the HTTP client of the sources', () => {
       });
       const http = client(server);
       await http.lookupJson('/works/ok', {}, {}, (json) => json);
-      await failsWith(http.lookupJson('/works/10.1/x', {}, {}, (json) => json), 'unavailable');
-      await failsWith(http.lookupJson('/works/gone', {}, {}, (json) => json), 'unavailable');
+      await failsWith(
+        http.lookupJson('/works/10.1/x', {}, {}, (json) => json),
+        'unavailable',
+      );
+      await failsWith(
+        http.lookupJson('/works/gone', {}, {}, (json) => json),
+        'unavailable',
+      );
     });
 
     it('takes a 404 reached through a redirect to another host for a failure', async () => {
@@ -119,7 +129,10 @@ describe('the HTTP client of the sources', () => {
       const server = await serve((req, res) => (req.url === '/works/ok' ? sendJson(res, 200, { id: 'W1' }) : sendText(res, 302, '', { location: `${other.baseUrl}/x` })));
       const http = client(server);
       await http.lookupJson('/works/ok', {}, {}, (json) => json);
-      await failsWith(http.lookupJson('/works/10.1/x', {}, {}, (json) => json), 'unavailable');
+      await failsWith(
+        http.lookupJson('/works/10.1/x', {}, {}, (json) => json),
+        'unavailable',
+      );
     });
 
     it('takes an HTML page or an empty body sent with 200 for a malformed answer', async () => {
@@ -414,9 +427,7 @@ describe('the HTTP client of the sources', () => {
 
   describe('redirects', () => {
     it('follows a redirect (an OpenAlex work merged into another)', async () => {
-      const server = await serve((req, res) =>
-        req.url?.startsWith('/works/W1') ? sendText(res, 301, '', { location: '/works/W2' }) : sendJson(res, 200, { id: 'W2' }),
-      );
+      const server = await serve((req, res) => (req.url?.startsWith('/works/W1') ? sendText(res, 301, '', { location: '/works/W2' }) : sendJson(res, 200, { id: 'W2' })));
       assert.deepEqual(await client(server).getJson('/works/W1'), { id: 'W2' });
       assert.deepEqual(server.urls, ['/works/W1', '/works/W2']);
     });
@@ -441,7 +452,11 @@ describe('the HTTP client of the sources', () => {
       for (const inward of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/admin', 'http://[fe80::1]/']) {
         const server = await serve((_, res) => sendText(res, 302, '', { location: inward }));
         const error = await failsWith(client(server).getJson('/works'), 'unavailable');
-        assert.match(error.message, /^127\.0\.0\.1:\d+ redirected to http:\/\/.*, which Attest did not follow: a (link-local|private) address, which 127\.0\.0\.1:\d+ is not\.$/, inward);
+        assert.match(
+          error.message,
+          /^127\.0\.0\.1:\d+ redirected to http:\/\/.*, which Attest did not follow: a (link-local|private) address, which 127\.0\.0\.1:\d+ is not\.$/,
+          inward,
+        );
       }
     });
 
@@ -536,7 +551,7 @@ describe('the HTTP client of the sources', () => {
       assert.equal(server.requests.length, 3);
     });
 
-    it('caches only answers the source\'s reader accepts, and asks again for cached ones it rejects', async () => {
+    it("caches only answers the source's reader accepts, and asks again for cached ones it rejects", async () => {
       const server = await serve((_, res, i) => sendJson(res, 200, i === 0 ? { unexpected: true } : { id: 'W1' }));
       const { dir } = await tempCache();
       const readWork = (json: unknown): string => {
@@ -595,7 +610,12 @@ describe('the HTTP client of the sources', () => {
     it('keeps private params and headers out of cache file names and contents', async () => {
       const server = await serve((_, res) => sendJson(res, 200, { id: 'W1' }));
       const { dir, cache } = await tempCache();
-      const http = client(server, { cache, email: 'me@example.org', privateParams: { api_key: SECRET, mailto: 'me@example.org' }, privateHeaders: { authorization: `Bearer ${SECRET}` } });
+      const http = client(server, {
+        cache,
+        email: 'me@example.org',
+        privateParams: { api_key: SECRET, mailto: 'me@example.org' },
+        privateHeaders: { authorization: `Bearer ${SECRET}` },
+      });
       await http.getJson('/works/W1', { select: 'id' });
       const files = await listFiles(dir);
       assert.equal(files.length, 1);

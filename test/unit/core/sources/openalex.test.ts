@@ -91,10 +91,21 @@ describe('OpenAlex', () => {
     });
 
     it('takes the venue of the published version when the primary location is a repository such as arXiv', () => {
-      const arxiv = { is_oa: true, landing_page_url: 'https://arxiv.org/abs/1706.03762', source: { id: 'https://openalex.org/S4306400194', display_name: 'arXiv (Cornell University)', type: 'repository' }, version: 'submittedVersion' };
-      const neurips = { is_oa: false, landing_page_url: 'https://papers.nips.cc/paper/7181', source: { id: 'https://openalex.org/S4306420609', display_name: 'Neural Information Processing Systems', type: 'conference' }, version: 'publishedVersion' };
+      const arxiv = {
+        is_oa: true,
+        landing_page_url: 'https://arxiv.org/abs/1706.03762',
+        source: { id: 'https://openalex.org/S4306400194', display_name: 'arXiv (Cornell University)', type: 'repository' },
+        version: 'submittedVersion',
+      };
+      const neurips = {
+        is_oa: false,
+        landing_page_url: 'https://papers.nips.cc/paper/7181',
+        source: { id: 'https://openalex.org/S4306420609', display_name: 'Neural Information Processing Systems', type: 'conference' },
+        version: 'publishedVersion',
+      };
       const pmc = { is_oa: true, source: { display_name: 'PubMed Central', type: 'repository' } };
-      const work = (primary: object, locations: object[]): SourceRecord => parseOpenAlexWork({ id: 'https://openalex.org/W2963403868', title: 'Attention Is All You Need', primary_location: primary, locations });
+      const work = (primary: object, locations: object[]): SourceRecord =>
+        parseOpenAlexWork({ id: 'https://openalex.org/W2963403868', title: 'Attention Is All You Need', primary_location: primary, locations });
       assert.equal(work(arxiv, [arxiv, neurips]).venue, 'Neural Information Processing Systems');
       assert.equal(work(arxiv, [arxiv, pmc]).venue, 'arXiv (Cornell University)', 'another repository is no published version');
       assert.equal(work(neurips, [neurips, arxiv]).venue, 'Neural Information Processing Systems');
@@ -136,13 +147,13 @@ describe('OpenAlex', () => {
       assert.equal(rebuildAbstract({ last: [2 ** 31], first: [0], huge: [1e15, 2 ** 53, Number.MAX_VALUE], before: [-1] }), 'first');
     });
 
-    it('keeps a hostile index to an abstract\'s length: one word at a million positions', () => {
+    it("keeps a hostile index to an abstract's length: one word at a million positions", () => {
       const abstract = rebuildAbstract({ again: Array.from({ length: 1_000_000 }, (_, i) => i) }) ?? '';
       assert.ok(abstract.length <= MAX_ABSTRACT_CHARS, `${abstract.length} characters`);
       assert.match(abstract, /^again again again /);
     });
 
-    it('keeps a hostile index to an abstract\'s length: 200,000 words, and a long word everywhere', () => {
+    it("keeps a hostile index to an abstract's length: 200,000 words, and a long word everywhere", () => {
       const many: Record<string, number[]> = {};
       for (let i = 0; i < 200_000; i++) many[`w${i}`] = [i];
       const abstract = rebuildAbstract(many) ?? '';

@@ -105,13 +105,18 @@ describe('Open Library', () => {
 
   it('finds a book cited by its ISBN, and is asked about books only', async () => {
     const article: PaperSource = { id: 'crossref', name: 'Crossref', search: async (_query: BibliographicQuery) => [] };
-    const book = entry('@book{goodfellow2016, title={Deep Learning}, author={Goodfellow, Ian and Bengio, Yoshua and Courville, Aaron}, publisher={MIT Press}, year={2016}, isbn={978-0-262-03561-3}}');
+    const book = entry(
+      '@book{goodfellow2016, title={Deep Learning}, author={Goodfellow, Ian and Bengio, Yoshua and Courville, Aaron}, publisher={MIT Press}, year={2016}, isbn={978-0-262-03561-3}}',
+    );
     const verdict = await resolveEntry(book, [article, source()]);
     assert.equal(verdict.status, 'found');
     assert.equal(verdict.status === 'found' && verdict.via, 'isbn');
     assert.equal(verdict.status === 'found' && verdict.record.source, 'openlibrary');
 
-    const titled = await resolveEntry(entry('@book{g, title={Deep Learning}, author={Goodfellow, Ian and Bengio, Yoshua and Courville, Aaron}, publisher={MIT Press}, year={2016}}'), [article, source()]);
+    const titled = await resolveEntry(
+      entry('@book{g, title={Deep Learning}, author={Goodfellow, Ian and Bengio, Yoshua and Courville, Aaron}, publisher={MIT Press}, year={2016}}'),
+      [article, source()],
+    );
     assert.deepEqual(titled.status === 'found' && [titled.via, titled.record.id], ['title', 'OL17801874W']);
 
     const before = server.urls.length;

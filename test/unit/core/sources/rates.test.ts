@@ -13,16 +13,22 @@ import { VirtualClock } from '../../support/virtualClock';
 /** Every source's rate set to `rate` by `origin`. */
 function allAt(rate: number, origin: SettingOrigin): ReturnType<typeof sourcesConfigFrom> {
   const settings: Record<string, unknown> = Object.fromEntries(SOURCE_IDS.map((id) => [`attest.sources.${id}.requestsPerSecond`, rate]));
-  return sourcesConfigFrom((key) => settings[key], () => origin);
+  return sourcesConfigFrom(
+    (key) => settings[key],
+    () => origin,
+  );
 }
 
 describe('the rates a workspace may set', () => {
-  it('keeps a workspace\'s rate to each service\'s documented one, and says so', () => {
+  it("keeps a workspace's rate to each service's documented one, and says so", () => {
     const { config, problems } = allAt(1000, 'workspace');
     for (const id of SOURCE_IDS) assert.equal(config.sources[id].requestsPerSecond, DOCUMENTED_RATES[id], id);
     assert.equal(config.sources.arxiv.requestsPerSecond, 0.33);
     assert.equal(problems.length, SOURCE_IDS.length);
-    assert.match(problems.find((p) => p.includes('arxiv')) ?? '', /1000 in this workspace's settings, above the 0\.33 a second arXiv allows; using 0\.33\. Only your user settings/);
+    assert.match(
+      problems.find((p) => p.includes('arxiv')) ?? '',
+      /1000 in this workspace's settings, above the 0\.33 a second arXiv allows; using 0\.33\. Only your user settings/,
+    );
   });
 
   it('lets a workspace lower a rate', () => {
@@ -31,13 +37,13 @@ describe('the rates a workspace may set', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('lets the user\'s own settings raise a rate', () => {
+  it("lets the user's own settings raise a rate", () => {
     const { config, problems } = allAt(1000, 'user');
     for (const id of SOURCE_IDS) assert.equal(config.sources[id].requestsPerSecond, 1000, id);
     assert.deepEqual(problems, []);
   });
 
-  it('counts a value set in the workspace or one of its folders as the workspace\'s, even over a user value', () => {
+  it("counts a value set in the workspace or one of its folders as the workspace's, even over a user value", () => {
     assert.equal(settingOrigin({ workspaceValue: 1000 }), 'workspace');
     assert.equal(settingOrigin({ workspaceFolderValue: 1000 }), 'workspace');
     assert.equal(settingOrigin({ globalValue: 50, workspaceValue: 1000 } as Parameters<typeof settingOrigin>[0]), 'workspace');
@@ -45,7 +51,7 @@ describe('the rates a workspace may set', () => {
     assert.equal(settingOrigin(undefined), 'user');
   });
 
-  it('takes the CLI\'s --config file as the user\'s own', async () => {
+  it("takes the CLI's --config file as the user's own", async () => {
     const temp = await makeTempDir();
     try {
       const file = path.join(temp.dir, 'attest.json');
@@ -58,7 +64,7 @@ describe('the rates a workspace may set', () => {
     }
   });
 
-  it('sends a workspace\'s 1000 a second to arXiv at the one request every 3 seconds arXiv asks', async () => {
+  it("sends a workspace's 1000 a second to arXiv at the one request every 3 seconds arXiv asks", async () => {
     const clock = new VirtualClock();
     const arrivals: number[] = [];
     const empty = await fs.readFile(path.join(REPO_ROOT, 'test/fixtures/sources/arxiv/empty.xml'), 'utf8');

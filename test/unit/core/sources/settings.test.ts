@@ -31,7 +31,7 @@ describe('the settings as the Settings UI shows them', () => {
     }
   });
 
-  it('marks the rate each service documents as a rate\'s maximum, the most a workspace may set', () => {
+  it("marks the rate each service documents as a rate's maximum, the most a workspace may set", () => {
     for (const id of Object.keys(SOURCE_NAMES) as (keyof typeof DOCUMENTED_RATES)[]) {
       const property = manifest.contributes.configuration.properties[`attest.sources.${id}.requestsPerSecond`];
       assert.equal(property.maximum, DOCUMENTED_RATES[id], id);
@@ -39,15 +39,18 @@ describe('the settings as the Settings UI shows them', () => {
     }
   });
 
-  it('takes every address Attest sends requests to from the user\'s own settings only, never a workspace\'s', () => {
+  it("takes every address Attest sends requests to from the user's own settings only, never a workspace's", () => {
     const addresses = properties.filter(([key]) => /baseUrl$/i.test(key));
     assert.ok(addresses.some(([key]) => key === 'attest.fullText.arxivHtmlBaseUrl') && addresses.some(([key]) => key === 'attest.llm.baseUrl'));
     for (const [key, property] of addresses) assert.equal(property.scope, 'machine', key);
   });
 
-  it('takes the models it runs (and may download) from the user\'s own settings only, never a workspace\'s', () => {
+  it("takes the models it runs (and may download) from the user's own settings only, never a workspace's", () => {
     const models = properties.filter(([key]) => /\.model$/.test(key) && key !== 'attest.llm.model');
-    assert.deepEqual(models.map(([key]) => key), ['attest.nli.model', 'attest.retrieval.encoder.model']);
+    assert.deepEqual(
+      models.map(([key]) => key),
+      ['attest.nli.model', 'attest.retrieval.encoder.model'],
+    );
     for (const [key, property] of models) assert.equal(property.scope, 'machine', key);
   });
 
@@ -78,14 +81,19 @@ interface WalkthroughStep {
 }
 
 describe('the walkthrough', () => {
-  const contributes = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    contributes: { commands: { command: string }[]; walkthroughs: { steps: WalkthroughStep[] }[] };
-  }).contributes;
+  const contributes = (
+    JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      contributes: { commands: { command: string }[]; walkthroughs: { steps: WalkthroughStep[] }[] };
+    }
+  ).contributes;
   const steps = contributes.walkthroughs.flatMap((w) => w.steps);
   const text = (placeholder: string): string => strings[/^%(.+)%$/.exec(placeholder)?.[1] ?? ''] ?? '';
 
   it('walks through the sources, both models, importing, Find Evidence and Suggest', () => {
-    assert.deepEqual(steps.map((s) => s.id), ['sources', 'nliModel', 'encoder', 'importPapers', 'findEvidence', 'suggest']);
+    assert.deepEqual(
+      steps.map((s) => s.id),
+      ['sources', 'nliModel', 'encoder', 'importPapers', 'findEvidence', 'suggest'],
+    );
   });
 
   it('has words and a page for every step, and links only commands and settings that exist', () => {
@@ -96,7 +104,10 @@ describe('the walkthrough', () => {
       for (const [, command, argument] of text(step.description).matchAll(/\(command:([\w.]+)(?:\?([^)]*))?\)/g)) {
         if (command === 'workbench.action.openSettings') {
           const setting = JSON.parse(decodeURIComponent(argument)) as string;
-          assert.ok(properties.some(([key]) => key.startsWith(setting)), setting);
+          assert.ok(
+            properties.some(([key]) => key.startsWith(setting)),
+            setting,
+          );
         } else {
           assert.ok(commands.has(command), command);
         }

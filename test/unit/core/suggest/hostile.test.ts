@@ -39,13 +39,16 @@ const DRAFTS: readonly [string, string][] = [
   ['math', 'Caching cuts latency by $40\\%$ [1]. Memory use rose $ [2]. The ratio was 3 < 4 > 2 [1].'],
   ['a trailing backslash', 'Caching cuts latency [1]. Memory use rose \\'],
   ['a backslash before the marker', 'Caching cuts latency \\[1]. Memory use rose [2].'],
-  ['citation commands of the draft\'s own', 'Caching cuts latency \\Cite{smith2019} [1]. Memory use rose \\cite {smith2019} [2]. It holds \\citep[p. 3]{lee} [1].'],
+  ["citation commands of the draft's own", 'Caching cuts latency \\Cite{smith2019} [1]. Memory use rose \\cite {smith2019} [2]. It holds \\citep[p. 3]{lee} [1].'],
   ['numbers in other brackets', 'Caching cuts latency (7) [1]. It helps¹⁷ [2]. It scales ⑦ [1]. See 【7】 [2]. See ［7］ [1]. See [７] [2]. See [٧] [1]. See [\u200b7] [2].'],
   ['labels and pages', 'Caching cuts latency [ref 7] [1]. Memory use rose [S7] [2]. It holds [7, p. 4] [1]. Shown {7} [2]. Shown ⁅7⁆ [1].'],
-  ['named works', 'Caching cuts latency (Smith, in press) [1]. Smith\'s 2019 study agrees [2]. See ref. 12 [1]. As Lee et al. found [2].'],
+  ['named works', "Caching cuts latency (Smith, in press) [1]. Smith's 2019 study agrees [2]. See ref. 12 [1]. As Lee et al. found [2]."],
   ['identifiers', 'Caching cuts latency doi:10.1/x [1]. See arXiv 2301.00001 [2]. And hep-th/9901001 [1]. PubMed ID 31234567 [2]. At example.org/paper.pdf [1].'],
   ['a list of works', 'Caching cuts latency [1]. Memory use rose [2].\n\nFurther reading:\n- Smith J. (2019). Caching. J. Sys.\n- Lee K. Memory.'],
-  ['pandoc and HTML', 'Caching cuts latency^[See Smith 2019.] [1]. Memory use rose [@smith2019] [2]. Costs fell <sup>7</sup> [1]. It holds <a href="http://x">here</a> [2]. It scales @lee2020 [1].'],
+  [
+    'pandoc and HTML',
+    'Caching cuts latency^[See Smith 2019.] [1]. Memory use rose [@smith2019] [2]. Costs fell <sup>7</sup> [1]. It holds <a href="http://x">here</a> [2]. It scales @lee2020 [1].',
+  ],
   ['markdown specials', 'Caching *cuts* latency `fast` [1]. Memory _use_ rose | a | b | [2]. Costs fell ~sub~ ^sup^ & more # here [1].'],
   ['sources beyond those given', 'Caching cuts latency [1][7]. Memory use rose [2, 9]. It holds [0]. It scales [4-8].'],
   ['invisible characters', 'Caching cuts\u200b latency\u202e [1]. Memory\u2066 use rose\u00ad [2]. It holds [\u2060 3\ufeff].'],
@@ -77,7 +80,7 @@ function inserted(suggestion: Suggestion, style: CitationStyle): { text: string;
   };
 }
 
-describe('hostile drafts through the real openai client leave nothing but prose and Attest\'s citations', () => {
+describe("hostile drafts through the real openai client leave nothing but prose and Attest's citations", () => {
   let server: ChatServer;
   /** The draft the scripted model sends next. */
   let draft = '';
@@ -101,7 +104,13 @@ describe('hostile drafts through the real openai client leave nothing but prose 
         const client = new OpenAiLlm({ baseUrl: server.baseUrl, model: 'scripted', temperature: 0, maxTokens: 400, timeoutMs: 5000, maxRetries: 0 });
         // Without onToken the client asks for the whole reply as one JSON completion.
         const llm: Llm = transport === 'SSE' ? client : { complete: (messages, options) => client.complete(messages, { signal: options?.signal }) };
-        const suggestion = await suggest({ selection: 'Caching reduces latency.', finder: new FixedFinder(), llm, judge: supportsAll, limits: { maxSentences: 20, maxCharacters: 10_000 } });
+        const suggestion = await suggest({
+          selection: 'Caching reduces latency.',
+          finder: new FixedFinder(),
+          llm,
+          judge: supportsAll,
+          limits: { maxSentences: 20, maxCharacters: 10_000 },
+        });
         assert.equal(suggestion.outcome, 'drafted', JSON.stringify(suggestion.notes));
         assert.ok(suggestion.sentences.length > 0);
         for (const style of STYLES) {

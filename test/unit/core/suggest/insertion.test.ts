@@ -12,16 +12,28 @@ const SENTENCES: readonly { text: string; status: SentenceStatus }[] = [
 
 describe('what Accept inserts', () => {
   it('inserts the supported sentences, and the unconfirmed ones only when ticked', () => {
-    assert.deepEqual(acceptedSentences(SENTENCES).map((s) => s.text), ['Supported one.']);
-    assert.deepEqual(acceptedSentences(SENTENCES, new Set([4])).map((s) => s.text), ['Supported one.', 'Unconfirmed two.']);
-    assert.deepEqual(acceptedSentences(SENTENCES, 'all').map((s) => s.text), ['Supported one.', 'Unconfirmed one.', 'Unconfirmed two.']);
+    assert.deepEqual(
+      acceptedSentences(SENTENCES).map((s) => s.text),
+      ['Supported one.'],
+    );
+    assert.deepEqual(
+      acceptedSentences(SENTENCES, new Set([4])).map((s) => s.text),
+      ['Supported one.', 'Unconfirmed two.'],
+    );
+    assert.deepEqual(
+      acceptedSentences(SENTENCES, 'all').map((s) => s.text),
+      ['Supported one.', 'Unconfirmed one.', 'Unconfirmed two.'],
+    );
   });
 
   it('never inserts a contradicted or uncited sentence, even when it is ticked', () => {
-    assert.deepEqual(acceptedSentences(SENTENCES, new Set([0, 1, 2, 3, 4])).map((s) => s.status), ['supported', 'unconfirmed', 'unconfirmed']);
+    assert.deepEqual(
+      acceptedSentences(SENTENCES, new Set([0, 1, 2, 3, 4])).map((s) => s.status),
+      ['supported', 'unconfirmed', 'unconfirmed'],
+    );
   });
 
-  it('closes each sentence with its citation before the full stop, in the manuscript\'s command', () => {
+  it("closes each sentence with its citation before the full stop, in the manuscript's command", () => {
     const sentences = [
       { text: 'Caching cuts latency by 40%.', keys: ['lee2019cache', 'kim2020'] },
       { text: 'Is it "fast"?', keys: ['lee2019cache'] },

@@ -87,8 +87,15 @@ describe('the language model client (openai against a local chat-completions ser
   it('without an endpoint or a model, says so and sends nothing', async () => {
     server = await ChatServer.start([{ text: 'never' }]);
     const base = { temperature: 0.2, maxTokens: 300, timeoutMs: 5000 };
-    for (const settings of [{ baseUrl: '', model: 'm' }, { baseUrl: server.baseUrl, model: ' ' }, { baseUrl: 'localhost:11434/v1', model: 'm' }]) {
-      assert.throws(() => new OpenAiLlm({ ...base, ...settings }), (e: unknown) => e instanceof LlmError && e.kind === 'not-configured');
+    for (const settings of [
+      { baseUrl: '', model: 'm' },
+      { baseUrl: server.baseUrl, model: ' ' },
+      { baseUrl: 'localhost:11434/v1', model: 'm' },
+    ]) {
+      assert.throws(
+        () => new OpenAiLlm({ ...base, ...settings }),
+        (e: unknown) => e instanceof LlmError && e.kind === 'not-configured',
+      );
     }
     assert.equal(server.received.length, 0);
   });

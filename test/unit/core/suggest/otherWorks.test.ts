@@ -17,8 +17,12 @@ const SOURCE: Paper = {
   id: 'doi:10.1000/vitd',
   title: 'Vitamin D and fracture risk in older adults',
   year: 2020,
-  authors: [{ family: 'Writer', given: 'Ann' }, { family: 'Lee', given: 'Kim' }],
-  abstract: 'Vitamin D supplementation reduced fractures by a third in older adults. Western blot analysis showed reduced expression of bone resorption markers. Treatment was well tolerated.',
+  authors: [
+    { family: 'Writer', given: 'Ann' },
+    { family: 'Lee', given: 'Kim' },
+  ],
+  abstract:
+    'Vitamin D supplementation reduced fractures by a third in older adults. Western blot analysis showed reduced expression of bone resorption markers. Treatment was well tolerated.',
 };
 
 class OneSource implements EvidenceFinder {
@@ -72,11 +76,20 @@ describe('suggested sentences that point at other works in plain words (openai a
 
   it('takes each one out with its reason, keeps ordinary prose, and Accept inserts only the prose', async () => {
     const llm = new OpenAiLlm({ baseUrl: server.baseUrl, model: 'scripted', temperature: 0, maxTokens: 400, timeoutMs: 5000, maxRetries: 0 });
-    const suggestion = await suggest({ selection: 'Vitamin D prevents fractures.', finder: new OneSource(), llm, judge: supportsAll, limits: { maxSentences: 20, maxCharacters: 10_000 } });
+    const suggestion = await suggest({
+      selection: 'Vitamin D prevents fractures.',
+      finder: new OneSource(),
+      llm,
+      judge: supportsAll,
+      limits: { maxSentences: 20, maxCharacters: 10_000 },
+    });
     assert.equal(suggestion.outcome, 'drafted', suggestion.notes.join(' '));
     assert.deepEqual(suggestion.sources, [SOURCE]);
     const kept = acceptedSentences(suggestion.sentences, 'all').map((s) => s.text);
-    assert.deepEqual(kept, PROSE.map((sentence) => sentence.replace(' [1]', '')));
+    assert.deepEqual(
+      kept,
+      PROSE.map((sentence) => sentence.replace(' [1]', '')),
+    );
     for (const [sentence, reason] of POINTERS) {
       const bare = sentence.replace(' [1]', '');
       const taken = suggestion.removed.find((r) => r.text === sentence || r.text === bare);

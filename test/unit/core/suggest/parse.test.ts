@@ -62,22 +62,22 @@ describe('reading a drafted suggestion', () => {
   });
 
   it('keeps prose that only looks like a pointer: decades, counts in words, studies without a name', () => {
-    const prose = [
-      "Caching spread in the '90s. ← 1",
-      'The study enrolled twenty patients. ← 1',
-      'This review covers Phase III trials. ← 1',
-      'Their study found the same. ← 1',
-    ];
+    const prose = ["Caching spread in the '90s. ← 1", 'The study enrolled twenty patients. ← 1', 'This review covers Phase III trials. ← 1', 'Their study found the same. ← 1'];
     assert.deepEqual(outcome(prose.map((s) => s.replace(/\. ← 1$/, ' [1].')).join(' ')).kept, prose);
   });
 
   it('keeps statistics, plain numbers, dates and the specials prose uses', () => {
-    assert.deepEqual(outcome('Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5 [1]. In 2019 the trial began [2]. From March 2020 until Spring 2021 it ran [2]. Half (½) of Phase Ⅲ ended [1].').kept, [
-      'Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5. ← 1',
-      'In 2019 the trial began. ← 2',
-      'From March 2020 until Spring 2021 it ran. ← 2',
-      'Half (1⁄2) of Phase III ended. ← 1',
-    ]);
+    assert.deepEqual(
+      outcome(
+        'Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5 [1]. In 2019 the trial began [2]. From March 2020 until Spring 2021 it ran [2]. Half (½) of Phase Ⅲ ended [1].',
+      ).kept,
+      [
+        'Risk rose (95% CI 1.2–3.4) in COVID-19 patients, R&D costs fell by $5. ← 1',
+        'In 2019 the trial began. ← 2',
+        'From March 2020 until Spring 2021 it ran. ← 2',
+        'Half (1⁄2) of Phase III ended. ← 1',
+      ],
+    );
   });
 
   it('takes out a list of works the model appended, from its heading on', () => {
@@ -112,13 +112,19 @@ describe('reading a drafted suggestion', () => {
       { text: 'Three is here [1].', reason: 'beyond the limit of 2 sentences (attest.suggest.maxSentences); the rest of the draft after it was not read' },
     ]);
     const short = draftOf(parseDraft(draft, 1, { maxSentences: 9, maxCharacters: 30 }));
-    assert.deepEqual(short.sentences.map((s) => s.text), ['One is here.', 'Two is here.']);
+    assert.deepEqual(
+      short.sentences.map((s) => s.text),
+      ['One is here.', 'Two is here.'],
+    );
     assert.match(short.removed[0].reason, /^beyond the limit of 30 characters/);
   });
 
   it('stops reading a reply that is mostly taken out, and says so', () => {
     const { sentences, removed } = draftOf(parseDraft(`Kept here [1]. ${'Smith et al. agree [1]. '.repeat(500)}Never read [1].`, 1));
-    assert.deepEqual(sentences.map((s) => s.text), ['Kept here.']);
+    assert.deepEqual(
+      sentences.map((s) => s.text),
+      ['Kept here.'],
+    );
     assert.equal(removed.length, 51);
     assert.match(removed[50].reason, /^not read, nor anything after it: more than 50 parts/);
   });

@@ -97,12 +97,19 @@ describe('suggesting cited text from retrieved papers (openai against a local se
     const judge = new FakeJudge();
     const finder = new FakeFinder();
     const progress: SuggestProgress[] = [];
-    const result = await run([{ text: 'Caching cuts median latency of web servers by forty percent [1]. Memory use rose [2, 3]. Caching is popular.' }], { judge, finder, progress });
+    const result = await run([{ text: 'Caching cuts median latency of web servers by forty percent [1]. Memory use rose [2, 3]. Caching is popular.' }], {
+      judge,
+      finder,
+      progress,
+    });
     assert.equal(result.outcome, 'drafted');
     assert.deepEqual(finder.queries, ['caching latency web servers', 'cache memory overhead']);
     assert.deepEqual(result.queries, finder.queries);
     // The paper without an abstract gives the model nothing to write from.
-    assert.deepEqual(result.sources.map((p) => p.id), ['doi:10.1000/p1', 'doi:10.1000/p2', 'doi:10.1000/p3', 'doi:10.1000/p5', 'doi:10.1000/p6']);
+    assert.deepEqual(
+      result.sources.map((p) => p.id),
+      ['doi:10.1000/p1', 'doi:10.1000/p2', 'doi:10.1000/p3', 'doi:10.1000/p5', 'doi:10.1000/p6'],
+    );
     assert.deepEqual(
       result.sentences.map((s) => [s.text, s.citations.map((p) => p.id), s.status, s.reason]),
       [
@@ -126,7 +133,10 @@ describe('suggesting cited text from retrieved papers (openai against a local se
     const result = await run([{ text: 'Caching cuts median latency of web servers [1]. Memory use rose with caching [1][7].' }]);
     assert.equal(result.sources.length, 5);
     assert.deepEqual(result.removed, [{ text: 'Memory use rose with caching [1][7].', reason: 'it cites source 7, but there are 5 sources' }]);
-    assert.deepEqual(result.sentences.map((s) => [s.text, s.citations.length, s.status]), [['Caching cuts median latency of web servers.', 1, 'supported']]);
+    assert.deepEqual(
+      result.sentences.map((s) => [s.text, s.citations.length, s.status]),
+      [['Caching cuts median latency of web servers.', 1, 'supported']],
+    );
     assert.match(result.notes.join(' '), /1 part of the draft was taken out/);
   });
 
@@ -139,8 +149,14 @@ describe('suggesting cited text from retrieved papers (openai against a local se
       'Caching cuts median latency of web servers [1].',
     ].join(' ');
     const result = await run([{ text: reply }]);
-    assert.deepEqual(result.removed.map((r) => r.reason), ['works named by "et al."', 'a DOI', 'a year in parentheses', 'a URL']);
-    assert.deepEqual(result.sentences.map((s) => s.text), ['Caching cuts median latency of web servers.']);
+    assert.deepEqual(
+      result.removed.map((r) => r.reason),
+      ['works named by "et al."', 'a DOI', 'a year in parentheses', 'a URL'],
+    );
+    assert.deepEqual(
+      result.sentences.map((s) => s.text),
+      ['Caching cuts median latency of web servers.'],
+    );
   });
 
   it('cuts a reply that runs past 64,000 characters, keeps its whole sentences, and says so', async () => {
@@ -169,7 +185,10 @@ describe('suggesting cited text from retrieved papers (openai against a local se
   it('offers nothing when every sentence cited works outside the sources', async () => {
     const result = await run([{ text: 'Smith et al. (2020) showed it [1]. Caching helps [9].' }]);
     assert.equal(result.outcome, 'empty');
-    assert.deepEqual(result.removed.map((r) => r.reason), ['works named by "et al."', 'it cites source 9, but there are 5 sources']);
+    assert.deepEqual(
+      result.removed.map((r) => r.reason),
+      ['works named by "et al."', 'it cites source 9, but there are 5 sources'],
+    );
     assert.match(result.notes.join(' '), /Nothing was left of the draft/);
   });
 
@@ -189,8 +208,14 @@ describe('suggesting cited text from retrieved papers (openai against a local se
     assert.deepEqual(finder.queries.slice(2), ['caching energy use on phones']);
     assert.equal(result.outcome, 'drafted');
     // The new paper takes its turn among the first ones, within the limit of six.
-    assert.deepEqual(result.sources.map((p) => p.id), ['doi:10.1000/p1', 'doi:10.1000/p7', 'doi:10.1000/p2', 'doi:10.1000/p3', 'doi:10.1000/p5', 'doi:10.1000/p6']);
-    assert.deepEqual(result.sentences.map((s) => [s.text, s.citations, s.status]), [['Caching on phones saves battery energy.', [ENERGY], 'supported']]);
+    assert.deepEqual(
+      result.sources.map((p) => p.id),
+      ['doi:10.1000/p1', 'doi:10.1000/p7', 'doi:10.1000/p2', 'doi:10.1000/p3', 'doi:10.1000/p5', 'doi:10.1000/p6'],
+    );
+    assert.deepEqual(
+      result.sentences.map((s) => [s.text, s.citations, s.status]),
+      [['Caching on phones saves battery energy.', [ENERGY], 'supported']],
+    );
     assert.deepEqual(result.queries, ['caching latency web servers', 'cache memory overhead', 'caching energy use on phones']);
     const drafts = server?.received.filter(isDraft) ?? [];
     assert.equal(drafts.length, 2);

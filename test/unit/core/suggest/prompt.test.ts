@@ -14,11 +14,15 @@ const MEMORY: Paper = { id: 'x:2', title: 'Memory of caches', authors: [{ family
 
 describe('the prompts of a suggestion', () => {
   it('reads queries from a JSON array, even inside reasoning and fences', () => {
-    assert.deepEqual(parseQueries('<think>maybe ["x"]</think>\n```json\n["caching latency", "Caching latency", 7, "cache memory overhead"]\n```'), ['caching latency', 'cache memory overhead']);
+    assert.deepEqual(parseQueries('<think>maybe ["x"]</think>\n```json\n["caching latency", "Caching latency", 7, "cache memory overhead"]\n```'), [
+      'caching latency',
+      'cache memory overhead',
+    ]);
   });
 
   it('reads queries one a line when there is no JSON, skipping prose and list markers', () => {
-    const reply = 'Sure! Here are the queries:\n1. "caching latency web servers"\n- cache memory overhead\n\nI chose these because they cover both the latency claim and the memory cost that the passage mentions in passing.';
+    const reply =
+      'Sure! Here are the queries:\n1. "caching latency web servers"\n- cache memory overhead\n\nI chose these because they cover both the latency claim and the memory cost that the passage mentions in passing.';
     assert.deepEqual(parseQueries(reply), ['caching latency web servers', 'cache memory overhead']);
   });
 
@@ -72,7 +76,13 @@ describe('the prompts of a suggestion', () => {
     const local = await describeOutgoing('Caching cuts latency.', settings, 6);
     assert.equal(local.endpoint, 'http://localhost:11434/v1/chat/completions');
     assert.equal(local.local, true);
-    assert.ok(local.text.includes(queryMessages('Caching cuts latency.').map((m) => m.content).join('\n--- user ---\n')));
+    assert.ok(
+      local.text.includes(
+        queryMessages('Caching cuts latency.')
+          .map((m) => m.content)
+          .join('\n--- user ---\n'),
+      ),
+    );
     assert.match(local.text, /nothing leaves it/);
     assert.match(local.text, /up to 3 sentences of the abstract of each of up to 6 papers/);
     assert.match(local.text, /no API key/);

@@ -10,7 +10,11 @@ import { premiseText } from '../../support/ruleNli';
 class KeywordNli implements NliModel {
   async classify(pairs: readonly NliPair[]): Promise<NliScores[]> {
     return pairs.map(({ premise }) =>
-      /cuts median latency/.test(premiseText(premise)) ? { entailment: 0.92, contradiction: 0.03, neutral: 0.05 } : /raises latency/.test(premiseText(premise)) ? { entailment: 0.05, contradiction: 0.9, neutral: 0.05 } : { entailment: 0.1, contradiction: 0.1, neutral: 0.8 },
+      /cuts median latency/.test(premiseText(premise))
+        ? { entailment: 0.92, contradiction: 0.03, neutral: 0.05 }
+        : /raises latency/.test(premiseText(premise))
+          ? { entailment: 0.05, contradiction: 0.9, neutral: 0.05 }
+          : { entailment: 0.1, contradiction: 0.1, neutral: 0.8 },
     );
   }
   async dispose(): Promise<void> {}
@@ -58,7 +62,14 @@ describe('re-checking drafted sentences against the passages they cite', () => {
   });
 
   it('without a model, confirms nothing but still catches a citation of something unrelated', async () => {
-    const checked = await recheck([{ text: 'Caching cuts median latency of web servers.', sources: [1] }, { text: 'Caching cuts median latency of web servers.', sources: [2] }], SOURCES, supportJudge());
+    const checked = await recheck(
+      [
+        { text: 'Caching cuts median latency of web servers.', sources: [1] },
+        { text: 'Caching cuts median latency of web servers.', sources: [2] },
+      ],
+      SOURCES,
+      supportJudge(),
+    );
     assert.deepEqual(
       checked.map((c) => [c.status, c.reason]),
       [

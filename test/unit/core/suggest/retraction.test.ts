@@ -30,7 +30,12 @@ describe('retracted papers as evidence', () => {
   });
 
   it('never gives Suggest’s model a retracted paper to cite, and says it was left out', async () => {
-    const sound: Paper = { id: 'doi:10.1000/sound', title: 'Hydroxychloroquine in hospitalized patients with COVID-19', authors: [{ family: 'Horby' }], abstract: 'Hydroxychloroquine did not lower mortality. Patients were randomised in 176 hospitals.' };
+    const sound: Paper = {
+      id: 'doi:10.1000/sound',
+      title: 'Hydroxychloroquine in hospitalized patients with COVID-19',
+      authors: [{ family: 'Horby' }],
+      abstract: 'Hydroxychloroquine did not lower mortality. Patients were randomised in 176 hospitals.',
+    };
     const finder: EvidenceFinder = {
       async find(query: EvidenceQuery): Promise<EvidenceResults> {
         return { mode: 'lexical', results: [RETRACTED, sound].slice(0, query.limit).map((paper, i) => ({ paper, score: 1 / (i + 1) })), notes: [] };
@@ -42,7 +47,10 @@ describe('retracted papers as evidence', () => {
     try {
       const llm = new OpenAiLlm({ baseUrl: server.baseUrl, model: 'local', temperature: 0, maxTokens: 400, timeoutMs: 5000, maxRetries: 1 });
       const result = await suggest({ selection: 'Hydroxychloroquine does not lower mortality.', finder, llm, judge: async () => ({ label: 'supported', relevance: 1 }) });
-      assert.deepEqual(result.sources.map((p) => p.id), ['doi:10.1000/sound']);
+      assert.deepEqual(
+        result.sources.map((p) => p.id),
+        ['doi:10.1000/sound'],
+      );
       const shown = server.received.map((r) => r.body.messages.map((m) => m.content).join('\n')).join('\n');
       assert.doesNotMatch(shown, /RETRACTED|macrolide/);
       assert.ok(result.notes.includes('1 retracted or withdrawn paper was left out of the sources.'), result.notes.join('\n'));

@@ -26,18 +26,7 @@ function indexPositions(text: string): string[] {
 }
 
 describe('line index', () => {
-  const MIXES = [
-    '',
-    'one line',
-    'a\nb\r\nc\rd',
-    '\r\n\r\n',
-    '\r\r\n\n\r',
-    '\n\r',
-    'ends with a lone CR\r',
-    'ends with CR LF\r\n',
-    '\rstarts with a lone CR',
-    'x\r\r\r\ny\n\n\rz',
-  ];
+  const MIXES = ['', 'one line', 'a\nb\r\nc\rd', '\r\n\r\n', '\r\r\n\n\r', '\n\r', 'ends with a lone CR\r', 'ends with CR LF\r\n', '\rstarts with a lone CR', 'x\r\r\r\ny\n\n\rz'];
 
   it('counts LF, CRLF and a lone CR as one line break each, in any mix', () => {
     for (const text of MIXES) assert.deepEqual(indexPositions(text), editorPositions(text), JSON.stringify(text));

@@ -54,7 +54,10 @@ describe('reading a file', function () {
     await fs.writeFile(locked, '@misc{a}');
     await fs.chmod(locked, 0o000);
     await fs.chmod(dir, 0o755);
-    const message = await asUnprivilegedUser(async () => refusal(locked), `require(${JSON.stringify(require.resolve('../../../../src/core/text/readFile'))}).readTextFile(${JSON.stringify(locked)}, 1024).catch((e) => process.stdout.write(e.message))`);
+    const message = await asUnprivilegedUser(
+      async () => refusal(locked),
+      `require(${JSON.stringify(require.resolve('../../../../src/core/text/readFile'))}).readTextFile(${JSON.stringify(locked)}, 1024).catch((e) => process.stdout.write(e.message))`,
+    );
     assert.match(message, /locked\.bib could not be read: permission denied/);
   });
 

@@ -12,12 +12,14 @@ import { sourceFixture } from '../../support/fixtures';
 import { RESNET } from '../../support/records';
 import { ScriptedServer, sendJson } from '../../support/server';
 
-
 const LSTM: SourceRecord = {
   source: 'openalex',
   id: 'W2064675550',
   title: 'Long Short-Term Memory',
-  authors: [{ family: 'Hochreiter', given: 'Sepp' }, { family: 'Schmidhuber', given: 'Jürgen' }],
+  authors: [
+    { family: 'Hochreiter', given: 'Sepp' },
+    { family: 'Schmidhuber', given: 'Jürgen' },
+  ],
   year: 1997,
   venue: 'Neural Computation',
   doi: '10.1162/neco.1997.9.8.1735',
@@ -47,7 +49,10 @@ class FakeSource implements PaperSource {
   async search(query: BibliographicQuery): Promise<SourceRecord[]> {
     this.queries.push(query);
     if (this.failure) throw this.failure;
-    const words = query.title.toLowerCase().split(/\W+/).filter((w) => w.length > 3);
+    const words = query.title
+      .toLowerCase()
+      .split(/\W+/)
+      .filter((w) => w.length > 3);
     return this.records.filter((r) => words.some((w) => r.title.toLowerCase().includes(w)));
   }
 }
@@ -117,7 +122,14 @@ describe('reference existence', () => {
   });
 
   it('leaves a venue that only a preprint is known for unconfirmed, as a hint, and compares it with a published version when one is found', async () => {
-    const preprint: SourceRecord = { source: 'arxiv', id: '2310.01234', title: 'Sparse Recursive Experts', authors: [{ family: 'Lee', given: 'Minji' }], year: 2023, arxivId: '2310.01234' };
+    const preprint: SourceRecord = {
+      source: 'arxiv',
+      id: '2310.01234',
+      title: 'Sparse Recursive Experts',
+      authors: [{ family: 'Lee', given: 'Minji' }],
+      year: 2023,
+      arxivId: '2310.01234',
+    };
     const claimsIclr = entry('@inproceedings{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, booktitle={ICLR}, year={2024}}');
     const onlyPreprint = await resolveEntry(claimsIclr, [new FakeSource('arxiv', [preprint]), new FakeSource('crossref', []), new FakeSource('openalex', [])]);
     assert.equal(onlyPreprint.status, 'found');
@@ -136,7 +148,14 @@ describe('reference existence', () => {
   });
 
   it('calls a venue no source knows a mismatch when only a preprint is found, and keeps a real one a hint', async () => {
-    const preprint: SourceRecord = { source: 'openalex', id: 'W9', title: 'Sparse Recursive Experts', authors: [{ family: 'Lee', given: 'Minji' }], year: 2023, doi: '10.48550/arxiv.2310.01234' };
+    const preprint: SourceRecord = {
+      source: 'openalex',
+      id: 'W9',
+      title: 'Sparse Recursive Experts',
+      authors: [{ family: 'Lee', given: 'Minji' }],
+      year: 2023,
+      doi: '10.48550/arxiv.2310.01234',
+    };
     const claims = (venue: string): BibEntry => entry(`@inproceedings{lee, title={Sparse Recursive Experts}, author={Lee, Minji}, booktitle={${venue}}, year={2023}}`);
     const venues = ['Neural Information Processing Systems', 'Journal of Machine Learning Research', 'Machine Learning', 'Pattern Recognition Letters'];
     /** OpenAlex with a venue index: the names sharing a word with the query, or a failure. */
@@ -161,7 +180,10 @@ describe('reference existence', () => {
     const jmlr = await resolveEntry(claims('J. Mach. Learn. Res.'), [openalex(), new FakeSource('crossref', [])]);
     assert.equal(jmlr.status === 'found' && jmlr.venueUnconfirmed, 'J. Mach. Learn. Res.');
 
-    const failing = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [openalex(new SourceError('timeout', 'slow', 'openalex')), new FakeSource('crossref', [])]);
+    const failing = await resolveEntry(claims('Symposium on Probabilistic Reasoning Machines'), [
+      openalex(new SourceError('timeout', 'slow', 'openalex')),
+      new FakeSource('crossref', []),
+    ]);
     assert.equal(failing.status, 'found', 'a venue search that failed is no evidence');
 
     // Crossref's journals are asked last, and only when the source that knows conferences does not know the venue.
@@ -184,9 +206,21 @@ describe('reference existence', () => {
   });
 
   it('follows a preprint to the published version its record links to, and compares the claimed venue with it', async () => {
-    const authors = [{ family: 'Zhou', given: 'Peng' }, { family: 'Yang', given: 'Xing-Lou' }];
+    const authors = [
+      { family: 'Zhou', given: 'Peng' },
+      { family: 'Yang', given: 'Xing-Lou' },
+    ];
     const title = 'A pneumonia outbreak associated with a new coronavirus of probable bat origin';
-    const preprint: SourceRecord = { source: 'crossref', id: '10.1101/2020.01.22.914952', title, authors, year: 2020, doi: '10.1101/2020.01.22.914952', preprint: true, publishedDoi: '10.1038/s41586-020-2012-7' };
+    const preprint: SourceRecord = {
+      source: 'crossref',
+      id: '10.1101/2020.01.22.914952',
+      title,
+      authors,
+      year: 2020,
+      doi: '10.1101/2020.01.22.914952',
+      preprint: true,
+      publishedDoi: '10.1038/s41586-020-2012-7',
+    };
     const published: SourceRecord = { source: 'openalex', id: 'W3004280078', title, authors, year: 2020, venue: 'Nature', doi: '10.1038/s41586-020-2012-7' };
     const claims = (venue: string): BibEntry => entry(`@article{zhou, title={${title}}, author={Zhou, Peng and Yang, Xing-Lou}, journal={${venue}}, year={2020}}`);
     // The title search finds only the preprint; the published version is known by its DOI alone.
@@ -203,7 +237,9 @@ describe('reference existence', () => {
     const sources = (): FakeSource[] => [new FakeSource('crossref', []), new FakeSource('openalex', [])];
     const paper = entry('@misc{p, title={Sparse Mixtures of Recursive Experts for Long Context}, author={Lee, Minji and Park, Joon}, year={2023}}');
     assert.equal((await resolveEntry(paper, sources())).status, 'not-found');
-    const preprint = entry('@misc{q, title={Sparse Mixtures of Recursive Experts}, author={Lee, Minji}, year={2023}, howpublished={arXiv preprint arXiv:2301.99999}, url={https://arxiv.org/abs/2301.99999}}');
+    const preprint = entry(
+      '@misc{q, title={Sparse Mixtures of Recursive Experts}, author={Lee, Minji}, year={2023}, howpublished={arXiv preprint arXiv:2301.99999}, url={https://arxiv.org/abs/2301.99999}}',
+    );
     assert.equal((await resolveEntry({ ...preprint, arxivId: undefined }, sources())).status, 'not-found');
     const cases: Array<[string, RegExp]> = [
       ['@misc{t, title={fastplot}, author={Coder, Ann}, year={2022}, url={https://github.com/ann/fastplot}}', /links to github\.com/],
@@ -249,7 +285,10 @@ describe('reference existence', () => {
   it('finds an entry without identifiers by title, first author and year', async () => {
     const crossref = new FakeSource('crossref', []);
     const openalex = new FakeSource('openalex', [LSTM]);
-    const verdict = await resolveEntry(entry('@article{h97, title={Long short-term memory}, author={Hochreiter, S. and Schmidhuber, J.}, journal={Neural Computation}, year={1997}}'), [crossref, openalex]);
+    const verdict = await resolveEntry(
+      entry('@article{h97, title={Long short-term memory}, author={Hochreiter, S. and Schmidhuber, J.}, journal={Neural Computation}, year={1997}}'),
+      [crossref, openalex],
+    );
     assert.equal(verdict.status, 'found');
     assert.equal(verdict.status === 'found' && verdict.record.id, 'W2064675550');
     assert.deepEqual(crossref.queries[0], { title: 'Long short-term memory', authors: ['Hochreiter', 'Schmidhuber'], year: 1997, limit: 5 });
@@ -302,14 +341,25 @@ describe('reference existence', () => {
   });
 
   it("calls a real DOI attached to another real work's title a DOI-title conflict, an error showing both titles, on the entry and its citations", async () => {
-    const swapped = entry('@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.1109/cvpr.2016.90}}');
+    const swapped = entry(
+      '@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.1109/cvpr.2016.90}}',
+    );
     const verdict = await resolveEntry(swapped, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [{ ...LSTM, doi: undefined }])]);
     assert.equal(verdict.status, 'doi-title-conflict', 'the title alone would have been found, with no DOI to disagree about');
     assert.equal(verdict.status === 'doi-title-conflict' && verdict.titled?.title, LSTM.title);
     const range = { start: { line: 2, character: 0 }, end: { line: 2, character: 10 } };
     const findings = referenceFindings(new Map([['h97', { entry: swapped, verdict }]]), [{ key: 'h97', command: '\\cite', file: '/p/main.tex', range }], false);
-    assert.deepEqual(findings.map((f) => [f.code, f.severity, f.file]), [['doi-title-conflict', 'error', '/p/refs.bib'], ['doi-title-conflict', 'error', '/p/main.tex']]);
-    assert.match(findings[0].message, /DOI 10\.1109\/cvpr\.2016\.90 is "Deep Residual Learning for Image Recognition" in Crossref, another work than the title cited, "Long short-term memory"\. A work titled "Long Short-Term Memory" is in OpenAlex\./);
+    assert.deepEqual(
+      findings.map((f) => [f.code, f.severity, f.file]),
+      [
+        ['doi-title-conflict', 'error', '/p/refs.bib'],
+        ['doi-title-conflict', 'error', '/p/main.tex'],
+      ],
+    );
+    assert.match(
+      findings[0].message,
+      /DOI 10\.1109\/cvpr\.2016\.90 is "Deep Residual Learning for Image Recognition" in Crossref, another work than the title cited, "Long short-term memory"\. A work titled "Long Short-Term Memory" is in OpenAlex\./,
+    );
     assert.deepEqual(findings[0].evidence?.differences, [{ field: 'title', expected: 'Long short-term memory', found: RESNET.title }]);
   });
 
@@ -321,11 +371,18 @@ describe('reference existence', () => {
     assert.equal(verdict.status === 'doi-title-conflict' && verdict.titled?.doi, RESNET.doi);
   });
 
-  it('takes a DOI whose record is the cited title without its end, or another source\'s record of it, for the cited work', async () => {
+  it("takes a DOI whose record is the cited title without its end, or another source's record of it, for the cited work", async () => {
     const shortened = resnetEntry('year={2016}, doi={10.1109/cvpr.2016.90}', 'Deep residual learning');
-    assert.equal((await resolveEntry(shortened, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [])])).status, 'metadata-mismatch', 'a title to complete, not another work');
+    assert.equal(
+      (await resolveEntry(shortened, [new FakeSource('crossref', [RESNET]), new FakeSource('openalex', [])])).status,
+      'metadata-mismatch',
+      'a title to complete, not another work',
+    );
     const oddRecord = { ...RESNET, title: 'Proceedings of the IEEE Conference on Computer Vision' };
-    const verdict = await resolveEntry(resnetEntry('year={2016}, doi={10.1109/cvpr.2016.90}'), [new FakeSource('crossref', [oddRecord]), new FakeSource('openalex', [{ ...RESNET, source: 'openalex' }])]);
+    const verdict = await resolveEntry(resnetEntry('year={2016}, doi={10.1109/cvpr.2016.90}'), [
+      new FakeSource('crossref', [oddRecord]),
+      new FakeSource('openalex', [{ ...RESNET, source: 'openalex' }]),
+    ]);
     assert.equal(verdict.status, 'found');
   });
 
@@ -349,7 +406,9 @@ describe('reference existence', () => {
       assert.match(verdict.status === 'doi-title-conflict' ? verdict.record.title : '', /^The state of OA/);
       // OpenAlex's answer to the title search (recorded) has the work the title names.
       assert.equal(verdict.status === 'doi-title-conflict' && `${verdict.titled?.source}: ${verdict.titled?.title}`, 'openalex: Attention Is All You Need');
-      const real = entry('@article{p18, title={The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles}, author={Piwowar, Heather and others}, year={2018}, doi={10.7717/peerj.4375}}');
+      const real = entry(
+        '@article{p18, title={The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles}, author={Piwowar, Heather and others}, year={2018}, doi={10.7717/peerj.4375}}',
+      );
       assert.equal((await resolveEntry(real, sources)).status, 'found', 'the same DOI under its own title is no conflict');
     } finally {
       await server.close();
@@ -357,7 +416,9 @@ describe('reference existence', () => {
   });
 
   it('reports a DOI that no source knows when the work is found by its title', async () => {
-    const made = entry('@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.9999/fake.123}}');
+    const made = entry(
+      '@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.9999/fake.123}}',
+    );
     const verdict = await resolveEntry(made, [new FakeSource('crossref', []), new FakeSource('openalex', [LSTM])]);
     assert.equal(verdict.status, 'metadata-mismatch');
     const doi = verdict.status === 'metadata-mismatch' ? verdict.differences.find((d) => d.field === 'doi') : undefined;
@@ -366,11 +427,13 @@ describe('reference existence', () => {
     const onlyOneAsked = await resolveEntry(made, [new FakeSource('openalex', [{ ...LSTM, doi: undefined }])]);
     assert.equal(onlyOneAsked.status, 'found', 'one index not knowing a DOI is not proof it does not exist');
     const bothAsked = await resolveEntry(made, [new FakeSource('crossref', []), new FakeSource('openalex', [{ ...LSTM, doi: undefined }])]);
-    assert.match(bothAsked.status === 'metadata-mismatch' ? bothAsked.differences[0].found ?? '' : '', /no such DOI in crossref, openalex|no such DOI in Crossref, OpenAlex/);
+    assert.match(bothAsked.status === 'metadata-mismatch' ? (bothAsked.differences[0].found ?? '') : '', /no such DOI in crossref, openalex|no such DOI in Crossref, OpenAlex/);
   });
 
   it('does not wait for more sources once two have said the DOI does not exist and the work is found by its title', async () => {
-    const made = entry('@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.9999/fake.123}}');
+    const made = entry(
+      '@article{h97, title={Long short-term memory}, author={Hochreiter, Sepp and Schmidhuber, J{\\"u}rgen}, journal={Neural Computation}, year={1997}, doi={10.9999/fake.123}}',
+    );
     const slow = new SlowSource('semanticscholar', 20_000);
     const knowsNoDoi: PaperSource = Object.assign(slow, { byDoi: async () => undefined });
     const started = Date.now();
@@ -412,7 +475,10 @@ describe('reference existence', () => {
       concurrency: 2,
     });
     assert.deepEqual([...verdicts.keys()], ['b', 'a']);
-    assert.deepEqual([...verdicts.values()].map((v) => v.verdict.status), ['found', 'not-found']);
+    assert.deepEqual(
+      [...verdicts.values()].map((v) => v.verdict.status),
+      ['found', 'not-found'],
+    );
     assert.deepEqual(progress, ['1/2', '2/2']);
   });
 
@@ -444,7 +510,11 @@ describe('reference existence', () => {
     ).entries;
     const unreachable = (id: SourceId): FakeSource =>
       new FakeSource(id, [], new SourceError('unreachable', '127.0.0.1:38766 is skipped for the rest of the check after 3 failures in a row, the last: connection refused', id));
-    const limited = new FakeSource('semanticscholar', [], new SourceError('rate-limited', "127.0.0.1:38766 is limiting Attest's requests; gave up after 4 attempts.", 'semanticscholar'));
+    const limited = new FakeSource(
+      'semanticscholar',
+      [],
+      new SourceError('rate-limited', "127.0.0.1:38766 is limiting Attest's requests; gave up after 4 attempts.", 'semanticscholar'),
+    );
     const arxiv = Object.assign(new FakeSource('arxiv', []), { partialCoverage: true });
     const verdicts = await verifyEntries(entries.slice(0, 2), [unreachable('crossref'), unreachable('openalex'), limited, arxiv]);
     const books = await verifyEntries(entries.slice(2), [new FakeSource('crossref', []), new FakeSource('openalex', [])]);
@@ -465,11 +535,20 @@ describe('reference existence', () => {
     const range = { start: { line: 3, character: 6 }, end: { line: 3, character: 10 } };
     const citations = [{ key: 'fake', command: '\\cite', file: '/p/main.tex', range }];
     const findings = referenceFindings(verdicts, citations, false);
-    assert.deepEqual(findings.map((f) => [f.code, f.severity, f.file]), [['not-found', 'error', '/p/refs.bib'], ['not-found', 'error', '/p/main.tex']]);
+    assert.deepEqual(
+      findings.map((f) => [f.code, f.severity, f.file]),
+      [
+        ['not-found', 'error', '/p/refs.bib'],
+        ['not-found', 'error', '/p/main.tex'],
+      ],
+    );
     assert.match(findings[0].message, /No record of 'fake' in Crossref, OpenAlex; possibly fabricated\./);
     assert.deepEqual(findings[0].evidence?.asked, ['Crossref', 'OpenAlex']);
     assert.deepEqual(referenceFindings(unchecked, [], false), []);
-    assert.deepEqual(referenceFindings(unchecked, [], true).map((f) => [f.code, f.severity]), [['unchecked', 'hint']]);
+    assert.deepEqual(
+      referenceFindings(unchecked, [], true).map((f) => [f.code, f.severity]),
+      [['unchecked', 'hint']],
+    );
   });
 });
 
@@ -554,7 +633,12 @@ describe('abstracts of found references', () => {
     source: 'crossref',
     id: '10.18653/v1/n18-3011',
     title: 'Construction of the Literature Graph in Semantic Scholar',
-    authors: [{ family: 'Ammar', given: 'Waleed' }, { family: 'Groeneveld', given: 'Dirk' }, { family: 'Bhagavatula', given: 'Chandra' }, { family: 'Beltagy', given: 'Iz' }],
+    authors: [
+      { family: 'Ammar', given: 'Waleed' },
+      { family: 'Groeneveld', given: 'Dirk' },
+      { family: 'Bhagavatula', given: 'Chandra' },
+      { family: 'Beltagy', given: 'Iz' },
+    ],
     year: 2018,
     doi: '10.18653/v1/n18-3011',
   };
@@ -596,7 +680,11 @@ describe('abstracts of found references', () => {
       search: async () => [],
       byDoi: async () => {
         if (failures-- > 0) throw new SourceError('unavailable', 'api.semanticscholar.org answered HTTP 503; gave up after 4 attempts.', 'semanticscholar');
-        return { ...LITERATURE_GRAPH, source: 'semanticscholar', abstract: 'We describe a deployed scalable system. It organises published literature into a graph of papers, authors and citations.' };
+        return {
+          ...LITERATURE_GRAPH,
+          source: 'semanticscholar',
+          abstract: 'We describe a deployed scalable system. It organises published literature into a graph of papers, authors and citations.',
+        };
       },
     };
     const cache = new VerdictCache();

@@ -86,7 +86,10 @@ describe('references against sources that fail', () => {
     const base = gone.baseUrl;
     await gone.close();
     const verdicts = await verifyEntries(CLASSICS, sourcesAt(base), { timeLimitMs: 10_000 });
-    assert.deepEqual([...verdicts.values()].map((l) => l.verdict.status), ['unchecked', 'unchecked', 'unchecked']);
+    assert.deepEqual(
+      [...verdicts.values()].map((l) => l.verdict.status),
+      ['unchecked', 'unchecked', 'unchecked'],
+    );
     // Open Library is asked about books only, and these are articles.
     assert.deepEqual(unreachedSources(verdicts)?.sort(), SOURCE_IDS.filter((id) => id !== 'openlibrary').sort());
     assert.match(
@@ -94,7 +97,10 @@ describe('references against sources that fail', () => {
       /^No source could be reached \(.*Crossref.*\), so none of the 3 references was checked; none is marked wrong\. Check the internet connection, or a proxy or firewall between this machine and the sources\.$/,
     );
     // The sources' own words, host and all, are kept for the log.
-    assert.ok([...failureReasons(verdicts).keys()].some((reason) => reason.includes(new URL(base).host)), [...failureReasons(verdicts).keys()].join('\n'));
+    assert.ok(
+      [...failureReasons(verdicts).keys()].some((reason) => reason.includes(new URL(base).host)),
+      [...failureReasons(verdicts).keys()].join('\n'),
+    );
   });
 
   it('does not call sources unreachable that answered, even with errors', async () => {
@@ -167,7 +173,10 @@ describe('references against sources that fail', () => {
     const forPublicApi = Object.fromEntries(
       (['openalexApiKey', 'semanticscholarApiKey', 'coreApiKey', 'crossrefPlusToken'] as const).map((name) => [
         name,
-        { value: KEY, origin: publicOrigin(name === 'crossrefPlusToken' ? 'crossref' : name === 'coreApiKey' ? 'core' : name === 'openalexApiKey' ? 'openalex' : 'semanticscholar') },
+        {
+          value: KEY,
+          origin: publicOrigin(name === 'crossrefPlusToken' ? 'crossref' : name === 'coreApiKey' ? 'core' : name === 'openalexApiKey' ? 'openalex' : 'semanticscholar'),
+        },
       ]),
     ) as SourceSecrets;
     await verifyEntries(CLASSICS.slice(0, 1), sourcesAt(server.baseUrl, forPublicApi), { timeLimitMs: 500 });

@@ -47,6 +47,9 @@ describe('the ignore list', () => {
     await list.add({ key: 'x', claim: { text: 'A claim.' } });
     const written = JSON.parse(await fs.readFile(file, 'utf8')) as { version: number; ignored: { key: string; text: string }[] };
     assert.equal(written.version, 1);
-    assert.deepEqual(written.ignored.map((e) => [e.key, e.text]), [['x', 'A claim.']]);
+    assert.deepEqual(
+      written.ignored.map((e) => [e.key, e.text]),
+      [['x', 'A claim.']],
+    );
   });
 });

@@ -74,7 +74,10 @@ describe('verify: normalisation', () => {
 
 describe('verify: field comparisons', () => {
   it('treats accents, LaTeX, case and hyphenation as the same title', () => {
-    const result = compareTitles('{SCAFFOLD}: Stochastic Controlled Averaging for On-Device Federated Learning', 'SCAFFOLD: stochastic controlled averaging for ondevice federated learning');
+    const result = compareTitles(
+      '{SCAFFOLD}: Stochastic Controlled Averaging for On-Device Federated Learning',
+      'SCAFFOLD: stochastic controlled averaging for ondevice federated learning',
+    );
     assert.equal(result.field.status, 'agree');
     assert.equal(compareTitles('Schr{\\"o}dinger Bridges for $\\alpha$-Mixing', 'Schrödinger bridges for α-mixing').field.status, 'agree');
     assert.equal(compareTitles('Towards Robust Modelling of Behaviour', 'Toward robust modeling of behavior').field.status, 'agree');
@@ -268,10 +271,7 @@ describe('verify: compareEntryToRecord', () => {
   });
 
   it('reports a misremembered title by the same authors', () => {
-    const result = compareEntryToRecord(
-      entry({ ...RESNET, title: 'Deep Residual Learning for Image Classification', doi: undefined }),
-      record(RESNET),
-    );
+    const result = compareEntryToRecord(entry({ ...RESNET, title: 'Deep Residual Learning for Image Classification', doi: undefined }), record(RESNET));
     assert.equal(result.decision, 'same-work-with-differences');
     assert.deepEqual(differing(result), ['title']);
   });
@@ -358,11 +358,38 @@ describe('verify: intrinsic checks', () => {
   });
 
   it('flags placeholder names, not unusual real ones', () => {
-    for (const name of ['Doe', 'Doe, J.', { given: 'J. Q.', family: 'Doe' }, 'Doe, J', 'Author, A.', 'Lastname, Firstname', 'Author1', 'Bar, Foo', 'XXX', 'et al.', { literal: 'et al.' }, { literal: 'Author Name' }]) {
+    for (const name of [
+      'Doe',
+      'Doe, J.',
+      { given: 'J. Q.', family: 'Doe' },
+      'Doe, J',
+      'Author, A.',
+      'Lastname, Firstname',
+      'Author1',
+      'Bar, Foo',
+      'XXX',
+      'et al.',
+      { literal: 'et al.' },
+      { literal: 'Author Name' },
+    ]) {
       assert.deepEqual(codes({ authors: [name] }), ['placeholder-author'], JSON.stringify(name));
     }
     // A real person may be called Jane or John Doe; given with a first name, the name is taken as one.
-    for (const name of ['Doe, Jane', 'Doe, John', { given: 'John', family: 'Doe' }, 'Doe, Jane M.', 'Doe, Q.', 'Anonymous', 'Foo, Chuan-Sheng', 'Bar, Amir', 'Doe, Richard', 'Le, Quoc V.', 'Smith, John', 'Al, Et-Tahir', { literal: 'World Health Organization' }]) {
+    for (const name of [
+      'Doe, Jane',
+      'Doe, John',
+      { given: 'John', family: 'Doe' },
+      'Doe, Jane M.',
+      'Doe, Q.',
+      'Anonymous',
+      'Foo, Chuan-Sheng',
+      'Bar, Amir',
+      'Doe, Richard',
+      'Le, Quoc V.',
+      'Smith, John',
+      'Al, Et-Tahir',
+      { literal: 'World Health Organization' },
+    ]) {
       assert.deepEqual(codes({ authors: [name] }), [], JSON.stringify(name));
     }
     assert.match(checkIntrinsic(entry({ authors: ['Doe, J.'] }), { now })[0].message, /"Doe, J\." looks like a placeholder/);

@@ -20,14 +20,38 @@ const RETRACTION_WATCH = { ...RETRACTION, source: 'retraction-watch', label: 'Re
 
 describe('retraction signals in the sources’ answers', () => {
   it('reads one notice from Crossref’s duplicated publisher and Retraction Watch entries, with its date and link', () => {
-    const record = parseCrossrefWork({ DOI: '10.1016/S0140-6736(20)31180-6', title: ['RETRACTED: Hydroxychloroquine or chloroquine with or without a macrolide'], 'updated-by': [RETRACTION, RETRACTION_WATCH] });
+    const record = parseCrossrefWork({
+      DOI: '10.1016/S0140-6736(20)31180-6',
+      title: ['RETRACTED: Hydroxychloroquine or chloroquine with or without a macrolide'],
+      'updated-by': [RETRACTION, RETRACTION_WATCH],
+    });
     assert.deepEqual(record.updates, {
-      notices: [{ type: 'retraction', doi: '10.1016/s0140-6736(20)31324-6', url: 'https://doi.org/10.1016/s0140-6736(20)31324-6', date: '2020-06-05', label: 'Retraction', source: 'crossref' }],
+      notices: [
+        {
+          type: 'retraction',
+          doi: '10.1016/s0140-6736(20)31324-6',
+          url: 'https://doi.org/10.1016/s0140-6736(20)31324-6',
+          date: '2020-06-05',
+          label: 'Retraction',
+          source: 'crossref',
+        },
+      ],
     });
   });
 
   it('reads every Crossref notice type, both spellings of an expression of concern, and ignores other updates', () => {
-    const types = ['retraction', 'partial_retraction', 'withdrawal', 'removal', 'expression_of_concern', 'expression-of-concern', 'correction', 'erratum', 'corrigendum', 'new_version'];
+    const types = [
+      'retraction',
+      'partial_retraction',
+      'withdrawal',
+      'removal',
+      'expression_of_concern',
+      'expression-of-concern',
+      'correction',
+      'erratum',
+      'corrigendum',
+      'new_version',
+    ];
     const record = parseCrossrefWork({ DOI: '10.1000/w', title: ['W'], 'updated-by': types.map((type, i) => ({ DOI: `10.1000/n${i}`, type, source: 'publisher' })) });
     assert.deepEqual(
       record.updates?.notices.map((n) => n.type),
@@ -54,7 +78,7 @@ describe('retraction signals in the sources’ answers', () => {
       source: 'MED',
       pmid: '32450107',
       title: 'Hydroxychloroquine or chloroquine with or without a macrolide for treatment of COVID-19.',
-      pubTypeList: { pubType: ['Research Support, Non-U.S. Gov\'t', 'Journal Article', 'Retracted Publication'] },
+      pubTypeList: { pubType: ["Research Support, Non-U.S. Gov't", 'Journal Article', 'Retracted Publication'] },
       commentCorrectionList: {
         commentCorrection: [
           { id: '32479773', source: 'MED', reference: 'Lancet. 2020 Jun 13;395(10240):1820', type: 'Expression of concern in', orderIn: 1 },
@@ -72,14 +96,23 @@ describe('retraction signals in the sources’ answers', () => {
         ['retraction', 'https://europepmc.org/article/MED/32511943', '2020'],
       ],
     );
-    const notice = parseEuropePmcResult({ id: '32511943', source: 'MED', title: 'Retraction', pubTypeList: { pubType: ['Retraction of Publication'] }, commentCorrectionList: { commentCorrection: [{ id: '32450107', source: 'MED', type: 'Retraction of' }] } });
+    const notice = parseEuropePmcResult({
+      id: '32511943',
+      source: 'MED',
+      title: 'Retraction',
+      pubTypeList: { pubType: ['Retraction of Publication'] },
+      commentCorrectionList: { commentCorrection: [{ id: '32450107', source: 'MED', type: 'Retraction of' }] },
+    });
     assert.equal(notice.updates?.isNotice, true);
   });
 
   it('reads an arXiv comment that withdraws the e-print, and not one that only mentions a withdrawal', () => {
     const feed = (comment: string, pdf: boolean): string =>
       `<feed xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom"><entry><id>http://arxiv.org/abs/1001.0001v2</id><title>T</title><arxiv:comment>${comment}</arxiv:comment>${pdf ? '<link title="pdf" href="http://arxiv.org/pdf/1001.0001v2"/>' : ''}</entry></feed>`;
-    assert.equal(parseArxivFeed(feed('This paper has been withdrawn by the author due to a crucial error in equation 2', false))[0].updates?.withdrawn, 'This paper has been withdrawn by the author due to a crucial error in equation 2');
+    assert.equal(
+      parseArxivFeed(feed('This paper has been withdrawn by the author due to a crucial error in equation 2', false))[0].updates?.withdrawn,
+      'This paper has been withdrawn by the author due to a crucial error in equation 2',
+    );
     assert.equal(parseArxivFeed(feed('Withdrawn', false))[0].updates?.withdrawn, 'Withdrawn');
     assert.equal(parseArxivFeed(feed('12 pages; replaces the withdrawn 0912.0001', true))[0].updates?.withdrawn, undefined);
   });
@@ -119,25 +152,94 @@ const WORKS: readonly SimulatedWork[] = [
     title: 'Hydroxychloroquine or chloroquine with or without a macrolide for treatment of COVID-19: a multinational registry analysis',
     crossrefTitle: 'RETRACTED: Hydroxychloroquine or chloroquine with or without a macrolide for treatment of COVID-19: a multinational registry analysis',
     openAlexTitle: 'RETRACTED: Hydroxychloroquine or chloroquine with or without a macrolide for treatment of COVID-19: a multinational registry analysis',
-    family: 'Mehra', given: 'Mandeep R.',
+    family: 'Mehra',
+    given: 'Mandeep R.',
     year: 2020,
     journal: 'The Lancet',
     updatedBy: [RETRACTION, RETRACTION_WATCH],
     isRetracted: true,
   },
-  { doi: '10.1242/dev.1', title: 'Gene expression in zebrafish fins after amputation injury', family: 'Partial', given: 'Paula', year: 2019, journal: 'Development', updatedBy: [{ DOI: '10.1242/dev.2', type: 'partial_retraction', source: 'publisher', updated: updated(2021, 3, 1) }], isRetracted: false },
-  { doi: '10.1016/j.fuel.2015.1', title: 'Catalytic conversion of lignin in ionic liquids', family: 'Withdrawer', given: 'Will', year: 2015, journal: 'Fuel', crossrefTitle: 'WITHDRAWN: Catalytic conversion of lignin in ionic liquids', updatedBy: [{ DOI: '10.1016/j.fuel.2015.2', type: 'withdrawal', source: 'publisher', updated: updated(2016, 1, 2) }] },
-  { doi: '10.1016/j.soil.2012.1', title: 'Removed study of soil microbial communities', family: 'Removed', given: 'Rita', year: 2012, journal: 'Soil Biology', updatedBy: [{ DOI: '10.1016/j.soil.2012.2', type: 'removal', source: 'retraction-watch', 'record-id': 9, updated: updated(2013, 5, 6) }] },
-  { doi: '10.21203/rs.3.rs-100956', title: 'Ivermectin for the treatment of COVID-19 outpatients', family: 'Concerned', given: 'Carl', year: 2021, journal: 'Research Square', updatedBy: [{ DOI: '10.21203/rs.3.rs-100957', type: 'expression-of-concern', source: 'publisher', updated: updated(2021, 7, 14) }], isRetracted: false },
-  { doi: '10.1136/thorax.2018.1', title: 'Global burden of childhood asthma in low income countries', family: 'Corrected', given: 'Cora', year: 2018, journal: 'Thorax', updatedBy: [{ DOI: '10.1136/thorax.2018.2', type: 'erratum', source: 'publisher', updated: updated(2018, 9, 1) }, { DOI: '10.1136/thorax.2018.3', type: 'corrigendum', source: 'publisher', updated: updated(2019, 2, 1) }], isRetracted: false },
+  {
+    doi: '10.1242/dev.1',
+    title: 'Gene expression in zebrafish fins after amputation injury',
+    family: 'Partial',
+    given: 'Paula',
+    year: 2019,
+    journal: 'Development',
+    updatedBy: [{ DOI: '10.1242/dev.2', type: 'partial_retraction', source: 'publisher', updated: updated(2021, 3, 1) }],
+    isRetracted: false,
+  },
+  {
+    doi: '10.1016/j.fuel.2015.1',
+    title: 'Catalytic conversion of lignin in ionic liquids',
+    family: 'Withdrawer',
+    given: 'Will',
+    year: 2015,
+    journal: 'Fuel',
+    crossrefTitle: 'WITHDRAWN: Catalytic conversion of lignin in ionic liquids',
+    updatedBy: [{ DOI: '10.1016/j.fuel.2015.2', type: 'withdrawal', source: 'publisher', updated: updated(2016, 1, 2) }],
+  },
+  {
+    doi: '10.1016/j.soil.2012.1',
+    title: 'Removed study of soil microbial communities',
+    family: 'Removed',
+    given: 'Rita',
+    year: 2012,
+    journal: 'Soil Biology',
+    updatedBy: [{ DOI: '10.1016/j.soil.2012.2', type: 'removal', source: 'retraction-watch', 'record-id': 9, updated: updated(2013, 5, 6) }],
+  },
+  {
+    doi: '10.21203/rs.3.rs-100956',
+    title: 'Ivermectin for the treatment of COVID-19 outpatients',
+    family: 'Concerned',
+    given: 'Carl',
+    year: 2021,
+    journal: 'Research Square',
+    updatedBy: [{ DOI: '10.21203/rs.3.rs-100957', type: 'expression-of-concern', source: 'publisher', updated: updated(2021, 7, 14) }],
+    isRetracted: false,
+  },
+  {
+    doi: '10.1136/thorax.2018.1',
+    title: 'Global burden of childhood asthma in low income countries',
+    family: 'Corrected',
+    given: 'Cora',
+    year: 2018,
+    journal: 'Thorax',
+    updatedBy: [
+      { DOI: '10.1136/thorax.2018.2', type: 'erratum', source: 'publisher', updated: updated(2018, 9, 1) },
+      { DOI: '10.1136/thorax.2018.3', type: 'corrigendum', source: 'publisher', updated: updated(2019, 2, 1) },
+    ],
+    isRetracted: false,
+  },
   // A correction (listed twice), then the retraction.
-  { doi: '10.1038/nature12968', title: 'Stimulus triggered acquisition of pluripotency', family: 'Obokata', given: 'Haruko', year: 2016, journal: 'Nature', isRetracted: true,
-    updatedBy: [notice('10.1038/nature13598', 'correction', updated(2014, 3, 13)), notice('10.1038/nature13598', 'correction', updated(2014, 3, 13)), notice('10.1038/nature13599', 'retraction', updated(2014, 7, 2))] },
-  { doi: '10.18653/v1/p17-1', title: 'Attention mechanisms for neural machine translation of rare words', family: 'Untouched', given: 'Uma', year: 2017, journal: 'ACL', isRetracted: false },
+  {
+    doi: '10.1038/nature12968',
+    title: 'Stimulus triggered acquisition of pluripotency',
+    family: 'Obokata',
+    given: 'Haruko',
+    year: 2016,
+    journal: 'Nature',
+    isRetracted: true,
+    updatedBy: [
+      notice('10.1038/nature13598', 'correction', updated(2014, 3, 13)),
+      notice('10.1038/nature13598', 'correction', updated(2014, 3, 13)),
+      notice('10.1038/nature13599', 'retraction', updated(2014, 7, 2)),
+    ],
+  },
+  {
+    doi: '10.18653/v1/p17-1',
+    title: 'Attention mechanisms for neural machine translation of rare words',
+    family: 'Untouched',
+    given: 'Uma',
+    year: 2017,
+    journal: 'ACL',
+    isRetracted: false,
+  },
   {
     doi: '10.1016/s0140-6736(20)31324-6',
     title: 'Retraction—Hydroxychloroquine or chloroquine with or without a macrolide for treatment of COVID-19',
-    family: 'Editors', given: 'The Lancet',
+    family: 'Editors',
+    given: 'The Lancet',
     year: 2020,
     journal: 'The Lancet',
     updateTo: [{ DOI: '10.1016/s0140-6736(20)31180-6', type: 'retraction', label: 'Retraction', updated: updated(2020, 6, 5) }],
@@ -145,24 +247,70 @@ const WORKS: readonly SimulatedWork[] = [
     isRetracted: true,
   },
   // A notice whose update-to (and so updated-by) points at itself.
-  { doi: '10.1155/2023/9780170', title: 'Retracted: Analysis of Sports Training Based on Big Data', family: 'Journal', given: 'Health', year: 2023, journal: 'Journal of Healthcare Engineering', isRetracted: false,
-    updateTo: [notice('10.1155/2023/9780170', 'retraction', updated(2023, 10, 11))], updatedBy: [notice('10.1155/2023/9780170', 'retraction', updated(2023, 10, 11))] },
+  {
+    doi: '10.1155/2023/9780170',
+    title: 'Retracted: Analysis of Sports Training Based on Big Data',
+    family: 'Journal',
+    given: 'Health',
+    year: 2023,
+    journal: 'Journal of Healthcare Engineering',
+    isRetracted: false,
+    updateTo: [notice('10.1155/2023/9780170', 'retraction', updated(2023, 10, 11))],
+    updatedBy: [notice('10.1155/2023/9780170', 'retraction', updated(2023, 10, 11))],
+  },
   {
     title: 'Vaccination and regressive autism in young children',
-    family: 'Pubmedian', given: 'Pat',
+    family: 'Pubmedian',
+    given: 'Pat',
     year: 1998,
     journal: 'Lancet',
-    europePmc: { pmid: '9500320', pubTypes: ['Journal Article', 'Retracted Publication'], comments: [{ id: '20137807', source: 'MED', reference: 'Lancet. 2010 Feb 6;375(9713):445', type: 'Retraction in', orderIn: 1 }] },
+    europePmc: {
+      pmid: '9500320',
+      pubTypes: ['Journal Article', 'Retracted Publication'],
+      comments: [{ id: '20137807', source: 'MED', reference: 'Lancet. 2010 Feb 6;375(9713):445', type: 'Retraction in', orderIn: 1 }],
+    },
   },
   // An expression of concern, then the retraction; cited by title alone.
-  { doi: '10.1126/science.1179052', title: 'Chronic fatigue syndrome and a murine retrovirus in blood cells', family: 'Lombardi', given: 'Vincent', year: 2009, journal: 'Science', isRetracted: true,
-    updatedBy: [notice('10.1126/science.1212182', 'expression_of_concern', updated(2011, 6, 3)), notice('10.1126/science.1215887', 'retraction', updated(2011, 12, 22))] },
+  {
+    doi: '10.1126/science.1179052',
+    title: 'Chronic fatigue syndrome and a murine retrovirus in blood cells',
+    family: 'Lombardi',
+    given: 'Vincent',
+    year: 2009,
+    journal: 'Science',
+    isRetracted: true,
+    updatedBy: [notice('10.1126/science.1212182', 'expression_of_concern', updated(2011, 6, 3)), notice('10.1126/science.1215887', 'retraction', updated(2011, 12, 22))],
+  },
   // Retracted in place: its Crossref notice points at itself, and OpenAlex calls it retracted.
-  { doi: '10.1126/science.inplace', title: 'Arsenic-based life in a mono lake bacterium', family: 'Inplace', given: 'Ida', year: 2013, journal: 'Science', isRetracted: true,
-    updateTo: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))], updatedBy: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))] },
+  {
+    doi: '10.1126/science.inplace',
+    title: 'Arsenic-based life in a mono lake bacterium',
+    family: 'Inplace',
+    given: 'Ida',
+    year: 2013,
+    journal: 'Science',
+    isRetracted: true,
+    updateTo: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))],
+    updatedBy: [notice('10.1126/science.inplace', 'retraction', updated(2014, 1, 9))],
+  },
   // Marked on its title by the publisher, with no notice listed yet and OpenAlex not knowing.
-  { doi: '10.1016/j.sleep.2019.1', title: 'Serum biomarkers of sleep quality in shift workers', crossrefTitle: 'RETRACTED: Serum biomarkers of sleep quality in shift workers', family: 'Marked', given: 'Mara', year: 2019, journal: 'Sleep Medicine', isRetracted: false },
-  { title: 'A proof of the Riemann hypothesis via spectral flows', family: 'Prover', given: 'Pia', year: 2019, arxiv: { id: '1901.00001', comment: 'This paper has been withdrawn by the author due to a gap in the proof of Lemma 3', pdf: false } },
+  {
+    doi: '10.1016/j.sleep.2019.1',
+    title: 'Serum biomarkers of sleep quality in shift workers',
+    crossrefTitle: 'RETRACTED: Serum biomarkers of sleep quality in shift workers',
+    family: 'Marked',
+    given: 'Mara',
+    year: 2019,
+    journal: 'Sleep Medicine',
+    isRetracted: false,
+  },
+  {
+    title: 'A proof of the Riemann hypothesis via spectral flows',
+    family: 'Prover',
+    given: 'Pia',
+    year: 2019,
+    arxiv: { id: '1901.00001', comment: 'This paper has been withdrawn by the author due to a gap in the proof of Lemma 3', pdf: false },
+  },
 ];
 
 const ENTRIES = parseBibliography(CITED, '/p/refs.bib').entries;
@@ -214,7 +362,10 @@ describe('retractions of cited works, against the five sources', () => {
       withdrawnpreprint: ['withdrawn@bib', 'withdrawn@tex'],
     });
     // The "RETRACTED:" and "WITHDRAWN:" marks on the records' titles are no metadata mismatch.
-    assert.deepEqual(findings.filter((f) => f.code === 'metadata-mismatch').map((f) => f.key), []);
+    assert.deepEqual(
+      findings.filter((f) => f.code === 'metadata-mismatch').map((f) => f.key),
+      [],
+    );
     const message = (key: string): string => findings.find((f) => f.key === key && f.file === '/p/refs.bib')?.message ?? '';
     assert.match(message('mehra2020'), /was retracted on 2020-06-05 \(notice https:\/\/doi\.org\/10\.1016\/s0140-6736\(20\)31324-6, per Crossref\)/);
     assert.match(message('partial2019'), /partially retracted on 2021-03-01/);
@@ -257,7 +408,10 @@ describe('retractions of cited works, against the five sources', () => {
     const mehra = ENTRIES.filter((e) => e.key === 'mehra2020');
     const verdicts = await verifyEntries(mehra, world.sources(['crossref']));
     const knowing = [citation('mehra2020', 'The registry study, since retracted, claimed a higher mortality [mehra2020].', 1), discussed];
-    assert.deepEqual(referenceFindings(verdicts, knowing, false, (c) => reloaded.has(c, 'retraction')), []);
+    assert.deepEqual(
+      referenceFindings(verdicts, knowing, false, (c) => reloaded.has(c, 'retraction')),
+      [],
+    );
     const unknowing = citation('mehra2020', 'Hydroxychloroquine raises mortality [mehra2020].', 3);
     assert.deepEqual(
       referenceFindings(verdicts, [...knowing, unknowing], false, (c) => reloaded.has(c, 'retraction')).map((f) => [f.code, f.range.start.line, f.file]),
@@ -281,19 +435,34 @@ describe('retractions of cited works, against the five sources', () => {
       // Semantic Scholar still finds the works; every source that could tell a retraction fails.
       for (const id of ['crossref', 'openalex', 'europepmc', 'arxiv'] as const) world.fail(id, failure);
       // The time limit ends the retries of a 503: a check cut short by it is as unchecked as one refused.
-      const verdicts = await verifyEntries(ENTRIES.filter((e) => e.doi), world.sources(), { timeLimitMs: 3000 });
-      assert.ok([...verdicts.values()].some((l) => l.verdict.status === 'found'), 'Semantic Scholar found the works');
+      const verdicts = await verifyEntries(
+        ENTRIES.filter((e) => e.doi),
+        world.sources(),
+        { timeLimitMs: 3000 },
+      );
+      assert.ok(
+        [...verdicts.values()].some((l) => l.verdict.status === 'found'),
+        'Semantic Scholar found the works',
+      );
       const findings = referenceFindings(verdicts, [], false);
-      assert.deepEqual(findings.filter((f) => /retract|concern|withdrawn|corrected/.test(f.code)), []);
+      assert.deepEqual(
+        findings.filter((f) => /retract|concern|withdrawn|corrected/.test(f.code)),
+        [],
+      );
       for (const { retraction } of verdicts.values()) assert.ok(retraction === undefined || retraction.status === 'unchecked', JSON.stringify(retraction));
     });
   }
 
   it('says a retraction status it could not learn is unchecked and why, and asks again at the next check', async () => {
-    for (const id of ['crossref', 'openalex'] as const) world.fail(id, (_, res) => sendText(res, 200, '<!DOCTYPE html><html><body>Sign in</body></html>', { 'content-type': 'text/html' }));
+    for (const id of ['crossref', 'openalex'] as const)
+      world.fail(id, (_, res) => sendText(res, 200, '<!DOCTYPE html><html><body>Sign in</body></html>', { 'content-type': 'text/html' }));
     const cache = new VerdictCache();
     const sources = world.sources(['semanticscholar', 'crossref', 'openalex']);
-    const verdicts = await verifyEntries(ENTRIES.filter((e) => e.key === 'mehra2020'), sources, { cache });
+    const verdicts = await verifyEntries(
+      ENTRIES.filter((e) => e.key === 'mehra2020'),
+      sources,
+      { cache },
+    );
     const lookup = verdicts.get('mehra2020');
     assert.equal(lookup?.verdict.status, 'found');
     assert.equal(lookup?.retraction?.status, 'unchecked');

@@ -46,19 +46,28 @@ describe('judging with a model trained on whole abstracts (attest.json premise "
     assert.ok(typeof premise === 'object');
     assert.deepEqual(premise.sentences, LONG_ABSTRACT);
     assert.equal(premise.priority[0], 8);
-    assert.deepEqual([...premise.priority].sort((a, b) => a - b), LONG_ABSTRACT.map((_, i) => i));
+    assert.deepEqual(
+      [...premise.priority].sort((a, b) => a - b),
+      LONG_ABSTRACT.map((_, i) => i),
+    );
     assert.deepEqual([j.label, j.sentence, j.model], ['supported', LONG_ABSTRACT[8], 'attest-nli-minilm-l6 (built in)']);
   });
 
   it('judges each full-text passage as a premise of its own beside the abstract', async () => {
     const model = new FixedNli({ entailment: 0.1, contradiction: 0.1, neutral: 0.8 }, WHOLE);
-    await judgeSupport('Aspirin reduces the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model, id: 'm' } }, [{ section: 'Results', text: 'Stroke was rarer with aspirin.' }]);
-    assert.deepEqual(model.pairs.map((p) => typeof p.premise), ['object', 'string']);
+    await judgeSupport('Aspirin reduces the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model, id: 'm' } }, [
+      { section: 'Results', text: 'Stroke was rarer with aspirin.' },
+    ]);
+    assert.deepEqual(
+      model.pairs.map((p) => typeof p.premise),
+      ['object', 'string'],
+    );
   });
 
   it("uses the model's own thresholds: contradiction only from its higher one", async () => {
     const scores = { entailment: 0.05, contradiction: 0.7, neutral: 0.25 };
-    const judge = (judging?: JudgingParameters) => judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
+    const judge = (judging?: JudgingParameters) =>
+      judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
     assert.equal((await judge(WHOLE)).label, 'unsupported');
     // A general NLI export keeps the 3-way softmax's boundary.
     assert.equal((await judge()).label, 'contradicted');
@@ -66,16 +75,26 @@ describe('judging with a model trained on whole abstracts (attest.json premise "
 
   it('says the model could not tell, and reports nothing, when no verdict reaches its threshold', async () => {
     const judging: JudgingParameters = { premise: 'abstract', thresholds: { entailment: 0.6, contradiction: Number.POSITIVE_INFINITY, neutral: 0.7 } };
-    const judge = (scores: NliScores) => judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
+    const judge = (scores: NliScores) =>
+      judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
     assert.deepEqual(
-      [await judge({ entailment: 0.3, contradiction: 0.3, neutral: 0.4 }), await judge({ entailment: 0.1, contradiction: 0.1, neutral: 0.8 }), await judge({ entailment: 0.01, contradiction: 0.98, neutral: 0.01 })].map((j) => [j.label, j.reason]),
-      [['unverifiable', 'the model could not tell'], ['unsupported', undefined], ['unverifiable', 'the model could not tell']],
+      [
+        await judge({ entailment: 0.3, contradiction: 0.3, neutral: 0.4 }),
+        await judge({ entailment: 0.1, contradiction: 0.1, neutral: 0.8 }),
+        await judge({ entailment: 0.01, contradiction: 0.98, neutral: 0.01 }),
+      ].map((j) => [j.label, j.reason]),
+      [
+        ['unverifiable', 'the model could not tell'],
+        ['unsupported', undefined],
+        ['unverifiable', 'the model could not tell'],
+      ],
     );
   });
 
   it('never says unsupported with a model whose neutral threshold is null, and still says supported', async () => {
     const judging: JudgingParameters = { premise: 'abstract', thresholds: { entailment: 0.6, contradiction: Number.POSITIVE_INFINITY, neutral: Number.POSITIVE_INFINITY } };
-    const judge = (scores: NliScores) => judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
+    const judge = (scores: NliScores) =>
+      judgeSupport('Aspirin raises the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model: new FixedNli(scores, judging), id: 'm' } });
     assert.deepEqual(
       [await judge({ entailment: 0.1, contradiction: 0.1, neutral: 0.8 }), await judge({ entailment: 0.7, contradiction: 0.1, neutral: 0.2 })].map((j) => j.label),
       ['unverifiable', 'supported'],

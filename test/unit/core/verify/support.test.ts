@@ -26,7 +26,10 @@ describe('judging whether a cited abstract supports a claim', () => {
   });
 
   it('reports the contradicting sentence over a weaker entailment', async () => {
-    const j = await judgeSupport('Caching increases latency.', ['Caching decreases latency sharply.', 'Latency was measured.'], { relevance: overlap, nli: { model: new RuleNli(), id: 'rules' } });
+    const j = await judgeSupport('Caching increases latency.', ['Caching decreases latency sharply.', 'Latency was measured.'], {
+      relevance: overlap,
+      nli: { model: new RuleNli(), id: 'rules' },
+    });
     assert.equal(j.label, 'contradicted');
     assert.equal(j.sentence, 'Caching decreases latency sharply.');
   });
@@ -55,7 +58,28 @@ describe('judging whether a cited abstract supports a claim', () => {
 
 describe('relevance on a bibliography about one topic', () => {
   // A manuscript on open-access publishing: every cited abstract speaks of open access and publishing.
-  const fields = ['physics', 'chemistry', 'medicine', 'biology', 'ecology', 'economics', 'history', 'linguistics', 'mathematics', 'astronomy', 'geology', 'nursing', 'law', 'philosophy', 'psychology', 'sociology', 'engineering', 'agriculture', 'veterinary', 'dentistry'];
+  const fields = [
+    'physics',
+    'chemistry',
+    'medicine',
+    'biology',
+    'ecology',
+    'economics',
+    'history',
+    'linguistics',
+    'mathematics',
+    'astronomy',
+    'geology',
+    'nursing',
+    'law',
+    'philosophy',
+    'psychology',
+    'sociology',
+    'engineering',
+    'agriculture',
+    'veterinary',
+    'dentistry',
+  ];
   const careers =
     'Researchers who share preprints, data and code gain citations, media attention, collaborators, jobs and funding. ' +
     'We review the evidence that open access and open science advance scientific careers.';
@@ -69,7 +93,7 @@ describe('relevance on a bibliography about one topic', () => {
   const claim = "Open access (OA) publishing can also benefit an article's authors.";
   const blended = tfidfRelevance(analyze, TermStatistics.of(bibliography, analyze, BackgroundFrequencies.english()));
 
-  it('takes a cited abstract on the sentence\'s own topic for related, without a model', async () => {
+  it("takes a cited abstract on the sentence's own topic for related, without a model", async () => {
     const judgement = await judgeSupport(claim, abstractSentences(careers), { relevance: blended });
     assert.deepEqual([judgement.label, judgement.reason], ['unverifiable', 'no NLI model']);
     // Weighed by the bibliography alone, the topic's words count for nothing and the same abstract was flagged.
@@ -78,7 +102,7 @@ describe('relevance on a bibliography about one topic', () => {
     assert.equal((await judgeSupport(claim, abstractSentences(careers), { relevance: ownOnly })).label, 'unsupported');
   });
 
-  it('still flags an abstract that shares none of the sentence\'s key terms', async () => {
+  it("still flags an abstract that shares none of the sentence's key terms", async () => {
     const glaciers = 'Glaciers in the Alps retreat faster in warm summers. We measure the ice lost since 1990 with satellites.';
     const judgement = await judgeSupport(claim, abstractSentences(glaciers), { relevance: blended });
     assert.deepEqual([judgement.label, judgement.reason], ['unsupported', "the abstract shares none of the sentence's key terms"]);
@@ -104,10 +128,19 @@ describe('checking the citations of a manuscript for support', () => {
   it('gives each citation its own verdict and finding', async () => {
     const judged = await supports('The cache increases speed \\cite{fast}. The cache increases speed \\cite{slow}. It uses memory \\cite{none}.', new RuleNli());
     const found = supportFindings(judged);
-    assert.deepEqual(found.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning']]);
+    assert.deepEqual(
+      found.map((f) => [f.key, f.code, f.severity]),
+      [['slow', 'contradicted', 'warning']],
+    );
     assert.equal(found[0].evidence?.sentence, 'The cache decreases speed.');
     const detailed = supportFindings(judged, undefined, { reportMissingAbstracts: true });
-    assert.deepEqual(detailed.map((f) => [f.key, f.code, f.severity]), [['slow', 'contradicted', 'warning'], ['none', 'unverifiable', 'hint']]);
+    assert.deepEqual(
+      detailed.map((f) => [f.key, f.code, f.severity]),
+      [
+        ['slow', 'contradicted', 'warning'],
+        ['none', 'unverifiable', 'hint'],
+      ],
+    );
     // No source was asked for `none`: its abstract was not looked up.
     assert.deepEqual(missingAbstracts(judged, undefined), { cited: 3, withoutAbstract: 1, notLookedUp: 1 });
     const [entry] = parseBibliography('@article{none, title={None}}', '/p/refs.bib').entries;
@@ -131,7 +164,10 @@ describe('checking the citations of a manuscript for support', () => {
 
   it('counts a sentence as supported when its citations support it together', async () => {
     const alone = supportFindings(await supports('The cache increases speed and saves memory \\cite{mem}.', new RuleNli()));
-    assert.deepEqual(alone.map((f) => [f.key, f.code]), [['mem', 'unsupported']]);
+    assert.deepEqual(
+      alone.map((f) => [f.key, f.code]),
+      [['mem', 'unsupported']],
+    );
     const together = supportFindings(await supports('The cache increases speed and saves memory \\cite{fast,mem}.', new RuleNli()));
     assert.deepEqual(together, []);
   });
@@ -192,6 +228,9 @@ describe('checking the citations of a manuscript for support', () => {
 
   it('leaves out verdicts the user chose to ignore', async () => {
     const all = await supports('The cache increases speed \\cite{slow}.', new RuleNli());
-    assert.deepEqual(supportFindings(all, (c) => c.key === 'slow'), []);
+    assert.deepEqual(
+      supportFindings(all, (c) => c.key === 'slow'),
+      [],
+    );
   });
 });

@@ -69,10 +69,7 @@ export function nliGraph(options: NliGraphOptions = {}): Uint8Array {
     );
     perToken = 'token_logits_typed';
   }
-  nodes.push(
-    node('Mul', [perToken, 'mask_3d'], ['masked']),
-    node('ReduceSum', ['masked', 'sequence_axis'], ['logits'], [intAttribute('keepdims', 0)]),
-  );
+  nodes.push(node('Mul', [perToken, 'mask_3d'], ['masked']), node('ReduceSum', ['masked', 'sequence_axis'], ['logits'], [intAttribute('keepdims', 0)]));
   return encodeModel({
     name: 'nli',
     node: nodes,

@@ -148,7 +148,10 @@ describe('the paper store, read a segment at a time', () => {
     });
     assert.ok(sections);
     const [termsAt, termsLength] = sections.terms;
-    const terms = bytes.subarray(termsAt, termsAt + termsLength).toString('utf8').split('\n');
+    const terms = bytes
+      .subarray(termsAt, termsAt + termsLength)
+      .toString('utf8')
+      .split('\n');
     assert.ok(terms.length > 2, 'terms to reorder');
     bytes.write(terms.reverse().join('\n'), termsAt, 'utf8');
     const [tableAt] = sections.table;
@@ -170,7 +173,10 @@ describe('the paper store, read a segment at a time', () => {
       await fs.writeFile(path.join(dir, 'g000002-00000001.papers.jsonl'), lines(first));
       await fs.writeFile(path.join(dir, 'g000002-00000002.papers.jsonl'), lines(tail));
       const data = eager([first]).toJSON();
-      const lexical = [JSON.stringify({ ids: data.ids }), ...data.fields.flatMap((f) => [JSON.stringify({ lengths: f.lengths }), ...Object.entries(f.postings).map((entry) => JSON.stringify(entry))])];
+      const lexical = [
+        JSON.stringify({ ids: data.ids }),
+        ...data.fields.flatMap((f) => [JSON.stringify({ lengths: f.lengths }), ...Object.entries(f.postings).map((entry) => JSON.stringify(entry))]),
+      ];
       await fs.writeFile(path.join(dir, 'g000001-00000003.lexical.jsonl'), `${lexical.join('\n')}\n`);
       const vectors = Buffer.alloc(2 * 2 * 4);
       [1, 0, 0, 1].forEach((x, at) => vectors.writeFloatLE(x, at * 4));
@@ -210,7 +216,10 @@ describe('the paper store, read a segment at a time', () => {
       assert.equal(again.size, 42);
       assert.equal(again.get('p7')?.title, paper(7, 'revised').title);
       for (const query of QUERIES) assert.deepEqual(again.lexical.search(query, 10), eager([first, tail, [paper(41)]]).search(query, 10), query);
-      assert.deepEqual((await (await again.dense())?.search(Float32Array.from([0, 1]), 2))?.map((hit) => hit.id), ['p2', 'p1']);
+      assert.deepEqual(
+        (await (await again.dense())?.search(Float32Array.from([0, 1]), 2))?.map((hit) => hit.id),
+        ['p2', 'p1'],
+      );
     });
   });
 
@@ -234,7 +243,10 @@ describe('the paper store, read a segment at a time', () => {
     assert.deepEqual(messages, []);
     assert.equal(store.size, 10_000);
     assert.equal(store.get('c9999')?.title, `Paper 9999 on ${WORDS[9999 % WORDS.length]}`);
-    assert.deepEqual((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp')), []);
+    assert.deepEqual(
+      (await fs.readdir(dir)).filter((f) => f.endsWith('.tmp')),
+      [],
+    );
 
     let out = '';
     assert.equal(await main(['index', 'add', corpus, '--store', dir], { out: (t) => (out += t), err: () => undefined }), 0);

@@ -57,7 +57,10 @@ describe('a paper store shared by several writers', function () {
     const tick = setInterval(() => seen.push(store.size), 0);
     await store.add(papers('import', 5000));
     clearInterval(tick);
-    assert.ok(seen.some((size) => size > 0 && size < 5000), `sizes seen between turns: ${[...new Set(seen)].join(', ')}`);
+    assert.ok(
+      seen.some((size) => size > 0 && size < 5000),
+      `sizes seen between turns: ${[...new Set(seen)].join(', ')}`,
+    );
     assert.equal(store.size, 5000);
   });
 
@@ -148,7 +151,15 @@ describe('a paper store shared by several writers', function () {
     /** The folder's entries: a regular file by its bytes, anything else by its kind, never opened. */
     async function listing(folder: string): Promise<string[]> {
       const entries = await fs.readdir(folder, { withFileTypes: true });
-      return Promise.all(entries.sort((a, b) => a.name.localeCompare(b.name)).map(async (e) => (e.isFile() ? `${e.name} ${(await fs.readFile(path.join(folder, e.name))).toString('base64')}` : `${e.name} (${e.isFIFO() ? 'fifo' : e.isSymbolicLink() ? 'link' : 'other'})`)));
+      return Promise.all(
+        entries
+          .sort((a, b) => a.name.localeCompare(b.name))
+          .map(async (e) =>
+            e.isFile()
+              ? `${e.name} ${(await fs.readFile(path.join(folder, e.name))).toString('base64')}`
+              : `${e.name} (${e.isFIFO() ? 'fifo' : e.isSymbolicLink() ? 'link' : 'other'})`,
+          ),
+      );
     }
 
     async function twoSegments(): Promise<{ papersFiles: string[]; lexical: string }> {
@@ -199,7 +210,12 @@ describe('a paper store shared by several writers', function () {
       const before = await listing(dir);
       const { store } = await PaperStore.open(dir);
       const started = Date.now();
-      await assert.rejects(store.add(papers('c', 5)), (error: unknown) => error instanceof StoreWriteError && /could not be saved \(ENOTDIR.*; its files hold what they held before\. Check that the folder, and its write\.lock, can be written/.test(error.message));
+      await assert.rejects(
+        store.add(papers('c', 5)),
+        (error: unknown) =>
+          error instanceof StoreWriteError &&
+          /could not be saved \(ENOTDIR.*; its files hold what they held before\. Check that the folder, and its write\.lock, can be written/.test(error.message),
+      );
       assert.ok(Date.now() - started < 30_000, 'it did not wait for a lock that is not one');
       assert.deepEqual(await listing(dir), before);
     });
@@ -220,7 +236,11 @@ describe('a paper store shared by several writers', function () {
         if (full && args[1] === 'wx') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
         return realOpen(...args);
       }) as typeof fs.open;
-      await assert.rejects(store.add(papers('b', 10)), (error: unknown) => error instanceof StoreWriteError && /could not be saved \(ENOSPC.*\); its files hold what they held before\. Free some space on its disk/.test(error.message));
+      await assert.rejects(
+        store.add(papers('b', 10)),
+        (error: unknown) =>
+          error instanceof StoreWriteError && /could not be saved \(ENOSPC.*\); its files hold what they held before\. Free some space on its disk/.test(error.message),
+      );
       assert.deepEqual(await snapshot(dir), before);
       full = false;
       await store.add(papers('c', 1));
@@ -251,7 +271,7 @@ describe('a paper store shared by several writers', function () {
       const locked = await lockedStore();
       const before = await snapshot(dir);
       const message = await asUnprivilegedUser(
-        async () => (await PaperStore.open(dir).catch((e: unknown) => e)) instanceof StoreReadError ? 'refused' : 'opened',
+        async () => ((await PaperStore.open(dir).catch((e: unknown) => e)) instanceof StoreReadError ? 'refused' : 'opened'),
         `require(${JSON.stringify(STORE_MODULE)}).PaperStore.open(${JSON.stringify(dir)}).then(() => process.stdout.write('opened'), (e) => process.stdout.write(e.name === 'StoreReadError' ? 'refused: ' + e.message : 'threw ' + e))`,
       );
       assert.match(message, /^refused/);

@@ -77,7 +77,10 @@ describe('the paper store', () => {
     const after = await reopen();
     assert.deepEqual([...after.papers()], FIRST);
     assert.deepEqual(after.lexical.search('aspirin stroke liver', 10), before.lexical.search('aspirin stroke liver', 10));
-    assert.deepEqual(after.lexical.search('aspirin stroke liver', 10).map((h) => h.id), ['doi:10.1/aspirin', 'doi:10.1/statins']);
+    assert.deepEqual(
+      after.lexical.search('aspirin stroke liver', 10).map((h) => h.id),
+      ['doi:10.1/aspirin', 'doi:10.1/statins'],
+    );
     assert.deepEqual(after.encoder, { model: 'tiny-encoder', dimension: 3 });
     const query = Float32Array.from([1, 0.1, 0]);
     assert.deepEqual(await (await after.dense())?.search(query, 3), await (await before.dense())?.search(query, 3));
@@ -99,8 +102,14 @@ describe('the paper store', () => {
     assert.deepEqual(second.segments[1].count, 2);
     const after = await reopen();
     assert.equal(after.size, 5);
-    assert.deepEqual(after.lexical.search('caffeine sleep', 5).map((h) => h.id), ['doi:10.1/coffee']);
-    assert.deepEqual(after.lexical.search('aerobic exercise', 5).map((h) => h.id), ['local-5']);
+    assert.deepEqual(
+      after.lexical.search('caffeine sleep', 5).map((h) => h.id),
+      ['doi:10.1/coffee'],
+    );
+    assert.deepEqual(
+      after.lexical.search('aerobic exercise', 5).map((h) => h.id),
+      ['local-5'],
+    );
   });
 
   it('replaces a paper added again with the same id, on disk as in memory', async () => {
@@ -109,7 +118,10 @@ describe('the paper store', () => {
     for (const s of [store, await reopen()]) {
       assert.equal(s.size, 3);
       assert.equal(s.get('local-3')?.title, 'Ice sheets of Greenland');
-      assert.deepEqual(s.lexical.search('greenland', 5).map((h) => h.id), ['local-3']);
+      assert.deepEqual(
+        s.lexical.search('greenland', 5).map((h) => h.id),
+        ['local-3'],
+      );
       assert.deepEqual(s.lexical.search('alpine glaciers', 5), []);
     }
   });
@@ -121,7 +133,10 @@ describe('the paper store', () => {
     assert.ok(m.segments.length <= 32, `${m.segments.length} segments`);
     const after = await reopen();
     assert.equal(after.size, 43);
-    assert.deepEqual(after.lexical.search('topic39', 5).map((h) => h.id), ['extra-39']);
+    assert.deepEqual(
+      after.lexical.search('topic39', 5).map((h) => h.id),
+      ['extra-39'],
+    );
     const files = (await fs.readdir(dir)).filter((f) => f.endsWith('.papers.jsonl'));
     assert.ok(files.length <= m.segments.length + 2, `${files.length} papers files left on disk`);
   });
@@ -129,9 +144,15 @@ describe('the paper store', () => {
   it('keeps vectors of papers added before and after, and drops another encoder’s vectors for the new one’s', async () => {
     const store = await saved(FIRST, vectors('encoder-a', { 'doi:10.1/aspirin': [1, 0] }));
     await store.add(SECOND, vectors('encoder-a', { 'doi:10.1/coffee': [0, 1] }));
-    assert.deepEqual(store.withoutVectors('encoder-a').map((p) => p.id), ['doi:10.1/statins', 'local-3', 'local-5']);
+    assert.deepEqual(
+      store.withoutVectors('encoder-a').map((p) => p.id),
+      ['doi:10.1/statins', 'local-3', 'local-5'],
+    );
     let after = await reopen();
-    assert.deepEqual((await (await after.dense())?.search(Float32Array.from([0, 1]), 5))?.map((h) => h.id), ['doi:10.1/coffee', 'doi:10.1/aspirin']);
+    assert.deepEqual(
+      (await (await after.dense())?.search(Float32Array.from([0, 1]), 5))?.map((h) => h.id),
+      ['doi:10.1/coffee', 'doi:10.1/aspirin'],
+    );
     await after.add([], vectors('encoder-b', { 'local-3': [1, 0, 0] }));
     after = await reopen();
     assert.deepEqual(after.encoder, { model: 'encoder-b', dimension: 3 });
@@ -147,13 +168,21 @@ describe('the paper store', () => {
       const after = await reopen();
       if (countFirst) assert.equal(after.countWithoutVectors('encoder-a'), FIRST.length - 2);
       const hits = (await (await after.dense())?.search(Float32Array.from([1, 0]), 5)) ?? [];
-      assert.deepEqual(hits.map((h) => h.id), ['doi:10.1/statins', 'doi:10.1/aspirin'], countFirst ? 'counted first' : 'read at once');
+      assert.deepEqual(
+        hits.map((h) => h.id),
+        ['doi:10.1/statins', 'doi:10.1/aspirin'],
+        countFirst ? 'counted first' : 'read at once',
+      );
       assert.ok(Math.abs(hits[1].score) < 1e-6, 'the paper is ranked by its new vector');
     }
     const distinct = await reopen();
     distinct.countWithoutVectors('encoder-a');
     await distinct.add([], vectors('encoder-a', { 'local-3': [-1, 0] }));
-    assert.deepEqual((await (await distinct.dense())?.search(Float32Array.from([-1, 0]), 1))?.map((h) => h.id), ['local-3'], 'a vector added to an index read without its map of ids');
+    assert.deepEqual(
+      (await (await distinct.dense())?.search(Float32Array.from([-1, 0]), 1))?.map((h) => h.id),
+      ['local-3'],
+      'a vector added to an index read without its map of ids',
+    );
   });
 
   it('ranks by meaning the vectors saved while its own were being read, and those added after', async () => {
@@ -162,9 +191,15 @@ describe('the paper store', () => {
     const reading = store.dense();
     await store.add(SECOND, vectors('encoder-a', { 'doi:10.1/coffee': [0, 1] }));
     const dense = await reading;
-    assert.deepEqual((await dense?.search(Float32Array.from([0, 1]), 3))?.map((h) => h.id), ['doi:10.1/coffee', 'doi:10.1/statins', 'doi:10.1/aspirin']);
+    assert.deepEqual(
+      (await dense?.search(Float32Array.from([0, 1]), 3))?.map((h) => h.id),
+      ['doi:10.1/coffee', 'doi:10.1/statins', 'doi:10.1/aspirin'],
+    );
     await store.add([], vectors('encoder-a', { 'local-5': [0, -1] }));
-    assert.deepEqual((await (await store.dense())?.search(Float32Array.from([0, -1]), 1))?.map((h) => h.id), ['local-5']);
+    assert.deepEqual(
+      (await (await store.dense())?.search(Float32Array.from([0, -1]), 1))?.map((h) => h.id),
+      ['local-5'],
+    );
   });
 
   it('reports a vectors file that went bad after it was opened, and reads it again once it is whole', async () => {
@@ -175,7 +210,10 @@ describe('the paper store', () => {
     await fs.writeFile(file, whole.subarray(0, 4));
     await assert.rejects(store.dense(), /holds 4 bytes, not 8/);
     await fs.writeFile(file, whole);
-    assert.deepEqual((await (await store.dense())?.search(Float32Array.from([1, 0]), 1))?.map((h) => h.id), ['doi:10.1/aspirin']);
+    assert.deepEqual(
+      (await (await store.dense())?.search(Float32Array.from([1, 0]), 1))?.map((h) => h.id),
+      ['doi:10.1/aspirin'],
+    );
   });
 
   it('refuses vectors for papers it does not hold, before changing anything', async () => {
@@ -191,8 +229,14 @@ describe('the paper store', () => {
     await assert.rejects(store.add(SECOND), /simulated crash/);
     assert.deepEqual(await manifest(), before);
     const survivor = await reopen();
-    assert.deepEqual([...survivor.papers()].map((p) => p.id), FIRST.map((p) => p.id));
-    assert.deepEqual((await fs.readdir(dir)).filter((f) => f.includes('.tmp')), []);
+    assert.deepEqual(
+      [...survivor.papers()].map((p) => p.id),
+      FIRST.map((p) => p.id),
+    );
+    assert.deepEqual(
+      (await fs.readdir(dir)).filter((f) => f.includes('.tmp')),
+      [],
+    );
 
     fs.rename = originalRename;
     await store.add([paper('after-crash', 'Written after the crash')]);
@@ -224,7 +268,10 @@ describe('the paper store', () => {
     it('rebuilds from the papers file when the manifest is not JSON', async () => {
       await fs.writeFile(path.join(dir, 'manifest.json'), '{"format": "attest-paper-st');
       const store = await rebuilt(/could not be read \(manifest\.json is not JSON\); rebuilt its index from 3 papers\./, 3);
-      assert.deepEqual(store.lexical.search('glacier', 5).map((h) => h.id), ['local-3']);
+      assert.deepEqual(
+        store.lexical.search('glacier', 5).map((h) => h.id),
+        ['local-3'],
+      );
     });
 
     it('rebuilds a store of another format version, saying which', async () => {
@@ -237,7 +284,12 @@ describe('the paper store', () => {
       const m = await manifest();
       await fs.writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ ...m, version: STORE_VERSION + 1, newField: 'kept' }));
       const before = await snapshot(dir);
-      await assert.rejects(PaperStore.open(dir), (error: unknown) => error instanceof NewerStoreError && error.message.includes(`format version ${STORE_VERSION + 1}; this Attest reads version ${STORE_VERSION}); it was left as it is. Update Attest`));
+      await assert.rejects(
+        PaperStore.open(dir),
+        (error: unknown) =>
+          error instanceof NewerStoreError &&
+          error.message.includes(`format version ${STORE_VERSION + 1}; this Attest reads version ${STORE_VERSION}); it was left as it is. Update Attest`),
+      );
       const papers = path.join(dir, '..', 'more.jsonl');
       await fs.writeFile(papers, `${JSON.stringify({ id: 'new-1', title: 'A new paper', abstract: 'Text.' })}\n`);
       let err = '';
