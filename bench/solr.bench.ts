@@ -26,20 +26,9 @@ const ENCODER = 'bge-small-en-v1.5-int8';
 const COLLECTION = 'bench_scifact';
 
 export async function benchSolr(): Promise<void> {
-  if (!haveEvalData('the Solr backend', 'beir-scifact/corpus.jsonl', 'beir-scifact/queries.jsonl', 'beir-scifact/qrels/test.tsv')) return;
-  const url = clusterUrl();
-  if (url === undefined) {
-    console.log('  the Solr backend: skipped, no SolrCloud running (npm run solr:start, or ATTEST_SOLR_URL)');
-    return;
-  }
-  const scifact = await scifactTexts();
-  const dir = path.join(encoderCache(), ENCODER);
-  const passages = await cachedEmbeddings(dir, scifact.passages, 'passage', encoderCache(), { onlyIfCached: true });
-  const queries = passages && (await cachedEmbeddings(dir, scifact.queries, 'query', encoderCache(), { onlyIfCached: true }));
-  if (passages === undefined || queries === undefined) {
-    console.log(`  the Solr backend: skipped, SciFact not embedded with ${ENCODER} yet (node out/bench/encoders/embedScifact.js ${ENCODER})`);
-    return;
-  }
+  const inputs = await solrBenchInputs('the Solr backend', 'beir-scifact/qrels/test.tsv');
+  if (inputs === undefined) return;
+  const { url, scifact, passages, queries } = inputs;
   // The vectors the encoder made, looked up by text: both backends get the same ones, and the bench measures retrieval, not the encoder.
   const vectors = new Map<string, Float32Array>();
   scifact.passages.forEach((text, at) => vectors.set(text, passages[at]));
@@ -105,6 +94,28 @@ export async function benchSolr(): Promise<void> {
     await remove();
     await reranker?.dispose();
   }
+}
+
+/** What both Solr benches need: a running cluster, BEIR SciFact, and its cached vectors; undefined, saying why, without one. */
+export async function solrBenchInputs(
+  part: string,
+  ...files: string[]
+): Promise<{ url: string; scifact: Awaited<ReturnType<typeof scifactTexts>>; passages: Float32Array[]; queries: Float32Array[] } | undefined> {
+  if (!haveEvalData(part, 'beir-scifact/corpus.jsonl', 'beir-scifact/queries.jsonl', ...files)) return undefined;
+  const url = clusterUrl();
+  if (url === undefined) {
+    console.log(`  ${part}: skipped, no SolrCloud running (npm run solr:start, or ATTEST_SOLR_URL)`);
+    return undefined;
+  }
+  const scifact = await scifactTexts();
+  const dir = path.join(encoderCache(), ENCODER);
+  const passages = await cachedEmbeddings(dir, scifact.passages, 'passage', encoderCache(), { onlyIfCached: true });
+  const queries = passages && (await cachedEmbeddings(dir, scifact.queries, 'query', encoderCache(), { onlyIfCached: true }));
+  if (passages === undefined || queries === undefined) {
+    console.log(`  ${part}: skipped, SciFact not embedded with ${ENCODER} yet (node out/bench/encoders/embedScifact.js ${ENCODER})`);
+    return undefined;
+  }
+  return { url, scifact, passages, queries };
 }
 
 /** The first node of the cluster `npm run solr:start` runs, or ATTEST_SOLR_URL. */

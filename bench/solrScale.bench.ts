@@ -28,12 +28,10 @@ import { builtInRerankerFolder } from '../src/core/models/builtIn';
 import { OnnxReranker } from '../src/core/models/reranker';
 import type { SearchMode } from '../src/core/evidence';
 import type { Paper } from '../src/core/papers/paper';
-import { cachedEmbeddings } from './encoders/embeddings';
 import { encoderCache, isLaidOut, REGISTRY_ENCODERS } from './encoders/registry';
-import { scifactTexts } from './encoders/scifact';
-import { EVAL_DATA, haveEvalData } from './evalData';
+import { EVAL_DATA } from './evalData';
 import { recombinedPapers } from './recombinedPapers';
-import { clusterUrl } from './solr.bench';
+import { solrBenchInputs } from './solr.bench';
 import { ms, percentile } from './stats';
 
 const ENCODER = 'bge-small-en-v1.5-int8';
@@ -50,20 +48,9 @@ const RERANKED = 30;
 const CLI = path.join(__dirname, '..', '..', 'bin', 'attest.js');
 
 export async function benchSolrScale(): Promise<void> {
-  if (!haveEvalData('the Solr backend at scale', 'beir-scifact/corpus.jsonl', 'beir-scifact/queries.jsonl')) return;
-  const url = clusterUrl();
-  if (url === undefined) {
-    console.log('  the Solr backend at scale: skipped, no SolrCloud running (npm run solr:start, or ATTEST_SOLR_URL)');
-    return;
-  }
-  const scifact = await scifactTexts();
-  const dir = path.join(encoderCache(), ENCODER);
-  const passages = await cachedEmbeddings(dir, scifact.passages, 'passage', encoderCache(), { onlyIfCached: true });
-  const queries = passages && (await cachedEmbeddings(dir, scifact.queries, 'query', encoderCache(), { onlyIfCached: true }));
-  if (passages === undefined || queries === undefined) {
-    console.log(`  the Solr backend at scale: skipped, SciFact not embedded with ${ENCODER} yet (node out/bench/encoders/embedScifact.js ${ENCODER})`);
-    return;
-  }
+  const inputs = await solrBenchInputs('the Solr backend at scale');
+  if (inputs === undefined) return;
+  const { url, scifact, passages, queries } = inputs;
   const titleVector = new Map<string, Float32Array>();
   scifact.papers.forEach((paper, at) => titleVector.has(paper.title) || titleVector.set(paper.title, passages[at]));
   const paper = recombinedPapers(path.join(EVAL_DATA, 'beir-scifact/corpus.jsonl'));
