@@ -102,10 +102,17 @@ export class Checker implements vscode.Disposable {
     for (const root of roots) this.schedule(root, immediately ? 0 : this.config.debounceMs);
   }
 
-  /** The writer typed in a manuscript: the cursor is where the last change ends. */
+  /**
+   * The writer typed in a manuscript: the cursor is where the last change ends. An undo or redo is not
+   * typing: it puts back a finished key, and VS Code puts the cursor back where it was before the edit.
+   */
   typed(event: vscode.TextDocumentChangeEvent): void {
     const last = event.contentChanges.at(-1);
     if (!last) return;
+    if (event.reason !== undefined) {
+      if (this.typing?.file === event.document.uri.fsPath) this.typing = undefined;
+      return;
+    }
     const lines = last.text.split('\n');
     const line = last.range.start.line + lines.length - 1;
     const character = (lines.length === 1 ? last.range.start.character : 0) + (lines.at(-1)?.length ?? 0);
