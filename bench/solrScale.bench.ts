@@ -70,7 +70,13 @@ export async function benchSolrScale(): Promise<void> {
   const reranker = await OnnxReranker.load((await builtInRerankerFolder()) as string, { threads: 2 });
   const claims = [...scifact.claims.values()].slice(0, CLAIMS);
   try {
-    for (const size of [...SIZES.filter((size) => size < largest), largest]) {
+    const kept = (await solr.select({ q: 'kind:paper', rows: '0' })).numFound;
+    const sizes = [...SIZES.filter((size) => size < largest), largest];
+    // A kept collection does not shrink: the sizes it has outgrown are not measured again.
+    const outgrown = sizes.filter((size) => size < kept);
+    if (outgrown.length > 0)
+      console.log(`  ${COLLECTION} holds ${kept.toLocaleString('en')} papers already: not measured at ${outgrown.map((size) => size.toLocaleString('en')).join(', ')}`);
+    for (const size of sizes.filter((size) => size >= kept)) {
       const held = (await solr.select({ q: 'kind:paper', rows: '0' })).numFound;
       if (held < size) await grow(solr, info, held, size, paper, titleVector);
       console.log(`  ${size.toLocaleString('en')} papers (2 shards × 1 replica; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores):`);

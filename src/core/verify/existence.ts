@@ -502,14 +502,18 @@ function notFoundOrUnchecked(entry: BibEntry, sources: readonly PaperSource[], a
   // arXiv and Europe PMC finding nothing says little of a work from elsewhere: one of the answers must come from a source that indexes every field.
   const broadAnswered = sources.some((s) => !s.partialCoverage && attempts.awaited.has(s.id));
   if (answered.length < MIN_ANSWERS_FOR_NOT_FOUND || !broadAnswered) {
-    const why = [...attempts.failures].map(([id, failure]) => `${SOURCE_NAMES[id]}: ${shorten(failure.message)}`);
+    const failed = sources.flatMap((s) => {
+      const failure = attempts.failures.get(s.id);
+      return failure === undefined ? [] : [[s.id, failure] as const];
+    });
+    const why = failed.map(([id, failure]) => `${SOURCE_NAMES[id]}: ${shorten(failure.message)}`);
     const heard =
       answered.length === 0
         ? 'No source could answer.'
         : answered.length < MIN_ANSWERS_FOR_NOT_FOUND
           ? `Only ${SOURCE_NAMES[answered[0]]} answered; a verdict needs two.`
           : `Only ${answered.map((id) => SOURCE_NAMES[id]).join(' and ')} answered, and they index only part of the literature.`;
-    const failures = [...attempts.failures].map(([source, failure]): SourceFailure => ({ source, kind: failure.kind }));
+    const failures = failed.map(([source, failure]): SourceFailure => ({ source, kind: failure.kind }));
     return { status: 'unchecked', reason: [heard, ...why].join('\n'), ...(failures.length > 0 && { failures }) };
   }
   const notIndexed = entry.doi || entry.arxivId ? undefined : whyNotIndexed(entry);

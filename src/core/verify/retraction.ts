@@ -59,9 +59,16 @@ export async function retractionOf(entry: BibEntry, record: SourceRecord, source
   const broadAnswered = asking.answers.some((a) => a.source !== 'arxiv');
   const then = reporting.filter((s) => s.byPubMedId);
   await Promise.all(then.map((source) => asking.ask(source, pubMed ? source.byPubMedId?.(pubMed, request) : !broadAnswered && doi ? source.byDoi?.(doi, request) : undefined)));
+  asking.inOrderOf(reporting);
   if (asking.answers.length > 0) return combineUpdates(withTitleMarks(asking.answers));
   if (asking.failures.length > 0)
-    return { status: 'unchecked', notices: [], sources: [], reason: `No source could say whether it was retracted (${asking.failures.join('; ')}).`, failed: true };
+    return {
+      status: 'unchecked',
+      notices: [],
+      sources: [],
+      reason: `No source could say whether it was retracted (${asking.failures.map((f) => `${SOURCE_NAMES[f.source]}: ${f.message}`).join('; ')}).`,
+      failed: true,
+    };
   const reason = asking.asked
     ? 'No source that reports retractions holds the work.'
     : 'No source that reports retractions could be asked: the work has no DOI, PubMed or arXiv id they hold.';
@@ -71,10 +78,17 @@ export async function retractionOf(entry: BibEntry, record: SourceRecord, source
 /** The answers and failures of the sources asked about one work. */
 class Asking {
   readonly answers: Array<{ readonly source: SourceId; readonly updates: UpdateSignals; readonly record: SourceRecord }> = [];
-  readonly failures: string[] = [];
+  readonly failures: Array<{ readonly source: SourceId; readonly message: string }> = [];
   asked = false;
 
   constructor(private readonly signal: AbortSignal | undefined) {}
+
+  /** Answers and failures in the sources' configured order, not the order they happened to arrive in. */
+  inOrderOf(sources: readonly PaperSource[]): void {
+    const rank = (id: SourceId): number => sources.findIndex((s) => s.id === id);
+    this.answers.sort((a, b) => rank(a.source) - rank(b.source));
+    this.failures.sort((a, b) => rank(a.source) - rank(b.source));
+  }
 
   /** Waits for one source's answer, when it was asked: `question` is falsy when the source has no way to ask. */
   async ask(source: PaperSource, question: Promise<SourceRecord | undefined> | '' | undefined): Promise<void> {
@@ -85,7 +99,7 @@ class Asking {
       if (answer?.updates) this.answers.push({ source: source.id, updates: answer.updates, record: answer });
     } catch (error) {
       if (!(error instanceof SourceError) || (error.kind === 'cancelled' && this.signal?.aborted)) throw error;
-      this.failures.push(`${SOURCE_NAMES[source.id]}: ${error.message}`);
+      this.failures.push({ source: source.id, message: error.message });
     }
   }
 

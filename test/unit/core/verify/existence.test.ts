@@ -268,6 +268,19 @@ describe('reference existence', () => {
     assert.equal(lines[2], 'OpenAlex: openalex is down');
   });
 
+  it('lists the sources that failed in their configured order, whichever failed first', async () => {
+    const real = entry('@article{x, title={Made up or not}, author={Doe, Q.}, year={2020}}');
+    const failingAfter = (id: SourceId, delayMs: number): PaperSource => ({
+      id,
+      name: id,
+      search: () => new Promise((_, reject) => setTimeout(() => reject(new SourceError('timeout', `${id} timed out`, id)), delayMs)),
+    });
+    const verdict = await resolveEntry(real, [new FakeSource('crossref', []), failingAfter('openalex', 80), failingAfter('semanticscholar', 0)]);
+    const lines = verdict.status === 'unchecked' ? verdict.reason.split('\n') : [];
+    assert.deepEqual(lines.slice(1), ['OpenAlex: openalex timed out', 'Semantic Scholar: semanticscholar timed out']);
+    assert.deepEqual(verdict.status === 'unchecked' && verdict.failures?.map((f) => f.source), ['openalex', 'semanticscholar']);
+  });
+
   it('does not call a work fabricated when only sources that index part of the literature answered', async () => {
     const real = entry('@article{x, title={Made up or not}, author={Doe, Q.}, year={2020}}');
     const partial = (id: 'arxiv' | 'europepmc'): FakeSource => Object.assign(new FakeSource(id, []), { partialCoverage: true });
