@@ -4,7 +4,8 @@
  * Attest's reranker, nDCG@10 on BEIR SciFact's test claims, the whole corpus embedded).
  *
  *   node out/bench/embeddingBudget.bench.js throughput [--every N] [WAY…]    the costs, on a sample of abstracts (every way, or
- *                                                                ENCODER@TOKENS[/sorted|/1]: sorted batches, one thread)
+ *                                                                ENCODER@TOKENS[/sorted|/1|/workers]: sorted batches, one thread,
+ *                                                                two one-thread workers side by side)
  *   node out/bench/embeddingBudget.bench.js quality [VARIANT…]   the rankings (of each variant, or those named
  *                                                                as ENCODER@TOKENS), embedding what the cache lacks
  *
@@ -22,6 +23,7 @@ import { LexicalIndex } from '../src/core/index/lexical';
 import { rerank } from '../src/core/index/rerank';
 import { builtInRerankerFolder } from '../src/core/models/builtIn';
 import { OnnxEmbedder } from '../src/core/models/embedder';
+import { LanesEmbedder } from '../src/core/models/pool';
 import { readEncoderConfig } from '../src/core/models/encoderConfig';
 import { readModelFolder } from '../src/core/models/folder';
 import { contentDigest } from '../src/core/models/identity';
@@ -113,7 +115,7 @@ interface Throughput {
  * int8 graphs do today (embedder.ts); sorted batches run the same texts shortest first, batched.
  */
 async function measureThroughput(dir: string, sample: readonly string[], threads: number, batching: Batching): Promise<Throughput> {
-  const run = batching === 'one at a time' ? await oneAtATime(dir, threads) : await sortedBatches(dir, threads);
+  const run = batching === 'one at a time' ? await oneAtATime(dir, threads) : batching === 'two workers' ? await twoWorkers(dir) : await sortedBatches(dir, threads);
   try {
     await run.embed(sample.slice(0, 8));
     const cpu = process.cpuUsage();
@@ -135,6 +137,12 @@ interface Run {
 async function oneAtATime(dir: string, threads: number): Promise<Run> {
   const embedder = await OnnxEmbedder.load(dir, { threads });
   return { embed: (texts) => embedder.embed(texts, 'passage'), dispose: () => embedder.dispose() };
+}
+
+/** Two one-thread workers side by side (pool.ts's LanesEmbedder), as `index add` embeds. */
+async function twoWorkers(dir: string): Promise<Run> {
+  const lanes = await LanesEmbedder.start(dir, 2);
+  return { embed: (texts) => lanes.embed(texts, 'passage'), dispose: () => lanes.dispose() };
 }
 
 /**
@@ -159,9 +167,9 @@ async function sortedBatches(dir: string, threads: number): Promise<Run> {
   };
 }
 
-type Batching = 'one at a time' | 'sorted batches';
+type Batching = 'one at a time' | 'sorted batches' | 'two workers';
 
-/** A variant measured one way: `ENCODER@TOKENS`, `…/sorted` for sorted batches, `…/1` for one thread. */
+/** A variant measured one way: `ENCODER@TOKENS`, `…/sorted` for sorted batches, `…/1` for one thread, `…/workers` for two one-thread workers side by side. */
 interface Measured {
   readonly variant: Variant;
   readonly batching: Batching;
@@ -170,7 +178,8 @@ interface Measured {
 
 function parseMeasured(text: string): Measured {
   const [variant, how] = text.split('/');
-  return { variant: parseVariant(variant), batching: how === 'sorted' ? 'sorted batches' : 'one at a time', threads: how === '1' ? 1 : 2 };
+  const batching: Batching = how === 'sorted' ? 'sorted batches' : how === 'workers' ? 'two workers' : 'one at a time';
+  return { variant: parseVariant(variant), batching, threads: how === '1' ? 1 : 2 };
 }
 
 /** Every variant one at a time on 2 threads, then for each encoder at its shortest length one thread, and sorted batches. */
@@ -180,7 +189,11 @@ async function everyWay(cache: string): Promise<Measured[]> {
   for (const encoder of ENCODERS) {
     const shortest = all.filter((v) => v.encoder === encoder).at(-1);
     if (shortest === undefined) continue;
-    ways.push({ variant: shortest, batching: 'one at a time', threads: 1 }, { variant: shortest, batching: 'sorted batches', threads: 2 });
+    ways.push(
+      { variant: shortest, batching: 'one at a time', threads: 1 },
+      { variant: shortest, batching: 'sorted batches', threads: 2 },
+      { variant: shortest, batching: 'two workers', threads: 2 },
+    );
   }
   return ways;
 }

@@ -2,6 +2,7 @@
  * The sentence encoder and the reranker the CLI's commands are given, and which errors are the file system's.
  * Nothing here loads the library or ONNX Runtime: a search starts its encoder before loading either.
  */
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Encoder } from '../core/app/library';
 import { contentDigest, ModelError, modelName, type ModelOptions, OnFirstUse, sameModel, withContent } from '../core/app/models';
@@ -18,9 +19,17 @@ export async function loadEncoder(dir: string | undefined): Promise<Encoder | un
   if (dir === undefined) return undefined;
   const resolved = path.resolve(dir);
   const model = await encoderKey(resolved);
-  // Loaded here, not with the CLI: ONNX Runtime takes a tenth of a second to load, and only a model needs it.
-  const { OnnxEmbedder } = await import('../core/app/onnx');
-  return { model, embedder: await OnnxEmbedder.load(resolved) };
+  const { LanesEmbedder } = await import('../core/app/models');
+  return { model, embedder: await LanesEmbedder.start(resolved, importLanes()) };
+}
+
+/**
+ * One-thread workers an import embeds with: one a core, as ONNX Runtime's own threads would take, but
+ * side by side rather than waiting for each other at every operator. Each holds a session (about
+ * 150 MB with bge-small-en-v1.5), so a large server does not get one a core without end.
+ */
+function importLanes(): number {
+  return Math.min(os.availableParallelism(), 8);
 }
 
 /**

@@ -9,5 +9,5 @@ export { exportFiles, hasFiles, modelLocation, type ModelLocation } from '../mod
 export { NliModelOnFirstUse } from '../models/nliOnFirstUse';
 export { OnFirstUse } from '../models/onFirstUse';
 export type { ModelOptions } from '../models/options';
-export { StartingEmbedder, WorkerEmbedder, WorkerNliModel } from '../models/pool';
+export { LanesEmbedder, StartingEmbedder, WorkerEmbedder, WorkerNliModel } from '../models/pool';
 export { onnxRuntimeAvailable } from '../models/runtime';

@@ -236,6 +236,48 @@ export class WorkerEmbedder implements Embedder {
 }
 
 /**
+ * One encoder in several one-thread workers side by side, for embedding in bulk (an import, a library
+ * embedded afresh): the texts are dealt out in turn and their vectors put back in order. On two
+ * quiet cores, two one-thread sessions embed a third more than one session on two threads, whose
+ * threads wait for each other at every operator (bench/embeddingBudget.bench.ts, "two workers").
+ * An int8 graph embeds one text at a time in each, so a text's vector is the same in any lane.
+ */
+export class LanesEmbedder implements Embedder {
+  private constructor(private readonly lanes: readonly WorkerEmbedder[]) {}
+
+  static async start(dir: string, lanes: number, options: ModelOptions = {}): Promise<LanesEmbedder> {
+    const started = await Promise.allSettled(Array.from({ length: lanes }, () => WorkerEmbedder.start(dir, { ...options, threads: 1 })));
+    const failed = started.find((each) => each.status === 'rejected');
+    if (failed !== undefined) {
+      await Promise.all(started.map((each) => (each.status === 'fulfilled' ? each.value.dispose() : undefined)));
+      throw failed.reason;
+    }
+    return new LanesEmbedder(started.map((each) => (each as PromiseFulfilledResult<WorkerEmbedder>).value));
+  }
+
+  async embed(texts: readonly string[], kind: TextKind, signal?: AbortSignal): Promise<Float32Array[]> {
+    const dealt = this.lanes.map((_, lane) => texts.flatMap((_, at) => (at % this.lanes.length === lane ? [at] : [])));
+    const vectors = new Array<Float32Array>(texts.length);
+    await Promise.all(
+      this.lanes.map(async (lane, at) => {
+        if (dealt[at].length === 0) return;
+        const own = await lane.embed(
+          dealt[at].map((i) => texts[i]),
+          kind,
+          signal,
+        );
+        own.forEach((vector, i) => (vectors[dealt[at][i]] = vector));
+      }),
+    );
+    return vectors;
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.dispose()));
+  }
+}
+
+/**
  * An encoder whose worker is still starting: embeddings wait for it, and fail as its start failed.
  * Its start runs beside whatever the caller does meanwhile: a search from the CLI opens the library
  * and reads its vectors while ONNX Runtime makes the session, a third of a second for bge-small.

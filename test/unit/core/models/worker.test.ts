@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { OnnxEmbedder } from '../../../../src/core/models/embedder';
 import { ModelError } from '../../../../src/core/models/errors';
 import { OnnxNliModel } from '../../../../src/core/models/nli';
-import { WorkerEmbedder, WorkerNliModel } from '../../../../src/core/models/pool';
+import { LanesEmbedder, WorkerEmbedder, WorkerNliModel } from '../../../../src/core/models/pool';
 import { nliConfig, writeModelFolder } from '../../support/onnx/folders';
 import { encoderGraph, nliGraph } from '../../support/onnx/graphs';
 import { makeTempDir } from '../../support/tempDir';
@@ -57,6 +57,21 @@ describe('models in a worker thread', () => {
     const queries = await worker.embed(texts.slice(0, 2), 'query');
     assert.deepEqual(queries, await here.embed(texts.slice(0, 2), 'query'));
     assert.notDeepEqual(queries, await here.embed(texts.slice(0, 2), 'passage'), "e5's query prefix changes the vectors");
+  });
+
+  it("embeds in several workers side by side, each vector in its text's place, as in this thread", async () => {
+    const texts = PAIRS.map((p) => p.premise);
+    const here = keep(await OnnxEmbedder.load(encoderDir, { threads: 1 }));
+    const lanes = keep(await LanesEmbedder.start(encoderDir, 3, { batchSize: 2 }));
+    assert.deepEqual(await lanes.embed(texts, 'passage'), await here.embed(texts, 'passage'));
+    assert.deepEqual(await lanes.embed(texts.slice(5, 6), 'query'), await here.embed(texts.slice(5, 6), 'query'), 'one text, one lane');
+    assert.deepEqual(await lanes.embed([], 'passage'), []);
+  });
+
+  it('starts no lanes from a folder it cannot load, and says why as in this thread', async () => {
+    const empty = await makeTempDir();
+    cleanups.push(empty.remove);
+    await assert.rejects(LanesEmbedder.start(empty.dir, 2), ModelError);
   });
 
   it('answers calls made at the same time each with its own results', async () => {
