@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { benchBibliography } from './bibliography.bench';
 import { benchCheck, benchIgnoreList } from './check.bench';
 import { benchCheckCommand } from './checkCommand.bench';
@@ -21,9 +22,20 @@ import { benchShippedModel } from './nli.bench';
 import { benchSolr } from './solr.bench';
 import { benchSolrScale } from './solrScale.bench';
 import { benchSupport } from './support.bench';
+import { captureOutput, recordRun } from './record';
 
-/** `npm run bench`: every capability's benchmark, one after the other, printing its figures. */
+const MEASUREMENTS = path.resolve(__dirname, '../../docs/measurements.md');
+
+/** `npm run bench`: every capability's benchmark, one after the other, printing its figures, then keeping them in docs/measurements.md. */
 async function main(): Promise<void> {
+  const started = Date.now();
+  const printed = captureOutput();
+  await runAll();
+  await recordRun(MEASUREMENTS, started, printed());
+  console.log(`\nThese figures replace the last run's in ${path.relative(process.cwd(), MEASUREMENTS)}.`);
+}
+
+async function runAll(): Promise<void> {
   await benchCheck();
   await benchIgnoreList();
   await benchCheckCommand();
