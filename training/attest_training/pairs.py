@@ -13,9 +13,11 @@ import math
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
+
+from .folders import replaced_when_whole
 
 LABELS = ("contradiction", "entailment", "neutral")
 LABEL_ID = {name: index for index, name in enumerate(LABELS)}
@@ -259,3 +261,43 @@ def corpora(data: Path) -> dict[str, Corpus]:
         "citation-integrity": Corpus(stripped(data / "citation-integrity" / "processed" / "corpus.jsonl")),
         "check-covid": Corpus(stripped(data / "check-covid" / "corpus.jsonl")),
     }
+
+
+# ---- a run's pairs on disk: what `nli pairs` writes and the steps after it read ----------------------
+
+SPLITS = ("train", "dev")
+
+
+def kinds(pairs: Iterable[Pair]) -> dict[str, int]:
+    """How many pairs of each kind and label ("cited/entailment"), sorted by those."""
+    return dict(sorted(Counter(f"{p.kind}/{p.label}" for p in pairs).items()))
+
+
+def by_dataset(pairs: Sequence[Pair]) -> dict[str, list[Pair]]:
+    """The pairs of each dataset, the datasets in the order they come."""
+    return {name: [p for p in pairs if p.dataset == name] for name in dict.fromkeys(p.dataset for p in pairs)}
+
+
+def write_pairs(folder: Path, splits: dict[str, list[Pair]], record: dict) -> dict:
+    """
+    Each split's pairs in `folder` (`train.jsonl`, `dev.jsonl`, one pair a line) and `pairs.json`:
+    `record` (how they were made) with their counts by split, dataset and kind. Written beside `folder`
+    and renamed into place when whole; returns what `pairs.json` holds.
+    """
+    with replaced_when_whole(folder) as partial:
+        for split, pairs in splits.items():
+            with (partial / f"{split}.jsonl").open("w", encoding="utf-8") as handle:
+                handle.writelines(json.dumps(asdict(p), ensure_ascii=False) + "\n" for p in pairs)
+        counts = {split: {name: kinds(group) for name, group in by_dataset(pairs).items()} for split, pairs in splits.items()}
+        record = {**record, "pairs": {split: len(pairs) for split, pairs in splits.items()}, "counts": counts}
+        (partial / "pairs.json").write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def read_pairs(folder: Path) -> tuple[dict[str, list[Pair]], dict]:
+    """What `write_pairs` wrote: each split's pairs, and `pairs.json`."""
+    splits = {
+        split: [Pair(r["dataset"], r["claim"], tuple(r["sentences"]), r["label"], tuple(r["evidence"]), r["kind"]) for r in _jsonl(folder / f"{split}.jsonl")]
+        for split in SPLITS
+    }
+    return splits, json.loads((folder / "pairs.json").read_text())

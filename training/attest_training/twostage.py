@@ -25,17 +25,17 @@ from pathlib import Path
 import numpy as np
 import safetensors.torch
 import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+from transformers import AutoTokenizer, get_linear_schedule_with_warmup
 
 from . import base_model, pretrain_pairs
 from .metrics import report
-from .nli import Encoder, base_record, batches, class_weights, commit, kinds, predict, set_seed, with_gold, write_folder
-from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, relevance_order
+from .model_folder import write_folder
+from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
 from .resume import Progress, Run
 from .steps import log
+from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, predict, save_weights, set_seed, with_gold
 
 CURVE_POINTS = (25_000, 50_000, 100_000)
-Inputs = list[tuple[list[int], list[int], int]]
 
 
 # ---- inputs: every pair tokenised once ---------------------------------------------------------------
@@ -115,32 +115,10 @@ def read_dev(work: Path, premises: str = "") -> tuple[dict[str, list[Pair]], dic
 
 # ---- the training stages ----------------------------------------------------------------------------
 
-def base_folder(args) -> Path:
-    return Path(args.base) if args.base else base_model.fetch(Path(args.cache).expanduser())
-
-
-def classifier(folder: Path, device: torch.device):
-    # fp32 from the start: a base carried in fp16 must not round the freshly initialised head.
-    return AutoModelForSequenceClassification.from_pretrained(
-        str(folder), num_labels=3, id2label=dict(enumerate(LABELS)), label2id=dict(LABEL_ID), dtype=torch.float32
-    ).to(device)
-
-
 def machine(device: torch.device) -> str:
     if device.type == "cuda":
         return f"GPU {torch.cuda.get_device_name(device)}"
     return f"CPU {platform.machine()}, {torch.get_num_threads()} threads"
-
-
-def save_weights(model, tokenizer, folder: Path, record: dict) -> None:
-    """The weights (and what made them) beside `folder`, renamed into place when whole."""
-    partial = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    model.save_pretrained(str(partial))
-    tokenizer.save_pretrained(str(partial))
-    (partial / "training.json").write_text(json.dumps(record, indent=2) + "\n")
-    shutil.rmtree(folder, ignore_errors=True)
-    partial.rename(folder)
 
 
 def fit(model, inputs: Inputs, run: Run, args, device, pad_id: int, after_step=None, after_epoch=None, stop_after: int | None = None) -> Progress:
@@ -214,7 +192,7 @@ def stage2(args) -> dict:
     run = Run(folder, len(inputs), args.batch_size, args.epochs, args.seed, args.checkpoint_every)
 
     def after_epoch(epoch: int, loss: float, progress: Progress) -> None:
-        scores = evaluate(model, tokenizer, gold, dev_inputs, args, device)
+        scores = evaluate(model, tokenizer, gold, dev_inputs, device)
         history = progress.record.setdefault("history", [])
         history.append({"epoch": epoch, "loss": round(loss, 4), "dev_argmax": scores})
         log(f"stage 2 {args.name} epoch {epoch}: loss {loss:.4f}, dev mean macro-F1 {scores['pooled']['mean_macro_f1']:.3f}")
@@ -230,8 +208,8 @@ def stage2(args) -> dict:
     return done
 
 
-def evaluate(model, tokenizer, gold, dev_inputs, args, device) -> dict:
-    probabilities = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in dev_inputs.items()}
+def evaluate(model, tokenizer, gold, dev_inputs, device) -> dict:
+    probabilities = {name: predict(model, tokenizer, inputs, device) for name, inputs in dev_inputs.items()}
     return report(with_gold(gold, probabilities), None)
 
 
@@ -250,7 +228,7 @@ def curve(args) -> None:
         row = next((r for r in rows if r["pairs"] == label), None)
         if row is None:
             tokenizer = AutoTokenizer.from_pretrained(str(folder))
-            scores = evaluate(classifier(folder, device), tokenizer, gold, dev_inputs, args, device)
+            scores = evaluate(classifier(folder, device), tokenizer, gold, dev_inputs, device)
             row = {"pairs": label, "stage1_only": summary(scores)}
             rows.append(row)
         if args.stage2_epochs and "after_stage2" not in row:
@@ -278,8 +256,8 @@ def premises(args) -> None:
     model = classifier(weights, device)
     gold, whole = read_dev(work)
     _, best = read_dev(work, ".best")
-    p_whole = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in whole.items()}
-    p_best = {name: predict(model, tokenizer, inputs, args, device) for name, inputs in best.items()}
+    p_whole = {name: predict(model, tokenizer, inputs, device) for name, inputs in whole.items()}
+    p_best = {name: predict(model, tokenizer, inputs, device) for name, inputs in best.items()}
     both = {name: (p_whole[name] + p_best[name]) / 2 for name in gold}
     result = {"weights": str(weights), **{label: summary(report(with_gold(gold, p), None)) for label, p in (("whole", p_whole), ("best_sentences", p_best), ("mean_of_both", both))}}
     (work / "premises.json").write_text(json.dumps(result, indent=2) + "\n")

@@ -1,6 +1,6 @@
 import random
 
-from attest_training.pairs import Corpus, Pair, augmented, clean_claim, other_sentences, relevance_order, select_sentences
+from attest_training.pairs import Corpus, Pair, augmented, by_dataset, clean_claim, other_sentences, read_pairs, relevance_order, select_sentences, write_pairs
 
 
 def test_citation_integrity_markers_leave_the_claim_as_the_extension_sees_it():
@@ -44,3 +44,23 @@ def test_derived_pairs_keep_labels_where_the_evidence_is_and_are_neutral_where_i
         elif pair.kind != "cited":
             assert pair.label == "neutral" and sentences[4] not in pair.sentences
     assert {p.kind for p in derived} >= {"cited", "evidence-only", "other-sentences", "evidence-removed", "near-uncited"}
+
+
+def test_pairs_written_are_read_back_as_they_were_with_their_counts(tmp_path):
+    train = [
+        Pair("scifact", "Aspirin lowers stroke risk.", ("Aspirin lowers stroke risk.", "Bleeding rose."), "entailment", (0,)),
+        Pair("scifact", "Aspirin lowers stroke risk.", ("Aspirin lowers stroke risk.",), "entailment", (0,), "evidence-only"),
+        Pair("check-covid", "Masks — « FFP2 » — work.", ("Les masques marchent.",), "neutral", (), "near-uncited"),
+    ]
+    dev = [Pair("check-covid", "Masks work.", ("Masks reduced spread.",), "contradiction", (0,))]
+    record = write_pairs(tmp_path / "pairs", {"train": train, "dev": dev}, {"seed": 13})
+    splits, read = read_pairs(tmp_path / "pairs")
+    assert splits == {"train": train, "dev": dev} and read == record
+    assert read["pairs"] == {"train": 3, "dev": 1}
+    assert read["counts"]["train"] == {"scifact": {"cited/entailment": 1, "evidence-only/entailment": 1}, "check-covid": {"near-uncited/neutral": 1}}
+    assert not (tmp_path / "pairs.partial").exists()
+
+
+def test_pairs_are_grouped_by_dataset_in_the_order_they_come():
+    pairs = [Pair(name, "c", ("s",), "neutral") for name in ("check-covid", "scifact", "check-covid")]
+    assert list(by_dataset(pairs)) == ["check-covid", "scifact"] and len(by_dataset(pairs)["check-covid"]) == 2

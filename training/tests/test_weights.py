@@ -1,6 +1,6 @@
 import torch
 
-from attest_training.nli import class_weights
+from attest_training.verifier import class_weights
 
 
 def test_each_label_weighs_the_same_in_total_however_rare():
