@@ -63,7 +63,8 @@ A line's '% attest-ignore CODE [reason]' (Markdown: '<!-- attest-ignore CODE [re
 that finding there: it is left out of every output and of the exit status.
 API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
 ATTEST_CROSSREF_PLUS_TOKEN. A bibliography the manuscript names that is not beside its root is looked
-for in the folders of BIBINPUTS, as BibTeX does.
+for in the folders of BIBINPUTS, and an included file in those of TEXINPUTS, as BibTeX and TeX do
+(a folder ending in // with its subfolders; an empty entry is the root's folder).
 Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;
 
 type Format = 'text' | 'json' | 'sarif';
@@ -225,9 +226,8 @@ async function checkManuscriptOf(root: string, run: Run): Promise<CheckReport> {
     judgements: setup.cache,
     fullTexts: async () => setup.fullText,
   };
-  // BibTeX's own search path: the folders where a named .bib missing beside the root is looked for.
-  const bibliographySearchPath = process.env.BIBINPUTS?.split(path.delimiter).filter((dir) => dir !== '') ?? [];
-  const result = await checkInStages(root, run.workspace, run.session, { extraBibliographies: run.bibs, bibliographySearchPath }, setup, host);
+  // BIBINPUTS and TEXINPUTS: where a named .bib or an included file missing beside the root is looked for.
+  const result = await checkInStages(root, run.workspace, run.session, { extraBibliographies: run.bibs, environment: process.env }, setup, host);
   if (!result) throw new InputError(`cannot read ${root}: no such file`);
   return result;
 }

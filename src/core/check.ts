@@ -1,7 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import * as path from 'node:path';
 import { BibliographyCache } from './bibliography/cache';
-import { bblOf, filecontentsOf, listsInManuscript, placedIn, searchPathCandidates, type ParseBibliography, type WrittenFile } from './bibliography/documentLists';
+import { bblOf, filecontentsOf, listsInManuscript, placedIn, type ParseBibliography, type WrittenFile } from './bibliography/documentLists';
 import type { BibEntry, Bibliography } from './bibliography/types';
 import { AcceptanceCollector, type Acceptances } from './acceptance';
 import { sortFindings, type Finding } from './findings';
@@ -13,6 +13,7 @@ import type { Range } from './text/positions';
 import { checkIntrinsic } from './verify/intrinsic';
 import type { CitationSupport, Verdicts } from './verify/results';
 import { readIfText, type Workspace } from './workspace';
+import { searchPathOf, type SearchPath, type TexEnvironment } from './texSearchPath';
 
 export interface CheckOptions {
   /** Bibliographies to use besides those the manuscript names (the CLI's `--bib`, a setting). */
@@ -20,10 +21,10 @@ export interface CheckOptions {
   /** Report entries no citation uses. */
   readonly reportUnused?: boolean;
   /**
-   * Folders BibTeX searches for a named bibliography the root's folder lacks, in order: the CLI's
-   * `BIBINPUTS`.
+   * The environment the adapter was started with: its `BIBINPUTS` and `TEXINPUTS` are where a named
+   * bibliography or an included file the root's folder lacks is looked for, as BibTeX and TeX do.
    */
-  readonly bibliographySearchPath?: readonly string[];
+  readonly environment?: TexEnvironment;
   /** The present, for telling a year in the future; the clock by default. */
   readonly now?: Date;
 }
@@ -62,15 +63,17 @@ export class CheckSession {
  * Returns undefined when the root file cannot be read.
  */
 export async function checkManuscript(root: string, workspace: Workspace, session: CheckSession, options: CheckOptions = {}): Promise<CheckResult | undefined> {
-  const manuscript = await loadManuscript(root, workspace, session.manuscripts);
+  const rootDir = path.resolve(path.dirname(root));
+  const environment = options.environment ?? {};
+  const manuscript = await loadManuscript(root, workspace, session.manuscripts, searchPathOf('TEXINPUTS', environment, rootDir));
   if (!manuscript) return undefined;
   const findings: Finding[] = [];
 
-  for (const { reference, from, reason } of manuscript.missingIncludes) {
+  for (const { reference, from, reason, lookedIn } of manuscript.missingIncludes) {
     findings.push({
       code: 'missing-file',
       severity: 'warning',
-      message: reason ?? `File '${reference.name}' not found (looked for ${reference.path}).`,
+      message: reason ?? `File '${reference.name}' not found (looked for ${lookedFor(reference.path, lookedIn)}).`,
       file: from,
       range: reference.range,
     });
@@ -107,6 +110,8 @@ export async function checkManuscript(root: string, workspace: Workspace, sessio
   const wanted = await bibliographyFiles(manuscript, options);
   const missingNamed: Finding[] = [];
   const written = await filecontentsOf(manuscript, workspace);
+  const bibInputs = searchPathOf('BIBINPUTS', environment, rootDir);
+  const foundOnPath: string[] = [];
   for (const { file, reference } of wanted) {
     const read = await readIfText(workspace, file);
     const at = reference ?? { file: root, range: START_OF_FILE };
@@ -115,10 +120,16 @@ export async function checkManuscript(root: string, workspace: Workspace, sessio
       continue;
     }
     if (read.text === undefined && reference) {
-      const found = await foundElsewhere(file, reference.fromRoot, written, options.bibliographySearchPath ?? [], workspace, parse);
+      const found = await foundElsewhere(file, reference.fromRoot, written, bibInputs, workspace, parse);
       if (found) {
-        bibliographies.push(found);
-        for (const problem of found.problems) findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file: found.file, range: problem.range });
+        bibliographies.push(found.bibliography);
+        if (found.textOnPath !== undefined) {
+          foundOnPath.push(found.bibliography.file);
+          accepted.addBibliography(found.textOnPath, found.bibliography.entries);
+        }
+        for (const problem of found.bibliography.problems) {
+          findings.push({ code: 'bib-parse-error', severity: 'error', message: problem.message, file: found.bibliography.file, range: problem.range });
+        }
         continue;
       }
     }
@@ -126,7 +137,7 @@ export async function checkManuscript(root: string, workspace: Workspace, sessio
       (reference ? missingNamed : findings).push({
         code: 'missing-file',
         severity: reference ? 'warning' : 'error',
-        message: `Bibliography '${reference?.name ?? file}' not found (looked for ${file}).`,
+        message: `Bibliography '${reference?.name ?? file}' not found (looked for ${reference ? lookedFor(file, await bibInputs.lookedIn(rootDir)) : file}).`,
         file: at.file,
         range: at.range,
       });
@@ -170,7 +181,7 @@ export async function checkManuscript(root: string, workspace: Workspace, sessio
   return {
     root,
     manuscript,
-    bibliographyFiles: [...wanted.map((w) => w.file), ...(bbl === undefined ? [] : [bbl])],
+    bibliographyFiles: [...wanted.map((w) => w.file), ...foundOnPath, ...(bbl === undefined ? [] : [bbl])],
     bibliographies,
     citations: manuscript.citations,
     findings: sortFindings(findings),
@@ -194,17 +205,19 @@ async function foundElsewhere(
   file: string,
   relative: string | undefined,
   written: ReadonlyMap<string, WrittenFile>,
-  searchPath: readonly string[],
+  searchPath: SearchPath,
   workspace: Workspace,
   parse: ParseBibliography,
-): Promise<Bibliography | undefined> {
+): Promise<{ bibliography: Bibliography; textOnPath?: string } | undefined> {
   const body = written.get(file);
-  if (body) return placedIn(await parse(file, body.text), body);
-  for (const candidate of searchPathCandidates(relative ?? path.basename(file), searchPath)) {
-    const text = await workspace.readText(candidate);
-    if (text !== undefined) return parse(candidate, text);
-  }
-  return undefined;
+  if (body) return { bibliography: placedIn(await parse(file, body.text), body) };
+  const found = await searchPath.find(relative ?? path.basename(file), async (candidate) => (await readIfText(workspace, candidate)).text);
+  return found && { bibliography: await parse(found.file, found.value), textOnPath: found.value };
+}
+
+/** The file looked for, and where else when a search path was followed. */
+function lookedFor(file: string, lookedIn: string | undefined): string {
+  return lookedIn === undefined ? file : `${file}, ${lookedIn}`;
 }
 
 /** The manuscript's own bibliographies, then the extra ones, each once however many names (symbolic links) reach it. */

@@ -25,7 +25,11 @@ export async function listsInManuscript(manuscript: Manuscript, namesNone: boole
   return lists;
 }
 
-/** The .bbl LaTeX would read for a LaTeX root: its name with `.bbl`, beside it. */
+/**
+ * The .bbl LaTeX would read for a LaTeX root: its name with `.bbl`, beside it. TeX would look for it
+ * in TEXINPUTS's folders too, but one found there is another document's of the same name (every
+ * `main.bbl`), whose references would be checked against this one's keys.
+ */
 export function bblOf(manuscript: Manuscript): string | undefined {
   if (manuscript.language !== 'latex') return undefined;
   const { dir, name } = path.parse(manuscript.root);
@@ -84,10 +88,4 @@ export function placedIn(bibliography: Bibliography, written: WrittenFile): Bibl
     entries: bibliography.entries.map((e) => ({ ...e, file: written.from, range: shift(e.range), keyRange: shift(e.keyRange) })),
     problems: bibliography.problems.map((p) => ({ ...p, range: shift(p.range) })),
   };
-}
-
-/** Where BibTeX looks for a named bibliography the root's folder lacks: each folder of the search path (`BIBINPUTS`). */
-export function searchPathCandidates(relative: string, searchPath: readonly string[]): string[] {
-  if (path.isAbsolute(relative)) return [];
-  return searchPath.filter((dir) => dir.trim() !== '').map((dir) => path.resolve(dir.replace(/\/+$/, ''), relative));
 }

@@ -6,6 +6,7 @@ import { IN_THREAD, type Parsers } from '../parsing/parsers';
 import type { Range } from '../text/positions';
 import { LineIndex } from '../text/positions';
 import { readIfText, type Workspace } from '../workspace';
+import type { Found, SearchPath } from '../texSearchPath';
 import { RealPaths } from './realPaths';
 
 /** A manuscript: its root file and every file it includes, read as one document. */
@@ -35,6 +36,8 @@ export interface MissingInclude {
   readonly from: string;
   /** Why an existing file could not be read; undefined when it does not exist. */
   readonly reason?: string;
+  /** Where else it was looked for (`TEXINPUTS`'s folders), and where that search was cut short. */
+  readonly lookedIn?: string;
 }
 
 /**
@@ -161,11 +164,12 @@ function includerOf(file: string, inclusions: readonly Inclusion[]): string | un
 }
 
 /**
- * Reads the root file and, for LaTeX, follows `\input`, `\include` and `\subfile` from it. Each file is
- * read once by its real path, so symbolic links (a folder linked to itself, a file's alias) neither
- * read a file twice nor multiply the names one file is reached by.
+ * Reads the root file and, for LaTeX, follows `\input`, `\include` and `\subfile` from it; a file
+ * missing where its name resolves is looked for in `texInputs`, as TeX does. Each file is read once by
+ * its real path, so symbolic links (a folder linked to itself, a file's alias) neither read a file
+ * twice nor multiply the names one file is reached by.
  */
-export async function loadManuscript(root: string, workspace: Workspace, cache: ParseCache): Promise<Manuscript | undefined> {
+export async function loadManuscript(root: string, workspace: Workspace, cache: ParseCache, texInputs?: SearchPath): Promise<Manuscript | undefined> {
   const language = languageOf(root) ?? 'latex';
   const rootText = await workspace.readText(root);
   if (rootText === undefined) return undefined;
@@ -198,13 +202,28 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
         return;
       }
       visited.add(real);
-      const read = await readIfText(workspace, reference.path);
+      let file = reference.path;
+      let read = await readIfText(workspace, file);
+      if (read.text === undefined && read.error === undefined && texInputs) {
+        const found = await onSearchPath(reference, source.file, texInputs, workspace);
+        if (found) {
+          const foundReal = await realPaths.of(found.file);
+          if (visited.has(foundReal)) continue;
+          visited.add(foundReal);
+          [file, read] = [found.file, found.value];
+        }
+      }
       if (read.text === undefined) {
-        missingIncludes.push({ reference, from: source.file, reason: read.error });
+        missingIncludes.push({
+          reference,
+          from: source.file,
+          reason: read.error,
+          lookedIn: read.error === undefined ? await texInputs?.lookedIn(path.resolve(rootDir)) : undefined,
+        });
         continue;
       }
-      texts.set(reference.path, read.text);
-      await visit(await parse(reference.path, read.text), depth + 1);
+      texts.set(file, read.text);
+      await visit(await parse(file, read.text), depth + 1);
     }
   };
   const parsedRoot = await parse(root, rootText);
@@ -224,6 +243,19 @@ export async function loadManuscript(root: string, workspace: Workspace, cache: 
     notices,
     citesAll: sources.some((s) => s.citesAll),
   };
+}
+
+/**
+ * An included file the name's own folder lacks, found as TeX finds it: its name as resolved where it
+ * is read from (the root's folder, or for `\subfile` the including file's) looked for in each folder of
+ * the search path. A file that is there but cannot be read is found, with the reason.
+ */
+function onSearchPath(reference: FileReference, from: string, texInputs: SearchPath, workspace: Workspace): Promise<Found<{ text?: string; error?: string }> | undefined> {
+  const name = reference.fromRoot ?? path.relative(path.dirname(from), reference.path);
+  return texInputs.find(name, async (file) => {
+    const read = await readIfText(workspace, file);
+    return read.text === undefined && read.error === undefined ? undefined : read;
+  });
 }
 
 /**

@@ -197,7 +197,8 @@ export class Checker implements vscode.Disposable {
       fullTexts: () => this.fullTexts.provider(),
     };
     const settings = this.config.settings();
-    const options = { extraBibliographies: settings.extraBibliographies, reportUnused: settings.reportUnused };
+    // The environment VS Code was started with, as the CLI reads its own: BIBINPUTS and TEXINPUTS as LaTeX Workshop's builds see them.
+    const options = { extraBibliographies: settings.extraBibliographies, reportUnused: settings.reportUnused, environment: process.env };
     try {
       const result = await checkInStages(
         root,

@@ -6,7 +6,7 @@ import { ENCODER_NOT_DOWNLOADED_NOTE } from '../../../src/core/index/library';
 import type { Outcome } from '../../../src/extension/evidence/evidenceActions';
 import type { ResultsMessage } from '../../../src/webview/protocol/evidence';
 import type { EvidenceApi } from '../../../src/extension/evidence/findEvidence';
-import { attestDiagnostics, describeDiagnostics, fixtureUri, screenshot, sleep, uniqueRange, waitFor } from './harness';
+import { attestDiagnostics, describeDiagnostics, fixtureUri, nonEmpty, screenshot, sleep, uniqueRange, waitFor } from './harness';
 
 const LEXICAL_NOTE = 'Search is lexical: no sentence encoder is configured';
 
@@ -282,8 +282,4 @@ function describeTab(tab: vscode.Tab): string {
 
 function isEvidencePanel(tab: vscode.Tab): boolean {
   return tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('attest.evidence');
-}
-
-function nonEmpty<T>(items: T[]): T[] | undefined {
-  return items.length > 0 ? items : undefined;
 }

@@ -2,7 +2,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { makePdf } from '../../unit/support/pdfs';
-import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';
+import { attestDiagnostics, describeDiagnostics, fixturePath, fixtureUri, hoverText, nonEmpty, uniqueRange, useUnsupportingNliModel, waitFor } from './harness';
 
 const PASSAGE = 'Daily aspirin reduced the risk of stroke by a fifth in adults over seventy.';
 
@@ -68,7 +68,3 @@ suite('support check on the full text', () => {
     assert.ok(!lines.some((line) => line.includes('Journal of Fictional Medicine 12') || line.includes('A. Author')), 'no running head nor reference list');
   });
 });
-
-function nonEmpty<T>(items: T[]): T[] | undefined {
-  return items.length > 0 ? items : undefined;
-}

@@ -4,6 +4,8 @@ import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { BibliographicServer } from '../../../bench/support/bibliographicServer';
+import type { SourceRecord } from '../../../src/core/sources/types';
 import { nliConfig, writeModelFolder } from '../../unit/support/onnx/folders';
 import { nliGraph } from '../../unit/support/onnx/graphs';
 
@@ -61,6 +63,37 @@ export function describeDiagnostics(uri: vscode.Uri): string {
       return `[${d.source ?? '-'}/${String(codeOf(d))} sev=${d.severity} ${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}] ${d.message}`;
     })
     .join('; ');
+}
+
+/** The items, or undefined when there are none: a `waitFor` probe for "at least one". */
+export function nonEmpty<T>(items: T[]): T[] | undefined {
+  return items.length > 0 ? items : undefined;
+}
+
+/**
+ * For the suite it is called in: `records` served as Crossref and OpenAlex by a local server, the
+ * checks let ask them, and `open` shown; after the suite, the settings as the fixture has them.
+ */
+export function serveSources(records: readonly SourceRecord[], open: () => vscode.Uri): void {
+  const server = new BibliographicServer(records);
+  const attest = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('attest');
+  suiteSetup(async () => {
+    const base = await server.start();
+    await attest().update('sources.enabled', ['crossref', 'openalex'], vscode.ConfigurationTarget.Workspace);
+    // Base URLs are machine-scoped: a workspace cannot send requests (and keys) elsewhere.
+    await attest().update('sources.crossref.baseUrl', `${base}/crossref`, vscode.ConfigurationTarget.Global);
+    await attest().update('sources.openalex.baseUrl', `${base}/openalex`, vscode.ConfigurationTarget.Global);
+    await attest().update('sources.offline', false, vscode.ConfigurationTarget.Workspace);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(open()));
+  });
+  suiteTeardown(async () => {
+    await attest().update('sources.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+    for (const key of ['sources.crossref.baseUrl', 'sources.openalex.baseUrl']) {
+      await attest().update(key, undefined, vscode.ConfigurationTarget.Global);
+    }
+    await attest().update('sources.offline', true, vscode.ConfigurationTarget.Workspace);
+    await server.stop();
+  });
 }
 
 /** Range of the only occurrence of `needle` in `doc` (the fixtures are written so it is unique). */

@@ -3,9 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { BibliographicServer } from '../../../bench/support/bibliographicServer';
 import type { SourceRecord } from '../../../src/core/sources/types';
-import { attestDiagnostics, describeDiagnostics, fixtureUri, hoverText, screenshot, showProblems, uniqueRange, waitFor } from './harness';
+import { attestDiagnostics, describeDiagnostics, fixtureUri, hoverText, nonEmpty, screenshot, showProblems, uniqueRange, serveSources, waitFor } from './harness';
 
 const RECORDS: SourceRecord[] = [
   {
@@ -50,29 +49,11 @@ const RECORDS: SourceRecord[] = [
 ];
 
 suite('reference check', () => {
-  const server = new BibliographicServer(RECORDS);
   const texUri = (): vscode.Uri => fixtureUri('refcheck', 'paper.tex');
   const bibUri = (): vscode.Uri => fixtureUri('refcheck', 'refs.bib');
   const attest = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('attest');
 
-  suiteSetup(async () => {
-    const base = await server.start();
-    await attest().update('sources.enabled', ['crossref', 'openalex'], vscode.ConfigurationTarget.Workspace);
-    // Base URLs are machine-scoped: a workspace cannot send requests (and keys) elsewhere.
-    await attest().update('sources.crossref.baseUrl', `${base}/crossref`, vscode.ConfigurationTarget.Global);
-    await attest().update('sources.openalex.baseUrl', `${base}/openalex`, vscode.ConfigurationTarget.Global);
-    await attest().update('sources.offline', false, vscode.ConfigurationTarget.Workspace);
-    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(texUri()));
-  });
-
-  suiteTeardown(async () => {
-    await attest().update('sources.enabled', undefined, vscode.ConfigurationTarget.Workspace);
-    for (const key of ['sources.crossref.baseUrl', 'sources.openalex.baseUrl']) {
-      await attest().update(key, undefined, vscode.ConfigurationTarget.Global);
-    }
-    await attest().update('sources.offline', true, vscode.ConfigurationTarget.Workspace);
-    await server.stop();
-  });
+  serveSources(RECORDS, texUri);
 
   test('a reference no source knows is an error on its citation and its entry', async () => {
     const [onCitation] = await waitFor(
@@ -204,7 +185,3 @@ suite('reference check', () => {
     }
   });
 });
-
-function nonEmpty<T>(items: T[]): T[] | undefined {
-  return items.length > 0 ? items : undefined;
-}

@@ -175,7 +175,9 @@ describe('the bibliography as LaTeX and pandoc find it', () => {
       without?.findings.map((f) => f.code),
       ['missing-file', 'missing-key'],
     );
-    const result = await checkManuscript('/p/main.tex', new MemoryWorkspace(files), new CheckSession(), { bibliographySearchPath: ['/elsewhere', '/lib/bib/'] });
+    const result = await checkManuscript('/p/main.tex', new MemoryWorkspace(files), new CheckSession(), {
+      environment: { BIBINPUTS: ['/elsewhere', '/lib/bib/'].join(path.delimiter) },
+    });
     assert.ok(result);
     assert.deepEqual(result.findings, []);
     assert.deepEqual(
