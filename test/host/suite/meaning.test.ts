@@ -76,7 +76,9 @@ suite('find evidence by meaning', () => {
     );
   });
 
-  test('a long embedding, as after a change of encoder, can be stopped: the papers left rank by their words, and stay so until it is resumed', async () => {
+  test('a long embedding, as after a change of encoder, can be stopped: the papers left rank by their words, and stay so until it is resumed', async function () {
+    // Its waits add up to 92 s on a busy machine: the whole test may take them, not the 60 s default.
+    this.timeout(120_000);
     const file = path.join(dir, 'many.jsonl');
     await fs.promises.writeFile(file, Array.from({ length: 5_000 }, (_, i) => JSON.stringify(syntheticPaper(i))).join('\n'));
     await vscode.commands.executeCommand('attest.importPapers', [vscode.Uri.file(file)]);
