@@ -76,14 +76,13 @@ export function createModels(host: ModelsHost, settings: () => Settings): Models
 }
 
 export { type Loaded, LocalModel, type ModelDownloads, type ModelRequest, type ModelSection, type ModelsHost } from './localModel';
-export { builtInIdentity, builtInNliFolder, builtInRerankerFolder } from '../models/builtIn';
+export { builtInRerankerFolder } from '../models/builtIn';
 export type { DownloadProgress } from '../models/download';
 export type { Embedder } from '../models/embedder';
 export { ModelError } from '../models/errors';
-export { contentDigest, modelName, sameModel, withContent } from '../models/identity';
+export { modelName, sameModel } from '../models/identity';
 export type { NliModel } from '../models/nli';
-export { NliModelOnFirstUse } from '../models/nliOnFirstUse';
-export { readFolderJudging } from '../models/folder';
+export type { NliModelOnFirstUse } from '../models/nliOnFirstUse';
 export { OnFirstUse } from '../models/onFirstUse';
 export type { ModelOptions } from '../models/options';
 export { StartingEmbedder } from '../models/pool';
