@@ -24,7 +24,7 @@ import { ModelError } from '../core/app/models';
 import { parseCommandLine, usageError } from './args';
 import { applyBaseline, BaselineFileError, describeFresh } from './baseline';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from './console';
-import { chooseNliModel, NO_MODEL_MESSAGE, type ChosenNli } from './nli';
+import { type ChosenNli, NO_MODEL_MESSAGE, nliModelOf } from './nli';
 import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
 import { formatSarif } from './sarif';
 import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
@@ -129,14 +129,14 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
             : undefined;
   if (problem !== undefined) return usageError('check', problem, io);
 
-  let chosen: Promise<ChosenNli | undefined> | undefined;
+  const model = nliModelOf(values['nli-model'], process.env);
   try {
     const target = await targetOf(path.resolve(positionals[0]));
     for (const bib of values.bib) await assertReadable(path.resolve(bib), '--bib file');
     const warn = (message: string): void => io.err(`attest check: ${message}\n`);
     const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'], warn });
     for (const warning of setup.warnings) warn(warning);
-    const nli = (): Promise<ChosenNli | undefined> => (chosen ??= chooseNliModel(values['nli-model'], process.env));
+    const nli = async (): Promise<ChosenNli | undefined> => model?.get();
     const run: Run = { workspace: new FsWorkspace(), session: new CheckSession(), setup, verdicts: new VerdictCache(), bibs: values.bib, nli, io };
     const files =
       target.kind === 'folder'
@@ -173,7 +173,7 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     }
     throw error;
   } finally {
-    await (await chosen?.catch(() => undefined))?.model.dispose();
+    await model?.dispose();
   }
 }
 

@@ -5,8 +5,22 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Encoder } from '../core/app/library';
-import { contentDigest, ModelError, modelName, type ModelOptions, OnFirstUse, sameModel, withContent } from '../core/app/models';
-import type { Reranker } from '../core/app/onnx';
+import {
+  builtInRerankerFolder,
+  encoderKind,
+  LocalModel,
+  ModelError,
+  modelName,
+  type ModelOpener,
+  type ModelOptions,
+  OnFirstUse,
+  openEncoderInWorkers,
+  openRerankerHere,
+  type Reranker,
+  sameModel,
+  StartingEmbedder,
+} from '../core/app/models';
+import { TERMINAL_MODELS } from './nli';
 import { forTerminal } from './terminal';
 
 /** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
@@ -14,13 +28,19 @@ export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
   return flag ?? (env.ATTEST_EMBED_MODEL?.trim() || undefined);
 }
 
-/** The encoder in `dir`, loaded, named by its folder and keyed by its content (`encoderKey`). */
+/**
+ * The encoder in `dir`, made by `open`, named by its folder and keyed by its content, so that another
+ * encoder in a folder of the same name never takes the library's vectors for its own. The CLI's
+ * encoders run with their full-precision graph where the folder has one (`ModelOptions`' default).
+ */
+async function encoderIn<E extends Encoder['embedder']>(dir: string, open: ModelOpener<E>): Promise<{ model: string; embedder: E } | undefined> {
+  const loaded = await new LocalModel(encoderKind(open), TERMINAL_MODELS, () => ({ model: path.resolve(dir), preferQuantized: false })).get();
+  return loaded && { model: loaded.id, embedder: loaded.model };
+}
+
+/** The encoder in `dir`, for an import: in one-thread workers side by side, one a core (`importLanes`). */
 export async function loadEncoder(dir: string | undefined): Promise<Encoder | undefined> {
-  if (dir === undefined) return undefined;
-  const resolved = path.resolve(dir);
-  const model = await encoderKey(resolved);
-  const { LanesEmbedder } = await import('../core/app/models');
-  return { model, embedder: await LanesEmbedder.start(resolved, importLanes()) };
+  return dir === undefined ? undefined : encoderIn(dir, (folder, options) => openEncoderInWorkers(folder, { ...options, threads: importLanes() }));
 }
 
 /**
@@ -33,25 +53,13 @@ function importLanes(): number {
 }
 
 /**
- * What the library keeps the vectors of the encoder in `dir` under: the folder's name and the digest
- * of its content, so that another encoder in a folder of the same name never takes them for its own.
- * The CLI's encoders run with their full-precision graph where the folder has one (`ModelOptions`' default).
- */
-async function encoderKey(dir: string): Promise<string> {
-  return withContent(path.basename(dir), await contentDigest(dir));
-}
-
-/**
  * The encoder in `dir`, keyed as `loadEncoder`'s, starting in a worker thread while the caller goes on;
  * `ready` settles once it has loaded or failed to. `options` as the session's (see `SessionOptions`).
  */
 export async function startEncoder(dir: string | undefined, options: ModelOptions = {}): Promise<{ encoder: Encoder; ready: Promise<void> } | undefined> {
   if (dir === undefined) return undefined;
-  const resolved = path.resolve(dir);
-  const model = await encoderKey(resolved);
-  const { StartingEmbedder } = await import('../core/app/models');
-  const embedder = new StartingEmbedder(resolved, options);
-  return { encoder: { model, embedder }, ready: embedder.ready };
+  const encoder = await encoderIn(dir, async (folder, folderOptions) => new StartingEmbedder(folder, { ...folderOptions, ...options }));
+  return encoder && { encoder, ready: encoder.embedder.ready };
 }
 
 /** A reranker asked for by flag, made when a ranking first needs it; a failure of it is the command's. */
@@ -74,10 +82,7 @@ export function askedReranker(dir: string | undefined): AskedReranker | undefine
   const failed = (error: unknown): void => {
     failure ??= error;
   };
-  const reranker = new OnFirstUse(async () => {
-    const { OnnxReranker } = await import('../core/app/onnx');
-    return watched(await OnnxReranker.load(path.resolve(dir)), failed);
-  });
+  const reranker = new OnFirstUse(async () => watched(await openRerankerHere(path.resolve(dir), {}), failed));
   return {
     get: () =>
       reranker.get().catch((error: unknown) => {
@@ -91,7 +96,6 @@ export function askedReranker(dir: string | undefined): AskedReranker | undefine
 
 /** The folder of Attest's own reranker; a `ModelError` when this copy of Attest has none. */
 export async function builtInRerankerDir(): Promise<string> {
-  const { builtInRerankerFolder } = await import('../core/app/models');
   const dir = await builtInRerankerFolder();
   if (dir === undefined) throw new ModelError('--rerank: this copy of Attest has no built-in reranker (models/attest-rerank in its package); give --rerank-model DIR instead.');
   return dir;

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { analyze, judgePapers } from '../core/app/support';
 import { SourceGates } from '../core/app/services';
 import type { VerdictSubject } from '../core/app/pipeline';
+import { createModels } from '../core/app/models';
 import { ABSTRACT_SCHEME, AbstractView } from './evidence/abstractView';
 import { Checker, isManuscript, MANUSCRIPT_LANGUAGES } from './check/checker';
 import { CitationCodeActionProvider } from './check/codeActions';
@@ -17,7 +18,7 @@ import { CITE_LIBRARY_PAPER, CitationCompletionProvider, citeLibraryPaper, type 
 import { EvidenceActions } from './evidence/evidenceActions';
 import { CitationHoverProvider } from './check/hover';
 import { EvidenceLibrary } from './library/library';
-import { ENCODER_MODEL, LocalModel, NLI_MODEL } from './models/models';
+import { editorModelsHost, sayReady } from './models/models';
 import { FIND_REAL_PAPER, findRealPaper } from './check/realPaper';
 import { ReferenceLookups } from './check/references';
 import { StatusBar } from './check/statusBar';
@@ -38,12 +39,13 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
   // One gate per service for the session: lookups and full texts share each service's allowance.
   const gates = new SourceGates();
   const lookups = new ReferenceLookups(config, context.secrets, context.globalStorageUri, log, gates);
-  const nli = new LocalModel(NLI_MODEL, context.globalStorageUri, log);
+  // One of each model for the session, loaded when first needed: the check, Find Evidence and Suggest share them.
+  const models = createModels(editorModelsHost(context.globalStorageUri, log), () => config.settings());
+  const { nli, encoder } = models;
   const abstracts = new AbstractView();
   const fullTexts = new FullTextAccess(config, context.secrets, context.globalStorageUri, log, gates);
   const checker = new Checker(config, diagnostics, lookups, nli, context.globalStorageUri, log, fullTexts);
-  const encoder = new LocalModel(ENCODER_MODEL, context.globalStorageUri, log);
-  const library = new EvidenceLibrary(context.globalStorageUri, encoder, lookups, () => checker.allResults(), log, context.secrets);
+  const library = new EvidenceLibrary(context.globalStorageUri, models, lookups, () => checker.allResults(), log, context.secrets);
   const statusBar = new StatusBar(checker, lookups);
   const actions = new EvidenceActions(checker);
   const completion = new CitationCompletionProvider(checker, library);
@@ -103,7 +105,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
       CitationCodeActionProvider.metadata,
     ),
     vscode.commands.registerCommand('attest.downloadNliModel', async () => {
-      await nli.download();
+      sayReady(await nli.download());
       checker.recheckAll();
     }),
     vscode.commands.registerCommand(FIND_REAL_PAPER, (file: unknown, key: unknown) => findRealPaper(checker, lookups, file, key)),
@@ -115,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): AttestApi {
     vscode.commands.registerCommand('attest.stopEmbedding', () => library.stopEmbedding()),
     vscode.commands.registerCommand('attest.resumeEmbedding', () => library.resumeEmbedding()),
     vscode.commands.registerCommand('attest.downloadEncoder', async () => {
-      await encoder.download();
+      sayReady(await encoder.download());
       library.reset();
     }),
     vscode.commands.registerCommand('attest.checkReferences', () => checkReferencesCommand(checker)),

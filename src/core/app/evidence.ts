@@ -2,6 +2,5 @@
 export { type Completion, COMPLETIONS, type KeyCandidate, KeyCompleter, keyContext } from '../completion/citationKeys';
 export type { PaperMatch } from '../completion/libraryKeys';
 export type { Evidence, EvidenceFinder, EvidenceResults, SearchMode } from '../evidence';
-export type { RerankerSetup } from '../index/libraryProtocol';
 export { LibraryThread } from '../index/libraryThread';
 export { distinctPapers, type Paper, type PaperStanding } from '../papers/paper';

@@ -24,8 +24,7 @@ import type { ExistenceVerdict, Verdicts } from '../../core/app/verdicts';
 import type { Config } from '../config';
 import { toDiagnostic } from './diagnostics';
 import { EditorWorkspace } from '../editorWorkspace';
-import type { LocalModel } from '../models/models';
-import type { NliModel } from '../../core/app/onnx';
+import type { LocalModel, NliModel } from '../../core/app/models';
 import type { ReferenceLookups } from './references';
 import type { FullTextAccess } from './fullTexts';
 

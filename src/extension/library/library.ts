@@ -1,15 +1,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Settings } from '../../core/app/settings';
 import { Config } from '../config';
 import type { CheckResult } from '../../core/app/pipeline';
-import { type EvidenceFinder, LibraryThread, type PaperMatch, type RerankerSetup } from '../../core/app/evidence';
+import { type EvidenceFinder, LibraryThread, type PaperMatch } from '../../core/app/evidence';
 import type { SolrTarget } from '../../core/app/solr';
-import { builtInRerankerFolder } from '../../core/app/models';
-import type { Embedder } from '../../core/app/onnx';
+import type { Models } from '../../core/app/models';
 import { formatOf, papersFromBibliography } from '../../core/app/library';
 import { EmbeddingProgress } from './embeddingProgress';
-import { builtInCopies, type LocalModel } from '../models/models';
 import { solrCredentials } from './solrCredentials';
 import type { ReferenceLookups } from '../check/references';
 
@@ -43,7 +40,7 @@ export class EvidenceLibrary implements vscode.Disposable {
 
   constructor(
     private readonly storage: vscode.Uri,
-    private readonly encoder: LocalModel<Embedder>,
+    private readonly models: Models,
     private readonly lookups: ReferenceLookups,
     private readonly checked: () => readonly CheckResult[],
     private readonly log: vscode.LogOutputChannel,
@@ -182,9 +179,9 @@ export class EvidenceLibrary implements vscode.Disposable {
     // The store opens in the library's thread while the encoder loads in its own: at 100,000 papers,
     // each takes about half a second, which the first search would otherwise wait for twice.
     const opening = (this.bare ??= this.setUpBare());
-    const encoder = await this.encoder.withoutAsking();
+    const encoder = await this.models.encoder.withoutAsking();
     // Without it, search by words now and offer the encoder; once it is there, the next search uses it.
-    if (!encoder) void this.encoder.get().then((loaded) => loaded && this.reset());
+    if (!encoder) void this.models.encoder.get().then((loaded) => loaded && this.reset());
     const solr = await this.solrTarget();
     // An institution's collection is searched instead of the library, and the papers live searches find would not join it.
     const liveSources = solr === undefined && settings.retrieval.liveSearch ? await this.lookups.sources() : [];
@@ -193,8 +190,8 @@ export class EvidenceLibrary implements vscode.Disposable {
       ...(solr !== undefined && { solr }),
       dir: this.dir,
       encoder: encoder && { model: encoder.id, embedder: encoder.model },
-      missingEncoder: encoder ? undefined : await this.encoder.absence(),
-      reranker: await this.reranker(settings),
+      missingEncoder: encoder ? undefined : await this.models.encoder.absence(),
+      reranker: await this.models.reranker(settings),
       liveSources,
     });
     this.report(messages);
@@ -267,12 +264,6 @@ export class EvidenceLibrary implements vscode.Disposable {
     run.stoppedByUser = true;
     this.paused = true;
     run.stop.abort();
-  }
-
-  /** The built-in reranker unless the setting turns it off (or this package has none), on the retrieval models' threads. */
-  private async reranker(settings: Settings): Promise<RerankerSetup | undefined> {
-    const dir = settings.retrieval.rerank ? await builtInRerankerFolder() : undefined;
-    return dir === undefined ? undefined : { dir, threads: settings.encoder.threads, optimizedCopies: await builtInCopies(this.storage, dir) };
   }
 
   /** The collection on SolrCloud that `attest.library.solr.url` names, with the credentials kept for that address. */

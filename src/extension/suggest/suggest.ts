@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { distinctPapers, type EvidenceFinder } from '../../core/app/evidence';
-import type { NliModel } from '../../core/app/onnx';
+import type { LocalModel, NliModel } from '../../core/app/models';
 import {
   acceptedSentences,
   describeOutgoing,
@@ -31,7 +31,6 @@ import type { Checker } from '../check/checker';
 import { Config } from '../config';
 import { EvidenceActions, type Outcome } from '../evidence/evidenceActions';
 import { plainText, type EvidenceApi } from '../evidence/findEvidence';
-import type { LocalModel } from '../models/models';
 import { SUGGEST_PANEL, suggestionView } from './suggestPanel';
 import { PanelHost } from '../panelHost';
 import { parseWebviewMessage, type Fix, type PanelMessage, type SuggestionMessage } from '../../webview/protocol/suggest';
