@@ -45,14 +45,17 @@ async function benchFile(file: string, root: string, records: number): Promise<v
   const folder = path.join(root, 'index');
   await fs.rm(folder, { recursive: true, force: true });
   const size = (await fs.stat(file)).size;
+  const before = process.memoryUsage().rss;
   const memory = new PeakMemory();
   const start = performance.now();
+  const cpu = process.cpuUsage();
   await new DblpDumpSource({ file, folder }).prepare();
   const seconds = (performance.now() - start) / 1000;
+  const cpuSeconds = process.cpuUsage(cpu).user / 1e6;
   const peak = memory.stop();
   const indexBytes = (await Promise.all((await fs.readdir(folder)).map(async (name) => (await fs.stat(path.join(folder, name))).size))).reduce((a, b) => a + b, 0);
   console.log(
-    `  ${path.basename(file)} (${mb(size)}): indexed in ${seconds.toFixed(1)} s, ${Math.round(records / seconds).toLocaleString('en')} publications/s, peak RSS ${peak}, index ${mb(indexBytes)}`,
+    `  ${path.basename(file)} (${mb(size)}): indexed in ${seconds.toFixed(1)} s (${cpuSeconds.toFixed(1)} s of CPU), ${Math.round(records / seconds).toLocaleString('en')} records/s, peak RSS ${peak} (${mb(before)} before), index ${mb(indexBytes)}`,
   );
 
   const openStart = performance.now();

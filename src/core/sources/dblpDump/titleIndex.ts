@@ -23,10 +23,11 @@ import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { analyze } from '../../index/analyzer';
+import { doubled } from '../../text/doubled';
 
 /** Terms per block: a block read is a few hundred bytes to a few kilobytes. */
 const BLOCK = 64;
-/** Postings per run: the words of about half a million titles, some 50 MB of memory while the run is built. */
+/** Postings per run: the words of about half a million titles. */
 const RUN_POSTINGS = 4_000_000;
 /**
  * A record whose title holds less than this share of the query's weight (idf) is no candidate: the
@@ -57,9 +58,15 @@ export function titleTerms(title: string): string[] {
   return analyze(title);
 }
 
-/** Builds the runs into `file` from its current end, a title at a time in doc order. */
+/**
+ * Builds the runs into `file` from its current end, a title at a time in doc order. A run in memory is
+ * its terms' numbers and a pair of typed arrays, (term, doc) for each posting, sorted by term when it
+ * is written: some 8 bytes a posting, where a list per term took several times that.
+ */
 export class TitleIndexWriter {
-  private terms = new Map<string, number[]>();
+  private terms = new Map<string, number>();
+  private termOf: Uint32Array = new Uint32Array(1 << 16);
+  private docOf: Uint32Array = new Uint32Array(1 << 16);
   private postings = 0;
   private readonly runs: RunPlace[] = [];
 
@@ -71,10 +78,14 @@ export class TitleIndexWriter {
   /** Indexes the title terms of doc `doc`; docs come in ascending order. */
   add(doc: number, terms: readonly string[]): void {
     for (const term of new Set(terms)) {
-      const list = this.terms.get(term);
-      if (list === undefined) this.terms.set(term, [doc]);
-      else list.push(doc);
-      this.postings++;
+      let id = this.terms.get(term);
+      if (id === undefined) this.terms.set(term, (id = this.terms.size));
+      if (this.postings === this.termOf.length) {
+        this.termOf = doubled(this.termOf);
+        this.docOf = doubled(this.docOf);
+      }
+      this.termOf[this.postings] = id;
+      this.docOf[this.postings++] = doc;
     }
   }
 
@@ -90,21 +101,24 @@ export class TitleIndexWriter {
     const termsText = Buffer.from(terms.map((term) => `${term}\n`).join(''));
     const blocks = new Uint32Array(Math.ceil(terms.length / BLOCK) + 1);
     const samples: string[] = [];
+    // Each term's postings start where the terms before it in order end: counted, then placed, docs staying ascending.
     const table = new Uint32Array(terms.length + 1);
-    const postings = new Uint32Array(this.postings);
+    const rank = new Uint32Array(terms.length);
     let byte = 0;
-    let at = 0;
     terms.forEach((term, t) => {
       if (t % BLOCK === 0) {
         blocks[t / BLOCK] = byte;
         samples.push(term);
       }
       byte += Buffer.byteLength(term) + 1;
-      table[t] = at;
-      for (const doc of this.terms.get(term) as number[]) postings[at++] = doc;
+      rank[this.terms.get(term) as number] = t;
     });
     blocks[blocks.length - 1] = byte;
-    table[terms.length] = at;
+    for (let p = 0; p < this.postings; p++) table[rank[this.termOf[p]] + 1]++;
+    for (let t = 0; t < terms.length; t++) table[t + 1] += table[t];
+    const next = table.slice(0, terms.length);
+    const postings = new Uint32Array(this.postings);
+    for (let p = 0; p < this.postings; p++) postings[next[rank[this.termOf[p]]]++] = this.docOf[p];
     const samplesText = Buffer.from(samples.join('\n'));
     const sections = [termsText, samplesText, bytesOf(blocks), bytesOf(table), bytesOf(postings)];
     const starts: number[] = [];

@@ -245,7 +245,15 @@ function publicationOf(record: OpenRecord, decode: (raw: string) => string): Dbl
     const value = raw === undefined ? '' : clean(decode(raw));
     return value === '' ? undefined : value;
   };
-  const all = (name: string, limit: number): string[] => (record.fields.get(name) ?? []).slice(0, limit).flatMap((raw) => clean(decode(raw)) || []);
+  const all = (name: string, limit: number): string[] => {
+    const values: string[] = [];
+    for (const raw of record.fields.get(name) ?? []) {
+      const value = clean(decode(raw));
+      if (value !== '') values.push(value);
+      if (values.length === limit) break;
+    }
+    return values;
+  };
   const title = first('title');
   if (title === undefined) return undefined;
   const ee = all('ee', MAX_LINKS);
@@ -262,8 +270,11 @@ function publicationOf(record: OpenRecord, decode: (raw: string) => string): Dbl
   };
 }
 
+/** Whitespace that is not one space: rare in the dump, so most texts are only trimmed. */
+const UNEVEN_SPACE = /\s\s|[^\S ]/;
+
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return (UNEVEN_SPACE.test(text) ? text.replace(/\s+/g, ' ') : text).trim();
 }
 
 /**
