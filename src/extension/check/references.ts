@@ -196,35 +196,33 @@ export class ReferenceLookups implements vscode.Disposable {
    */
   private prepareInBackground(source: PaperSource): void {
     const cancel = new AbortController();
-    let shown: { report: (progress: PrepareProgress) => void; done: () => void } | undefined;
-    let started = false;
+    let finish = (): void => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let report: ((step: PrepareProgress) => void) | undefined;
+    let shown = false;
     const show = (first: PrepareProgress): void => {
-      started = true;
+      shown = true;
       let reported = 0;
       void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Attest: {0}', first.task), cancellable: true }, (progress, token) => {
         token.onCancellationRequested(() => cancel.abort());
-        return new Promise<void>((resolve) => {
-          shown = {
-            report: (step) => {
-              const percent = Math.floor(step.fraction * 100);
-              progress.report({ increment: percent - reported, message: vscode.l10n.t('{0} records', step.records.toLocaleString()) });
-              reported = percent;
-            },
-            done: resolve,
-          };
-        });
+        report = (step) => {
+          const percent = Math.floor(step.fraction * 100);
+          progress.report({ increment: percent - reported, message: vscode.l10n.t('{0} records', step.records.toLocaleString()) });
+          reported = percent;
+        };
+        return finished;
       });
     };
     source
-      .prepare?.({ signal: cancel.signal, onProgress: (step) => (started ? shown?.report(step) : show(step)) })
+      .prepare?.({ signal: cancel.signal, onProgress: (step) => (shown ? report?.(step) : show(step)) })
       .then(
-        () => started && this.log.info(`${source.name}: its local index is built.`),
+        () => shown && this.log.info(`${source.name}: its local index is built.`),
         (error: Error) => {
           this.log.warn(error.message);
           if (!cancel.signal.aborted) void vscode.window.showWarningMessage(error.message);
         },
       )
-      .finally(() => shown?.done());
+      .finally(finish);
   }
 
   dispose(): void {
