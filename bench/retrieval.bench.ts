@@ -17,7 +17,7 @@ import { SCIFACT, scifactTexts, type Scifact } from './encoders/scifact';
 import { haveEvalData } from './evalData';
 import { FUSION_VARIANTS, type FusionVariant } from './fusion';
 import { ndcgAt, recallAt } from './metrics';
-import { ms, PeakMemory, percentile, time } from './stats';
+import { ms, PeakMemory, percentile, seededRandom, time } from './stats';
 const LARGE_CORPUS = 100_000;
 /** bge-small-en-v1.5 and all-MiniLM-L6-v2 both give 384 dimensions. */
 const DEFAULT_DIMENSION = 384;
@@ -310,18 +310,6 @@ export function grow(papers: readonly Paper[], size: number): Paper[] {
     grown.push({ id: `synthetic-${grown.length}`, title: pick(papers).title, abstract, authors: [] });
   }
   return grown;
-}
-
-/** mulberry32: a tiny generator whose sequence depends only on the seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** BEIR's qrels: a header, then `query-id  corpus-id  score` per line. */

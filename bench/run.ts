@@ -3,6 +3,7 @@ import { benchBibliography } from './bibliography.bench';
 import { benchCheck, benchIgnoreList } from './check.bench';
 import { benchCheckCommand } from './checkCommand.bench';
 import { benchCompletion } from './completion.bench';
+import { benchDblpDump } from './dblpDump.bench';
 import { benchDraftParse } from './draftParse.bench';
 import { benchFullText } from './fulltext.bench';
 import { benchHallmark } from './hallmark.bench';
@@ -54,6 +55,8 @@ async function runAll(): Promise<void> {
   benchReferenceText();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
+  console.log('');
+  await benchDblpDump();
   console.log('');
   await benchRetrieval();
   console.log('');

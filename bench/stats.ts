@@ -35,3 +35,15 @@ export class PeakMemory {
     return `${(this.peak / 1024 / 1024).toFixed(0)} MB`;
   }
 }
+
+/** mulberry32: a tiny generator whose sequence depends only on the seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -19,6 +19,7 @@ import {
   verifyEntries,
   withoutAccepted,
 } from '../core/app/pipeline';
+import type { PrepareProgress } from '../core/app/services';
 import { mayNotBeUtf8, notUtf8Note, UnreadableFileError } from '../core/app/text';
 import { ModelError } from '../core/app/models';
 import { parseCommandLine, usageError } from './args';
@@ -27,8 +28,8 @@ import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, processConsole, type Console } from
 import { type ChosenNli, NO_MODEL_MESSAGE, nliModelOf } from './nli';
 import { formatJson, formatJsonOfFolder, formatText, SEVERITIES, shownFindings, type CheckReport } from './report';
 import { formatSarif } from './sarif';
-import { ConfigFileError, setUpSources, type SourcesSetup } from './sourcesSetup';
-import { showProgress } from './terminal';
+import { ConfigFileError, prepareLocalSources, setUpSources, type SourcesSetup } from './sourcesSetup';
+import { showProgress, showShare } from './terminal';
 import { attestVersion } from './version';
 
 export const CHECK_USAGE = `Usage: attest check FILE|DIR [--bib FILE]... [--format text|json|sarif] [--min-severity LEVEL]
@@ -64,7 +65,9 @@ that finding there: it is left out of every output and of the exit status.
 API keys come from ATTEST_OPENALEX_API_KEY, ATTEST_SEMANTICSCHOLAR_API_KEY, ATTEST_CORE_API_KEY,
 ATTEST_CROSSREF_PLUS_TOKEN. A bibliography the manuscript names that is not beside its root is looked
 for in the folders of BIBINPUTS, and an included file in those of TEXINPUTS, as BibTeX and TeX do
-(a folder ending in // with its subfolders; an empty entry is the root's folder).
+(a folder ending in // with its subfolders; an empty entry is the root's folder). DBLP's XML dump,
+named by the --config file's "attest.sources.dblp.dumpFile" (with dblp enabled), answers for DBLP
+offline: it is indexed into the cache folder before the first check, and again when the file changes.
 Exit status: 0 no error found, 1 an error-severity finding, 2 usage or I/O failure.`;
 
 type Format = 'text' | 'json' | 'sarif';
@@ -136,6 +139,7 @@ export async function checkCommand(args: readonly string[], io: Console): Promis
     const warn = (message: string): void => io.err(`attest check: ${message}\n`);
     const setup = await setUpSources({ config: values.config, offline: values.offline, cache: values.cache, showUnchecked: values['show-unchecked'], warn });
     for (const warning of setup.warnings) warn(warning);
+    if (setup.checkReferences) await prepareLocalSources(setup.sources, warn, preparationReporter(io));
     const nli = async (): Promise<ChosenNli | undefined> => model?.get();
     const run: Run = { workspace: new FsWorkspace(), session: new CheckSession(), setup, verdicts: new VerdictCache(), bibs: values.bib, nli, io };
     const files =
@@ -261,6 +265,12 @@ function lookUpFor(run: Run): PipelineHost['lookUp'] {
 function progressReporter(io: Console): ((done: number, total: number) => void) | undefined {
   if (!process.stderr.isTTY || io !== processConsole) return undefined;
   return (done, total) => showProgress('Looking up references', done, total);
+}
+
+/** Progress on standard error while a local source is made ready (DBLP's dump indexed), when a person is watching. */
+function preparationReporter(io: Console): ((progress: PrepareProgress) => void) | undefined {
+  if (!process.stderr.isTTY || io !== processConsole) return undefined;
+  return (progress) => showShare(progress.task, progress.fraction, `${progress.records.toLocaleString('en')} records`);
 }
 
 /** The .tex files of the file's folder and the one above: where the root of a chapter without a magic comment is. */

@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createServices, type FullTextProvider, type LookupCache, type PaperSource, secretsFromEnvironment } from '../core/app/services';
+import { createServices, type FullTextProvider, type LookupCache, type PaperSource, type PrepareProgress, secretsFromEnvironment } from '../core/app/services';
 import type { SupportThresholds } from '../core/app/support';
 import { readSettings, type SourcesConfig } from '../core/app/settings';
 import { readNamedTextFile, SMALL_FILE_BYTES } from '../core/app/text';
@@ -46,7 +46,11 @@ export async function setUpSources(flags: {
   const lookups = flags.cache ? path.resolve(flags.cache) : defaultCacheDirectory();
   const services = createServices(
     { sources: effective, fullText: settings.fullText },
-    { secrets: secretsFromEnvironment(process.env), folders: { lookups, fullTexts: path.join(lookups, 'fulltexts') }, warn: flags.warn },
+    {
+      secrets: secretsFromEnvironment(process.env),
+      folders: { lookups, fullTexts: path.join(lookups, 'fulltexts'), indexes: path.join(lookups, 'indexes') },
+      warn: flags.warn,
+    },
   );
   const { pipeline, problems } = settings;
   return {
@@ -61,6 +65,29 @@ export async function setUpSources(flags: {
     fullText: services.fullText,
     warnings: [...problems.sources, ...problems.support, ...problems.fullText, ...problems.other],
   };
+}
+
+/**
+ * Makes the local sources ready before a check (DBLP's dump indexed, once), so that the check's time
+ * limit is spent on lookups. `progress` shows how far it is; a source that cannot be made ready is
+ * reported through `warn` and answers each lookup with the reason, which is never a verdict.
+ */
+export async function prepareLocalSources(sources: readonly PaperSource[], warn: (message: string) => void, progress?: (progress: PrepareProgress) => void): Promise<void> {
+  for (const source of sources) {
+    if (!source.prepare) continue;
+    let said = false;
+    try {
+      await source.prepare({
+        onProgress: (step) => {
+          if (!said) warn(`${step.task}, once: later runs use its index until the file changes.`);
+          said = true;
+          progress?.(step);
+        },
+      });
+    } catch (error) {
+      warn((error as Error).message);
+    }
+  }
 }
 
 /** The `--config` file's settings: a JSON object of the editor's keys. */

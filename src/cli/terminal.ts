@@ -20,3 +20,9 @@ export function forTerminal(text: string, keep = ''): string {
 export function showProgress(what: string, done: number, total: number): void {
   process.stderr.write(`\r${what}: ${done}/${total}${done === total ? '\n' : ''}`);
 }
+
+/** "\rIndexing DBLP's dump dblp.xml.gz: 42% (3,100,000 records)" on standard error, overwriting the line before; our own text only. */
+export function showShare(what: string, fraction: number, detail: string): void {
+  const percent = Math.min(100, Math.floor(fraction * 100));
+  process.stderr.write(`\r${what}: ${percent}% (${detail})${percent === 100 ? '\n' : ''}`);
+}

@@ -12,3 +12,12 @@ export function isObject(value: unknown): value is Json {
 export function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
+
+/** JSON read from outside, or undefined where the text is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

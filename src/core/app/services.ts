@@ -39,6 +39,8 @@ export interface ServiceFolders {
   readonly lookups: string;
   /** The full-text store's folder. */
   readonly fullTexts: string;
+  /** Where local sources keep their indexes (DBLP's dump's, in `dblp/`). */
+  readonly indexes?: string;
 }
 
 /** What a host gives for the services of a run. */
@@ -64,7 +66,7 @@ export function createServices(settings: { readonly sources: SourcesConfig; read
   const cache = new LookupCache(host.folders.lookups);
   const gates = new SourceGates();
   return {
-    sources: createSources(settings.sources, host.secrets, cache, gates),
+    sources: createSources(settings.sources, host.secrets, cache, gates, host.folders.indexes),
     cache,
     fullText: createFullTextProvider(settings.fullText, settings.sources, host.secrets, host.folders.fullTexts, gates, host.warn),
   };
@@ -78,4 +80,4 @@ export { SOURCE_NAMES } from '../sources/config';
 export { SourceGates } from '../sources/gates';
 export type { SourceErrorKind } from '../sources/health';
 export { createSources, publicOrigin, SECRET_SOURCE, secretsFromEnvironment, type SourceSecrets } from '../sources/registry';
-export { type PaperSource, SourceError, type SourceRecord } from '../sources/types';
+export { type PaperSource, type PrepareProgress, SourceError, type SourceRecord } from '../sources/types';

@@ -31,6 +31,7 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'attest.sources.enabled': DEFAULT_ENABLED,
   'attest.sources.offline': false,
   'attest.sources.email': '',
+  'attest.sources.dblp.dumpFile': '',
   ...Object.fromEntries(
     SOURCE_IDS.flatMap((id) => [
       [`attest.sources.${id}.baseUrl`, DEFAULT_SOURCES[id].baseUrl],
@@ -121,7 +122,7 @@ export function readSettings(get: SettingsGet, host: SettingsHost): Settings {
     threads: positive(`${section}.threads`),
   });
 
-  const sources = sourcesConfigFrom(get, host.originOf);
+  const sources = sourcesConfigFrom(get, host.originOf, host.base);
   const thresholds = thresholdsFrom(host.userSet ?? get);
   const fullText = fullTextConfigFrom(get, host.base ?? process.cwd());
   const suggest = suggestConfigFrom(get);

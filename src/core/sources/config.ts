@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import type { SourceId } from './ids';
 
 /** How one source is reached. */
@@ -17,6 +18,11 @@ export interface SourcesConfig {
   readonly sources: Readonly<Record<SourceId, SourceSettings>>;
   /** How long one check of the references may take (`attest.references.timeLimitSeconds`). */
   readonly timeLimitMs: number;
+  /**
+   * DBLP's XML dump on this machine (`attest.sources.dblp.dumpFile`), absolute: DBLP, when enabled, is
+   * answered from it rather than from its API. Undefined for none.
+   */
+  readonly dblpDumpFile?: string;
 }
 
 export const DEFAULT_TIME_LIMIT_SECONDS = 300;
@@ -113,8 +119,13 @@ export const DEFAULT_ENABLED: readonly SourceId[] = ['crossref', 'openalex', 'se
  * …), as `settings.json` and the CLI's `--config` file both write them. Values of the wrong type are
  * reported and replaced by the default, so one typo does not stop every check. `originOf` says where
  * each value came from; a workspace's rate above a service's documented one is lowered to it, and said.
+ * A relative path (DBLP's dump) is read against `base`, the config file's folder or the workspace's.
  */
-export function sourcesConfigFrom(get: (key: string) => unknown, originOf: (key: string) => SettingOrigin = () => 'user'): { config: SourcesConfig; problems: string[] } {
+export function sourcesConfigFrom(
+  get: (key: string) => unknown,
+  originOf: (key: string) => SettingOrigin = () => 'user',
+  base = process.cwd(),
+): { config: SourcesConfig; problems: string[] } {
   const problems: string[] = [];
   const read = <T>(key: string, valid: (v: unknown) => v is T, fallback: T, expected: string): T => {
     const value = get(key);
@@ -145,6 +156,10 @@ export function sourcesConfigFrom(get: (key: string) => unknown, originOf: (key:
       },
     ]),
   ) as Record<SourceId, SourceSettings>;
+  const dump = read('attest.sources.dblp.dumpFile', isString, '', 'a file path').trim();
+  if (dump !== '' && !enabled.includes('dblp')) {
+    problems.push('attest.sources.dblp.dumpFile is set, but dblp is not in attest.sources.enabled: add dblp there for DBLP to be answered from the dump.');
+  }
   return {
     config: {
       enabled,
@@ -152,6 +167,7 @@ export function sourcesConfigFrom(get: (key: string) => unknown, originOf: (key:
       email: email.length > 0 ? email : undefined,
       sources,
       timeLimitMs: read('attest.references.timeLimitSeconds', isPositive, DEFAULT_TIME_LIMIT_SECONDS, 'a positive number of seconds') * 1000,
+      ...(dump !== '' && { dblpDumpFile: path.resolve(base, dump) }),
     },
     problems,
   };

@@ -3,7 +3,6 @@
  * API (`/search/publ/api?q=…&format=json`). It indexes one field, so its finding nothing says little
  * about a work from elsewhere (`partialCoverage`).
  */
-import type { Author } from '../bibliography/types';
 import { normalizeArxivId, normalizeDoi } from '../identifiers';
 import { isObject, text, type Json } from '../json';
 import type { HttpClient } from './http';
@@ -64,20 +63,50 @@ function parseDblpInfo(info: Json): SourceRecord {
   const venue = listOf(info.venue)
     .map(text)
     .find((v) => v !== undefined);
-  const year = Number(text(info.year));
-  const doi = normalizeDoi(text(info.doi) ?? '');
-  const ee = listOf(info.ee)
-    .map(text)
-    .filter((e): e is string => e !== undefined);
-  const arxivLink = ee.find((e) => /arxiv\.org\/abs\//i.test(e));
+  return dblpRecord({
+    key,
+    title: text(info.title) ?? '',
+    authors: authorNames(info.authors),
+    year: text(info.year),
+    venue,
+    doi: text(info.doi),
+    ee: listOf(info.ee)
+      .map(text)
+      .filter((e): e is string => e !== undefined),
+  });
+}
+
+/** What a DBLP publication says, as its search API and its XML dump (`dblpDump/`) both give it. */
+export interface DblpPublication {
+  /** DBLP's record key: `conf/cvpr/HeZRS16`. */
+  readonly key: string;
+  readonly title: string;
+  /** As DBLP writes them, a homonym's number included ("Wei Wang 0001"). */
+  readonly authors: readonly string[];
+  readonly year?: string;
+  /** The journal, or the proceedings' short title. */
+  readonly venue?: string;
+  /** As DBLP gives it: bare, or as a `https://doi.org/` link. */
+  readonly doi?: string;
+  /** Links to the work's electronic editions; an arXiv one gives the arXiv id. */
+  readonly ee: readonly string[];
+}
+
+/** A DBLP publication as a `SourceRecord`: one shape whether the search API or the dump gave it. */
+export function dblpRecord(publication: DblpPublication): SourceRecord {
+  const { key, venue } = publication;
+  const year = Number(publication.year);
+  const doi = normalizeDoi(publication.doi ?? '');
+  const arxivLink = publication.ee.find((e) => /arxiv\.org\/abs\//i.test(e));
   const arxivId = arxivLink === undefined ? undefined : normalizeArxivId(arxivLink);
   return {
     source: 'dblp',
     id: key,
     url: `${SITE}/rec/${key}`,
     // DBLP ends every title with a full stop.
-    title: (text(info.title) ?? '').replace(/\.$/, ''),
-    authors: authorsOf(info.authors),
+    title: publication.title.replace(/\.$/, ''),
+    // A homonym's number ("Wei Wang 0001") is DBLP's, not the name's.
+    authors: publication.authors.map((name) => splitPersonName(name.replace(/\s+\d{4}$/, ''))),
     ...(Number.isInteger(year) && year > 0 && { year }),
     ...(venue !== undefined && { venue }),
     ...(doi !== undefined && { doi }),
@@ -86,12 +115,17 @@ function parseDblpInfo(info: Json): SourceRecord {
   };
 }
 
-/** `{ author: [{ "@pid": "…", text: "Kaiming He" }] }`; a homonym's number ("Wei Wang 0001") is DBLP's, not the name's. */
-function authorsOf(authors: unknown): Author[] {
+/** DBLP's key of a record, as its search API and its dump write it. */
+export function isDblpKey(key: string): boolean {
+  return RECORD_KEY.test(key);
+}
+
+/** `{ author: [{ "@pid": "…", text: "Kaiming He" }] }`. */
+function authorNames(authors: unknown): string[] {
   if (!isObject(authors)) return [];
   return listOf(authors.author).flatMap((author) => {
     const name = isObject(author) ? text(author.text) : text(author);
-    return name === undefined ? [] : [splitPersonName(name.replace(/\s+\d{4}$/, ''))];
+    return name === undefined ? [] : [name];
   });
 }
 

@@ -1,9 +1,11 @@
+import * as path from 'node:path';
 import { ArxivSource } from './arxiv';
 import type { LookupCache } from './cache';
 import { DEFAULT_SOURCES, type SourcesConfig } from './config';
 import { CoreSource } from './core';
 import { CrossrefSource } from './crossref';
 import { DblpSource } from './dblp';
+import { DblpDumpSource } from './dblpDump/source';
 import type { SourceGates } from './gates';
 import { EuropePmcSource } from './europepmc';
 import { OpenAlexSource } from './openalex';
@@ -67,12 +69,23 @@ export function secretsFromEnvironment(env: NodeJS.ProcessEnv): SourceSecrets {
   };
 }
 
-/** The enabled sources, in the configured order, sharing one lookup cache and the run's gates, which the full texts pass too. */
-export function createSources(config: SourcesConfig, secrets: SourceSecrets, cache?: LookupCache, gates?: SourceGates): PaperSource[] {
-  return config.enabled.map((id) => createSource(id, config, secrets, cache, gates));
+/**
+ * The enabled sources, in the configured order, sharing one lookup cache and the run's gates, which the
+ * full texts pass too. `indexFolder` is where local sources keep their indexes (DBLP's dump's): a
+ * folder of the host's storage, needed when a dump is set.
+ */
+export function createSources(config: SourcesConfig, secrets: SourceSecrets, cache?: LookupCache, gates?: SourceGates, indexFolder?: string): PaperSource[] {
+  return config.enabled.map((id) => createSource(id, config, secrets, cache, gates, indexFolder));
 }
 
-function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecrets, cache: LookupCache | undefined, gates: SourceGates | undefined): PaperSource {
+function createSource(
+  id: SourceId,
+  config: SourcesConfig,
+  secrets: SourceSecrets,
+  cache: LookupCache | undefined,
+  gates: SourceGates | undefined,
+  indexFolder: string | undefined,
+): PaperSource {
   const common = { ...config.sources[id], email: config.email, cache, offline: config.offline, gates };
   const origin = new URL(common.baseUrl).origin;
   const key = (secret: SourceKey | undefined): string | undefined => (secret?.origin === origin ? secret.value : undefined);
@@ -92,6 +105,8 @@ function createSource(id: SourceId, config: SourcesConfig, secrets: SourceSecret
     case 'openlibrary':
       return new OpenLibrarySource(common);
     case 'dblp':
-      return new DblpSource(common);
+      if (config.dblpDumpFile === undefined) return new DblpSource(common);
+      if (indexFolder === undefined) throw new Error("DBLP's dump needs a folder of the host's storage to keep its index in.");
+      return new DblpDumpSource({ file: config.dblpDumpFile, folder: path.join(indexFolder, 'dblp') });
   }
 }

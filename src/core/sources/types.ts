@@ -94,6 +94,28 @@ export interface PaperSource {
    * `byArxivId` calls for them are answered from memory. Throws `SourceError` like the others.
    */
   prefetch?(ids: { readonly dois: readonly string[]; readonly arxivIds: readonly string[] }, options?: RequestOptions): Promise<void>;
+  /**
+   * Makes a local source ready to answer (DBLP's dump indexed, where it is not yet), reporting progress
+   * when that takes a while; a host runs it before a check, or in the background. Throws `SourceError`
+   * when the source cannot be made ready; the message says what to do.
+   */
+  prepare?(options?: PrepareOptions): Promise<void>;
+}
+
+/** How a host follows and cancels a local source's preparation. */
+export interface PrepareOptions {
+  readonly signal?: AbortSignal;
+  /** Called as a long preparation (an index being built) advances; not called when there is nothing to do. */
+  readonly onProgress?: (progress: PrepareProgress) => void;
+}
+
+export interface PrepareProgress {
+  /** What is being done, for a progress line: "Indexing DBLP's dump dblp.xml.gz". */
+  readonly task: string;
+  /** The share done, 0 to 1. */
+  readonly fraction: number;
+  /** Records read so far. */
+  readonly records: number;
 }
 
 export class SourceError extends Error {

@@ -6,6 +6,7 @@ import {
   keyOrigin,
   LookupCache,
   type PaperSource,
+  type PrepareProgress,
   publicOrigin,
   readSecrets,
   SECRET_SOURCE,
@@ -184,7 +185,44 @@ export class ReferenceLookups implements vscode.Disposable {
     const { config, problems } = this.config.sources();
     for (const problem of problems) this.log.warn(problem);
     const secrets = await readSecrets(config, secretReader(this.secrets));
-    return createSources(config, secrets, new LookupCache(path.join(this.storage.fsPath, 'lookups')), this.gates);
+    const sources = createSources(config, secrets, new LookupCache(path.join(this.storage.fsPath, 'lookups')), this.gates, path.join(this.storage.fsPath, 'indexes'));
+    for (const source of sources) if (source.prepare) this.prepareInBackground(source);
+    return sources;
+  }
+
+  /**
+   * A local source made ready while lookups go on (DBLP's dump indexed, once): a cancellable
+   * notification shows how far it is, and the source answers meanwhile that it is not ready.
+   */
+  private prepareInBackground(source: PaperSource): void {
+    const cancel = new AbortController();
+    let finish = (): void => undefined;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    let report: ((step: PrepareProgress) => void) | undefined;
+    let shown = false;
+    const show = (first: PrepareProgress): void => {
+      shown = true;
+      let reported = 0;
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Attest: {0}', first.task), cancellable: true }, (progress, token) => {
+        token.onCancellationRequested(() => cancel.abort());
+        report = (step) => {
+          const percent = Math.floor(step.fraction * 100);
+          progress.report({ increment: percent - reported, message: vscode.l10n.t('{0} records', step.records.toLocaleString()) });
+          reported = percent;
+        };
+        return finished;
+      });
+    };
+    source
+      .prepare?.({ signal: cancel.signal, onProgress: (step) => (shown ? report?.(step) : show(step)) })
+      .then(
+        () => shown && this.log.info(`${source.name}: its local index is built.`),
+        (error: Error) => {
+          this.log.warn(error.message);
+          if (!cancel.signal.aborted) void vscode.window.showWarningMessage(error.message);
+        },
+      )
+      .finally(finish);
   }
 
   dispose(): void {
