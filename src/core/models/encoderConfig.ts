@@ -4,9 +4,8 @@
  * ONNX exports usually leave those files out, so the encoders Attest offers are also known by name.
  */
 import * as path from 'node:path';
-import { readTextFile, SMALL_FILE_BYTES } from '../text/readFile';
 import { ModelError } from './errors';
-import type { ModelFolder } from './folder';
+import { readJsonObject, type ModelFolder } from './folder';
 
 export type Pooling = 'mean' | 'cls';
 
@@ -54,7 +53,7 @@ export async function readEncoderConfig(folder: ModelFolder): Promise<EncoderCon
 
 async function readPooling(dir: string): Promise<Pooling | undefined> {
   const file = path.join(dir, '1_Pooling', 'config.json');
-  const json = await readOptionalJson(file);
+  const json = (await readJsonObject(path.join(dir, '1_Pooling'), 'config.json')) as Record<string, unknown> | undefined;
   if (json === undefined) return undefined;
   if (json.pooling_mode_cls_token === true) return 'cls';
   if (json.pooling_mode_mean_tokens === true) return 'mean';
@@ -62,25 +61,7 @@ async function readPooling(dir: string): Promise<Pooling | undefined> {
 }
 
 async function readMaxLength(dir: string): Promise<number | undefined> {
-  const file = path.join(dir, 'sentence_bert_config.json');
-  const json = await readOptionalJson(file);
+  const json = (await readJsonObject(dir, 'sentence_bert_config.json')) as Record<string, unknown> | undefined;
   const length = json?.max_seq_length;
   return typeof length === 'number' && length > 0 ? length : undefined;
-}
-
-async function readOptionalJson(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string | undefined;
-  try {
-    text = (await readTextFile(file, SMALL_FILE_BYTES))?.text;
-  } catch (error) {
-    throw new ModelError((error as Error).message, file);
-  }
-  if (text === undefined) return undefined;
-  try {
-    const json: unknown = JSON.parse(text);
-    if (typeof json === 'object' && json !== null) return json as Record<string, unknown>;
-  } catch {
-    // reported below, with the file's name
-  }
-  throw new ModelError(`${file} is not a JSON object; download it again or delete it.`, file);
 }
