@@ -16,7 +16,7 @@ import { EVAL_DATA, haveEvalData } from './evalData';
 const BIB_FILES = ['manuscripts/astro_celerite/paper/celerite.bib', 'manuscripts/control_dynonet/doc/paper/ms.bib', 'manuscripts/md_joss_gmr/paper/paper.bib'];
 const HALLMARK = 'hallmark/dev_public.jsonl';
 
-type Style = { readonly name: string; readonly file: 'bbl' | 'biblatex'; readonly render: (e: BibEntry, n: number) => string };
+export type Style = { readonly name: string; readonly file: 'bbl' | 'biblatex'; readonly render: (e: BibEntry, n: number) => string };
 
 const family = (a: Author): string => a.family ?? a.literal ?? '';
 const full = (a: Author): string => (a.given ? `${a.given} ${family(a)}` : family(a));
@@ -66,7 +66,7 @@ function biblatexEntry(e: BibEntry, n: number): string {
     .join('\n');
 }
 
-const STYLES: Style[] = [
+export const STYLES: readonly Style[] = [
   { name: 'plain', file: 'bbl', render: bibtexStyle(full, false, false) },
   { name: 'plainnat', file: 'bbl', render: bibtexStyle(full, true, true) },
   { name: 'abbrvnat', file: 'bbl', render: bibtexStyle(abbreviated, true, true) },
@@ -120,15 +120,24 @@ const words = (s: string | undefined): string =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 
+/**
+ * The entries as one reference list printed in `style` (a `thebibliography` or biber's .bbl), read
+ * back as Attest reads a .bbl: the entry read for each, in the same order, undefined where none was.
+ */
+export function readInStyle(style: Style, entries: readonly BibEntry[]): (BibEntry | undefined)[] {
+  const body = entries.map((e, n) => style.render(e, n)).join('\n');
+  const text = style.file === 'biblatex' ? `\\refsection{0}\n${body}\n\\endrefsection` : `\\begin{thebibliography}{${entries.length}}\n${body}\n\\end{thebibliography}`;
+  const read = new Map(readBibliography(text, 'bench.bbl').entries.map((e) => [e.key, e]));
+  return entries.map((_, n) => read.get(`k${n}`));
+}
+
 export function benchReferenceText(): void {
   if (!haveEvalData('references as text', ...BIB_FILES, HALLMARK)) return;
   const truth = truthEntries();
   console.log(`  ${truth.length} entries (shared manuscripts' .bib and HALLMARK), share read right per field`);
   console.log('  style               title   first author   year   DOI (of those with one)   unreadable');
   for (const style of STYLES) {
-    const body = truth.map((e, n) => style.render(e, n)).join('\n');
-    const text = style.file === 'biblatex' ? `\\refsection{0}\n${body}\n\\endrefsection` : `\\begin{thebibliography}{${truth.length}}\n${body}\n\\end{thebibliography}`;
-    const read = new Map(readBibliography(text, 'bench.bbl').entries.map((e) => [e.key, e]));
+    const read = readInStyle(style, truth);
     let title = 0,
       author = 0,
       year = 0,
@@ -137,7 +146,7 @@ export function benchReferenceText(): void {
       withDoi = 0,
       unreadable = 0;
     truth.forEach((e, n) => {
-      const got = read.get(`k${n}`);
+      const got = read[n];
       if (!got?.title) unreadable++;
       if (words(got?.title) === words(e.title)) title++;
       if (got?.authors[0] && words(family(got.authors[0])) === words(family(e.authors[0]))) author++;
