@@ -103,6 +103,8 @@ export interface EntryOutcome {
   /** The intrinsic check finds something wrong with the entry itself (a future year, placeholder names). */
   readonly suspicious: boolean;
   readonly flagged: boolean;
+  /** Unchecked because a source failed (timed out, on a machine too busy to answer the local server in time). */
+  readonly sourceFailed: boolean;
 }
 
 /** HALLMARK's kind of an entry: `VALID`, or the kind of hallucination. */
@@ -112,9 +114,11 @@ export const kindOf = (row: HallmarkRow): string => (row.label === 'VALID' ? 'VA
 export async function outcomesAt(base: string, entries: readonly BibEntry[]): Promise<EntryOutcome[]> {
   const verdicts = await verifyEntries(entries, sourcesAt(base, 1000), { concurrency: 8 });
   return entries.map((entry) => {
-    const status = verdicts.get(entry.key)?.verdict.status ?? 'unchecked';
+    const verdict = verdicts.get(entry.key)?.verdict;
+    const status = verdict?.status ?? 'unchecked';
     const suspicious = checkIntrinsic(entry).length > 0;
-    return { status, suspicious, flagged: suspicious || status === 'not-found' || status === 'metadata-mismatch' || status === 'doi-title-conflict' };
+    const sourceFailed = verdict?.status === 'unchecked' && (verdict.failures?.length ?? 0) > 0;
+    return { status, suspicious, sourceFailed, flagged: suspicious || status === 'not-found' || status === 'metadata-mismatch' || status === 'doi-title-conflict' };
   });
 }
 

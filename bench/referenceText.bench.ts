@@ -27,7 +27,9 @@ const initials = (given: string | undefined, separator: string): string =>
     .map((g) => `${g[0]}.`)
     .join(separator);
 const abbreviated = (a: Author): string => (a.given ? `${initials(a.given, '~')}~${family(a)}` : family(a));
-function andList(names: readonly string[], last = ', and '): string {
+/** The names as a style lists them; a list the .bib cut short ("and others") ends in "et al.", as every style prints it. */
+function andList(names: readonly string[], truncated: boolean | undefined, last = ', and '): string {
+  if (truncated) return `${names.join(', ')}, et~al.`;
   if (names.length <= 2) return names.join(' and ');
   return names.slice(0, -1).join(', ') + last + names[names.length - 1];
 }
@@ -39,7 +41,7 @@ function bibtexStyle(names: (a: Author) => string, natbib: boolean, doi: boolean
     const year = e.year === undefined ? '' : `${e.year}`;
     const label = natbib ? `[${e.authors[0] ? family(e.authors[0]) : 'Anonymous'}${e.authors.length > 2 ? ' et~al.' : ''}(${year})]` : '';
     const blocks = [
-      e.authors.length > 0 ? `${andList(e.authors.map(names))}.` : undefined,
+      e.authors.length > 0 ? andList(e.authors.map(names), e.authorsTruncated).replace(/\.?$/, '.') : undefined,
       e.title ? `${e.title}.` : undefined,
       [pagesOf(e), year].filter((p) => p).join(', ') + '.',
       doi && e.doi ? `\\doi{${e.doi}}.` : undefined,
@@ -56,6 +58,7 @@ function biblatexEntry(e: BibEntry, n: number): string {
   return [
     `    \\entry{k${n}}{${e.type}}{}`,
     e.authors.length > 0 ? `      \\name{author}{${e.authors.length}}{}{%\n${names.join('')}      }` : '',
+    e.authorsTruncated ? '      \\true{moreauthor}' : '',
     e.title ? `      \\field{title}{${e.title}}` : '',
     e.venue ? `      \\field{journaltitle}{${e.venue}}` : '',
     e.year !== undefined ? `      \\field{year}{${e.year}}` : '',
@@ -77,6 +80,7 @@ export const STYLES: readonly Style[] = [
     render: (e, n) =>
       `\\bibitem{k${n}} ${andList(
         e.authors.map((a) => `${family(a)}${a.given ? `, ${initials(a.given, ' ')}` : ''}`),
+        e.authorsTruncated,
         ', \\& ',
       )} (${e.year ?? 'n.d.'}). ${e.title ?? ''}. ${e.venue ? `\\textit{${e.venue}}.` : ''}${e.doi ? ` https://doi.org/${e.doi}` : ''}\n`,
   },
@@ -84,13 +88,13 @@ export const STYLES: readonly Style[] = [
     name: 'Vancouver, typed',
     file: 'bbl',
     render: (e, n) =>
-      `\\bibitem{k${n}} ${e.authors.map((a) => `${family(a)} ${initials(a.given, '').replace(/\./g, '')}`.trim()).join(', ')}. ${e.title ?? ''}. ${e.venue ? `${e.venue}. ` : ''}${e.year ?? ''}. ${e.doi ? `doi:${e.doi}` : ''}\n`,
+      `\\bibitem{k${n}} ${e.authors.map((a) => `${family(a)} ${initials(a.given, '').replace(/\./g, '')}`.trim()).join(', ')}${e.authorsTruncated ? ', et al' : ''}. ${e.title ?? ''}. ${e.venue ? `${e.venue}. ` : ''}${e.year ?? ''}. ${e.doi ? `doi:${e.doi}` : ''}\n`,
   },
   {
     name: 'IEEE, typed',
     file: 'bbl',
     render: (e, n) =>
-      `\\bibitem{k${n}} ${andList(e.authors.map(abbreviated))}, \`\`${e.title ?? ''},'' ${e.venue ? `\\emph{${e.venue}}, ` : ''}${e.year ?? ''}${e.doi ? `, doi: ${e.doi}` : ''}.\n`,
+      `\\bibitem{k${n}} ${andList(e.authors.map(abbreviated), e.authorsTruncated)}, \`\`${e.title ?? ''},'' ${e.venue ? `\\emph{${e.venue}}, ` : ''}${e.year ?? ''}${e.doi ? `, doi: ${e.doi}` : ''}.\n`,
   },
 ];
 

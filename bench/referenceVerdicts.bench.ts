@@ -51,7 +51,7 @@ export async function benchReferenceVerdicts(): Promise<void> {
         read.filter((e): e is BibEntry => e !== undefined),
       );
       // A reference the reader missed altogether is no verdict: unchecked, as the key would be.
-      const unread: EntryOutcome = { status: 'unchecked', suspicious: false, flagged: false };
+      const unread: EntryOutcome = { status: 'unchecked', suspicious: false, flagged: false, sourceFailed: false };
       let next = 0;
       const outcomes = read.map((e) => (e === undefined ? unread : looked[next++]));
       printRow(style.name, outcomes, bib, groups, (performance.now() - started) / 1000);
@@ -78,6 +78,9 @@ function printRow(name: string, outcomes: readonly EntryOutcome[], bib: readonly
     share((o, i) => o.status === bib[i].status),
   ];
   console.log(`  ${name.padEnd(18)}  ${cells.join(' ')} ${seconds.toFixed(0)} s`);
+  const failed = outcomes.filter((o) => o.sourceFailed).length;
+  // A failure is no verdict, so these figures would compare readings with lookups that were never answered.
+  if (failed > 0) console.log(`    ${failed} lookups unanswered (the local server did not answer in time on a busy machine): these figures do not compare; run again`);
 }
 
 /** The entries whose verdict differs from the .bib's, counted by kind, and the first few with the title as read. */
