@@ -5,6 +5,7 @@ import type { BibEntry } from '../src/core/bibliography/types';
 import { sourcesConfigFrom } from '../src/core/sources/config';
 import { createSources } from '../src/core/sources/registry';
 import type { SourceRecord } from '../src/core/sources/types';
+import type { ExistenceVerdict } from '../src/core/verify/existence';
 import { checkIntrinsic } from '../src/core/verify/intrinsic';
 import { verifyEntries } from '../src/core/verify/references';
 import { BibliographicServer } from './support/bibliographicServer';
@@ -96,25 +97,49 @@ interface Tally {
   unchecked: number;
 }
 
+/** What a check reports of one entry: its verdict, and whether a finding calls it hallucinated or an error to report. */
+export interface EntryOutcome {
+  readonly status: ExistenceVerdict['status'];
+  /** The intrinsic check finds something wrong with the entry itself (a future year, placeholder names). */
+  readonly suspicious: boolean;
+  readonly flagged: boolean;
+  /** Unchecked because a source failed (timed out, on a machine too busy to answer the local server in time). */
+  readonly sourceFailed: boolean;
+}
+
+/** HALLMARK's kind of an entry: `VALID`, or the kind of hallucination. */
+export const kindOf = (row: HallmarkRow): string => (row.label === 'VALID' ? 'VALID' : (row.hallucination_type ?? 'unknown'));
+
+/** Each entry's outcome, in order, looked up through the local Crossref + OpenAlex at `base`. */
+export async function outcomesAt(base: string, entries: readonly BibEntry[]): Promise<EntryOutcome[]> {
+  const verdicts = await verifyEntries(entries, sourcesAt(base, 1000), { concurrency: 8 });
+  return entries.map((entry) => {
+    const verdict = verdicts.get(entry.key)?.verdict;
+    const status = verdict?.status ?? 'unchecked';
+    const suspicious = checkIntrinsic(entry).length > 0;
+    const sourceFailed = verdict?.status === 'unchecked' && (verdict.failures?.length ?? 0) > 0;
+    return { status, suspicious, sourceFailed, flagged: suspicious || status === 'not-found' || status === 'metadata-mismatch' || status === 'doi-title-conflict' };
+  });
+}
+
 async function runDetection(rows: readonly HallmarkRow[], entries: readonly BibEntry[], records: readonly SourceRecord[]): Promise<Map<string, Tally>> {
   const server = new BibliographicServer(records);
   const base = await server.start();
   const started = performance.now();
   try {
-    const verdicts = await verifyEntries(entries, sourcesAt(base, 1000), { concurrency: 8 });
+    const outcomes = await outcomesAt(base, entries);
     const tallies = new Map<string, Tally>();
     rows.forEach((row, i) => {
-      const type = row.label === 'VALID' ? 'VALID' : (row.hallucination_type ?? 'unknown');
+      const type = kindOf(row);
       const tally = tallies.get(type) ?? { total: 0, notFound: 0, mismatch: 0, suspicious: 0, flagged: 0, unchecked: 0 };
       tallies.set(type, tally);
-      const status = verdicts.get(entries[i].key)?.verdict.status;
-      const suspicious = checkIntrinsic(entries[i]).length > 0;
+      const { status, suspicious, flagged } = outcomes[i];
       tally.total++;
       if (status === 'not-found') tally.notFound++;
       if (status === 'metadata-mismatch') tally.mismatch++;
       if (status === 'unchecked') tally.unchecked++;
       if (suspicious) tally.suspicious++;
-      if (status === 'not-found' || status === 'metadata-mismatch' || suspicious) tally.flagged++;
+      if (flagged) tally.flagged++;
     });
     console.log(`  ${entries.length} entries against ${records.length} records in ${((performance.now() - started) / 1000).toFixed(1)} s, ${server.requests} requests`);
     return tallies;

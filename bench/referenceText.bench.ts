@@ -16,7 +16,7 @@ import { EVAL_DATA, haveEvalData } from './evalData';
 const BIB_FILES = ['manuscripts/astro_celerite/paper/celerite.bib', 'manuscripts/control_dynonet/doc/paper/ms.bib', 'manuscripts/md_joss_gmr/paper/paper.bib'];
 const HALLMARK = 'hallmark/dev_public.jsonl';
 
-type Style = { readonly name: string; readonly file: 'bbl' | 'biblatex'; readonly render: (e: BibEntry, n: number) => string };
+export type Style = { readonly name: string; readonly file: 'bbl' | 'biblatex'; readonly render: (e: BibEntry, n: number) => string };
 
 const family = (a: Author): string => a.family ?? a.literal ?? '';
 const full = (a: Author): string => (a.given ? `${a.given} ${family(a)}` : family(a));
@@ -27,7 +27,9 @@ const initials = (given: string | undefined, separator: string): string =>
     .map((g) => `${g[0]}.`)
     .join(separator);
 const abbreviated = (a: Author): string => (a.given ? `${initials(a.given, '~')}~${family(a)}` : family(a));
-function andList(names: readonly string[], last = ', and '): string {
+/** The names as a style lists them; a list the .bib cut short ("and others") ends in "et al.", as every style prints it. */
+function andList(names: readonly string[], truncated: boolean | undefined, last = ', and '): string {
+  if (truncated) return `${names.join(', ')}, et~al.`;
   if (names.length <= 2) return names.join(' and ');
   return names.slice(0, -1).join(', ') + last + names[names.length - 1];
 }
@@ -39,7 +41,7 @@ function bibtexStyle(names: (a: Author) => string, natbib: boolean, doi: boolean
     const year = e.year === undefined ? '' : `${e.year}`;
     const label = natbib ? `[${e.authors[0] ? family(e.authors[0]) : 'Anonymous'}${e.authors.length > 2 ? ' et~al.' : ''}(${year})]` : '';
     const blocks = [
-      e.authors.length > 0 ? `${andList(e.authors.map(names))}.` : undefined,
+      e.authors.length > 0 ? andList(e.authors.map(names), e.authorsTruncated).replace(/\.?$/, '.') : undefined,
       e.title ? `${e.title}.` : undefined,
       [pagesOf(e), year].filter((p) => p).join(', ') + '.',
       doi && e.doi ? `\\doi{${e.doi}}.` : undefined,
@@ -56,6 +58,7 @@ function biblatexEntry(e: BibEntry, n: number): string {
   return [
     `    \\entry{k${n}}{${e.type}}{}`,
     e.authors.length > 0 ? `      \\name{author}{${e.authors.length}}{}{%\n${names.join('')}      }` : '',
+    e.authorsTruncated ? '      \\true{moreauthor}' : '',
     e.title ? `      \\field{title}{${e.title}}` : '',
     e.venue ? `      \\field{journaltitle}{${e.venue}}` : '',
     e.year !== undefined ? `      \\field{year}{${e.year}}` : '',
@@ -66,7 +69,7 @@ function biblatexEntry(e: BibEntry, n: number): string {
     .join('\n');
 }
 
-const STYLES: Style[] = [
+export const STYLES: readonly Style[] = [
   { name: 'plain', file: 'bbl', render: bibtexStyle(full, false, false) },
   { name: 'plainnat', file: 'bbl', render: bibtexStyle(full, true, true) },
   { name: 'abbrvnat', file: 'bbl', render: bibtexStyle(abbreviated, true, true) },
@@ -77,6 +80,7 @@ const STYLES: Style[] = [
     render: (e, n) =>
       `\\bibitem{k${n}} ${andList(
         e.authors.map((a) => `${family(a)}${a.given ? `, ${initials(a.given, ' ')}` : ''}`),
+        e.authorsTruncated,
         ', \\& ',
       )} (${e.year ?? 'n.d.'}). ${e.title ?? ''}. ${e.venue ? `\\textit{${e.venue}}.` : ''}${e.doi ? ` https://doi.org/${e.doi}` : ''}\n`,
   },
@@ -84,13 +88,13 @@ const STYLES: Style[] = [
     name: 'Vancouver, typed',
     file: 'bbl',
     render: (e, n) =>
-      `\\bibitem{k${n}} ${e.authors.map((a) => `${family(a)} ${initials(a.given, '').replace(/\./g, '')}`.trim()).join(', ')}. ${e.title ?? ''}. ${e.venue ? `${e.venue}. ` : ''}${e.year ?? ''}. ${e.doi ? `doi:${e.doi}` : ''}\n`,
+      `\\bibitem{k${n}} ${e.authors.map((a) => `${family(a)} ${initials(a.given, '').replace(/\./g, '')}`.trim()).join(', ')}${e.authorsTruncated ? ', et al' : ''}. ${e.title ?? ''}. ${e.venue ? `${e.venue}. ` : ''}${e.year ?? ''}. ${e.doi ? `doi:${e.doi}` : ''}\n`,
   },
   {
     name: 'IEEE, typed',
     file: 'bbl',
     render: (e, n) =>
-      `\\bibitem{k${n}} ${andList(e.authors.map(abbreviated))}, \`\`${e.title ?? ''},'' ${e.venue ? `\\emph{${e.venue}}, ` : ''}${e.year ?? ''}${e.doi ? `, doi: ${e.doi}` : ''}.\n`,
+      `\\bibitem{k${n}} ${andList(e.authors.map(abbreviated), e.authorsTruncated)}, \`\`${e.title ?? ''},'' ${e.venue ? `\\emph{${e.venue}}, ` : ''}${e.year ?? ''}${e.doi ? `, doi: ${e.doi}` : ''}.\n`,
   },
 ];
 
@@ -120,15 +124,24 @@ const words = (s: string | undefined): string =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
 
+/**
+ * The entries as one reference list printed in `style` (a `thebibliography` or biber's .bbl), read
+ * back as Attest reads a .bbl: the entry read for each, in the same order, undefined where none was.
+ */
+export function readInStyle(style: Style, entries: readonly BibEntry[]): (BibEntry | undefined)[] {
+  const body = entries.map((e, n) => style.render(e, n)).join('\n');
+  const text = style.file === 'biblatex' ? `\\refsection{0}\n${body}\n\\endrefsection` : `\\begin{thebibliography}{${entries.length}}\n${body}\n\\end{thebibliography}`;
+  const read = new Map(readBibliography(text, 'bench.bbl').entries.map((e) => [e.key, e]));
+  return entries.map((_, n) => read.get(`k${n}`));
+}
+
 export function benchReferenceText(): void {
   if (!haveEvalData('references as text', ...BIB_FILES, HALLMARK)) return;
   const truth = truthEntries();
   console.log(`  ${truth.length} entries (shared manuscripts' .bib and HALLMARK), share read right per field`);
   console.log('  style               title   first author   year   DOI (of those with one)   unreadable');
   for (const style of STYLES) {
-    const body = truth.map((e, n) => style.render(e, n)).join('\n');
-    const text = style.file === 'biblatex' ? `\\refsection{0}\n${body}\n\\endrefsection` : `\\begin{thebibliography}{${truth.length}}\n${body}\n\\end{thebibliography}`;
-    const read = new Map(readBibliography(text, 'bench.bbl').entries.map((e) => [e.key, e]));
+    const read = readInStyle(style, truth);
     let title = 0,
       author = 0,
       year = 0,
@@ -137,7 +150,7 @@ export function benchReferenceText(): void {
       withDoi = 0,
       unreadable = 0;
     truth.forEach((e, n) => {
-      const got = read.get(`k${n}`);
+      const got = read[n];
       if (!got?.title) unreadable++;
       if (words(got?.title) === words(e.title)) title++;
       if (got?.authors[0] && words(family(got.authors[0])) === words(family(e.authors[0]))) author++;

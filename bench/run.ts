@@ -17,6 +17,7 @@ import { benchEmbeddingBudget } from './embeddingBudget.bench';
 import { benchEvidenceSentence } from './evidenceSentence.bench';
 import { benchLexicalVsFlexsearch } from './flexsearch.bench';
 import { benchReferenceText } from './referenceText.bench';
+import { benchReferenceVerdicts } from './referenceVerdicts.bench';
 import { benchRetrieval } from './retrieval.bench';
 import { benchSuggest } from './suggest.bench';
 import { benchShippedModel } from './nli.bench';
@@ -55,6 +56,8 @@ async function runAll(): Promise<void> {
   benchReferenceText();
   console.log('\nreferences: HALLMARK against a local Crossref + OpenAlex');
   await benchHallmark();
+  console.log('\nreferences written as text: HALLMARK printed in each style, checked like its .bib');
+  await benchReferenceVerdicts();
   console.log('');
   await benchDblpDump();
   console.log('');

@@ -77,7 +77,12 @@ function withoutIdentifierText(text: string): string {
     .trim();
 }
 
-const QUOTED_TITLE = /[“"«]([^”"»]{3,}?)[”"»]|``(.{3,}?)''|‘‘(.{3,}?)’’/;
+/**
+ * A title in quotes, as IEEE prints it: the quotes open a field (after the authors' comma or full
+ * stop) and close one (before a comma, a full stop or a space), so a phrase quoted inside a title
+ * ("“Why should I trust you?”: Explaining …") is part of it, not the title. Bounded, so each scan stays linear.
+ */
+const QUOTED_TITLE = /(?<=(?:^|[,.;:)])\s{0,3})(?:[“"«](.{3,300}?)[”"»]|``(.{3,300}?)''|‘‘(.{3,300}?)’’)(?=[\s,.;]|$)/;
 const APA_YEAR = /\(\s*(?:(?:1[5-9]|20)\d{2}[a-z]?|n\.\s?d\.|in press)(?:,[^)]{0,40})?\s*\)\s*[.,:]?\s*/i;
 /** "van der Schaar M": family name (its particles lower-case), then up to three initials without points. */
 const VANCOUVER_NAME_PATTERN = "(?:\\p{Ll}+ ){0,3}\\p{Lu}[\\p{L}'’-]+(?: [\\p{L}'’-]+){0,3} \\p{Lu}{1,3}";
@@ -91,17 +96,28 @@ function splitFreeText(text: string): Parts {
     return { authors: text.slice(0, quoted.index), title, rest: text.slice(quoted.index + quoted[0].length).replace(/^[\s,.]*(?:in\b:?)?/i, '') };
   }
   const apa = APA_YEAR.exec(text);
-  if (apa && apa.index > 0) {
-    const [title, ...rest] = sentences(text.slice(apa.index + apa[0].length));
-    return { authors: text.slice(0, apa.index), title, rest: rest.join(' ') };
-  }
+  if (apa && apa.index > 0) return { authors: text.slice(0, apa.index), ...titleAndRest(sentences(text.slice(apa.index + apa[0].length))) };
   const vancouver = VANCOUVER_AUTHORS.exec(text);
-  if (vancouver) {
-    const [title, ...rest] = sentences(text.slice(vancouver[0].length));
-    return { authors: vancouver[0], title, rest: rest.join(' ') };
+  if (vancouver) return { authors: vancouver[0], ...titleAndRest(sentences(text.slice(vancouver[0].length))) };
+  const [authors, ...rest] = sentences(text);
+  return { authors, ...titleAndRest(rest) };
+}
+
+const YEAR_FIRST = /^(?:1[5-9]|20)\d{2}\b/;
+
+/**
+ * The title and the rest from the sentences after the authors. A title that asks or exclaims
+ * ("How faithful is your synthetic data? Sample-level metrics for …") runs on into its subtitle when
+ * a venue still follows the subtitle: a sentence that names something besides a year (Vancouver's
+ * "2023;36:1-10" follows the venue). "Is it fair? Nature, 12(3)" is a title and its venue, and so is
+ * a question followed by "In Proceedings of …".
+ */
+function titleAndRest([title, ...rest]: string[]): Pick<Parts, 'title' | 'rest'> {
+  const named = (sentence: string): boolean => !YEAR_FIRST.test(sentence) && /\p{L}{2}/u.test(sentence);
+  if (title !== undefined && /[?!]$/.test(title) && rest.length >= 2 && !/^in\b/i.test(rest[0]) && rest.slice(1).some(named)) {
+    return { title: `${title} ${rest[0]}`, rest: rest.slice(1).join(' ') };
   }
-  const [authors, title, ...rest] = sentences(text);
-  return { authors, title, rest: rest.join(' ') };
+  return { title, rest: rest.join(' ') };
 }
 
 /**

@@ -111,6 +111,45 @@ describe('reference lists written as text', () => {
     assert.equal(entries.get('ibid')?.title, undefined);
   });
 
+  it('reads a title that quotes a phrase or asks a question whole, in IEEE, APA and Vancouver references', () => {
+    const text = [
+      '\\begin{thebibliography}{9}',
+      "\\bibitem{ieee} M.~T. Ribeiro, S.~Singh, and C.~Guestrin, ``{``}Why should {I} trust you?'': Explaining the predictions of any classifier,'' in \\emph{Proc. 22nd ACM SIGKDD Int. Conf. Knowl. Discov. Data Min.}, 2016, pp. 1135--1144.",
+      "\\bibitem{apa} Ribeiro, M. T., Singh, S., \\& Guestrin, C. (2016). ``Why should I trust you?'': Explaining the predictions of any classifier. In \\textit{Proceedings of the 22nd ACM SIGKDD International Conference on Knowledge Discovery and Data Mining} (pp. 1135--1144).",
+      '\\bibitem{vancouver} Ribeiro MT, Singh S, Guestrin C. "Why should I trust you?": explaining the predictions of any classifier. Proc 22nd ACM SIGKDD Int Conf Knowl Discov Data Min. 2016:1135-44.',
+      '\\bibitem{apaSubtitle} Alaa, A. M., van Breugel, B., Saveliev, E. S., \\& van der Schaar, M. (2022). How faithful is your synthetic data? Sample-level metrics for evaluating and auditing generative models. In \\textit{Proceedings of the 39th International Conference on Machine Learning} (pp. 290--306).',
+      '\\bibitem{vancouverSubtitle} Wang Y, Liu Q, Jin C. Is RLHF more difficult than standard RL? A theoretical perspective. Adv Neural Inf Process Syst. 2023;36:76006-32.',
+      '\\bibitem{apaQuestion} Xu, K., Hu, W., Leskovec, J., \\& Jegelka, S. (2019). How powerful are graph neural networks? In \\textit{International Conference on Learning Representations}.',
+      '\\bibitem{vancouverQuestion} Xu K, Hu W, Leskovec J, Jegelka S. How powerful are graph neural networks? Int Conf Learn Represent. 2019.',
+      '\\bibitem{journalQuestion} Smith, J. (2020). Is it fair? \\textit{Nature}, \\textit{12}(3), 1--10.',
+      '\\end{thebibliography}',
+    ].join('\n');
+    const words = (title: string | undefined): string | undefined => title?.replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+    const read = readBibliography(text, '/p/main.tex').entries.map((e) => [e.key, words(e.title), e.venue, e.authors.map((a) => a.family).join(', ')]);
+    const trust = 'Why should I trust you Explaining the predictions of any classifier';
+    const gnn = 'How powerful are graph neural networks';
+    assert.deepEqual(read, [
+      ['ieee', trust, 'Proc. 22nd ACM SIGKDD Int. Conf. Knowl. Discov. Data Min', 'Ribeiro, Singh, Guestrin'],
+      ['apa', trust, 'Proceedings of the 22nd ACM SIGKDD International Conference on Knowledge Discovery and Data Mining', 'Ribeiro, Singh, Guestrin'],
+      [
+        'vancouver',
+        'Why should I trust you explaining the predictions of any classifier',
+        'Proc 22nd ACM SIGKDD Int Conf Knowl Discov Data Min. 2016:1135-44',
+        'Ribeiro, Singh, Guestrin',
+      ],
+      [
+        'apaSubtitle',
+        'How faithful is your synthetic data Sample level metrics for evaluating and auditing generative models',
+        'Proceedings of the 39th International Conference on Machine Learning',
+        'Alaa, van Breugel, Saveliev, van der Schaar',
+      ],
+      ['vancouverSubtitle', 'Is RLHF more difficult than standard RL A theoretical perspective', 'Adv Neural Inf Process Syst', 'Wang, Liu, Jin'],
+      ['apaQuestion', gnn, 'International Conference on Learning Representations', 'Xu, Hu, Leskovec, Jegelka'],
+      ['vancouverQuestion', gnn, 'Int Conf Learn Represent', 'Xu, Hu, Leskovec, Jegelka'],
+      ['journalQuestion', 'Is it fair', 'Nature', 'Smith'],
+    ]);
+  });
+
   it('reads no \\bibitem in a comment or outside thebibliography', () => {
     const text =
       '\\bibitem{outside} A. B. Outside the list entirely. J. 2001.\n\\begin{thebibliography}{1}\n% \\bibitem{commented} C. D. Commented out reference here. J. 2002.\n\\bibitem{kept} E. Fgh. A kept reference title. J. Things, 2003.\n\\end{thebibliography}';
