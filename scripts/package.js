@@ -116,6 +116,7 @@ async function bundle(outdir) {
       parserWorker: path.join(root, 'src/core/parsing/parserWorker.ts'),
       libraryWorker: path.join(root, 'src/core/index/libraryWorker.ts'),
       pdfWorker: path.join(root, 'src/core/fulltext/pdfWorker.ts'),
+      dblpIndexWorker: path.join(root, 'src/core/sources/dblpDump/dblpIndexWorker.ts'),
     },
     bundle: true,
     platform: 'node',

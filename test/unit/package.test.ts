@@ -61,6 +61,7 @@ describe('npm run package', function () {
       'extension/dist/worker.js',
       'extension/dist/parserWorker.js',
       'extension/dist/libraryWorker.js',
+      'extension/dist/dblpIndexWorker.js',
       'extension/dist/lib/openai.js',
       'extension/dist/lib/yaml.js',
       'extension/dist/lib/fast-xml-parser.js',

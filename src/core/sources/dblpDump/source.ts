@@ -15,7 +15,8 @@ import { dblpRecord } from '../dblp';
 import { notAsked } from '../normalize';
 import type { BibliographicQuery, PaperSource, PrepareOptions, RequestOptions, SourceRecord } from '../types';
 import { SourceError } from '../types';
-import { buildDumpIndex, DamagedIndex, DblpDumpIndex, dumpIdentity } from './dumpIndex';
+import { DamagedIndex, DblpDumpIndex, dumpIdentity } from './dumpIndex';
+import { buildInThread } from './indexThread';
 import { DblpDumpError } from './xml';
 
 const DEFAULT_LIMIT = 5;
@@ -95,7 +96,7 @@ export class DblpDumpSource implements PaperSource {
   private async build({ signal, onProgress }: PrepareOptions): Promise<DblpDumpIndex> {
     const { file, folder } = this.settings;
     const task = `Indexing DBLP's dump ${path.basename(file)}`;
-    await buildDumpIndex(file, folder, {
+    await buildInThread(file, folder, {
       signal,
       onProgress: (progress) => onProgress?.({ task, fraction: progress.totalBytes > 0 ? progress.bytesRead / progress.totalBytes : 0, records: progress.publications }),
     });
