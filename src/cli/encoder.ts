@@ -7,6 +7,10 @@ import * as path from 'node:path';
 import type { Encoder } from '../core/app/library';
 import {
   builtInRerankerFolder,
+  DEFAULT_INPUT_TOKENS,
+  encoderInput,
+  INPUT_TOKENS_RANGE,
+  isTokenCount,
   encoderKind,
   LocalModel,
   ModelError,
@@ -23,9 +27,26 @@ import {
 import { TERMINAL_MODELS } from './nli';
 import { forTerminal } from './terminal';
 
-/** The encoder folder the CLI was given: `--embed-model DIR`, else `ATTEST_EMBED_MODEL`. */
-export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  return flag ?? (env.ATTEST_EMBED_MODEL?.trim() || undefined);
+/** The encoder the CLI was given: its folder, and the most tokens of a paper's title and abstract it reads. */
+export interface EncoderChoice {
+  readonly dir: string;
+  readonly inputTokens: number;
+}
+
+/** `--embed-tokens N`, with the editor's default without it; undefined when N is not a token count Attest takes. */
+export function embedTokens(flag: string | undefined): number | undefined {
+  if (flag === undefined) return DEFAULT_INPUT_TOKENS;
+  const tokens = Number(flag);
+  return flag.trim() !== '' && isTokenCount(tokens) ? tokens : undefined;
+}
+
+export const EMBED_TOKENS_PROBLEM = (flag: string | undefined): string =>
+  `--embed-tokens must be a whole number from ${INPUT_TOKENS_RANGE.least} to ${INPUT_TOKENS_RANGE.most}, not '${flag}'`;
+
+/** The encoder folder the CLI was given (`--embed-model DIR`, else `ATTEST_EMBED_MODEL`), reading `inputTokens` of a text; undefined without a folder. */
+export function encoderChoice(flag: string | undefined, inputTokens: number, env: NodeJS.ProcessEnv): EncoderChoice | undefined {
+  const dir = flag ?? (env.ATTEST_EMBED_MODEL?.trim() || undefined);
+  return dir === undefined ? undefined : { dir, inputTokens };
 }
 
 /**
@@ -33,14 +54,14 @@ export function encoderDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
  * encoder in a folder of the same name never takes the library's vectors for its own. The CLI's
  * encoders run with their full-precision graph where the folder has one (`ModelOptions`' default).
  */
-async function encoderIn<E extends Encoder['embedder']>(dir: string, open: ModelOpener<E>): Promise<{ model: string; embedder: E } | undefined> {
-  const loaded = await new LocalModel(encoderKind(open), TERMINAL_MODELS, () => ({ model: path.resolve(dir), preferQuantized: false })).get();
+async function encoderIn<E extends Encoder['embedder']>({ dir, inputTokens }: EncoderChoice, open: ModelOpener<E>): Promise<{ model: string; embedder: E } | undefined> {
+  const loaded = await new LocalModel(encoderKind(open), TERMINAL_MODELS, () => ({ model: path.resolve(dir), preferQuantized: false, inputTokens })).get();
   return loaded && { model: loaded.id, embedder: loaded.model };
 }
 
-/** The encoder in `dir`, for an import: in one-thread workers side by side, one a core (`importLanes`). */
-export async function loadEncoder(dir: string | undefined): Promise<Encoder | undefined> {
-  return dir === undefined ? undefined : encoderIn(dir, (folder, options) => openEncoderInWorkers(folder, { ...options, threads: importLanes() }));
+/** The encoder chosen, for an import: in one-thread workers side by side, one a core (`importLanes`). */
+export async function loadEncoder(choice: EncoderChoice | undefined): Promise<Encoder | undefined> {
+  return choice === undefined ? undefined : encoderIn(choice, (folder, options) => openEncoderInWorkers(folder, { ...options, threads: importLanes() }));
 }
 
 /**
@@ -53,12 +74,12 @@ function importLanes(): number {
 }
 
 /**
- * The encoder in `dir`, keyed as `loadEncoder`'s, starting in a worker thread while the caller goes on;
+ * The encoder chosen, keyed as `loadEncoder`'s, starting in a worker thread while the caller goes on;
  * `ready` settles once it has loaded or failed to. `options` as the session's (see `SessionOptions`).
  */
-export async function startEncoder(dir: string | undefined, options: ModelOptions = {}): Promise<{ encoder: Encoder; ready: Promise<void> } | undefined> {
-  if (dir === undefined) return undefined;
-  const encoder = await encoderIn(dir, async (folder, folderOptions) => new StartingEmbedder(folder, { ...folderOptions, ...options }));
+export async function startEncoder(choice: EncoderChoice | undefined, options: ModelOptions = {}): Promise<{ encoder: Encoder; ready: Promise<void> } | undefined> {
+  if (choice === undefined) return undefined;
+  const encoder = await encoderIn(choice, async (folder, folderOptions) => new StartingEmbedder(folder, { ...folderOptions, ...options }));
   return encoder && { encoder, ready: encoder.embedder.ready };
 }
 
@@ -108,20 +129,25 @@ export function isFileSystemError(error: unknown): boolean {
 
 /**
  * What a command says before it embeds a library whose vectors are another encoder's: the encoder is
- * named by its folder and told apart by its content, so a folder of another name, or other files in a
- * folder of the same name, replaces every vector, which can take hours to make again. Undefined when
- * nothing is replaced.
+ * named by its folder and the input it reads and told apart by its content, so a folder of another
+ * name, another length, or other files in a folder of the same name, replaces every vector, which can
+ * take hours to make again. Undefined when nothing is replaced.
  */
 export function replacingVectors(command: string, kept: string | undefined, encoder: Encoder | undefined, papers: number): string | undefined {
   if (encoder === undefined || kept === undefined || sameModel(kept, encoder.model) || papers === 0) return undefined;
   const [old, model] = [forTerminal(modelName(kept)), forTerminal(modelName(encoder.model))];
-  if (old === model) {
-    return `attest ${command}: the library's papers are embedded with another model in a folder named ${old} (its files differ from this one's): all ${papers} are embedded again, and the earlier vectors are replaced once the first are saved. To keep them, stop now and give --embed-model the model they were made with.\n`;
+  const [was, now] = [encoderInput(old), encoderInput(model)];
+  // A length kept undefined is the model's own: any count at least as long reads it (`cutInput`).
+  const length = `--embed-tokens ${was.tokens ?? INPUT_TOKENS_RANGE.most}`;
+  if (was.model === now.model && was.tokens === now.tokens) {
+    return `attest ${command}: the library's papers are embedded with another model in a folder named ${was.model} (its files differ from this one's): all ${papers} are embedded again, and the earlier vectors are replaced once the first are saved. To keep them, stop now and give --embed-model the model they were made with.\n`;
   }
   // The editor names its encoder by its repository or its path, which no folder's name can match.
-  const keep = /[\\/]/.test(kept)
+  const keep = /[\\/]/.test(was.model)
     ? "the editor's encoder made them, so no folder given here keeps them: stop now, and leave out --embed-model (and ATTEST_EMBED_MODEL) to search by words"
-    : `stop now and give --embed-model the folder named ${old}`;
+    : was.model === now.model
+      ? `stop now and give ${length}`
+      : `stop now and give --embed-model the folder named ${was.model}${was.tokens === now.tokens ? '' : ` and ${length}`}`;
   return `attest ${command}: the library's papers are embedded with ${old}, not ${model}: all ${papers} are embedded again, and ${old}'s vectors are replaced once the first are saved. To keep them, ${keep}.\n`;
 }
 

@@ -5,12 +5,12 @@ import { ProblemReport } from './importProblems';
 import { parseCommandLine, usageError } from './args';
 import { UnreadableFileError } from '../core/app/text';
 import type { Console } from './console';
-import { encoderDir, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
+import { EMBED_TOKENS_PROBLEM, embedTokens, encoderChoice, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
 import { forTerminal, showProgress } from './terminal';
 import { SOLR_BATCH } from '../core/app/solr';
 import { solrTarget } from './solr';
 
-export const INDEX_USAGE = `Usage: attest index add FILE... (--store DIR | --solr URL [--collection NAME]) [--embed-model DIR]
+export const INDEX_USAGE = `Usage: attest index add FILE... (--store DIR | --solr URL [--collection NAME]) [--embed-model DIR [--embed-tokens N]]
 
 Adds papers to the paper library in DIR, which Find Evidence and attest search read (created if
 needed). Files by extension: .jsonl (one object a line: id or _id, title, abstract or text, optional
@@ -19,6 +19,8 @@ abstract) and .ris. A paper with an id the library has replaces it. Lines that c
 reported with their line numbers; the rest are imported.
   --embed-model DIR   an ONNX sentence encoder folder (or ATTEST_EMBED_MODEL) to embed the papers
                       with, for dense and hybrid search; papers added earlier without it are embedded too
+  --embed-tokens N    the most tokens of each paper's title and abstract the encoder reads (default
+                      128, the editor's attest.retrieval.encoder.inputTokens; at most the model's own)
   --solr URL          add them to Attest's collection on the SolrCloud at URL instead (see attest solr
                       init), embedded with the collection's encoder, in batches of ${SOLR_BATCH}, each
                       committed; papers it holds with the same text are skipped, so a stopped import
@@ -33,7 +35,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
     {
       args: [...args],
       allowPositionals: true,
-      options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' } },
+      options: { store: { type: 'string' }, 'embed-model': { type: 'string' }, 'embed-tokens': { type: 'string' }, solr: { type: 'string' }, collection: { type: 'string' } },
     },
     INDEX_USAGE,
     io,
@@ -45,6 +47,8 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   if (files.length === 0) return usageError('index', 'no file given', io);
   if (store !== undefined && solr !== undefined) return usageError('index', 'give --store DIR or --solr URL, not both', io);
   if (parsed.values.collection !== undefined && solr === undefined) return usageError('index', '--collection needs --solr URL', io);
+  const inputTokens = embedTokens(parsed.values['embed-tokens']);
+  if (inputTokens === undefined) return usageError('index', EMBED_TOKENS_PROBLEM(parsed.values['embed-tokens']), io);
   const formats = files.map(formatOf);
   const unknown = files.find((_, at) => formats[at] === undefined);
   if (unknown !== undefined) return usageError('index', `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`, io);
@@ -53,14 +57,14 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
       files,
       formats as PaperFormat[],
       solrTarget(solr, parsed.values.collection, process.env),
-      encoderDir(parsed.values['embed-model'], process.env),
+      encoderChoice(parsed.values['embed-model'], inputTokens, process.env),
       io,
     );
   if (!store) return usageError('index', '--store DIR is required (or --solr URL)', io);
 
   let encoder: Encoder | undefined;
   try {
-    encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));
+    encoder = await loadEncoder(encoderChoice(parsed.values['embed-model'], inputTokens, process.env));
     const { library, messages } = await PaperLibrary.open(store, { encoder });
     for (const message of messages) io.err(`attest index: ${message}\n`);
     const replacing = replacingVectors('index', library.store.encoder?.model, encoder, library.store.size);

@@ -3,7 +3,17 @@ import { promises as fs } from 'node:fs';
 import type { SearchMode } from '../core/app/evidence';
 import type { Encoder } from '../core/app/library';
 import { ModelError, modelName } from '../core/app/models';
-import { askedReranker, builtInRerankerDir, encoderDir, isFileSystemError, replacingVectors, startEncoder, type AskedReranker } from './encoder';
+import {
+  askedReranker,
+  builtInRerankerDir,
+  EMBED_TOKENS_PROBLEM,
+  embedTokens,
+  encoderChoice,
+  isFileSystemError,
+  replacingVectors,
+  startEncoder,
+  type AskedReranker,
+} from './encoder';
 import { answerQueries, parseQueries, sayNotes, type Query } from './queries';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './console';
@@ -12,7 +22,7 @@ import { forTerminal, showProgress } from './terminal';
 import { solrTarget } from './solr';
 
 export const SEARCH_USAGE = `Usage: attest search (--store DIR | --solr URL [--collection NAME]) (--query TEXT | --queries FILE.jsonl) [--top K]
-                     [--mode lexical|dense|hybrid] [--embed-model DIR]
+                     [--mode lexical|dense|hybrid] [--embed-model DIR [--embed-tokens N]]
                      [--rerank | --rerank-model DIR] [--format jsonl]
 
 Searches the paper library in DIR (see attest index) for each query, as Find Evidence does. Query
@@ -24,6 +34,8 @@ abstract's sentence that matches the query best, or null.
                       hybrid with an encoder, lexical without
   --embed-model DIR   an ONNX sentence encoder folder (or ATTEST_EMBED_MODEL); papers not yet
                       embedded with it are embedded first, and kept
+  --embed-tokens N    the most tokens of each paper's title and abstract the encoder reads (default
+                      128, the editor's attest.retrieval.encoder.inputTokens; at most the model's own)
   --rerank            reorder the top 20 of each ranking with Attest's built-in reranker, as Find
                       Evidence does; their scores are then the mix it was trained for
   --rerank-model DIR  the same with another reranker folder (training/attest_training/rerank.py)
@@ -54,6 +66,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
         top: { type: 'string', default: '10' },
         mode: { type: 'string' },
         'embed-model': { type: 'string' },
+        'embed-tokens': { type: 'string' },
         rerank: { type: 'boolean', default: false },
         'rerank-model': { type: 'string' },
         format: { type: 'string', default: 'jsonl' },
@@ -74,7 +87,9 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   if (mode !== undefined && !MODES.includes(mode)) return usageError('search', `--mode must be lexical, dense or hybrid, not '${mode}'`, io);
   if (values.format !== 'jsonl') return usageError('search', `--format must be jsonl, not '${values.format}'`, io);
   if (values.rerank && values['rerank-model'] !== undefined) return usageError('search', 'give --rerank or --rerank-model DIR, not both', io);
-  const encoderFolder = encoderDir(values['embed-model'], process.env);
+  const inputTokens = embedTokens(values['embed-tokens']);
+  if (inputTokens === undefined) return usageError('search', EMBED_TOKENS_PROBLEM(values['embed-tokens']), io);
+  const encoderFolder = encoderChoice(values['embed-model'], inputTokens, process.env);
   if (mode !== undefined && mode !== 'lexical' && encoderFolder === undefined) {
     const { ENCODER_SETTING } = await import('../core/app/library');
     io.err(`attest search: --mode ${mode} needs a sentence encoder: give --embed-model DIR or set ATTEST_EMBED_MODEL (in the editor, ${ENCODER_SETTING}).\n`);

@@ -5,11 +5,11 @@ import type { Encoder } from '../core/app/library';
 import type { SolrTarget } from '../core/app/solr';
 import { ModelError, modelName } from '../core/app/models';
 import { parseCommandLine } from './args';
-import { encoderDir, loadEncoder } from './encoder';
+import { EMBED_TOKENS_PROBLEM, embedTokens, encoderChoice, loadEncoder } from './encoder';
 import type { Console } from './console';
 import { forTerminal } from './terminal';
 
-export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR]
+export const SOLR_USAGE = `Usage: attest solr init URL [--collection NAME] [--shards N] [--replicas N] [--embed-model DIR [--embed-tokens N]]
 
 Makes Attest's collection on a SolrCloud whose node answers at URL (up to /solr): uploads Attest's
 configset (solr/configset) as attest-NAME, its vector field sized for the encoder, creates the
@@ -21,8 +21,11 @@ attest.library.solr.url in the editor. A collection already made for the same en
   --replicas N        replicas of each shard (default 2)
   --embed-model DIR   the ONNX sentence encoder folder (or ATTEST_EMBED_MODEL) whose vectors the
                       collection will hold; without one it is searched by words alone
-  The encoder is recorded by its content: writers' editors and later commands must use the same
-  model files (the editor's default is Xenova/bge-small-en-v1.5's onnx/model_quantized.onnx).
+  --embed-tokens N    the most tokens of each paper's title and abstract it reads (default 128, the
+                      editor's attest.retrieval.encoder.inputTokens)
+  The encoder is recorded by its content and input length: writers' editors and later commands must
+  use the same model files and length (the editor's default is Xenova/all-MiniLM-L6-v2's
+  onnx/model_quantized.onnx at 128 tokens).
 Credentials for Solr's basic authentication: ATTEST_SOLR_USER and ATTEST_SOLR_PASSWORD.
 Exit status: 0 made or already there, 2 usage, Solr or I/O failure.`;
 
@@ -48,6 +51,7 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
         shards: { type: 'string', default: '2' },
         replicas: { type: 'string', default: '2' },
         'embed-model': { type: 'string' },
+        'embed-tokens': { type: 'string' },
       },
     },
     SOLR_USAGE,
@@ -62,6 +66,8 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
   const replicas = Number(parsed.values.replicas);
   if (!Number.isInteger(shards) || shards < 1) return usage(io, `--shards must be a positive whole number, not '${parsed.values.shards}'`);
   if (!Number.isInteger(replicas) || replicas < 1) return usage(io, `--replicas must be a positive whole number, not '${parsed.values.replicas}'`);
+  const inputTokens = embedTokens(parsed.values['embed-tokens']);
+  if (inputTokens === undefined) return usage(io, EMBED_TOKENS_PROBLEM(parsed.values['embed-tokens']));
   const configDir = configsetDir();
   if (configDir === undefined) {
     io.err('attest solr: this copy of Attest has no configset (solr/configset/conf in its package).\n');
@@ -71,7 +77,7 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
   const { initCollection } = await import('../core/app/solr');
   let encoder: Encoder | undefined;
   try {
-    encoder = await loadEncoder(encoderDir(parsed.values['embed-model'], process.env));
+    encoder = await loadEncoder(encoderChoice(parsed.values['embed-model'], inputTokens, process.env));
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
     io.err(`attest solr: ${error.message}\n`);

@@ -2,13 +2,19 @@ import { type Encoder, IMPORT_BATCH, importFileInBatches, type PaperFormat } fro
 import { type AddProgress, addToCollection, collectionInfo, SolrClient, SolrError, type SolrTarget } from '../core/app/solr';
 import { ModelError, modelName } from '../core/app/models';
 import { UnreadableFileError } from '../core/app/text';
-import { isFileSystemError, loadEncoder } from './encoder';
+import { type EncoderChoice, isFileSystemError, loadEncoder } from './encoder';
 import { ProblemReport } from './importProblems';
 import type { Console } from './console';
 import { forTerminal, showProgress } from './terminal';
 
 /** `attest index add FILE... --solr URL`: the papers of `files` added to Attest's collection on a SolrCloud. */
-export async function addToSolr(files: readonly string[], formats: readonly PaperFormat[], target: SolrTarget, encoderFolder: string | undefined, io: Console): Promise<number> {
+export async function addToSolr(
+  files: readonly string[],
+  formats: readonly PaperFormat[],
+  target: SolrTarget,
+  encoderFolder: EncoderChoice | undefined,
+  io: Console,
+): Promise<number> {
   let encoder: Encoder | undefined;
   try {
     const solr = new SolrClient(target);

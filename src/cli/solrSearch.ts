@@ -2,14 +2,14 @@ import type { SearchMode } from '../core/app/evidence';
 import { NO_ENCODER_NOTE } from '../core/app/library';
 import { SolrError, SolrLibrary, type SolrTarget } from '../core/app/solr';
 import { ModelError } from '../core/app/models';
-import { askedReranker, startEncoder, type AskedReranker } from './encoder';
+import { askedReranker, type EncoderChoice, startEncoder, type AskedReranker } from './encoder';
 import type { Console } from './console';
 import { answerQueries, sayNotes, type Query } from './queries';
 
 export interface SolrSearchOptions {
   readonly top: number;
   readonly mode?: SearchMode;
-  readonly encoderFolder?: string;
+  readonly encoderFolder?: EncoderChoice;
   readonly rerankerDir: () => Promise<string | undefined>;
 }
 

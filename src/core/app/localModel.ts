@@ -14,7 +14,7 @@ import { builtInIdentity } from '../models/builtIn';
 import { copiesFolderOf } from '../models/copiesFolder';
 import { type DownloadProgress, downloadModel, ModelDownloadError } from '../models/download';
 import { ModelError } from '../models/errors';
-import { contentDigest, withContent } from '../models/identity';
+import { contentDigest, variantDigest, withContent } from '../models/identity';
 import { exportFiles, hasFiles, modelLocation, type ModelLocation } from '../models/location';
 import type { ModelOptions } from '../models/options';
 import { onnxRuntimeAvailable } from '../models/runtime';
@@ -39,6 +39,11 @@ export interface ModelKind<T extends { dispose(): Promise<void> }> {
   readonly builtIn?: () => Promise<string | undefined>;
   /** Makes the model in `dir`; `failed` hears a failure to load that comes after it resolved, for a model made on first use. */
   readonly start: (dir: string, options: ModelOptions, failed: (error: unknown) => void) => Promise<T>;
+  /**
+   * How the request runs the model in `dir` differently from the model's own way, in words (an
+   * encoder's `128 tokens`); undefined when it does not. It joins the model's name and key.
+   */
+  readonly variant?: (dir: string, request: ModelRequest) => Promise<string | undefined>;
 }
 
 /** A model setting as read: a folder or hub repository, empty for the built-in model; `threads` unset for ONNX Runtime's choice. */
@@ -46,6 +51,8 @@ export interface ModelRequest {
   readonly model: string;
   readonly preferQuantized: boolean;
   readonly threads?: number;
+  /** A sentence encoder's: the most tokens of a text it reads (`ModelOptions.inputTokens`). */
+  readonly inputTokens?: number;
 }
 
 /** How a host that downloads models keeps them and involves the user: the editor. */
@@ -157,7 +164,8 @@ export class LocalModel<T extends { dispose(): Promise<void> }> {
   }
 
   private async load(userAsked: boolean): Promise<Loaded<T> | undefined> {
-    const { model, preferQuantized, threads } = this.settings();
+    const request = this.settings();
+    const { model, preferQuantized, threads, inputTokens } = request;
     const builtIn = model.trim() === '' ? await this.kind.builtIn?.() : undefined;
     if (model.trim() === '' && builtIn === undefined) return undefined;
     if (this.host.noRuntime && !onnxRuntimeAvailable()) {
@@ -177,12 +185,20 @@ export class LocalModel<T extends { dispose(): Promise<void> }> {
         }
         if (!(await this.fetch(this.host.downloads, location, files, userAsked))) return undefined;
       }
-      const name = location.kind === 'folder' ? this.host.folderName(location.dir) : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
+      const named = location.kind === 'folder' ? this.host.folderName(location.dir) : location.revision === undefined ? location.repo : `${location.repo}@${location.revision}`;
       // Keyed by content, not by the setting: another model put in the folder, or one retrained in place, is another model.
       // Read before the model starts, so that a folder without a graph starts nothing.
-      const id = withContent(name, await contentDigest(location.dir, { preferQuantized }));
+      const digest = await contentDigest(location.dir, { preferQuantized });
+      const variant = await this.kind.variant?.(location.dir, request);
+      const name = variant === undefined ? named : `${named} (${variant})`;
+      const id = withContent(name, variant === undefined ? digest : variantDigest(digest, variant));
       // A download's graph is in its onnx/ folder (exportFiles); its copy is kept beside it.
-      const options = { preferQuantized, ...(threads !== undefined && { threads }), ...(location.kind === 'hub' && { optimizedCopies: path.join(location.dir, 'onnx') }) };
+      const options = {
+        preferQuantized,
+        ...(threads !== undefined && { threads }),
+        ...(inputTokens !== undefined && { inputTokens }),
+        ...(location.kind === 'hub' && { optimizedCopies: path.join(location.dir, 'onnx') }),
+      };
       const loaded = await this.kind.start(location.dir, options, this.failed);
       this.host.log?.(`Model loaded from ${location.dir}`);
       return { model: loaded, id, name };

@@ -8,6 +8,7 @@
  */
 import { builtInNliFolder, builtInRerankerFolder } from '../models/builtIn';
 import type { Embedder } from '../models/embedder';
+import { cutInput } from '../models/encoderConfig';
 import { readFolderJudging } from '../models/folder';
 import type { NliModel } from '../models/nli';
 import { NliModelOnFirstUse } from '../models/nliOnFirstUse';
@@ -52,9 +53,25 @@ export function nliKind(open: ModelOpener<NliModel>, builtIn: () => Promise<stri
   };
 }
 
-/** The sentence encoder that adds meaning to Find Evidence's word matching; none ships with Attest. */
+/**
+ * The sentence encoder that adds meaning to Find Evidence's word matching; none ships with Attest. An
+ * input cut below the encoder's own length names it, `all-MiniLM-L6-v2 (128 tokens)`, and keys its vectors.
+ */
 export function encoderKind<E extends Embedder>(open: ModelOpener<E>): ModelKind<E> {
-  return { section: 'attest.retrieval.encoder', start: (dir, options) => open(dir, options) };
+  return {
+    section: 'attest.retrieval.encoder',
+    start: (dir, options) => open(dir, options),
+    variant: async (dir, { inputTokens }) => {
+      const tokens = await cutInput(dir, inputTokens);
+      return tokens === undefined ? undefined : `${tokens} tokens`;
+    },
+  };
+}
+
+/** An encoder's name (`modelName`) as its model's and the tokens it reads when cut below its own length (the variant above). */
+export function encoderInput(name: string): { readonly model: string; readonly tokens?: string } {
+  const cut = / \((\d+) tokens\)$/.exec(name);
+  return cut === null ? { model: name } : { model: name.slice(0, cut.index), tokens: cut[1] };
 }
 
 /** A host's models, one of each for the process, run in worker threads. */
@@ -88,6 +105,6 @@ export { modelName, sameModel } from '../models/identity';
 export type { NliModel } from '../models/nli';
 export type { NliModelOnFirstUse } from '../models/nliOnFirstUse';
 export { OnFirstUse } from '../models/onFirstUse';
-export type { ModelOptions } from '../models/options';
+export { DEFAULT_INPUT_TOKENS, INPUT_TOKENS_RANGE, isTokenCount, type ModelOptions } from '../models/options';
 export { StartingEmbedder } from '../models/pool';
 export type { Reranker } from '../models/reranker';

@@ -7,6 +7,7 @@ import { DEFAULT_FULL_TEXT, fullTextConfigFrom, type FullTextConfig } from '../f
 import { DEFAULT_ENABLED, DEFAULT_SOURCES, DEFAULT_TIME_LIMIT_SECONDS, SOURCE_IDS, sourcesConfigFrom, type SettingOrigin, type SourcesConfig } from '../sources/config';
 import { SUGGEST_DEFAULTS, suggestConfigFrom, type SuggestConfig } from '../suggest/config';
 import { DEFAULT_THRESHOLDS, thresholdsFrom } from '../verify/support';
+import { DEFAULT_INPUT_TOKENS, INPUT_TOKENS_RANGE, isTokenCount } from '../models/options';
 import type { PipelineSettings } from './pipeline';
 
 export type { FullTextConfig } from '../fulltext/config';
@@ -50,9 +51,10 @@ export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = {
   'attest.nli.model': '',
   'attest.nli.preferQuantized': true,
   'attest.nli.threads': 2,
-  'attest.retrieval.encoder.model': 'Xenova/bge-small-en-v1.5',
+  'attest.retrieval.encoder.model': 'Xenova/all-MiniLM-L6-v2',
   'attest.retrieval.encoder.preferQuantized': true,
   'attest.retrieval.encoder.threads': 2,
+  'attest.retrieval.encoder.inputTokens': DEFAULT_INPUT_TOKENS,
   'attest.retrieval.liveSearch': true,
   'attest.retrieval.openAccessOnly': false,
   'attest.retrieval.rerank': true,
@@ -69,6 +71,12 @@ export interface ModelSettings {
   readonly threads: number;
 }
 
+/** The sentence encoder's settings (`attest.retrieval.encoder.*`). */
+export interface EncoderSettings extends ModelSettings {
+  /** The most tokens of a text the encoder reads (`attest.retrieval.encoder.inputTokens`). */
+  readonly inputTokens: number;
+}
+
 export interface Settings {
   /** Quiet time after an edit before a manuscript is checked again (`attest.check.debounceMs`). */
   readonly debounceMs: number;
@@ -83,7 +91,7 @@ export interface Settings {
   readonly sources: SourcesConfig;
   readonly fullText: FullTextConfig;
   readonly nli: ModelSettings;
-  readonly encoder: ModelSettings;
+  readonly encoder: EncoderSettings;
   readonly retrieval: { readonly liveSearch: boolean; readonly openAccessOnly: boolean; readonly rerank: boolean };
   /** An institution's Solr collection; an empty url for none. */
   readonly solr: { readonly url: string; readonly collection: string };
@@ -141,7 +149,10 @@ export function readSettings(get: SettingsGet, host: SettingsHost): Settings {
     sources: sources.config,
     fullText: fullText.config,
     nli: model('attest.nli'),
-    encoder: model('attest.retrieval.encoder'),
+    encoder: {
+      ...model('attest.retrieval.encoder'),
+      inputTokens: read('attest.retrieval.encoder.inputTokens', isTokenCount, `a whole number of tokens from ${INPUT_TOKENS_RANGE.least} to ${INPUT_TOKENS_RANGE.most}`),
+    },
     retrieval: { liveSearch: flag('attest.retrieval.liveSearch'), openAccessOnly: flag('attest.retrieval.openAccessOnly'), rerank: flag('attest.retrieval.rerank') },
     solr: { url: text('attest.library.solr.url'), collection: text('attest.library.solr.collection') || (SETTING_DEFAULTS['attest.library.solr.collection'] as string) },
     suggest,

@@ -206,11 +206,23 @@ export class PaperLibrary implements EvidenceFinder {
   ): Promise<void> {
     // Chunks follow the papers' order, not their lengths (the encoder sorts each chunk's texts itself):
     // each holds the collection's mix of lengths, so the progress reported moves at an even pace.
-    for (let start = 0; start < papers.length; start += EMBED_CHUNK) {
-      const chunk = papers.slice(start, start + EMBED_CHUNK);
-      const vectors = await encoder.embedder.embed(chunk.map(passageText), 'passage', signal);
-      await save(chunk, { model: encoder.model, ids: chunk.map((p) => p.id), vectors });
-      onProgress?.(start + chunk.length, papers.length);
+    const chunks: Paper[][] = [];
+    for (let start = 0; start < papers.length; start += EMBED_CHUNK) chunks.push(papers.slice(start, start + EMBED_CHUNK));
+    const embed = (chunk: readonly Paper[]): Promise<Float32Array[]> => encoder.embedder.embed(chunk.map(passageText), 'passage', signal);
+    let next = chunks.length > 0 ? embed(chunks[0]) : undefined;
+    let done = 0;
+    for (const [at, chunk] of chunks.entries()) {
+      const vectors = await (next as Promise<Float32Array[]>);
+      // The next chunk is embedded while this one is saved: the encoder's workers never wait for the store.
+      next = at + 1 < chunks.length ? embed(chunks[at + 1]) : undefined;
+      try {
+        await save(chunk, { model: encoder.model, ids: chunk.map((p) => p.id), vectors });
+      } catch (error) {
+        await next?.catch(() => undefined);
+        throw error;
+      }
+      done += chunk.length;
+      onProgress?.(done, papers.length);
     }
   }
 

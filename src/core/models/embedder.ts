@@ -49,7 +49,7 @@ export class OnnxEmbedder implements Embedder {
   static async load(dir: string, options: ModelOptions = {}): Promise<OnnxEmbedder> {
     const folder = await readModelFolder(dir, options);
     const config = await readEncoderConfig(folder);
-    const tokenizer = TextTokenizer.fromFolder(folder, config.maxLength);
+    const tokenizer = TextTokenizer.fromFolder(folder, Math.min(config.maxLength ?? Infinity, options.inputTokens ?? Infinity));
     const session = await OnnxSession.open(folder.modelFile, options);
     // A quantized export scales each activation by its range over the whole batch, padding included,
     // so batched with others a text's vector moved by up to 0.016 a dimension (bge-small-en-v1.5's

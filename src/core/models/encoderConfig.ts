@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { ModelError } from './errors';
-import { readJsonObject, type ModelFolder } from './folder';
+import { readJsonObject, readModelFolder, type ModelFolder } from './folder';
 
 export type Pooling = 'mean' | 'cls';
 
@@ -49,6 +49,18 @@ export async function readEncoderConfig(folder: ModelFolder): Promise<EncoderCon
   const pooling = await readPooling(folder.dir);
   const maxLength = await readMaxLength(folder.dir);
   return { ...known, ...(pooling && { pooling }), ...(maxLength && { maxLength }) };
+}
+
+/**
+ * The tokens of a text the encoder in `dir` reads when `inputTokens` cuts its input below its own
+ * length (the shorter of what it was trained on and what its graph allows); undefined when it reads
+ * what it always did. Vectors made from a cut input are other vectors: their key says so (`LocalModel`).
+ */
+export async function cutInput(dir: string, inputTokens: number | undefined): Promise<number | undefined> {
+  if (inputTokens === undefined) return undefined;
+  const folder = await readModelFolder(dir);
+  const own = Math.min((await readEncoderConfig(folder)).maxLength ?? Infinity, folder.config.maxLength);
+  return inputTokens < own ? inputTokens : undefined;
 }
 
 async function readPooling(dir: string): Promise<Pooling | undefined> {

@@ -57,6 +57,11 @@ async function hashFile(hash: ReturnType<typeof createHash>, file: string): Prom
   }
 }
 
+/** A digest of the model and of how it is run (`variant`, e.g. an encoder's input cut to 128 tokens): another variant is another model. */
+export function variantDigest(digest: string, variant: string): string {
+  return createHash('sha256').update(`${digest}\0${variant}`).digest('hex').slice(0, 16);
+}
+
 /** The key a model's results are kept under: its name and its content's digest. */
 export function withContent(name: string, digest: string): string {
   return `${name}${CONTENT_MARK}${digest}`;

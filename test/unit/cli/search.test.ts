@@ -224,7 +224,7 @@ describe('attest index and attest search', () => {
     const model = await encoderFolder();
     const indexed = await run('index', 'add', CORPUS, '--store', store, '--embed-model', model);
     assert.equal(indexed.code, 0, indexed.err);
-    assert.match(indexed.out, /holds 6 papers \(vectors: all-MiniLM-L6-v2, 4 dimensions\)/);
+    assert.match(indexed.out, /holds 6 papers \(vectors: all-MiniLM-L6-v2 \(128 tokens\), 4 dimensions\)/, 'the default input, below the 256 tokens it was trained on');
     for (const mode of ['dense', 'hybrid']) {
       const { code, out, err } = await run('search', '--store', store, '--query', 'Aspirin lowers the risk of stroke.', '--mode', mode, '--embed-model', model, '--top', '6');
       assert.equal(code, 0, err);
@@ -243,15 +243,23 @@ describe('attest index and attest search', () => {
     const model = await encoderFolder();
     const { code, err } = await run('search', '--store', store, '--query', 'stroke', '--embed-model', model);
     assert.equal(code, 0, err);
-    assert.match(err, /embedded 6 papers of the library with all-MiniLM-L6-v2/);
+    assert.match(err, /embedded 6 papers of the library with all-MiniLM-L6-v2 \(128 tokens\)/);
     assert.equal((await run('search', '--store', store, '--query', 'stroke', '--embed-model', model)).err, '');
+
+    const longer = await run('search', '--store', store, '--query', 'stroke', '--embed-model', model, '--embed-tokens', '64');
+    assert.equal(longer.code, 0, longer.err);
+    assert.match(longer.err, /embedded with all-MiniLM-L6-v2 \(128 tokens\), not all-MiniLM-L6-v2 \(64 tokens\): all 6 are embedded again/);
+    assert.match(longer.err, /To keep them, stop now and give --embed-tokens 128\./);
+    // Nor are the 64-token vectors taken for the 128-token encoder's after.
+    const back = await run('search', '--store', store, '--query', 'stroke', '--embed-model', model, '--embed-tokens', '128');
+    assert.match(back.err, /embedded with all-MiniLM-L6-v2 \(64 tokens\), not all-MiniLM-L6-v2 \(128 tokens\): all 6 are embedded again/);
 
     const renamed = path.join(dir, 'minilm');
     await fs.cp(model, renamed, { recursive: true });
     const other = await run('search', '--store', store, '--query', 'stroke', '--embed-model', renamed);
     assert.equal(other.code, 0, other.err);
-    assert.match(other.err, /embedded with all-MiniLM-L6-v2, not minilm: all 6 are embedded again, and all-MiniLM-L6-v2's vectors are replaced/);
-    assert.match(other.err, /give --embed-model the folder named all-MiniLM-L6-v2/);
+    assert.match(other.err, /embedded with all-MiniLM-L6-v2 \(128 tokens\), not minilm \(128 tokens\): all 6 are embedded again/);
+    assert.match(other.err, /give --embed-model the folder named all-MiniLM-L6-v2\./);
   });
 
   it('embeds again with another encoder in a folder of the same name, and keeps the vectors of a library that named its encoder by name alone', async () => {
@@ -264,16 +272,17 @@ describe('attest index and attest search', () => {
     const replaced = await run('search', '--store', store, '--query', 'stroke', '--embed-model', other);
     assert.equal(replaced.code, 0, replaced.err);
     assert.match(replaced.err, /embedded with another model in a folder named all-MiniLM-L6-v2 \(its files differ from this one's\): all 6 are embedded again/);
-    assert.match(replaced.err, /embedded 6 papers of the library with all-MiniLM-L6-v2\n/);
+    assert.match(replaced.err, /embedded 6 papers of the library with all-MiniLM-L6-v2 \(128 tokens\)\n/);
     // And the first encoder's are no longer there to be taken for its own.
     assert.match((await run('search', '--store', store, '--query', 'stroke', '--embed-model', model)).err, /embedded 6 papers of the library/);
 
-    // As a library written before encoders were keyed by their content: its vectors are kept.
+    // As a library written before encoders were keyed by their content, at the model's own length: its vectors are kept when read so.
+    assert.equal((await run('search', '--store', store, '--query', 'stroke', '--embed-model', model, '--embed-tokens', '256')).code, 0);
     const manifestFile = path.join(store, 'manifest.json');
     const manifest = JSON.parse(await fs.readFile(manifestFile, 'utf8')) as { vectors: { model: string } };
     assert.match(manifest.vectors.model, /^all-MiniLM-L6-v2#content:[0-9a-f]{16}$/);
     await fs.writeFile(manifestFile, JSON.stringify({ ...manifest, vectors: { ...manifest.vectors, model: 'all-MiniLM-L6-v2' } }));
-    const legacy = await run('search', '--store', store, '--query', 'stroke', '--embed-model', model);
+    const legacy = await run('search', '--store', store, '--query', 'stroke', '--embed-model', model, '--embed-tokens', '256');
     assert.equal(legacy.code, 0, legacy.err);
     assert.equal(legacy.err, '');
   });
@@ -315,6 +324,8 @@ describe('attest index and attest search', () => {
       [['search', '--store', store], /give either --query TEXT or --queries FILE\.jsonl/],
       [['search', '--store', store, '--query', 'a', '--queries', QUERIES], /give either/],
       [['search', '--store', store, '--query', 'a', '--top', '0'], /--top must be a positive whole number/],
+      [['search', '--store', store, '--query', 'a', '--embed-tokens', 'all'], /--embed-tokens must be a whole number from 16 to 8192, not 'all'/],
+      [['index', 'add', CORPUS, '--store', store, '--embed-tokens', '8'], /--embed-tokens must be a whole number from 16 to 8192, not '8'/],
       [['search', '--store', store, '--query', 'a', '--mode', 'fuzzy'], /--mode must be lexical, dense or hybrid/],
       [['search', '--store', store, '--query', 'a', '--format', 'json'], /--format must be jsonl/],
       [['search', '--store', path.join(dir, 'nowhere'), '--query', 'a'], /there is no paper library in .*nowhere/],

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { type ModelKind, type ModelRequest, type ModelsHost, LocalModel } from '../../../../src/core/app/localModel';
-import { createModels } from '../../../../src/core/app/models';
+import { createModels, encoderKind } from '../../../../src/core/app/models';
 import { readSettings } from '../../../../src/core/app/settings';
 import type { ModelOptions } from '../../../../src/core/models/options';
 import { REPO_ROOT } from '../../support/helpers';
+import { writeModelFolder } from '../../support/onnx/folders';
 import { makeTempDir } from '../../support/tempDir';
 
 /** What a kind makes: the folder and options it was made from, and how often it was disposed of. */
@@ -178,6 +179,30 @@ describe('core models: the folder a setting leads to, loaded once', () => {
     const second = await new LocalModel(kind, terminal, setting('judge')).get();
     assert.equal(second?.name, 'judge');
     assert.notEqual(first?.id, second?.id);
+  });
+
+  it('names and keys an encoder by the input it reads: one cut below its own length is another encoder, one at it the same', async () => {
+    const folder = await writeModelFolder(path.join(dir, 'minilm'), {
+      model: new Uint8Array([1]),
+      config: { model_type: 'bert', _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', max_position_embeddings: 512 },
+    });
+    const opened: ModelOptions[] = [];
+    const kind = encoderKind(async (_dir, options) => {
+      opened.push(options);
+      return { embed: async () => [], dispose: async () => undefined };
+    });
+    const terminal: ModelsHost = { base: () => dir, folderName: (named) => path.basename(named) };
+    const reading = (inputTokens?: number) => new LocalModel(kind, terminal, () => ({ model: folder, preferQuantized: false, inputTokens })).get();
+    const [own, atOwn, cut, cutAgain] = [await reading(), await reading(256), await reading(128), await reading(128)];
+    assert.equal(cut?.name, 'minilm (128 tokens)');
+    assert.equal(atOwn?.name, 'minilm', 'all-MiniLM-L6-v2 was trained on 256 tokens: reading 256 is what it always did');
+    assert.equal(atOwn?.id, own?.id);
+    assert.notEqual(cut?.id, own?.id);
+    assert.equal(cut?.id, cutAgain?.id);
+    assert.deepEqual(
+      opened.map((options) => options.inputTokens),
+      [undefined, 256, 128, 128],
+    );
   });
 
   it('loads once however many ask; a changed setting disposes of the old model, and the next use loads the new one', async () => {

@@ -54,6 +54,16 @@ describe('core settings: one reading of every attest.* setting', () => {
     ]);
   });
 
+  it("reads the encoder's input length, and takes the default for one no encoder reads", () => {
+    assert.equal(readSettings(() => undefined, {}).encoder.inputTokens, 128);
+    assert.equal(readSettings((key) => (key === 'attest.retrieval.encoder.inputTokens' ? 256 : undefined), {}).encoder.inputTokens, 256);
+    for (const wrong of [8, 128.5, 100_000, '256']) {
+      const settings = readSettings((key) => (key === 'attest.retrieval.encoder.inputTokens' ? wrong : undefined), {});
+      assert.equal(settings.encoder.inputTokens, 128, String(wrong));
+      assert.deepEqual(settings.problems.other, ['attest.retrieval.encoder.inputTokens must be a whole number of tokens from 16 to 8192; using the default.']);
+    }
+  });
+
   it('reads extra bibliographies named relative to the workspace folder from it, and absolute ones as they are', () => {
     const values: Record<string, unknown> = { 'attest.bibliography.extraFiles': ['refs/shared.bib', '/home/a/all.bib'] };
     assert.deepEqual(readSettings((key) => values[key], { base: '/work/paper' }).extraBibliographies, ['/work/paper/refs/shared.bib', '/home/a/all.bib']);

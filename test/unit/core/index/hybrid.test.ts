@@ -231,10 +231,24 @@ describe('hybrid ranking over fixed vectors', () => {
       (await rankPapers(both, query, 'dense', 10)).map((r) => r.id),
       ['p2', 'p3', 'p1', 'p4'],
     );
-    const fused = standardisedFusion(both.lexical.search(query.text, 10), await both.dense.search(query.vector, 10), FUSION.denseWeight);
+    const lexical = both.lexical.search(query.text, 10);
+    const dense = await both.dense.search(query.vector, 10);
+    const fused = standardisedFusion(lexical, dense, FUSION.denseWeight);
     assert.deepEqual(await rankPapers(both, query, 'hybrid', 10), fused);
-    // p2 is second by words and first by meaning; p3, which shares no word with the query, still ranks by meaning.
-    assert.deepEqual(fused.map((r) => r.id).slice(0, 2), ['p2', 'p1']);
+    // p1 is first by words and third by meaning, p2 second by words and first by meaning: the weight decides between them.
+    assert.deepEqual(
+      standardisedFusion(lexical, dense, 0.75)
+        .map((r) => r.id)
+        .slice(0, 2),
+      ['p2', 'p1'],
+    );
+    assert.deepEqual(
+      standardisedFusion(lexical, dense, 0.25)
+        .map((r) => r.id)
+        .slice(0, 2),
+      ['p1', 'p2'],
+    );
+    // p3, which shares no word with the query, still ranks by meaning.
     assert.ok(fused.some((r) => r.id === 'p3'));
   });
 
