@@ -40,8 +40,10 @@ export function embedTokens(flag: string | undefined): number | undefined {
   return flag.trim() !== '' && isTokenCount(tokens) ? tokens : undefined;
 }
 
-export const EMBED_TOKENS_PROBLEM = (flag: string | undefined): string =>
-  `--embed-tokens must be a whole number from ${INPUT_TOKENS_RANGE.least} to ${INPUT_TOKENS_RANGE.most}, not '${flag}'`;
+/** What is wrong with an `--embed-tokens` that `embedTokens` refused. */
+export function embedTokensProblem(flag: string | undefined): string {
+  return `--embed-tokens must be a whole number from ${INPUT_TOKENS_RANGE.least} to ${INPUT_TOKENS_RANGE.most}, not '${flag}'`;
+}
 
 /** The encoder folder the CLI was given (`--embed-model DIR`, else `ATTEST_EMBED_MODEL`), reading `inputTokens` of a text; undefined without a folder. */
 export function encoderChoice(flag: string | undefined, inputTokens: number, env: NodeJS.ProcessEnv): EncoderChoice | undefined {

@@ -5,7 +5,7 @@ import { ProblemReport } from './importProblems';
 import { parseCommandLine, usageError } from './args';
 import { UnreadableFileError } from '../core/app/text';
 import type { Console } from './console';
-import { EMBED_TOKENS_PROBLEM, embedTokens, encoderChoice, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
+import { embedTokensProblem, embedTokens, encoderChoice, isFileSystemError, loadEncoder, replacingVectors } from './encoder';
 import { forTerminal, showProgress } from './terminal';
 import { SOLR_BATCH } from '../core/app/solr';
 import { solrTarget } from './solr';
@@ -48,7 +48,7 @@ export async function indexCommand(args: readonly string[], io: Console): Promis
   if (store !== undefined && solr !== undefined) return usageError('index', 'give --store DIR or --solr URL, not both', io);
   if (parsed.values.collection !== undefined && solr === undefined) return usageError('index', '--collection needs --solr URL', io);
   const inputTokens = embedTokens(parsed.values['embed-tokens']);
-  if (inputTokens === undefined) return usageError('index', EMBED_TOKENS_PROBLEM(parsed.values['embed-tokens']), io);
+  if (inputTokens === undefined) return usageError('index', embedTokensProblem(parsed.values['embed-tokens']), io);
   const formats = files.map(formatOf);
   const unknown = files.find((_, at) => formats[at] === undefined);
   if (unknown !== undefined) return usageError('index', `cannot tell the format of ${unknown}: name it .jsonl, .bib or .ris`, io);

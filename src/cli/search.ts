@@ -6,7 +6,7 @@ import { ModelError, modelName } from '../core/app/models';
 import {
   askedReranker,
   builtInRerankerDir,
-  EMBED_TOKENS_PROBLEM,
+  embedTokensProblem,
   embedTokens,
   encoderChoice,
   isFileSystemError,
@@ -88,7 +88,7 @@ export async function searchCommand(args: readonly string[], io: Console): Promi
   if (values.format !== 'jsonl') return usageError('search', `--format must be jsonl, not '${values.format}'`, io);
   if (values.rerank && values['rerank-model'] !== undefined) return usageError('search', 'give --rerank or --rerank-model DIR, not both', io);
   const inputTokens = embedTokens(values['embed-tokens']);
-  if (inputTokens === undefined) return usageError('search', EMBED_TOKENS_PROBLEM(values['embed-tokens']), io);
+  if (inputTokens === undefined) return usageError('search', embedTokensProblem(values['embed-tokens']), io);
   const encoderFolder = encoderChoice(values['embed-model'], inputTokens, process.env);
   if (mode !== undefined && mode !== 'lexical' && encoderFolder === undefined) {
     const { ENCODER_SETTING } = await import('../core/app/library');

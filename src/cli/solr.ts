@@ -5,7 +5,7 @@ import type { Encoder } from '../core/app/library';
 import type { SolrTarget } from '../core/app/solr';
 import { ModelError, modelName } from '../core/app/models';
 import { parseCommandLine } from './args';
-import { EMBED_TOKENS_PROBLEM, embedTokens, encoderChoice, loadEncoder } from './encoder';
+import { embedTokensProblem, embedTokens, encoderChoice, loadEncoder } from './encoder';
 import type { Console } from './console';
 import { forTerminal } from './terminal';
 
@@ -67,7 +67,7 @@ export async function solrCommand(args: readonly string[], io: Console): Promise
   if (!Number.isInteger(shards) || shards < 1) return usage(io, `--shards must be a positive whole number, not '${parsed.values.shards}'`);
   if (!Number.isInteger(replicas) || replicas < 1) return usage(io, `--replicas must be a positive whole number, not '${parsed.values.replicas}'`);
   const inputTokens = embedTokens(parsed.values['embed-tokens']);
-  if (inputTokens === undefined) return usage(io, EMBED_TOKENS_PROBLEM(parsed.values['embed-tokens']));
+  if (inputTokens === undefined) return usage(io, embedTokensProblem(parsed.values['embed-tokens']));
   const configDir = configsetDir();
   if (configDir === undefined) {
     io.err('attest solr: this copy of Attest has no configset (solr/configset/conf in its package).\n');
