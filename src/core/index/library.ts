@@ -208,7 +208,13 @@ export class PaperLibrary implements EvidenceFinder {
     // each holds the collection's mix of lengths, so the progress reported moves at an even pace.
     const chunks: Paper[][] = [];
     for (let start = 0; start < papers.length; start += EMBED_CHUNK) chunks.push(papers.slice(start, start + EMBED_CHUNK));
-    const embed = (chunk: readonly Paper[]): Promise<Float32Array[]> => encoder.embedder.embed(chunk.map(passageText), 'passage', signal);
+    const embed = (chunk: readonly Paper[]): Promise<Float32Array[]> => {
+      const vectors = encoder.embedder.embed(chunk.map(passageText), 'passage', signal);
+      // A chunk stopped or failed while the one before is saved is awaited only after that save: unhandled until
+      // then, its rejection would end the library's thread, and the searches waiting on it.
+      vectors.catch(() => undefined);
+      return vectors;
+    };
     let next = chunks.length > 0 ? embed(chunks[0]) : undefined;
     let done = 0;
     for (const [at, chunk] of chunks.entries()) {

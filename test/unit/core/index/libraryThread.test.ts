@@ -313,6 +313,33 @@ describe('the paper library in a worker thread', () => {
     assert.ok(cosine > 0.999, `the vector is of the text the library holds (${cosine})`);
   });
 
+  it('answers a search made as its embedding is stopped, keeps what was embedded before the stop, and embeds the rest when asked', async () => {
+    // More papers than one chunk of the embedding: the stop comes while the first chunk is saved and the second embedded.
+    const papers: Paper[] = Array.from({ length: 600 }, (_, i) => ({ id: `p${i}`, title: `Aspirin trial ${i}`, abstract: 'Aspirin and stroke.', authors: [] }));
+    await thread.setUp({ dir });
+    await thread.add(papers);
+    const letters = new LetterEmbedder();
+    const stop = new AbortController();
+    let search: ReturnType<LibraryThread['find']> | undefined;
+    const stopped: Embedder = {
+      embed: async (texts, kind, signal) => {
+        if (kind === 'passage' && letters.asked.includes('passage') && !search) {
+          search = thread.find({ text: 'aspirin stroke', limit: 3 });
+          stop.abort(new Error('Stopped by the user.'));
+          signal?.throwIfAborted();
+        }
+        return letters.embed(texts, kind);
+      },
+      dispose: async () => undefined,
+    };
+    await thread.setUp({ dir, encoder: { model: 'letters', embedder: stopped } });
+    await assert.rejects(thread.embedMissing({ signal: stop.signal }), /Stopped by the user/);
+    assert.ok(search, 'the embedding reached its second chunk');
+    assert.deepEqual((await search).notes, ['88 of 600 papers are not embedded with letters yet; they are ranked by their words alone.']);
+    assert.equal(await thread.embedMissing(), 88);
+    assert.deepEqual((await thread.find({ text: 'aspirin stroke', limit: 3 })).notes, []);
+  });
+
   it('starts a new thread after the last one was closed, set up as before', async () => {
     await thread.setUp({ dir });
     await thread.add(await corpus());
