@@ -137,7 +137,9 @@ async function coldCli(url: string, claim: string): Promise<void> {
     const started = performance.now();
     execFileSync(
       process.execPath,
-      [CLI, 'search', '--solr', url, '--collection', COLLECTION, '--embed-model', path.join(encoderCache(), encoder.name), '--rerank', '--query', claim],
+      // The collection holds vectors of whole abstracts (the cached SciFact embeddings, bge's own 512 tokens), which the
+      // CLI's default cut input would refuse as another encoder's.
+      [CLI, 'search', '--solr', url, '--collection', COLLECTION, '--embed-model', path.join(encoderCache(), encoder.name), '--embed-tokens', '512', '--rerank', '--query', claim],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     times.push(performance.now() - started);
