@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { ModelError } from './errors';
-import { readJsonObject, readModelFolder, type ModelFolder } from './folder';
+import { readJsonObject, readModelConfig, type ModelFolder } from './folder';
 
 export type Pooling = 'mean' | 'cls';
 
@@ -43,7 +43,7 @@ const KNOWN: Readonly<Record<string, EncoderConfig>> = {
 /** sentence-transformers' default for a model it knows nothing about. */
 const FALLBACK: EncoderConfig = { pooling: 'mean', queryPrefix: '', passagePrefix: '' };
 
-export async function readEncoderConfig(folder: ModelFolder): Promise<EncoderConfig> {
+export async function readEncoderConfig(folder: Pick<ModelFolder, 'dir' | 'config'>): Promise<EncoderConfig> {
   const name = path.basename(folder.config.nameOrPath ?? folder.dir).toLowerCase();
   const known = KNOWN[name] ?? FALLBACK;
   const pooling = await readPooling(folder.dir);
@@ -58,8 +58,8 @@ export async function readEncoderConfig(folder: ModelFolder): Promise<EncoderCon
  */
 export async function cutInput(dir: string, inputTokens: number | undefined): Promise<number | undefined> {
   if (inputTokens === undefined) return undefined;
-  const folder = await readModelFolder(dir);
-  const own = Math.min((await readEncoderConfig(folder)).maxLength ?? Infinity, folder.config.maxLength);
+  const config = await readModelConfig(dir);
+  const own = Math.min((await readEncoderConfig({ dir, config })).maxLength ?? Infinity, config.maxLength);
   return inputTokens < own ? inputTokens : undefined;
 }
 

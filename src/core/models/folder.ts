@@ -58,12 +58,22 @@ export async function readModelFolder(dir: string, options: FolderOptions = {}):
   const modelFile = await findModelFile(dir, options.preferQuantized ?? false);
   const tokenizer = await readJsonObject(dir, 'tokenizer.json');
   if (!tokenizer) throw missing(dir, 'tokenizer.json', "the model's tokenizer");
+  const { config, tokenizerConfig } = await readConfigFiles(dir);
+  const judging = await readFolderJudging(dir);
+  const quantized = QUANTIZED.some((name) => path.join(dir, name) === modelFile);
+  return { dir, modelFile, quantized, tokenizer, tokenizerConfig, config, judging };
+}
+
+/** The folder's configuration alone, without parsing its tokenizer (a megabyte of JSON): for what needs only names and lengths. */
+export async function readModelConfig(dir: string): Promise<ModelConfig> {
+  return (await readConfigFiles(dir)).config;
+}
+
+async function readConfigFiles(dir: string): Promise<{ config: ModelConfig; tokenizerConfig: object }> {
   const configJson = await readJsonObject(dir, 'config.json');
   if (!configJson) throw missing(dir, 'config.json', "the model's configuration (labels, maximum length)");
   const tokenizerConfig = (await readJsonObject(dir, 'tokenizer_config.json')) ?? {};
-  const judging = await readFolderJudging(dir);
-  const quantized = QUANTIZED.some((name) => path.join(dir, name) === modelFile);
-  return { dir, modelFile, quantized, tokenizer, tokenizerConfig, config: readConfig(dir, configJson, tokenizerConfig), judging };
+  return { config: readConfig(dir, configJson, tokenizerConfig), tokenizerConfig };
 }
 
 /** The folder's attest.json, checked (judging.ts); undefined for a folder without one. */
