@@ -27,7 +27,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PaperLibrary } from '../src/core/index/library';
 import type { Embedder } from '../src/core/models/embedder';
-import { encoderCache, isLaidOut, REGISTRY_ENCODERS, type RegistryEncoder } from './encoders/registry';
+import { encoderCache, isLaidOut, REGISTRY_ENCODERS, REGISTRY_INPUT_TOKENS, type RegistryEncoder } from './encoders/registry';
 import { median, percentile } from './stats';
 import type { Paper } from '../src/core/papers/paper';
 import { EVAL_DATA, haveEvalData } from './evalData';
@@ -96,8 +96,8 @@ async function benchLibrary(dir: string, { label: name, size, paper, claim }: Sc
   const times = await queryTimes(hybrid, claim);
   console.log(`${label}hybrid query p50 ${times.p50.toFixed(1)} ms, p95 ${times.p95.toFixed(1)} ms (${DIMENSION}-d, random vectors)`);
   if (await isLaidOut(ENCODER, encoderCache())) {
-    // The vectors are stored under bge's name read at its own length (512 tokens), which the CLI's cut default would not match.
-    const args = ['search', '--store', store, '--embed-model', path.join(encoderCache(), ENCODER.name), '--embed-tokens', '512', '--query', claim];
+    // The vectors are stored under bge's name read at its own length, which the CLI's cut default would not match.
+    const args = ['search', '--store', store, '--embed-model', path.join(encoderCache(), ENCODER.name), '--embed-tokens', String(REGISTRY_INPUT_TOKENS), '--query', claim];
     console.log(`${label}cold hybrid search (whole command, ${ENCODER.name}) ${coldRuns(args)}`);
     const encoderDir = path.join(encoderCache(), ENCODER.name);
     const find = (flags: readonly string[]): string => firstFindEvidence(store, encoderDir, [...flags, '--claim', claim]);

@@ -28,7 +28,7 @@ import { builtInRerankerFolder } from '../src/core/models/builtIn';
 import { OnnxReranker } from '../src/core/models/reranker';
 import type { SearchMode } from '../src/core/evidence';
 import type { Paper } from '../src/core/papers/paper';
-import { encoderCache, isLaidOut, REGISTRY_ENCODERS } from './encoders/registry';
+import { encoderCache, isLaidOut, REGISTRY_ENCODERS, REGISTRY_INPUT_TOKENS } from './encoders/registry';
 import { EVAL_DATA } from './evalData';
 import { recombinedPapers } from './recombinedPapers';
 import { solrBenchInputs } from './solr.bench';
@@ -137,9 +137,23 @@ async function coldCli(url: string, claim: string): Promise<void> {
     const started = performance.now();
     execFileSync(
       process.execPath,
-      // The collection holds vectors of whole abstracts (the cached SciFact embeddings, bge's own 512 tokens), which the
+      // The collection holds vectors of whole abstracts (the cached SciFact embeddings, at bge's own length), which the
       // CLI's default cut input would refuse as another encoder's.
-      [CLI, 'search', '--solr', url, '--collection', COLLECTION, '--embed-model', path.join(encoderCache(), encoder.name), '--embed-tokens', '512', '--rerank', '--query', claim],
+      [
+        CLI,
+        'search',
+        '--solr',
+        url,
+        '--collection',
+        COLLECTION,
+        '--embed-model',
+        path.join(encoderCache(), encoder.name),
+        '--embed-tokens',
+        String(REGISTRY_INPUT_TOKENS),
+        '--rerank',
+        '--query',
+        claim,
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     times.push(performance.now() - started);

