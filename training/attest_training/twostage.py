@@ -21,6 +21,7 @@ import platform
 import shutil
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import safetensors.torch
@@ -121,17 +122,23 @@ def machine(device: torch.device) -> str:
     return f"CPU {platform.machine()}, {torch.get_num_threads()} threads"
 
 
-def fit(model, inputs: Inputs, run: Run, args, device, pad_id: int, after_step=None, after_epoch=None, stop_after: int | None = None) -> Progress:
-    """Trains `model` on `inputs` through `run` (checkpointed, resumable), the loss weighed against each label's share;
-    `stop_after` steps in all, it stops as a cut-off would (for tests)."""
+Loss = Callable[[torch.Tensor, torch.Tensor, list[int]], torch.Tensor]
+
+
+def fit(model, inputs: Inputs, run: Run, args, device, pad_id: int, after_step=None, after_epoch=None, stop_after: int | None = None, loss: Loss | None = None) -> Progress:
+    """Trains `model` on `inputs` through `run` (checkpointed, resumable); the loss `loss(logits, labels, indices)`,
+    by default cross-entropy weighed against each label's share; `stop_after` steps in all, it stops as a cut-off would (for tests)."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.01)
     schedule = get_linear_schedule_with_warmup(optimizer, int(0.1 * run.total_steps), run.total_steps)
-    weights = class_weights([label for _, _, label in inputs]).to(device)
+    if loss is None:
+        weights = class_weights([label for _, _, label in inputs]).to(device)
+
+        def loss(logits: torch.Tensor, labels: torch.Tensor, _: list[int]) -> torch.Tensor:
+            return torch.nn.functional.cross_entropy(logits, labels, weight=weights)
 
     def loss_of(indices: list[int]) -> torch.Tensor:
         ids, mask, types, labels = next(batches([inputs[i] for i in indices], len(indices), device, pad_id))
-        logits = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
-        return torch.nn.functional.cross_entropy(logits, labels, weight=weights)
+        return loss(model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits, labels, indices)
 
     return run.train(model, optimizer, schedule, loss_of, after_step or (lambda *_: None), after_epoch or (lambda *_: None), stop_after)
 
@@ -178,32 +185,39 @@ def stage1(args) -> None:
 
 def stage2(args) -> dict:
     """The scientific train pairs from `--init` (the base, or stage 1's weights); the epoch best on dev kept in W/stage2/NAME/best."""
-    device, work = setup(args)
-    folder = work / "stage2" / args.name
+    work = Path(args.work)
+    init = Path(args.init) if args.init else base_folder(args)
+    return scientific_run(args, work, work / "stage2" / args.name, init, load_inputs(work / "inputs" / "stage2.npz"))
+
+
+def scientific_run(args, work: Path, folder: Path, init: Path, inputs: Inputs, loss: Loss | None = None, record: dict | None = None) -> dict:
+    """
+    Trains from `init` on `inputs` (stage 2's pairs, or a distillation's) as a stage-2 run in `folder`:
+    the epoch best on W's dev pairs kept in folder/best, folder/done.json (with `record`) when finished.
+    """
+    device, _ = setup(args)
     if (folder / "done.json").exists():
         log(f"{folder} is done")
         return json.loads((folder / "done.json").read_text())
     started = time.time()
-    init = Path(args.init) if args.init else base_folder(args)
     tokenizer = AutoTokenizer.from_pretrained(str(init))
-    inputs = load_inputs(work / "inputs" / "stage2.npz")
     gold, dev_inputs = read_dev(work)
     model = classifier(init, device)
     run = Run(folder, len(inputs), args.batch_size, args.epochs, args.seed, args.checkpoint_every)
 
-    def after_epoch(epoch: int, loss: float, progress: Progress) -> None:
+    def after_epoch(epoch: int, mean_loss: float, progress: Progress) -> None:
         scores = evaluate(model, tokenizer, gold, dev_inputs, device)
         history = progress.record.setdefault("history", [])
-        history.append({"epoch": epoch, "loss": round(loss, 4), "dev_argmax": scores})
-        log(f"stage 2 {args.name} epoch {epoch}: loss {loss:.4f}, dev mean macro-F1 {scores['pooled']['mean_macro_f1']:.3f}")
+        history.append({"epoch": epoch, "loss": round(mean_loss, 4), "dev_argmax": scores})
+        log(f"stage 2 {folder.name} epoch {epoch}: loss {mean_loss:.4f}, dev mean macro-F1 {scores['pooled']['mean_macro_f1']:.3f}")
         if scores["pooled"]["mean_macro_f1"] > progress.record.get("best_score", -1.0):
             progress.record.update(best_score=scores["pooled"]["mean_macro_f1"], best_epoch=epoch)
             save_weights(model, tokenizer, folder / "best", {"epoch": epoch, "init": str(init), "machine": machine(device)})
 
-    progress = fit(model, inputs, run, args, device, tokenizer.pad_token_id, after_epoch=after_epoch)
+    progress = fit(model, inputs, run, args, device, tokenizer.pad_token_id, after_epoch=after_epoch, loss=loss)
     done = {"init": str(init), "pairs": len(inputs), "epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.learning_rate,
             "best_epoch": progress.record["best_epoch"], "best_score": progress.record["best_score"], "history": progress.record["history"],
-            "seconds_this_run": round(time.time() - started), "machine": machine(device), "torch": torch.__version__, "commit": commit()}
+            "seconds_this_run": round(time.time() - started), "machine": machine(device), "torch": torch.__version__, "commit": commit(), **(record or {})}
     (folder / "done.json").write_text(json.dumps(done, indent=2) + "\n")
     return done
 
@@ -334,7 +348,7 @@ def pack(args) -> None:
     log(f"largest change of a weight in fp16: {change:.2g}")
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = parser.add_subparsers(dest="step", required=True)
 
@@ -388,11 +402,11 @@ def parse_args() -> argparse.Namespace:
     step = steps.add_parser("pack", help="the base (fp16) and the inputs, for a GPU machine")
     common(step)
     step.add_argument("--into", required=True)
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     {"prepare": prepare, "stage1": stage1, "stage2": stage2, "curve": curve, "premises": premises, "export": export, "pack": pack}[args.step](args)
 
 

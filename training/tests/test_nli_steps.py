@@ -4,68 +4,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
 from attest_training import nli
 from attest_training.pairs import kinds, read_pairs
+from tests.test_card import one_stage
+from tests.tiny import CLAIMS, tiny_base, tiny_data
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "attest-nli"
 # One thread: on shared cores, more make a tiny model slower, and the arithmetic the same in every run.
 TINY = ["--max-length", "48", "--epochs", "1", "--batch-size", "4", "--threads", "1"]
-
-ABSTRACTS = {
-    1: ["Vitamin D supplementation did not reduce acute respiratory infection.", "The trial enrolled adults.", "Funding was public.", "Follow up lasted a year."],
-    2: ["Aspirin lowers the risk of stroke in adults.", "Bleeding was more common.", "The cohort was large.", "Doses were low."],
-    3: ["Statins reduce mortality after infarction.", "Cholesterol fell in every arm.", "Adherence was high.", "Outcomes were blinded."],
-    4: ["Coffee disturbs sleep in most drinkers.", "Caffeine was measured.", "Sleep was recorded at home.", "Effects lasted hours."],
-}
-CLAIMS = [
-    ("Vitamin D supplementation reduces respiratory infection.", 1, "CONTRADICT", [0]),
-    ("Aspirin lowers stroke risk.", 2, "SUPPORT", [0]),
-    ("Statins reduce mortality.", 3, "SUPPORT", [0]),
-    ("Coffee improves sleep.", 4, "CONTRADICT", [0]),
-    ("Aspirin causes no bleeding.", 2, "CONTRADICT", [1]),
-    ("Statins lower cholesterol.", 3, None, []),
-]
-
-
-def _data(root: Path) -> Path:
-    """SciFact's layout with a few claims, and the other datasets' corpora empty."""
-    scifact = root / "scifact"
-    scifact.mkdir(parents=True)
-    (scifact / "corpus.jsonl").write_text("".join(json.dumps({"doc_id": i, "abstract": a}) + "\n" for i, a in ABSTRACTS.items()))
-    for split, claims in (("train", CLAIMS * 2), ("dev", CLAIMS)):
-        rows = [{"id": n, "claim": c, "cited_doc_ids": [d], "evidence": {str(d): [{"label": label, "sentences": s}]} if label else {}} for n, (c, d, label, s) in enumerate(claims)]
-        (scifact / f"claims_{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    for corpus in ("citation-integrity/processed/corpus.jsonl", "check-covid/corpus.jsonl"):
-        (root / corpus).parent.mkdir(parents=True)
-        (root / corpus).write_text("")
-    return root
-
-
-def _base(folder: Path) -> Path:
-    """A two-layer BERT of width 32 with a word-level tokenizer over the data's words: the shape of all-MiniLM-L6-v2's folder."""
-    words = sorted({w.strip(".,").lower() for texts in ABSTRACTS.values() for s in texts for w in s.split()} | {w.strip(".,").lower() for c, *_ in CLAIMS for w in c.split()})
-    vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, ".": 4, **{w: 5 + i for i, w in enumerate(words)}}
-    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.Lowercase()
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    tokenizer.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
-    PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", model_input_names=["input_ids", "token_type_ids", "attention_mask"]
-    ).save_pretrained(str(folder))
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
-    BertModel(config).save_pretrained(str(folder))
-    return folder
 
 
 @pytest.fixture(scope="module")
 def stepwise(tmp_path_factory):
     """The four steps run one after the other, each from the files of the one before."""
     root = tmp_path_factory.mktemp("nli")
-    data, base, work = _data(root / "data"), _base(root / "base"), root / "work"
+    data, base, work = tiny_data(root / "data"), tiny_base(root / "base"), root / "work"
     torch.set_num_threads(1)
     nli.main(["pairs", "--data", str(data), "--datasets", "scifact", "--out", str(work / "pairs")])
     nli.main(["train", "--pairs", str(work / "pairs"), "--out", str(work / "weights"), "--base", str(base), *TINY])
@@ -78,9 +32,9 @@ def test_the_steps_write_the_folder_the_extension_reads(stepwise):
     folder = stepwise / "attest-nli"
     assert sorted(p.name for p in folder.rglob("*")) == sorted(p.name for p in SHIPPED.rglob("*"))
     metrics, shipped = (json.loads((f / "metrics.json").read_text()) for f in (folder, SHIPPED))
-    assert list(metrics) == list(shipped)
-    # The shipped model was trained before --balance-labels was an option.
-    assert [key for key in metrics["training"] if key != "balance_labels"] == list(shipped["training"])
+    assert list(metrics) == list(one_stage(shipped))
+    # The shipped model is a two-stage export; every figure of its training a one-stage export gives too, and the card reads them by name.
+    assert set(shipped["training"]) <= set(metrics["training"])
     made = json.loads((stepwise / "work" / "pairs" / "pairs.json").read_text())
     assert metrics["training"]["pairs"] == made["pairs"]["train"] and metrics["training"]["kinds"] == made["counts"]["train"]["scifact"]
     assert metrics["dev_int8_thresholds"]["scifact"]["pairs"] == made["pairs"]["dev"] == len(CLAIMS)

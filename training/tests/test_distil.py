@@ -1,0 +1,122 @@
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from attest_training import distil, twostage
+from attest_training.pretrain_pairs import PretrainPair, write
+from attest_training.twostage import best_stage2, load_inputs
+from tests.tiny import ABSTRACTS, CLAIMS, tiny_base, tiny_data
+
+# One thread: on shared cores, more make a tiny model slower, and the arithmetic the same in every run.
+TRAIN = ["--batch-size", "4", "--threads", "1"]
+STAGE1 = [
+    PretrainPair("Aspirin lowers the risk of stroke.", "Aspirin lowers stroke risk.", "entailment", "snli"),
+    PretrainPair("Coffee disturbs sleep.", "Coffee improves sleep.", "contradiction", "snli"),
+    PretrainPair("The trial enrolled adults.", "Statins reduce mortality.", "neutral", "snli"),
+    PretrainPair("Statins reduce mortality.", "Statins reduce mortality after infarction.", "entailment", "fever"),
+] * 2
+
+
+def _run(root, name, base, seed=13):
+    """A two-stage run on the tiny data: prepared, stage 1, stage 2 from its end."""
+    work = root / name
+    common = ["--work", str(work), "--base", str(base), "--seed", str(seed)]
+    twostage.main(["prepare", *common, "--data", str(root / "data"), "--datasets", "scifact", "--stage1-pairs", str(root / "stage1.jsonl.gz"), "--stage1-length", "32", "--stage2-length", "48"])
+    twostage.main(["stage1", *common, *TRAIN, "--curve-points"])
+    twostage.main(["stage2", *common, *TRAIN, "--init", str(work / "stage1" / "after-all"), "--name", "from-all", "--epochs", "1"])
+    return work
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """A teacher of three layers and a student of two, each a two-stage run on the same pairs, and the student's pairs made for distillation."""
+    root = tmp_path_factory.mktemp("distil")
+    torch.set_num_threads(1)
+    tiny_data(root / "data")
+    write(STAGE1, root / "stage1.jsonl.gz")
+    teacher = _run(root, "teacher", tiny_base(root / "teacher-base", layers=3, width=48))
+    student = _run(root, "student", tiny_base(root / "student-base"))
+    distil.main(["prepare", "--work", str(root / "distil"), "--data", str(root / "data"), "--teacher-work", str(teacher), "--teacher-base", str(root / "teacher-base"),
+                 "--student-work", str(student), "--student-base", str(root / "student-base")])
+    return root
+
+
+def test_the_student_reads_the_scientific_pairs_then_each_train_claim_against_each_sentence_it_cites(runs):
+    scientific = load_inputs(runs / "student" / "inputs" / "stage2.npz")
+    student, teacher = (load_inputs(runs / "distil" / "inputs" / f"{who}.npz") for who in ("student", "teacher"))
+    claims_with_text = {claim for claim, _, label, _ in CLAIMS}
+    # Each of the six train claims cites one four-sentence abstract; the train split lists each claim twice.
+    assert len(student) == len(teacher) == len(scientific) + 4 * len(claims_with_text)
+    assert student[: len(scientific)] == scientific
+    assert [label for *_, label in student[len(scientific) :]] == [distil.UNLABELLED] * 4 * len(claims_with_text)
+    assert [label for *_, label in teacher] == [label for *_, label in student]
+    meta = json.loads((runs / "distil" / "inputs" / "meta.json").read_text())
+    assert (meta["scientific_pairs"], meta["claim_sentences"]) == (len(scientific), 24)
+
+
+def test_a_claim_sentence_pair_holds_one_sentence_of_the_cited_text(runs):
+    pairs = distil.claim_sentences(runs / "data", ["scifact"], 13, 0)
+    sentences = {s for texts in ABSTRACTS.values() for s in texts}
+    assert all(len(p.sentences) == 1 and p.sentences[0] in sentences for p in pairs)
+    assert distil.claim_sentences(runs / "data", ["scifact"], 13, 5) == pairs[:5]
+
+
+def test_runs_prepared_with_other_seeds_are_not_distilled_into_each_other(runs, tmp_path):
+    other = _run(runs, "other-seed", runs / "student-base", seed=5)
+    with pytest.raises(SystemExit, match="prepared differently"):
+        distil.main(["prepare", "--work", str(tmp_path), "--data", str(runs / "data"), "--teacher-work", str(runs / "teacher"), "--teacher-base", str(runs / "teacher-base"),
+                     "--student-work", str(other), "--student-base", str(runs / "student-base")])
+
+
+def test_the_student_learns_the_teachers_probabilities_and_its_run_competes_for_the_export(runs):
+    teacher = runs / "teacher" / "stage2" / "from-all" / "best"
+    distil.main(["label", "--work", str(runs / "distil"), "--teacher", str(teacher), "--threads", "1"])
+    probabilities = np.load(runs / "distil" / "teacher.npy")
+    assert probabilities.shape == (len(load_inputs(runs / "distil" / "inputs" / "student.npz")), 3)
+    assert np.allclose(probabilities.sum(axis=1), 1, atol=1e-5)
+
+    init = runs / "student" / "stage1" / "after-all"
+    before = _divergence(init, runs, probabilities)
+    distil.main(["train", "--work", str(runs / "distil"), "--student-work", str(runs / "student"), "--init", str(init), "--soft-weight", "1", "--epochs", "4", "--learning-rate", "1e-3", *TRAIN])
+    done = json.loads((runs / "student" / "stage2" / "distilled" / "done.json").read_text())
+    assert done["distilled_from"]["teacher"] == str(teacher) and done["soft_weight"] == 1 and done["claim_sentences"] == 24
+    after = _divergence(runs / "student" / "stage2" / "distilled" / "best", runs, probabilities)
+    # Both tiny models begin near uniform, close to each other; what the student learns halves what is left at the least.
+    assert after < before / 2
+    assert best_stage2(runs / "student").parent.name in ("from-all", "distilled")
+
+
+def _divergence(weights, runs, teacher: np.ndarray) -> float:
+    """KL(teacher ‖ student) over the distillation pairs, from the student's predictions with `weights`."""
+    from transformers import AutoTokenizer
+
+    from attest_training.verifier import classifier, predict
+
+    inputs = load_inputs(runs / "distil" / "inputs" / "student.npz")
+    student = predict(classifier(weights, torch.device("cpu")), AutoTokenizer.from_pretrained(str(weights)), inputs, torch.device("cpu"))
+    return float(np.mean(np.sum(teacher * (np.log(teacher) - np.log(student)), axis=1)))
+
+
+def test_a_teacher_that_labelled_other_pairs_is_refused(runs, tmp_path):
+    (tmp_path / "inputs").mkdir()
+    for name in ("student.npz", "meta.json"):
+        (tmp_path / "inputs" / name).write_bytes((runs / "distil" / "inputs" / name).read_bytes())
+    np.save(tmp_path / "teacher.npy", np.full((3, 3), 1 / 3, dtype=np.float32))
+    (tmp_path / "teacher.json").write_text("{}")
+    with pytest.raises(SystemExit, match="run `distil label` again"):
+        distil.main(["train", "--work", str(tmp_path), "--student-work", str(runs / "student"), "--init", str(runs / "student" / "stage1" / "after-all"), "--name", "refused", *TRAIN])
+
+
+def test_the_loss_is_the_teachers_divergence_and_the_gold_labels_where_there_are_some():
+    weights = torch.ones(3)
+    teacher = torch.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 3.0]])
+    labels = torch.tensor([1, distil.UNLABELLED])
+    assert distil.distillation_loss(teacher.clone(), teacher, labels, weights, 2.0, 1.0).item() == pytest.approx(0, abs=1e-6)
+    other = torch.tensor([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]])
+    hard = torch.nn.functional.cross_entropy(other[:1], labels[:1])
+    assert distil.distillation_loss(other, teacher, labels, weights, 2.0, 0.0).item() == pytest.approx(hard.item())
+    soft = distil.distillation_loss(other, teacher, labels, weights, 2.0, 1.0).item()
+    assert soft > 0
+    assert distil.distillation_loss(other, teacher, labels, weights, 2.0, 0.5).item() == pytest.approx(0.5 * soft + 0.5 * hard.item())
