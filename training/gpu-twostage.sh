@@ -3,7 +3,8 @@
 # root, with training/.gpu carried (made here by `twostage prepare` then `twostage pack`, see README):
 # stage 1 on every prepared pair, stage 2 from its end, the learning curve (stage 2 from the base and
 # from the weights after 25k, 50k, 100k pairs) while BUDGET seconds allow, the export of the run best
-# on dev. Back in $OUT: the model folder as a tar in parts under 16 MiB, its metrics, the curve, the log.
+# on dev. Back in $OUT: the model folder as a tar in parts under 16 MiB, its metrics, the curve, the log,
+# and for a distillation's teacher (`pack --distil`) its probabilities on the student's pairs.
 #   training/gpu-twostage.sh        (BUDGET=540 by default: the whole script, export included)
 # Made here, before the call (see training/README.md):
 #   twostage prepare --data … --work W --stage1-pairs stage1.jsonl.gz; twostage pack --work W --into .gpu
@@ -19,8 +20,10 @@ OUT=${OUT:-/tmp/attest-twostage-out}
 mkdir -p "$WORK" "$OUT"
 exec > >(tee -a "$OUT/run.log") 2>&1
 export PYTHONUNBUFFERED=1
-# Every carried file as it was packed (base/ and inputs/ may have come in separate calls), and the
-# commit it was packed at (the copy has no git history).
+# A base cut into shards (`pack --shard-mib`) has each after the first in its own base-part-N, carried in its own call.
+for shard in .gpu/base-part-*/*.safetensors; do [ -e "$shard" ] && ln -sf "$PWD/$shard" .gpu/base/; done
+# Every carried file as it was packed (base/, its parts and inputs/ may have come in separate calls),
+# and the commit it was packed at (the copy has no git history).
 (cd .gpu/base && sha256sum -c --quiet SHA256SUMS) && (cd .gpu/inputs && sha256sum -c --quiet SHA256SUMS) || exit 1
 export ATTEST_TRAINING_COMMIT=$(python3 -c 'import json; print(json.load(open(".gpu/inputs/packed.json"))["commit"])')
 [ -d "$WORK/inputs" ] || cp -r .gpu/inputs "$WORK/inputs"
@@ -34,6 +37,13 @@ timeout $(( $(left) - 200 )) python3 -m attest_training.twostage stage1 --work "
   || { echo "stage 1 stopped; run this command again to continue it"; exit 3; }
 timeout $(( $(left) - 100 )) python3 -m attest_training.twostage stage2 --work "$WORK" --base .gpu/base --device "$DEVICE" --init "$WORK/stage1/after-all" --name from-all \
   || { echo "stage 2 stopped; run this command again to continue it"; exit 3; }
+# A teacher for distillation (`pack --distil`): its probabilities on the student's pairs come back, and the student learns them elsewhere.
+if [ -f .gpu/inputs/distil-teacher.npz ]; then
+  mkdir -p "$WORK/distil/inputs" && cp .gpu/inputs/distil-teacher.npz "$WORK/distil/inputs/teacher.npz"
+  teacher=$(python3 -c "from pathlib import Path; from attest_training.twostage import best_stage2; print(best_stage2(Path('$WORK')))")
+  python3 -m attest_training.distil label --work "$WORK/distil" --teacher "$teacher" --device "$DEVICE" \
+    && tar -C "$WORK/distil" -cf "$OUT/distil-teacher.tar" teacher.npy teacher.json   # one file: $OUT brings back eight
+fi
 # The curve with what is left, 90 s kept for the export; a row not reached is missing from it.
 if [ $(( $(left) - 90 )) -gt 10 ]; then
   timeout $(( $(left) - 90 )) python3 -m attest_training.twostage curve --work "$WORK" --base .gpu/base --device "$DEVICE" --stage2-epochs 2

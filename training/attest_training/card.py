@@ -90,8 +90,17 @@ def two_stage(metrics: dict) -> str:
   max length {stage1['max_length']}, {stage1['epochs']} epoch, batch {stage1['batch_size']}, learning rate {stage1['learning_rate']}, loss weighed
   against each label's share; on {stage1['machine']} (torch {stage1['torch']}), commit `{stage1['commit']}`, {stage1['seconds_this_run']} s in its last run.
 {chr(10).join(f'  - {PRETRAIN_DATA[s]}' for s in sources)}
-- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`); exported on {metrics['export_machine']}.
+- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`){distilled(metrics.get('distilled_from'))}; exported on {metrics['export_machine']}.
 """
+
+
+def distilled(record: dict | None) -> str:
+    """For a student taught by a teacher (`distil.py`): whose probabilities it learnt, and in what share."""
+    if not record:
+        return ""
+    teacher = record["teacher"]
+    return (f", distilled from the teacher `{teacher['teacher']}` (dev mean macro-F1 {teacher['dev_mean_macro_f1']}): its probabilities at temperature"
+            f" {record['temperature']} were {record['soft_weight']:.0%} of the loss, on {teacher['pairs']} pairs, {record['claim_sentences']} of them a claim against one sentence")
 
 
 def learning_curve(metrics: dict) -> str:

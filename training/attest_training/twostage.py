@@ -311,6 +311,7 @@ def export(args) -> None:
     extra = {
         "stage1": {**meta["stage1"], **stage1_done},
         "stage2_init": stage2_done["init"],
+        **({"distilled_from": {"teacher": stage2_done["distilled_from"], **{k: stage2_done[k] for k in ("temperature", "soft_weight", "claim_sentences")}}} if "distilled_from" in stage2_done else {}),
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
         "premises": json.loads((work / "premises.json").read_text()) if (work / "premises.json").exists() else None,
         "export_machine": machine(torch.device("cpu")),
@@ -324,8 +325,11 @@ def pack(args) -> None:
     """
     What a GPU machine needs beside the repository, in `--into` (an ignored folder the device's call
     carries): base/, the base's weights in fp16 (half the bytes; trained in fp32 there), and inputs/,
-    W/inputs with the commit it is packed at. Each folder has its SHA256SUMS (`sha256sum -c`), so that
-    the two can travel in separate calls to the same machine.
+    W/inputs with the commit it is packed at and, with `--distil DW`, the teacher's pairs of a
+    distillation (distil-teacher.npz, which the GPU run labels). Weights over `--shard-mib` are cut into
+    shards, the first in base/, each other in its own base-part-N/: a 12-layer base is over what one call
+    carries, and a call's carried folder replaces the one there, so each shard travels in its own folder.
+    base/SHA256SUMS names every shard, inputs/SHA256SUMS every input (`sha256sum -c`).
     """
     into, base = Path(args.into), base_folder(args)
     shutil.rmtree(into, ignore_errors=True)
@@ -333,19 +337,47 @@ def pack(args) -> None:
     weights = safetensors.torch.load_file(str(base / "model.safetensors"))
     halved = {name: value.half() if value.is_floating_point() else value for name, value in weights.items()}
     change = max(float((weights[n].float() - halved[n].float()).abs().max()) for n in weights if weights[n].is_floating_point())
-    safetensors.torch.save_file(halved, str(into / "base" / "model.safetensors"), metadata={"format": "pt"})
+    shards = write_shards(halved, into / "base", int(args.shard_mib * 2**20))
     for extra in base.iterdir():
         if extra.is_file() and extra.name not in ("model.safetensors", "base.json"):
             shutil.copy(extra, into / "base" / extra.name)
     record = {k: v for k, v in base_record(base).items() if k != "folder"}
     (into / "base" / "base.json").write_text(json.dumps({**record, "transport": f"fp16 (largest change {change:.2g}), trained in fp32"}, indent=2) + "\n")
     shutil.copytree(Path(args.work) / "inputs", into / "inputs")
+    if args.distil:
+        shutil.copy(Path(args.distil) / "inputs" / "teacher.npz", into / "inputs" / "distil-teacher.npz")
     (into / "inputs" / "packed.json").write_text(json.dumps({"commit": commit()}) + "\n")
     for folder in (into / "base", into / "inputs"):
         files = sorted(p for p in folder.iterdir() if p.is_file())
         (folder / "SHA256SUMS").write_text("".join(f"{base_model.sha256(p)}  {p.name}\n" for p in files))
         log(f"packed {folder}: {sum(p.stat().st_size for p in files) / 2**20:.1f} MiB")
+    for number, shard in enumerate(shards[1:], start=2):
+        (into / f"base-part-{number}").mkdir()
+        moved = shard.rename(into / f"base-part-{number}" / shard.name)
+        log(f"packed {moved.parent}: {moved.stat().st_size / 2**20:.1f} MiB")
     log(f"largest change of a weight in fp16: {change:.2g}")
+
+
+def write_shards(weights: dict[str, torch.Tensor], folder: Path, limit: int) -> list[Path]:
+    """model.safetensors, or when the weights are over `limit` bytes, shards under it with the index transformers reads them by; the files written."""
+    sizes = {name: value.numel() * value.element_size() for name, value in weights.items()}
+    shards: list[dict[str, torch.Tensor]] = [{}]
+    filled = 0
+    for name, value in weights.items():
+        if shards[-1] and filled + sizes[name] > limit:
+            shards.append({})
+            filled = 0
+        shards[-1][name] = value
+        filled += sizes[name]
+    if len(shards) == 1:
+        safetensors.torch.save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
+        return [folder / "model.safetensors"]
+    names = [f"model-{i:05d}-of-{len(shards):05d}.safetensors" for i in range(1, len(shards) + 1)]
+    for name, shard in zip(names, shards):
+        safetensors.torch.save_file(shard, str(folder / name), metadata={"format": "pt"})
+    index = {"metadata": {"total_size": sum(sizes.values())}, "weight_map": {weight: name for name, shard in zip(names, shards) for weight in shard}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
+    return [folder / name for name in names]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -402,6 +434,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step = steps.add_parser("pack", help="the base (fp16) and the inputs, for a GPU machine")
     common(step)
     step.add_argument("--into", required=True)
+    step.add_argument("--shard-mib", type=float, default=48, help="the base's weights in shards of at most this many MiB")
+    step.add_argument("--distil", help="a distillation's folder (distil prepare): its teacher's pairs travel too, for the GPU run to label")
     return parser.parse_args(argv)
 
 

@@ -5,7 +5,7 @@ from attest_training.card import write_card
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "attest-nli" / "metrics.json"
 # What only a two-stage export writes (the shipped model is one).
-TWO_STAGE = ("stage1", "stage2_init", "learning_curve", "premises", "export_machine")
+TWO_STAGE = ("stage1", "stage2_init", "distilled_from", "learning_curve", "premises", "export_machine")
 
 
 def one_stage(metrics: dict) -> dict:
@@ -40,6 +40,17 @@ def test_a_two_stage_model_names_stage_ones_data_machine_and_commit_and_gives_th
     assert "FEVER's NOT ENOUGH INFO claims" in card and "SNLI 1.0" in card
     assert "| 0 | 0.200 | 0.610 | 0.420 | 0.470 | 0.500 | 0.610 | 0.420 | 0.470 |" in card
     assert "| 25000 | 0.500 | 0.610 | 0.420 | 0.470 | – | – | – | – |" in card
+    assert "distilled" not in card
+
+
+def test_a_distilled_student_names_its_teacher_and_how_much_of_the_loss_it_was(tmp_path):
+    metrics = json.loads(SHIPPED.read_text())
+    teacher = {"teacher": "/w/bge/stage2/from-all/best", "dev_mean_macro_f1": 0.61, "pairs": 40000}
+    metrics["distilled_from"] = {"teacher": teacher, "temperature": 2.0, "soft_weight": 0.5, "claim_sentences": 30929}
+    write_card(tmp_path, metrics)
+    card = (tmp_path / "README.md").read_text()
+    assert ("distilled from the teacher `/w/bge/stage2/from-all/best` (dev mean macro-F1 0.61): its probabilities at temperature 2.0 were 50% of the loss, "
+            "on 40000 pairs, 30929 of them a claim against one sentence") in card
 
 
 def test_a_one_stage_model_has_no_stage_one_or_curve(tmp_path):

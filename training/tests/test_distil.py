@@ -120,3 +120,20 @@ def test_the_loss_is_the_teachers_divergence_and_the_gold_labels_where_there_are
     soft = distil.distillation_loss(other, teacher, labels, weights, 2.0, 1.0).item()
     assert soft > 0
     assert distil.distillation_loss(other, teacher, labels, weights, 2.0, 0.5).item() == pytest.approx(0.5 * soft + 0.5 * hard.item())
+
+
+def test_a_base_over_the_shard_size_travels_in_parts_that_load_as_the_whole(runs, tmp_path):
+    from transformers import AutoModel
+
+    base = runs / "teacher-base"
+    twostage.main(["pack", "--work", str(runs / "teacher"), "--base", str(base), "--into", str(tmp_path / "gpu"), "--shard-mib", "0.05", "--distil", str(runs / "distil")])
+    parts = sorted(p.name for p in tmp_path.glob("gpu/base-part-*"))
+    assert len(parts) >= 2 and not list((tmp_path / "gpu" / "base").glob("*.safetensors"))[1:], "one shard in base/, each other in its own folder"
+    listed = (tmp_path / "gpu" / "base" / "SHA256SUMS").read_text()
+    assert all(shard.name in listed for shard in tmp_path.glob("gpu/base-part-*/*.safetensors"))
+    assert (tmp_path / "gpu" / "inputs" / "distil-teacher.npz").name in (tmp_path / "gpu" / "inputs" / "SHA256SUMS").read_text()
+    for shard in tmp_path.glob("gpu/base-part-*/*.safetensors"):
+        shard.rename(tmp_path / "gpu" / "base" / shard.name)  # as the GPU script links them
+    whole, carried = AutoModel.from_pretrained(str(base)), AutoModel.from_pretrained(str(tmp_path / "gpu" / "base"))
+    for (name, a), b in zip(whole.state_dict().items(), carried.state_dict().values()):
+        assert torch.allclose(a, b.float(), atol=1e-3), name
