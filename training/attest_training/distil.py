@@ -124,8 +124,9 @@ def train(args) -> dict:
     def loss(logits: torch.Tensor, labels: torch.Tensor, indices: list[int]) -> torch.Tensor:
         return distillation_loss(logits, teacher[indices].to(device), labels, weights, args.temperature, args.soft_weight)
 
-    record = {"distilled_from": json.loads((work / "teacher.json").read_text()), "temperature": args.temperature, "soft_weight": args.soft_weight,
-              "claim_sentences": json.loads((work / "inputs" / "meta.json").read_text())["claim_sentences"]}
+    # As the export carries it into metrics.json and the card reads it there.
+    record = {"distilled_from": {"teacher": json.loads((work / "teacher.json").read_text()), "temperature": args.temperature, "soft_weight": args.soft_weight,
+                                 "claim_sentences": json.loads((work / "inputs" / "meta.json").read_text())["claim_sentences"]}}
     return scientific_run(args, student_work, student_work / "stage2" / args.name, Path(args.init), inputs, loss, record)
 
 

@@ -311,7 +311,7 @@ def export(args) -> None:
     extra = {
         "stage1": {**meta["stage1"], **stage1_done},
         "stage2_init": stage2_done["init"],
-        **({"distilled_from": {"teacher": stage2_done["distilled_from"], **{k: stage2_done[k] for k in ("temperature", "soft_weight", "claim_sentences")}}} if "distilled_from" in stage2_done else {}),
+        **({"distilled_from": stage2_done["distilled_from"]} if "distilled_from" in stage2_done else {}),
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
         "premises": json.loads((work / "premises.json").read_text()) if (work / "premises.json").exists() else None,
         "export_machine": machine(torch.device("cpu")),

@@ -3,10 +3,12 @@ import json
 import numpy as np
 import pytest
 import torch
+from transformers import AutoModel, AutoTokenizer
 
 from attest_training import distil, twostage
 from attest_training.pretrain_pairs import PretrainPair, write
 from attest_training.twostage import best_stage2, load_inputs
+from attest_training.verifier import classifier, predict
 from tests.tiny import ABSTRACTS, CLAIMS, tiny_base, tiny_data
 
 # One thread: on shared cores, more make a tiny model slower, and the arithmetic the same in every run.
@@ -81,7 +83,8 @@ def test_the_student_learns_the_teachers_probabilities_and_its_run_competes_for_
     before = _divergence(init, runs, probabilities)
     distil.main(["train", "--work", str(runs / "distil"), "--student-work", str(runs / "student"), "--init", str(init), "--soft-weight", "1", "--epochs", "4", "--learning-rate", "1e-3", *TRAIN])
     done = json.loads((runs / "student" / "stage2" / "distilled" / "done.json").read_text())
-    assert done["distilled_from"]["teacher"] == str(teacher) and done["soft_weight"] == 1 and done["claim_sentences"] == 24
+    distilled = done["distilled_from"]
+    assert distilled["teacher"]["teacher"] == str(teacher) and distilled["soft_weight"] == 1 and distilled["claim_sentences"] == 24
     after = _divergence(runs / "student" / "stage2" / "distilled" / "best", runs, probabilities)
     # Both tiny models begin near uniform, close to each other; what the student learns halves what is left at the least.
     assert after < before / 2
@@ -90,10 +93,6 @@ def test_the_student_learns_the_teachers_probabilities_and_its_run_competes_for_
 
 def _divergence(weights, runs, teacher: np.ndarray) -> float:
     """KL(teacher ‖ student) over the distillation pairs, from the student's predictions with `weights`."""
-    from transformers import AutoTokenizer
-
-    from attest_training.verifier import classifier, predict
-
     inputs = load_inputs(runs / "distil" / "inputs" / "student.npz")
     student = predict(classifier(weights, torch.device("cpu")), AutoTokenizer.from_pretrained(str(weights)), inputs, torch.device("cpu"))
     return float(np.mean(np.sum(teacher * (np.log(teacher) - np.log(student)), axis=1)))
@@ -123,8 +122,6 @@ def test_the_loss_is_the_teachers_divergence_and_the_gold_labels_where_there_are
 
 
 def test_a_base_over_the_shard_size_travels_in_parts_that_load_as_the_whole(runs, tmp_path):
-    from transformers import AutoModel
-
     base = runs / "teacher-base"
     twostage.main(["pack", "--work", str(runs / "teacher"), "--base", str(base), "--into", str(tmp_path / "gpu"), "--shard-mib", "0.05", "--distil", str(runs / "distil")])
     parts = sorted(p.name for p in tmp_path.glob("gpu/base-part-*"))
