@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .folders import replaced_when_whole
-from .negation import negated
 
 LABELS = ("contradiction", "entailment", "neutral")
 LABEL_ID = {name: index for index, name in enumerate(LABELS)}
@@ -39,7 +38,7 @@ class Pair:
     label: str
     # Indices into `sentences` that the annotators marked as the evidence; empty for neutral pairs.
     evidence: tuple[int, ...] = field(default=())
-    # How the pair was made: "cited" (as annotated), "evidence-only", "evidence-removed", "near-uncited", "negated".
+    # How the pair was made: "cited" (as annotated), "evidence-only", "evidence-removed", "near-uncited".
     kind: str = "cited"
 
 
@@ -189,35 +188,23 @@ EVIDENCE_REMOVED_RATE = 0.25
 NEAR_UNCITED_RATE = 0.25
 
 
-def augmented(pairs: Iterable[Pair], corpus_of: dict[str, "Corpus"], seed: int, negated_rate: float = 0.0) -> list[Pair]:
+def augmented(pairs: Iterable[Pair], corpus_of: dict[str, "Corpus"], seed: int) -> list[Pair]:
     """
     The annotated pairs, and derived from those with evidence: the evidence sentences alone (same label;
     the short premises full-text passages give), as many other sentences of the same text, next to each
     other (neutral), and the text with every evidence sentence taken out (neutral, where three sentences
     remain); and for a claim, an abstract of its corpus near it that it does not cite (neutral): the
     hard negatives a writer meets when a citation points at a paper on the topic that does not say it.
-    With `negated_rate`, that share of the supported pairs (whole or evidence alone) also comes with the
-    claim's opposite (`negation.negated`) against the same premise: a contradiction.
     """
     rng = random.Random(seed)
-    # Its own stream, so that the other derived pairs are those of a run without negated claims.
-    negation_rng = random.Random(seed + 1)
     out: list[Pair] = []
     seen_claims: set[tuple[str, str]] = set()
-
-    def add(pair: Pair) -> None:
-        out.append(pair)
-        if pair.label == "entailment" and negated_rate and negation_rng.random() < negated_rate:
-            opposite = negated(pair.claim)
-            if opposite:
-                out.append(Pair(pair.dataset, opposite, pair.sentences, "contradiction", pair.evidence, "negated"))
-
     for pair in pairs:
-        add(pair)
+        out.append(pair)
         if pair.evidence:
             evidence = set(pair.evidence)
             if rng.random() < EVIDENCE_ONLY_RATE:
-                add(Pair(pair.dataset, pair.claim, tuple(pair.sentences[i] for i in pair.evidence), pair.label, tuple(range(len(evidence))), "evidence-only"))
+                out.append(Pair(pair.dataset, pair.claim, tuple(pair.sentences[i] for i in pair.evidence), pair.label, tuple(range(len(evidence))), "evidence-only"))
             window = other_sentences(pair, rng)
             if window and rng.random() < OTHER_SENTENCES_RATE:
                 out.append(Pair(pair.dataset, pair.claim, window, "neutral", (), "other-sentences"))

@@ -79,7 +79,7 @@ def prepare(args) -> None:
     log(f"stage 1: {len(stage1)} pairs {pretrain_pairs.counts(stage1)}")
     save_inputs(folder / "stage1.npz", tokenise_pretrain(tokenizer, stage1, args.stage1_length))
     annotated = [p for name in args.datasets for p in DATASETS[name](data, "train")]
-    scientific = augmented(annotated, corpora(data), args.seed, args.negated_claims)[: args.limit or None]
+    scientific = augmented(annotated, corpora(data), args.seed)[: args.limit or None]
     encode = Encoder(tokenizer, args.stage2_length)
     save_inputs(folder / "stage2.npz", [encode.pair(p, training=True) for p in scientific])
     dev = {name: DATASETS[name](data, "dev")[: args.limit or None] for name in args.datasets}
@@ -90,7 +90,7 @@ def prepare(args) -> None:
         "seed": args.seed,
         "stage1": {"pairs": len(stage1), "kinds": pretrain_pairs.counts(stage1), "sources": sorted({p.source for p in stage1}), "max_pairs": args.max_pairs, "max_length": args.stage1_length},
         "limit": args.limit,
-        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length, "negated_claims": args.negated_claims},
+        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length},
         "dev": {name: len(pairs) for name, pairs in dev.items()},
         "best_sentences": args.best_sentences,
         "prepared_at": commit(),
@@ -410,7 +410,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--best-sentences", type=int, default=2, help="dev pairs also against the claim's N most relevant sentences (twostage premises)")
     step.add_argument("--limit", type=int, default=0, help="the first N scientific train pairs and dev pairs of each dataset only (a smoke test)")
     step.add_argument("--stage2-length", type=int, default=128)
-    step.add_argument("--negated-claims", type=float, default=0.0, help="this share of the supported scientific pairs also with the claim's opposite, as a contradiction")
     step = steps.add_parser("stage1", help="train on the NLI and fact-verification pairs")
     training(step, batch=32, rate=5e-5, epochs=1)
     step.add_argument("--curve-points", type=int, nargs="*", default=list(CURVE_POINTS), help="keep the weights after this many pairs")
