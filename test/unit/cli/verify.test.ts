@@ -99,6 +99,30 @@ describe('attest verify', () => {
     assert.ok(lines.slice(0, 2).every((l) => typeof l.entailment === 'number' && typeof l.contradiction === 'number' && l.model === 'model'));
   });
 
+  it('judges a premise of one sentence as it is handed, whether a string or a list', async () => {
+    // Health-claim sets give one to three sentences of evidence; the filter for what is no abstract belongs to the manuscript check.
+    const evidence = 'Daily aspirin reduced stroke risk by 20%.';
+    await fs.writeFile(
+      pairs,
+      [
+        { id: 'string', claim: 'Daily aspirin lowers the risk of stroke.', abstract: evidence },
+        { id: 'list', claim: 'Daily aspirin lowers the risk of stroke.', abstract: [evidence] },
+      ]
+        .map((p) => JSON.stringify(p))
+        .join('\n'),
+    );
+    const model = await writeModelFolder(path.join(dir, 'model'), { model: nliGraph(), config: nliConfig() });
+    const { code, lines } = await run('--pairs', pairs, '--nli-model', model);
+    assert.equal(code, 0);
+    assert.deepEqual(
+      lines.map((l) => [l.id, typeof l.entailment, typeof l.contradiction, l.sentence]),
+      [
+        ['string', 'number', 'number', evidence],
+        ['list', 'number', 'number', evidence],
+      ],
+    );
+  });
+
   it('exits 2 naming the line of bad input, and on a model folder that is not one', async () => {
     await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "abstract": "fine."}\n{"id": 2, "abstract": 7}\n');
     const bad = await run('--pairs', pairs);
