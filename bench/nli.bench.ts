@@ -72,8 +72,8 @@ export async function devSplits(): Promise<DevSplit[]> {
   if (haveEvalData('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV))
     splits.push({ data: await loadClaims('Citation-Integrity dev', ...CITATION_INTEGRITY_DEV), files: CITATION_INTEGRITY_DEV });
   if (haveEvalData('Check-COVID dev', ...CHECK_COVID_DEV)) {
-    const [all, consistent] = await loadCheckCovid();
-    splits.push({ data: all, files: CHECK_COVID_DEV }, { data: consistent, files: CHECK_COVID_DEV, variant: true });
+    const [all, consistent, againstNamed] = await loadCheckCovid();
+    splits.push({ data: all, files: CHECK_COVID_DEV }, { data: consistent, files: CHECK_COVID_DEV, variant: true }, { data: againstNamed, files: CHECK_COVID_DEV, variant: true });
   }
   return splits;
 }
@@ -82,18 +82,38 @@ async function devSets(): Promise<Dataset[]> {
   return (await devSplits()).map((s) => s.data);
 }
 
-/** Each dev set judged by the model in `dir`, its lines naming it as `identity` does. */
+/** The readings pooled for `contradicted` over the dev splits: each split once, Check-COVID's NEI rows against the sentences they name. */
+const POOLED_FOR_CONTRADICTED = ['SciFact dev', 'Citation-Integrity dev', 'Check-COVID dev, NEI rows against the sentences they name'];
+
+/** Each dev set judged by the model in `dir`, its lines naming it as `identity` does, then `contradicted` over them pooled. */
 async function judgeDevSets(dir: string, identity: ModelIdentity, datasets: readonly Dataset[]): Promise<void> {
   const model = await OnnxNliModel.load(dir, { preferQuantized: true, threads: 2 });
   try {
-    for (const data of datasets) await nliQuality(data, model, identity.name, identity.id);
+    const pooled: Judged[] = [];
+    for (const data of datasets) {
+      const judged = await nliQuality(data, model, identity.name, identity.id);
+      if (POOLED_FOR_CONTRADICTED.includes(data.name)) pooled.push(...judged);
+    }
+    const said = pooled.filter((j) => j.judgement.label === 'contradicted');
+    const right = said.filter((j) => j.gold === 'contradicted').length;
+    const refuting = pooled.filter((j) => j.gold === 'contradicted').length;
+    console.log(
+      `  ${identity.name}, ${POOLED_FOR_CONTRADICTED.join(' + ')}: contradicted said ${said.length} times, right ${right} ` +
+        `(${((100 * right) / Math.max(1, said.length)).toFixed(1)}%), for ${right} of ${refuting} refuting pairs (target: >= 75% right, a third of them)`,
+    );
   } finally {
     await model.dispose();
   }
 }
 
+/** A dev pair's gold label and Attest's judgement of it. */
+export interface Judged {
+  readonly gold: SupportLabel;
+  readonly judgement: SupportJudgement;
+}
+
 /** Each claim of `data` against each abstract it cites, judged as Attest judges a citation, with the gold label. */
-export async function judgeDev(data: Dataset, model: NliModel, id: string, name = id): Promise<{ gold: SupportLabel; judgement: SupportJudgement }[]> {
+export async function judgeDev(data: Dataset, model: NliModel, id: string, name = id): Promise<Judged[]> {
   const relevance = tfidfRelevance(
     analyze,
     TermStatistics.of(
@@ -101,7 +121,7 @@ export async function judgeDev(data: Dataset, model: NliModel, id: string, name 
       analyze,
     ),
   );
-  const judged: { gold: SupportLabel; judgement: SupportJudgement }[] = [];
+  const judged: Judged[] = [];
   for (const claim of data.claims) {
     for (const doc of claim.cited) {
       judged.push({ gold: goldLabel(claim.labels.get(doc)), judgement: await judgeSupport(claim.claim, data.abstracts.get(doc), { relevance, nli: { model, id, name } }) });
@@ -114,7 +134,7 @@ export async function judgeDev(data: Dataset, model: NliModel, id: string, name 
  * Label F1 per verdict and macro-F1 over them, how often `contradicted` is right, and how often
  * `supported` is, shown as sure (with a check mark) and as "may support".
  */
-export async function nliQuality(data: Dataset, model: NliModel, name: string, id = name): Promise<void> {
+export async function nliQuality(data: Dataset, model: NliModel, name: string, id = name): Promise<readonly Judged[]> {
   const judged = await judgeDev(data, model, id, name);
   const gold = judged.map((j) => j.gold);
   const predicted = judged.map((j) => j.judgement.label);
@@ -136,13 +156,15 @@ export async function nliQuality(data: Dataset, model: NliModel, name: string, i
       `contradicted right ${rightWhen((j) => j.label === 'contradicted', 'contradicted')}; ` +
       `supported right: shown as sure ${rightWhen((j) => shownVerdict(j) === 'supported', 'supported')}, as "may support" ${rightWhen((j) => shownVerdict(j) === 'may-support', 'supported')}`,
   );
+  return judged;
 }
 
 /**
  * Check-COVID's dev claims, composed and extracted, each against the CORD-19 abstract it was annotated
  * on. Its NOTENOUGHINFO rows are judged on one sentence of that abstract, and the same claim often
  * carries SUPPORT or REFUTE on the same abstract elsewhere; such rows are also left out in a second
- * figure, where the label holds for the whole abstract.
+ * figure, where the label holds for the whole abstract, and judged against the sentences they name in
+ * a third, as training reads them (a premise handed to `attest verify --pairs` may be such sentences).
  */
 async function loadCheckCovid(): Promise<Dataset[]> {
   const abstracts = new Map<string, readonly string[]>();
@@ -153,16 +175,30 @@ async function loadCheckCovid(): Promise<Dataset[]> {
     abstracts.set(doc.cord_id, doc.abstract);
     titles.set(doc.cord_id, doc.title);
   }
-  const rows: { id: string; claim: string; cord_id: string; label: string }[] = [];
+  const rows: { id: string; claim: string; cord_id: string; label: string; evidence_set: { sent_index: number }[] }[] = [];
   for (const file of ['check-covid/claims_dev_composed.jsonl', 'check-covid/claims_dev_extracted.jsonl']) {
     for (const line of (await fs.readFile(path.join(EVAL_DATA, file), 'utf8')).split('\n')) if (line.trim()) rows.push(JSON.parse(line) as (typeof rows)[number]);
   }
   const claimOf = (r: (typeof rows)[number]) => ({ id: 0, claim: r.claim.trim(), cited: abstracts.has(r.cord_id) ? [r.cord_id] : [], labels: new Map([[r.cord_id, r.label]]) });
   const decided = new Set(rows.filter((r) => r.label !== 'NOTENOUGHINFO').map((r) => `${r.cord_id}\n${r.claim.trim()}`));
   const consistent = rows.filter((r) => r.label !== 'NOTENOUGHINFO' || !decided.has(`${r.cord_id}\n${r.claim.trim()}`));
+  const withNamed = new Map(abstracts);
+  const againstNamed = rows.flatMap((r) => {
+    if (r.label !== 'NOTENOUGHINFO') return [claimOf(r)];
+    const sentences = abstracts.get(r.cord_id) ?? [];
+    const named = [...new Set(r.evidence_set.map((e) => e.sent_index))].filter((i) => i < sentences.length).sort((a, b) => a - b);
+    if (named.length === 0) return [];
+    const id = `${r.cord_id}#${named.join(',')}`;
+    withNamed.set(
+      id,
+      named.map((i) => sentences[i]),
+    );
+    return [{ id: 0, claim: r.claim.trim(), cited: [id], labels: new Map([[id, r.label]]) }];
+  });
   return [
     { name: 'Check-COVID dev', claims: rows.map(claimOf), abstracts, titles },
     { name: `Check-COVID dev, ${rows.length - consistent.length} NEI rows decided elsewhere left out`, claims: consistent.map(claimOf), abstracts, titles },
+    { name: 'Check-COVID dev, NEI rows against the sentences they name', claims: againstNamed, abstracts: withNamed, titles },
   ];
 }
 
