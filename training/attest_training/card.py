@@ -90,7 +90,7 @@ def two_stage(metrics: dict) -> str:
   max length {stage1['max_length']}, {stage1['epochs']} epoch, batch {stage1['batch_size']}, learning rate {stage1['learning_rate']}, loss weighed
   against each label's share; on {stage1['machine']} (torch {stage1['torch']}), commit `{stage1['commit']}`, {stage1['seconds_this_run']} s in its last run.
 {chr(10).join(f'  - {PRETRAIN_DATA[s]}' for s in sources)}
-- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`){distilled(metrics.get('distilled_from'))}; exported on {metrics['export_machine']}.
+- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`){distilled(metrics.get('distilled_from'))}{souped(metrics.get('soup'))}; exported on {metrics['export_machine']}.
 """
 
 
@@ -101,6 +101,15 @@ def distilled(record: dict | None) -> str:
     teacher = record["teacher"]
     return (f", distilled from the teacher `{teacher['teacher']}` (dev mean macro-F1 {teacher['dev_mean_macro_f1']}): its probabilities at temperature"
             f" {record['temperature']} were {record['soft_weight']:.0%} of the loss, on {teacher['pairs']} pairs, {record['claim_sentences']} of them a claim against one sentence")
+
+
+def souped(record: dict | None) -> str:
+    """For weights averaged from two stage-2 runs (`twostage soup`): which, in what shares, and what the average scored."""
+    if not record:
+        return ""
+    first, second = (f"`{Path(run).parent.name}`" for run in record["runs"])
+    return (f"; its weights are {record['share_of_first']:.0%} those of the run {first} and {1 - record['share_of_first']:.0%} those of {second}, from the same start"
+            f"{distilled(record.get('second_distilled_from'))} (dev mean macro-F1 at argmax {record['dev_argmax']['pooled']['mean_macro_f1']:.3f})")
 
 
 def learning_curve(metrics: dict) -> str:

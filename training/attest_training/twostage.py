@@ -278,6 +278,38 @@ def premises(args) -> None:
     log(f"premises: {result}")
 
 
+def soup(args) -> dict:
+    """
+    W/stage2/NAME: the best weights of two finished stage-2 runs from the same start averaged, `--share`
+    of the first (a model soup, Wortsman et al. 2022: fine-tunings of one start average into a model of
+    the same size, where two models side by side would not fit the package), measured on the dev pairs
+    as an epoch is. Its done.json is the first run's record with the soup's; the export and the card
+    read it as a stage-2 run.
+    """
+    device, work = setup(args)
+    if not 0 < args.share < 1:
+        raise SystemExit(f"--share is the first run's part of the average, between 0 and 1, not {args.share}")
+    folders = [work / "stage2" / name for name in args.runs]
+    done = [json.loads((folder / "done.json").read_text()) for folder in folders]
+    if done[0]["init"] != done[1]["init"]:
+        raise SystemExit(f"{args.runs[0]} and {args.runs[1]} start from different weights ({done[0]['init']}, {done[1]['init']}): their average is no model")
+    tokenizer = AutoTokenizer.from_pretrained(str(folders[0] / "best"))
+    model = classifier(folders[0] / "best", device)
+    other = classifier(folders[1] / "best", device).state_dict()
+    model.load_state_dict({key: args.share * value + (1 - args.share) * other[key] if value.is_floating_point() else value for key, value in model.state_dict().items()})
+    gold, dev_inputs = read_dev(work)
+    scores = evaluate(model, tokenizer, gold, dev_inputs, device)
+    averaged = {"runs": [str(folder / "best") for folder in folders], "share_of_first": args.share, "dev_argmax": scores}
+    if "distilled_from" in done[1]:
+        averaged["second_distilled_from"] = done[1]["distilled_from"]
+    folder = work / "stage2" / args.name
+    save_weights(model, tokenizer, folder / "best", {"soup": averaged["runs"], "share_of_first": args.share, "init": done[0]["init"], "machine": machine(device)})
+    record = {**done[0], "best_score": scores["pooled"]["mean_macro_f1"], "soup": averaged, "commit": commit()}
+    (folder / "done.json").write_text(json.dumps(record, indent=2) + "\n")
+    log(f"soup {folder.name}: {args.share} of {args.runs[0]}, {1 - args.share:g} of {args.runs[1]}, dev mean macro-F1 {record['best_score']:.3f}")
+    return record
+
+
 def best_stage2(work: Path) -> Path:
     """Of the finished stage-2 runs, the best/ weights of the one with the best mean dev macro-F1 (the dev splits choose, as they choose the epoch)."""
     runs = [(json.loads(done.read_text())["best_score"], done.parent) for done in sorted((work / "stage2").glob("*/done.json"))]
@@ -312,6 +344,7 @@ def export(args) -> None:
         "stage1": {**meta["stage1"], **stage1_done},
         "stage2_init": stage2_done["init"],
         **({"distilled_from": stage2_done["distilled_from"]} if "distilled_from" in stage2_done else {}),
+        **({"soup": stage2_done["soup"]} if "soup" in stage2_done else {}),
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
         "premises": json.loads((work / "premises.json").read_text()) if (work / "premises.json").exists() else None,
         "export_machine": machine(torch.device("cpu")),
@@ -424,6 +457,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     common(step)
     step.add_argument("--device", default="cpu")
     step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
+    step = steps.add_parser("soup", help="two stage-2 runs from the same start, their weights averaged")
+    common(step)
+    step.add_argument("--device", default="cpu")
+    step.add_argument("--runs", nargs=2, required=True, metavar=("FIRST", "SECOND"), help="two finished runs in W/stage2/")
+    step.add_argument("--share", type=float, required=True, help="the first run's part of the average, between 0 and 1")
+    step.add_argument("--name", required=True, help="W/stage2/NAME holds the average")
     step = steps.add_parser("export", help="int8 ONNX, thresholds, card")
     common(step)
     step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
@@ -441,7 +480,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    {"prepare": prepare, "stage1": stage1, "stage2": stage2, "curve": curve, "premises": premises, "export": export, "pack": pack}[args.step](args)
+    {"prepare": prepare, "stage1": stage1, "stage2": stage2, "curve": curve, "premises": premises, "soup": soup, "export": export, "pack": pack}[args.step](args)
 
 
 if __name__ == "__main__":

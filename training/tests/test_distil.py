@@ -134,3 +134,30 @@ def test_a_base_over_the_shard_size_travels_in_parts_that_load_as_the_whole(runs
     whole, carried = AutoModel.from_pretrained(str(base)), AutoModel.from_pretrained(str(tmp_path / "gpu" / "base"))
     for (name, a), b in zip(whole.state_dict().items(), carried.state_dict().values()):
         assert torch.allclose(a, b.float(), atol=1e-3), name
+
+
+def test_two_runs_from_one_start_average_into_one_model_whose_card_says_so(runs, tmp_path):
+    student = runs / "student"
+    common = ["--work", str(student), "--base", str(runs / "student-base")]
+    twostage.main(["stage2", *common, *TRAIN, "--seed", "5", "--init", str(student / "stage1" / "after-all"), "--name", "other-seed", "--epochs", "1"])
+    twostage.main(["soup", *common, "--threads", "1", "--runs", "from-all", "other-seed", "--share", "0.75", "--name", "soup"])
+    first, second, averaged = (classifier(student / "stage2" / name / "best", torch.device("cpu")).state_dict() for name in ("from-all", "other-seed", "soup"))
+    assert any(not torch.equal(first[key], second[key]) for key in first)
+    for key, value in averaged.items():
+        if value.is_floating_point():
+            assert torch.allclose(value, 0.75 * first[key] + 0.25 * second[key], atol=1e-6), key
+    done = json.loads((student / "stage2" / "soup" / "done.json").read_text())
+    assert done["soup"]["share_of_first"] == 0.75 and done["best_score"] == done["soup"]["dev_argmax"]["pooled"]["mean_macro_f1"]
+
+    twostage.main(["export", *common, "--threads", "1", "--weights", str(student / "stage2" / "soup" / "best"), "--out", str(tmp_path / "model"), "--min-agreement", "0"])
+    card = (tmp_path / "model" / "README.md").read_text()
+    assert "75% those of the run `from-all` and 25% those of `other-seed`, from the same start" in card
+
+
+def test_runs_from_different_starts_are_not_averaged(runs):
+    student = runs / "student"
+    common = ["--work", str(student), "--base", str(runs / "student-base")]
+    twostage.main(["stage2", *common, *TRAIN, "--name", "from-base", "--epochs", "1"])
+    with pytest.raises(SystemExit, match="start from different weights"):
+        twostage.main(["soup", *common, "--runs", "from-all", "from-base", "--share", "0.5", "--name", "mixed"])
+    assert not (student / "stage2" / "mixed").exists()
