@@ -82,8 +82,11 @@ async function devSets(): Promise<Dataset[]> {
   return (await devSplits()).map((s) => s.data);
 }
 
-/** The readings pooled for `contradicted` over the dev splits: each split once, Check-COVID's NEI rows against the sentences they name. */
-const POOLED_FOR_CONTRADICTED = ['SciFact dev', 'Citation-Integrity dev', 'Check-COVID dev, NEI rows against the sentences they name'];
+/** Check-COVID dev read as training reads it: its NEI rows against the sentences they name. */
+const CHECK_COVID_NEI_NAMED = 'Check-COVID dev, NEI rows against the sentences they name';
+
+/** The readings pooled for `contradicted` over the dev splits: each split once, Check-COVID's as training reads it. */
+const POOLED_FOR_CONTRADICTED = ['SciFact dev', 'Citation-Integrity dev', CHECK_COVID_NEI_NAMED];
 
 /** Each dev set judged by the model in `dir`, its lines naming it as `identity` does, then `contradicted` over them pooled. */
 async function judgeDevSets(dir: string, identity: ModelIdentity, datasets: readonly Dataset[]): Promise<void> {
@@ -94,12 +97,12 @@ async function judgeDevSets(dir: string, identity: ModelIdentity, datasets: read
       const judged = await nliQuality(data, model, identity.name, identity.id);
       if (POOLED_FOR_CONTRADICTED.includes(data.name)) pooled.push(...judged);
     }
-    const said = pooled.filter((j) => j.judgement.label === 'contradicted');
-    const right = said.filter((j) => j.gold === 'contradicted').length;
+    const said = (j: SupportJudgement): boolean => j.label === 'contradicted';
+    const found = pooled.filter((j) => said(j.judgement) && j.gold === 'contradicted').length;
     const refuting = pooled.filter((j) => j.gold === 'contradicted').length;
     console.log(
-      `  ${identity.name}, ${POOLED_FOR_CONTRADICTED.join(' + ')}: contradicted said ${said.length} times, right ${right} ` +
-        `(${((100 * right) / Math.max(1, said.length)).toFixed(1)}%), for ${right} of ${refuting} refuting pairs (target: >= 75% right, a third of them)`,
+      `  ${identity.name}, ${POOLED_FOR_CONTRADICTED.join(' + ')}: contradicted right ${rightAmong(pooled, said, 'contradicted')}, ` +
+        `said for ${found} of ${refuting} refuting pairs (target: >= 75% right, for a third of them)`,
     );
   } finally {
     await model.dispose();
@@ -146,17 +149,19 @@ export async function nliQuality(data: Dataset, model: NliModel, name: string, i
     const recall = tp / Math.max(1, gold.filter((g) => g === label).length);
     return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   });
-  const rightWhen = (said: (j: SupportJudgement) => boolean, label: SupportLabel): string => {
-    const saying = judged.filter((j) => said(j.judgement));
-    const right = saying.filter((j) => j.gold === label).length;
-    return saying.length === 0 ? 'none said' : `${((100 * right) / saying.length).toFixed(1)}% (${right} of ${saying.length})`;
-  };
   console.log(
     `  ${name} on ${data.name} (${gold.length} pairs): macro-F1 ${(f1s.reduce((a, b) => a + b) / present.length).toFixed(3)} (${present.map((l, i) => `${l} ${f1s[i].toFixed(3)}`).join(', ')}); ` +
-      `contradicted right ${rightWhen((j) => j.label === 'contradicted', 'contradicted')}; ` +
-      `supported right: shown as sure ${rightWhen((j) => shownVerdict(j) === 'supported', 'supported')}, as "may support" ${rightWhen((j) => shownVerdict(j) === 'may-support', 'supported')}`,
+      `contradicted right ${rightAmong(judged, (j) => j.label === 'contradicted', 'contradicted')}; ` +
+      `supported right: shown as sure ${rightAmong(judged, (j) => shownVerdict(j) === 'supported', 'supported')}, as "may support" ${rightAmong(judged, (j) => shownVerdict(j) === 'may-support', 'supported')}`,
   );
   return judged;
+}
+
+/** How often the pairs of `judged` that `said` picks have the gold `label`: a share and its counts, or "none said". */
+function rightAmong(judged: readonly Judged[], said: (j: SupportJudgement) => boolean, label: SupportLabel): string {
+  const saying = judged.filter((j) => said(j.judgement));
+  const right = saying.filter((j) => j.gold === label).length;
+  return saying.length === 0 ? 'none said' : `${((100 * right) / saying.length).toFixed(1)}% (${right} of ${saying.length})`;
 }
 
 /**
@@ -198,7 +203,7 @@ async function loadCheckCovid(): Promise<Dataset[]> {
   return [
     { name: 'Check-COVID dev', claims: rows.map(claimOf), abstracts, titles },
     { name: `Check-COVID dev, ${rows.length - consistent.length} NEI rows decided elsewhere left out`, claims: consistent.map(claimOf), abstracts, titles },
-    { name: 'Check-COVID dev, NEI rows against the sentences they name', claims: againstNamed, abstracts: withNamed, titles },
+    { name: CHECK_COVID_NEI_NAMED, claims: againstNamed, abstracts: withNamed, titles },
   ];
 }
 
