@@ -80,6 +80,7 @@ def prepare(args) -> None:
     save_inputs(folder / "stage1.npz", tokenise_pretrain(tokenizer, stage1, args.stage1_length))
     annotated = [p for name in args.datasets for p in DATASETS[name](data, "train")]
     scientific = augmented(annotated, corpora(data), args.seed)[: args.limit or None]
+    scientific += findings(data, set(stage1), args.seed, args.stage2_evidence_inference)
     encode = Encoder(tokenizer, args.stage2_length)
     save_inputs(folder / "stage2.npz", [encode.pair(p, training=True) for p in scientific])
     dev = {name: DATASETS[name](data, "dev")[: args.limit or None] for name in args.datasets}
@@ -90,7 +91,7 @@ def prepare(args) -> None:
         "seed": args.seed,
         "stage1": {"pairs": len(stage1), "kinds": pretrain_pairs.counts(stage1), "sources": sorted({p.source for p in stage1}), "max_pairs": args.max_pairs, "max_length": args.stage1_length},
         "limit": args.limit,
-        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length},
+        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length, "evidence_inference": args.stage2_evidence_inference},
         "dev": {name: len(pairs) for name, pairs in dev.items()},
         "best_sentences": args.best_sentences,
         "prepared_at": commit(),
@@ -98,6 +99,18 @@ def prepare(args) -> None:
     }
     (folder / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     log(f"wrote {folder} in {meta['seconds']} s: stage 2 {len(scientific)} pairs, dev {meta['dev']}")
+
+
+def findings(data: Path, stage1: set[pretrain_pairs.PretrainPair], seed: int, count: int) -> list[Pair]:
+    """
+    The first `count` Evidence Inference pairs of the seed's order that stage 1 did not train on, as
+    scientific pairs: a trial's finding against a templated direction (increased, decreased, no
+    difference), which is what the verifier's contradictions miss: which way a scientific text points.
+    """
+    if count <= 0:
+        return []
+    found = [p for p in pretrain_pairs.build(data, ["evidence-inference"], seed) if p not in stage1][:count]
+    return [Pair("evidence-inference", p.hypothesis, (p.premise,), p.label, kind="evidence-inference") for p in found]
 
 
 def best_sentences(pair: Pair, count: int) -> Pair:
@@ -443,6 +456,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--best-sentences", type=int, default=2, help="dev pairs also against the claim's N most relevant sentences (twostage premises)")
     step.add_argument("--limit", type=int, default=0, help="the first N scientific train pairs and dev pairs of each dataset only (a smoke test)")
     step.add_argument("--stage2-length", type=int, default=128)
+    step.add_argument("--stage2-evidence-inference", type=int, default=0, help="stage 2: also this many Evidence Inference pairs stage 1 did not train on (0: none)")
     step = steps.add_parser("stage1", help="train on the NLI and fact-verification pairs")
     training(step, batch=32, rate=5e-5, epochs=1)
     step.add_argument("--curve-points", type=int, nargs="*", default=list(CURVE_POINTS), help="keep the weights after this many pairs")
