@@ -5,7 +5,7 @@ from attest_training.card import write_card
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "attest-nli" / "metrics.json"
 # What only a two-stage export writes (the shipped model is one).
-TWO_STAGE = ("stage1", "stage2_init", "distilled_from", "learning_curve", "premises", "export_machine")
+TWO_STAGE = ("stage1", "stage2_init", "distilled_from", "soup", "learning_curve", "premises", "export_machine")
 
 
 def one_stage(metrics: dict) -> dict:
@@ -27,7 +27,7 @@ def test_the_pypi_base_keeps_its_wheel(tmp_path):
 
 
 def test_a_two_stage_model_names_stage_ones_data_machine_and_commit_and_gives_the_learning_curve(tmp_path):
-    metrics = json.loads(SHIPPED.read_text())
+    metrics = one_stage(json.loads(SHIPPED.read_text()))
     metrics["stage1"] = {"pairs": 40000, "kinds": {"fever/entailment": 20000, "fever-nei/neutral": 12000, "snli/contradiction": 8000}, "max_length": 64, "epochs": 1,
                          "batch_size": 32, "learning_rate": 5e-5, "machine": "GPU NVIDIA H200", "torch": "2.11.0", "commit": "f" * 40, "seconds_this_run": 130}
     metrics["stage2_init"] = "/tmp/w/stage1/after-all"
