@@ -80,7 +80,7 @@ def prepare(args) -> None:
     save_inputs(folder / "stage1.npz", tokenise_pretrain(tokenizer, stage1, args.stage1_length))
     annotated = [p for name in args.datasets for p in DATASETS[name](data, "train")]
     scientific = augmented(annotated, corpora(data), args.seed)[: args.limit or None]
-    scientific += findings(data, set(stage1), args.seed, args.stage2_evidence_inference)
+    scientific += findings(data, stage1, args.seed, args.stage2_evidence_inference)
     encode = Encoder(tokenizer, args.stage2_length)
     save_inputs(folder / "stage2.npz", [encode.pair(p, training=True) for p in scientific])
     dev = {name: DATASETS[name](data, "dev")[: args.limit or None] for name in args.datasets}
@@ -91,7 +91,7 @@ def prepare(args) -> None:
         "seed": args.seed,
         "stage1": {"pairs": len(stage1), "kinds": pretrain_pairs.counts(stage1), "sources": sorted({p.source for p in stage1}), "max_pairs": args.max_pairs, "max_length": args.stage1_length},
         "limit": args.limit,
-        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length, "evidence_inference": args.stage2_evidence_inference},
+        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length},
         "dev": {name: len(pairs) for name, pairs in dev.items()},
         "best_sentences": args.best_sentences,
         "prepared_at": commit(),
@@ -101,7 +101,7 @@ def prepare(args) -> None:
     log(f"wrote {folder} in {meta['seconds']} s: stage 2 {len(scientific)} pairs, dev {meta['dev']}")
 
 
-def findings(data: Path, stage1: set[pretrain_pairs.PretrainPair], seed: int, count: int) -> list[Pair]:
+def findings(data: Path, stage1: list[pretrain_pairs.PretrainPair], seed: int, count: int) -> list[Pair]:
     """
     The first `count` Evidence Inference pairs of the seed's order that stage 1 did not train on, as
     scientific pairs: a trial's finding against a templated direction (increased, decreased, no
@@ -109,7 +109,8 @@ def findings(data: Path, stage1: set[pretrain_pairs.PretrainPair], seed: int, co
     """
     if count <= 0:
         return []
-    found = [p for p in pretrain_pairs.build(data, ["evidence-inference"], seed) if p not in stage1][:count]
+    trained = set(stage1)
+    found = [p for p in pretrain_pairs.build(data, ["evidence-inference"], seed) if p not in trained][:count]
     return [Pair("evidence-inference", p.hypothesis, (p.premise,), p.label, kind="evidence-inference") for p in found]
 
 
