@@ -12,6 +12,8 @@ CONTRADICTION, ENTAILMENT, NEUTRAL = LABEL_ID["contradiction"], LABEL_ID["entail
 # The model cannot tell: the extension says "unverifiable" rather than guess. Never a gold label, so
 # it counts against recall in every figure here.
 ABSTAIN = 3
+# The precisions at which `contradictions_right_at` counts; issue 34 asks for a third of the refuting pairs at 75%.
+PRECISION_LEVELS = (0.85, 0.75, 0.60, 0.50)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,25 @@ def choose_thresholds(
     return best, {"mean_macro_f1": best_score}
 
 
+def contradictions_right_at(gold: np.ndarray, probabilities: np.ndarray, levels: Sequence[float] = PRECISION_LEVELS) -> dict[str, int]:
+    """
+    For each precision level, the most contradictions a threshold on the contradiction probability
+    alone gets right while that share of what it says is right: how far `contradicted` can reach before
+    any threshold is chosen. A threshold cannot part equal probabilities, so only the last of a run of
+    equal ones is a place to cut.
+    """
+    scores = probabilities[:, CONTRADICTION]
+    order = np.argsort(-scores, kind="stable")
+    right = np.cumsum(gold[order] == CONTRADICTION)
+    said = np.arange(1, len(order) + 1)
+    cuts = np.append(scores[order][1:] != scores[order][:-1], True)
+    found = {}
+    for level in levels:
+        reached = cuts & (right >= level * said - 1e-9)
+        found[f"{level:.2f}"] = int(right[reached].max()) if reached.any() else 0
+    return found
+
+
 def _precise(gold: np.ndarray, predicted: np.ndarray, label: int, needed: float) -> bool:
     said = predicted == label
     return bool(said.sum() >= 5 and (gold[said] == label).mean() >= needed)
@@ -117,6 +138,8 @@ def report(splits: dict[str, tuple[np.ndarray, np.ndarray]], thresholds: Thresho
         "contradicted_said": int((predicted == CONTRADICTION).sum()),
         "neutral_precision": _rounded(precision(gold, predicted, NEUTRAL)),
         "abstained": int((predicted == ABSTAIN).sum()),
+        "refuting": int((gold == CONTRADICTION).sum()),
+        "contradictions_right_at": contradictions_right_at(gold, np.concatenate([p for _, p in splits.values()])),
     }
     return out
 

@@ -269,7 +269,8 @@ def curve(args) -> None:
 
 def summary(scores: dict) -> dict:
     return {"mean_macro_f1": scores["pooled"]["mean_macro_f1"], **{name: scores[name]["macro_f1"] for name in scores if name != "pooled"},
-            "contradiction_precision": scores["pooled"]["contradiction_precision"], "contradicted_said": scores["pooled"]["contradicted_said"]}
+            "contradiction_precision": scores["pooled"]["contradiction_precision"], "contradicted_said": scores["pooled"]["contradicted_said"],
+            "contradictions_right_at": scores["pooled"]["contradictions_right_at"]}
 
 
 def premises(args) -> None:

@@ -1,6 +1,6 @@
 import numpy as np
 
-from attest_training.metrics import ABSTAIN, Thresholds, choose_thresholds, decide, macro_f1
+from attest_training.metrics import ABSTAIN, Thresholds, choose_thresholds, contradictions_right_at, decide, macro_f1
 
 C, E, N = 0, 1, 2
 
@@ -28,3 +28,18 @@ def test_neutral_is_never_said_when_no_threshold_is_precise_enough_and_entailmen
     assert thresholds.neutral > 1
     assert thresholds.entailment <= 0.8
     assert chosen["mean_macro_f1"] > 0
+
+
+def test_contradictions_right_at_counts_the_most_a_threshold_finds_at_each_precision():
+    # Contradiction probabilities, highest first: right, right, wrong, right, wrong, wrong.
+    gold = np.array([C, C, E, C, N, E])
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
+    probs = np.array([[s, 1 - s, 0.0] for s in scores])
+    assert contradictions_right_at(gold, probs, (1.0, 0.75, 0.5)) == {"1.00": 2, "0.75": 3, "0.50": 3}
+
+
+def test_contradictions_right_at_cannot_part_equal_probabilities():
+    # The two at 0.9 are one wrong and one right: no threshold says only the right one.
+    gold = np.array([C, E, C])
+    probs = np.array([[0.9, 0.1, 0.0], [0.9, 0.1, 0.0], [0.3, 0.7, 0.0]])
+    assert contradictions_right_at(gold, probs, (1.0, 0.5)) == {"1.00": 0, "0.50": 2}
