@@ -1,6 +1,7 @@
 /**
- * Retrieval metrics as trec_eval (and so BEIR, through pytrec_eval) defines them, so figures compare
- * with published ones. `judged` maps a query's judged document ids to their relevance grades.
+ * The bench's metrics. Retrieval's as trec_eval (and so BEIR, through pytrec_eval) defines them, so
+ * figures compare with published ones; `judged` maps a query's judged document ids to their relevance
+ * grades.
  */
 
 /** nDCG@k: gain is the grade, discounted by log2(rank + 1), over the best order of the judged documents. */
@@ -20,4 +21,22 @@ export function recallAt(ranking: readonly string[], judged: ReadonlyMap<string,
 
 function discountedGain(grades: readonly number[]): number {
   return grades.reduce((sum, grade, i) => sum + (grade > 0 ? grade / Math.log2(i + 2) : 0), 0);
+}
+
+/**
+ * The most right answers a threshold on `scores` alone finds while at least `precision` of what it
+ * picks is right: how far a verdict can reach before its threshold is chosen (issue 34 asks
+ * `contradicted` to be 75% right and said for a third of the refuting pairs). A threshold cannot part
+ * equal scores, so only the last of a run of equal ones is a place to cut.
+ */
+export function mostRightAtPrecision(scored: readonly { readonly score: number; readonly right: boolean }[], precision: number): number {
+  const ordered = [...scored].sort((a, b) => b.score - a.score);
+  let right = 0;
+  let most = 0;
+  ordered.forEach((item, i) => {
+    if (item.right) right += 1;
+    const cut = i === ordered.length - 1 || ordered[i + 1].score !== item.score;
+    if (cut && right >= precision * (i + 1) - 1e-9) most = Math.max(most, right);
+  });
+  return most;
 }
