@@ -9,6 +9,7 @@ import torch
 from onnxruntime.quantization import QuantType, quant_pre_process, quantize_dynamic
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+PRECISE_INT8 = "session.x64quantprecision"
 
 
 class _Logits(torch.nn.Module):
@@ -39,11 +40,21 @@ def export_int8(model, folder: Path, workdir: Path) -> Path:
     return int8
 
 
-def onnx_probabilities(graph: Path, inputs, threads: int = 0) -> np.ndarray:
+def int8_session(graph: Path, threads: int = 0) -> onnxruntime.InferenceSession:
+    """
+    A session over an int8 graph as the extension runs it (src/core/models/session.ts): exact int8
+    products on x86 CPUs without VNNI, whose 16-bit pair sums otherwise saturate, so that what is
+    measured and chosen here holds on every CPU.
+    """
     options = onnxruntime.SessionOptions()
     if threads:
         options.intra_op_num_threads = threads
-    session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    options.add_session_config_entry(PRECISE_INT8, "1")
+    return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+
+
+def onnx_probabilities(graph: Path, inputs, threads: int = 0) -> np.ndarray:
+    session = int8_session(graph, threads)
     # One pair at a time, as the extension runs a quantized graph: its activations are scaled by their
     # range over the batch, padding included, so a batch would change each pair's probabilities.
     out = []

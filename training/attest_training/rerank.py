@@ -26,12 +26,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-import onnxruntime
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
 from . import base_model
-from .export import export_int8
+from .export import export_int8, int8_session
 from .steps import Steps, log
 
 MODEL_NAME = "attest-rerank-minilm-l{layers}"
@@ -267,7 +266,7 @@ def score_rankings(model, tokenizer, claims, rankings, texts, corpus, args, devi
 
 
 def score_rankings_onnx(graph: Path, tokenizer, claims, rankings, texts, corpus, args) -> dict[str, list[float]]:
-    session = onnxruntime.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
+    session = int8_session(graph)
     scores = {}
     for claim in claims:
         scores[claim] = []

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from attest_training import nli
+from attest_training import export, nli
 from attest_training.pairs import kinds, read_pairs
 from tests.test_card import one_stage
 from tests.tiny import CLAIMS, tiny_base, tiny_data
@@ -124,3 +124,17 @@ def test_each_step_takes_its_own_options_with_the_one_commands_defaults():
     assert nli.parse_args(STEP_COMMANDS["export_step"]).export_only is True
     with pytest.raises(SystemExit):
         nli.parse_args(["train", "--out", "W"])
+
+
+def test_the_int8_graph_is_judged_with_exact_products_as_the_extension_runs_it(stepwise, monkeypatch):
+    # session.ts asks the same: on x86 CPUs without VNNI, ONNX Runtime's int8 products otherwise saturate.
+    asked = []
+    real = export.onnxruntime.InferenceSession
+
+    def recording(path, options, **kwargs):
+        asked.append(options.get_session_config_entry("session.x64quantprecision"))
+        return real(path, options, **kwargs)
+
+    monkeypatch.setattr(export.onnxruntime, "InferenceSession", recording)
+    probabilities = export.onnx_probabilities(stepwise / "attest-nli" / "onnx" / "model_quantized.onnx", [([1, 2, 3], [0, 0, 1], 0)])
+    assert asked == ["1"] and probabilities.shape == (1, 3)

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import * as ort from 'onnxruntime-node';
 import { ModelError } from '../../../../src/core/models/errors';
 import type { NliPair, NliScores } from '../../../../src/core/models/nli';
 import { OnnxNliModel } from '../../../../src/core/models/nli';
@@ -51,6 +52,24 @@ describe('the ONNX NLI model', () => {
     const [scores] = await model.classify([PAIR]);
     assertClose(scoresOf(scores), softmax(nliLogits(PAIR_IDS, undefined)));
     assert.ok(Math.abs(scores.entailment + scores.neutral + scores.contradiction - 1) < 1e-6);
+  });
+
+  it('has ONNX Runtime multiply int8 weights exactly on every x86 CPU, so a verdict does not depend on the machine', async () => {
+    const dir = await folder({ model: nliGraph(), config: nliConfig() });
+    const create = ort.InferenceSession.create;
+    const asked: unknown[] = [];
+    ort.InferenceSession.create = ((...args: Parameters<typeof create>) => {
+      asked.push(args[1]);
+      return create.apply(ort.InferenceSession, args);
+    }) as typeof create;
+    try {
+      const [scores] = await (await load(dir)).classify([PAIR]);
+      assertClose(scoresOf(scores), softmax(nliLogits(PAIR_IDS, undefined)));
+    } finally {
+      ort.InferenceSession.create = create;
+    }
+    assert.ok(asked.length > 0);
+    for (const options of asked) assert.equal((options as { extra?: { session?: Record<string, string> } }).extra?.session?.x64quantprecision, '1');
   });
 
   it('maps another order of labels to the same verdicts', async () => {
