@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import * as ort from 'onnxruntime-node';
 import { BATCH_TOKENS, OnnxEmbedder } from '../../../../src/core/models/embedder';
 import { inBatches } from '../../../../src/core/models/options';
 import { ModelError } from '../../../../src/core/models/errors';
@@ -11,6 +10,7 @@ import { REPO_ROOT } from '../../support/helpers';
 import { assertClose, unit } from '../../support/onnx/expect';
 import { MINILM_TOKENIZER, writeModelFolder } from '../../support/onnx/folders';
 import { encoderGraph, encoderStates } from '../../support/onnx/graphs';
+import { sessionEntriesAsked } from '../../support/onnx/sessions';
 import { makeTempDir } from '../../support/tempDir';
 
 // Checked against the real vocabulary in models-tokenizer.test.ts.
@@ -51,27 +51,20 @@ describe('the ONNX sentence encoder', () => {
     const temp = await makeTempDir();
     cleanups.push(temp.remove);
     await writeModelFolder(temp.dir, { model: encoderGraph(), config: encoderConfig('BAAI/bge-small-en-v1.5') });
-    const create = ort.InferenceSession.create;
-    const asked: unknown[] = [];
-    ort.InferenceSession.create = ((...args: Parameters<typeof create>) => {
-      asked.push(args[1]);
-      return create.apply(ort.InferenceSession, args);
-    }) as typeof create;
-    try {
-      const vectors = [];
+    const { result: vectors, asked } = await sessionEntriesAsked(async () => {
+      const embedded = [];
       for (const prepack of [undefined, false]) {
         const encoder = await OnnxEmbedder.load(temp.dir, { threads: 1, prepack });
         encoders.push(encoder);
-        vectors.push((await encoder.embed([TEXT], 'query'))[0]);
+        embedded.push((await encoder.embed([TEXT], 'query'))[0]);
       }
-      assert.deepEqual(
-        asked.map((options) => (options as { extra?: { session?: Record<string, string> } }).extra?.session?.disable_prepacking),
-        [undefined, '1'],
-      );
-      assertClose(vectors[1], [...vectors[0]]);
-    } finally {
-      ort.InferenceSession.create = create;
-    }
+      return embedded;
+    });
+    assert.deepEqual(
+      asked.map((entries) => entries?.disable_prepacking),
+      [undefined, '1'],
+    );
+    assertClose(vectors[1], [...vectors[0]]);
   });
 
   it('averages the token states of all-MiniLM-L6-v2 and scales the mean to unit length', async () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import * as ort from 'onnxruntime-node';
 import { ModelError } from '../../../../src/core/models/errors';
 import type { NliPair, NliScores } from '../../../../src/core/models/nli';
 import { OnnxNliModel } from '../../../../src/core/models/nli';
 import { assertClose, softmax } from '../../support/onnx/expect';
 import { nliConfig, writeModelFolder } from '../../support/onnx/folders';
 import { nliGraph, nliLogits } from '../../support/onnx/graphs';
+import { sessionEntriesAsked } from '../../support/onnx/sessions';
 import { makeTempDir } from '../../support/tempDir';
 
 // The pair of models-tokenizer.test.ts, whose ids are checked there against the real vocabulary.
@@ -56,20 +56,10 @@ describe('the ONNX NLI model', () => {
 
   it('has ONNX Runtime multiply int8 weights exactly on every x86 CPU, so a verdict does not depend on the machine', async () => {
     const dir = await folder({ model: nliGraph(), config: nliConfig() });
-    const create = ort.InferenceSession.create;
-    const asked: unknown[] = [];
-    ort.InferenceSession.create = ((...args: Parameters<typeof create>) => {
-      asked.push(args[1]);
-      return create.apply(ort.InferenceSession, args);
-    }) as typeof create;
-    try {
-      const [scores] = await (await load(dir)).classify([PAIR]);
-      assertClose(scoresOf(scores), softmax(nliLogits(PAIR_IDS, undefined)));
-    } finally {
-      ort.InferenceSession.create = create;
-    }
+    const { result: scores, asked } = await sessionEntriesAsked(async () => (await load(dir)).classify([PAIR]));
+    assertClose(scoresOf(scores[0]), softmax(nliLogits(PAIR_IDS, undefined)));
     assert.ok(asked.length > 0);
-    for (const options of asked) assert.equal((options as { extra?: { session?: Record<string, string> } }).extra?.session?.x64quantprecision, '1');
+    for (const entries of asked) assert.equal(entries?.x64quantprecision, '1');
   });
 
   it('maps another order of labels to the same verdicts', async () => {
