@@ -53,7 +53,7 @@ export class OnnxSession {
       extra: {
         session: {
           // x86 CPUs without VNNI multiply an int8 graph's uint8 activations by its int8 weights in
-          // pairs summed into 16 bits, which saturate: the built-in verifier's int8 graph gave other
+          // pairs summed into 16 bits, which saturate: a built-in verifier's int8 graph (e0a96a5) gave other
           // verdicts there (SciFact dev macro-F1 0.476 where it was exported, 0.486 on a VNNI CPU). This
           // has ONNX Runtime multiply exactly on those CPUs (slower there; a no-op elsewhere), so a
           // verdict, and the thresholds chosen for it, are the same on every machine up to float rounding.
