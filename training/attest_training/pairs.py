@@ -38,8 +38,7 @@ class Pair:
     label: str
     # Indices into `sentences` that the annotators marked as the evidence; empty for neutral pairs.
     evidence: tuple[int, ...] = field(default=())
-    # How the pair was made: "cited" (as annotated), "misstated" (a refuting citation the source does
-    # not back, made neutral), "evidence-only", "evidence-removed", "near-uncited".
+    # How the pair was made: "cited" (as annotated), "evidence-only", "evidence-removed", "near-uncited".
     kind: str = "cited"
 
 
@@ -64,12 +63,8 @@ def _jsonl(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def _evidence_pairs(dataset: str, claims: Path, corpus: Path, refuted: Callable[[dict], str | None] | None = None) -> list[Pair]:
-    """
-    SciFact and Citation-Integrity share a shape: claims with cited docs and per-doc evidence.
-    `refuted`, given a claim whose evidence refutes it, names the label its pairs take instead of
-    contradiction (None: the claim is left out).
-    """
+def _evidence_pairs(dataset: str, claims: Path, corpus: Path) -> list[Pair]:
+    """SciFact and Citation-Integrity share a shape: claims with cited docs and per-doc evidence."""
     docs = {int(d["doc_id"]): tuple(s.strip() for s in d["abstract"]) for d in _jsonl(corpus)}
     pairs = []
     for claim in _jsonl(claims):
@@ -79,19 +74,12 @@ def _evidence_pairs(dataset: str, claims: Path, corpus: Path, refuted: Callable[
             if not sentences:
                 continue
             sets = claim["evidence"].get(str(doc_id), [])
-            kind = "cited"
             if sets:
                 label = DATASET_LABELS[sets[0]["label"]]
                 evidence = tuple(sorted({i for s in sets for i in s["sentences"] if i < len(sentences)}))
             else:
                 label, evidence = "neutral", ()
-            if label == "contradiction" and refuted:
-                relabelled = refuted(claim)
-                if relabelled is None:
-                    continue
-                if relabelled != label:
-                    label, kind = relabelled, "misstated"
-            pairs.append(Pair(dataset, text, sentences, label, evidence, kind))
+            pairs.append(Pair(dataset, text, sentences, label, evidence))
     return pairs
 
 
@@ -102,26 +90,6 @@ def scifact(data: Path, split: str) -> list[Pair]:
 def citation_integrity(data: Path, split: str) -> list[Pair]:
     folder = data / "citation-integrity" / "processed"
     return _evidence_pairs("citation-integrity", folder / f"claims_{split}.jsonl", folder / "corpus.jsonl")
-
-
-def citation_integrity_by_fine_labels(data: Path, split: str) -> list[Pair]:
-    """
-    Citation-Integrity with its REFUTE pairs split by the annotators' fine labels (`fine-labels/`, the
-    same claim ids): most REFUTE citations misstate their source (NOT_SUBSTANTIATE, OVERSIMPLIFY,
-    MISQUOTE, ETIQUETTE) rather than cite one that reports the opposite (CONTRADICT, 58 of 629 in
-    train). Those the source does not back become neutral, which is what Attest says of them
-    (`unsupported`); a REFUTE claim without fine labels is left out, its kind unknown.
-    """
-    folder = data / "citation-integrity"
-    fine = {c["id"]: {e["label"] for sets in c["evidence"].values() for e in sets} for c in _jsonl(folder / "fine-labels" / f"claims-{split}.jsonl")}
-
-    def refuted(claim: dict) -> str | None:
-        labels = fine.get(claim["id"], set())
-        if not labels:
-            return None
-        return "contradiction" if "CONTRADICT" in labels else "neutral"
-
-    return _evidence_pairs("citation-integrity", folder / "processed" / f"claims_{split}.jsonl", folder / "processed" / "corpus.jsonl", refuted)
 
 
 def check_covid(data: Path, split: str) -> list[Pair]:

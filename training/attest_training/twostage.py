@@ -31,7 +31,7 @@ from transformers import AutoTokenizer, get_linear_schedule_with_warmup
 from . import base_model, pretrain_pairs
 from .metrics import report
 from .model_folder import write_folder
-from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, citation_integrity_by_fine_labels, corpora, kinds, relevance_order
+from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
 from .resume import Progress, Run
 from .steps import log
 from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, predict, save_weights, set_seed, with_gold
@@ -78,7 +78,7 @@ def prepare(args) -> None:
         stage1 = pretrain_pairs.build(data, args.sources, args.seed, args.max_pairs)
     log(f"stage 1: {len(stage1)} pairs {pretrain_pairs.counts(stage1)}")
     save_inputs(folder / "stage1.npz", tokenise_pretrain(tokenizer, stage1, args.stage1_length))
-    annotated = [p for name in args.datasets for p in train_pairs(data, name, args.citation_integrity_fine_labels)]
+    annotated = [p for name in args.datasets for p in DATASETS[name](data, "train")]
     scientific = augmented(annotated, corpora(data), args.seed)[: args.limit or None]
     scientific += findings(data, stage1, args.seed, args.stage2_evidence_inference)
     encode = Encoder(tokenizer, args.stage2_length)
@@ -91,7 +91,7 @@ def prepare(args) -> None:
         "seed": args.seed,
         "stage1": {"pairs": len(stage1), "kinds": pretrain_pairs.counts(stage1), "sources": sorted({p.source for p in stage1}), "max_pairs": args.max_pairs, "max_length": args.stage1_length},
         "limit": args.limit,
-        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length, "citation_integrity_fine_labels": args.citation_integrity_fine_labels},
+        "stage2": {"pairs": len(scientific), "kinds": kinds(scientific), "datasets": args.datasets, "max_length": args.stage2_length},
         "dev": {name: len(pairs) for name, pairs in dev.items()},
         "best_sentences": args.best_sentences,
         "prepared_at": commit(),
@@ -99,13 +99,6 @@ def prepare(args) -> None:
     }
     (folder / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     log(f"wrote {folder} in {meta['seconds']} s: stage 2 {len(scientific)} pairs, dev {meta['dev']}")
-
-
-def train_pairs(data: Path, dataset: str, fine_labels: bool) -> list[Pair]:
-    """A dataset's annotated train pairs; dev keeps the datasets' own labels, which the issue's figures are on."""
-    if fine_labels and dataset == "citation-integrity":
-        return citation_integrity_by_fine_labels(data, "train")
-    return DATASETS[dataset](data, "train")
 
 
 def findings(data: Path, stage1: list[pretrain_pairs.PretrainPair], seed: int, count: int) -> list[Pair]:
@@ -465,7 +458,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--best-sentences", type=int, default=2, help="dev pairs also against the claim's N most relevant sentences (twostage premises)")
     step.add_argument("--limit", type=int, default=0, help="the first N scientific train pairs and dev pairs of each dataset only (a smoke test)")
     step.add_argument("--stage2-length", type=int, default=128)
-    step.add_argument("--citation-integrity-fine-labels", action="store_true", help="stage 2: Citation-Integrity's refuting citations by their fine labels (pairs.citation_integrity_by_fine_labels)")
     step.add_argument("--stage2-evidence-inference", type=int, default=0, help="stage 2: also this many Evidence Inference pairs stage 1 did not train on (0: none)")
     step = steps.add_parser("stage1", help="train on the NLI and fact-verification pairs")
     training(step, batch=32, rate=5e-5, epochs=1)

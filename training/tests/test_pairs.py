@@ -1,20 +1,6 @@
-import json
 import random
 
-from attest_training.pairs import (
-    Corpus,
-    Pair,
-    augmented,
-    by_dataset,
-    citation_integrity,
-    citation_integrity_by_fine_labels,
-    clean_claim,
-    other_sentences,
-    read_pairs,
-    relevance_order,
-    select_sentences,
-    write_pairs,
-)
+from attest_training.pairs import Corpus, Pair, augmented, by_dataset, clean_claim, other_sentences, read_pairs, relevance_order, select_sentences, write_pairs
 
 
 def test_citation_integrity_markers_leave_the_claim_as_the_extension_sees_it():
@@ -78,20 +64,3 @@ def test_pairs_written_are_read_back_as_they_were_with_their_counts(tmp_path):
 def test_pairs_are_grouped_by_dataset_in_the_order_they_come():
     pairs = [Pair(name, "c", ("s",), "neutral") for name in ("check-covid", "scifact", "check-covid")]
     assert list(by_dataset(pairs)) == ["check-covid", "scifact"] and len(by_dataset(pairs)["check-covid"]) == 2
-
-
-def test_refuting_citations_split_by_fine_labels_into_contradictions_and_misstatements(tmp_path):
-    folder = tmp_path / "citation-integrity"
-    (folder / "processed").mkdir(parents=True)
-    (folder / "fine-labels").mkdir()
-    abstract = {"doc_id": 7, "abstract": ["Statins raised mortality.", "Follow-up was short."]}
-    (folder / "processed" / "corpus.jsonl").write_text(json.dumps(abstract) + "\n")
-    claims = [(1, "REFUTE", "CONTRADICT"), (2, "REFUTE", "OVERSIMPLIFY"), (3, "REFUTE", None), (4, "SUPPORT", "ACCURATE")]
-    processed = [{"id": i, "claim": f"Claim {i} [<|cit|>].", "cited_doc_ids": [7], "evidence": {"7": [{"sentences": [0], "label": label}]}} for i, label, _ in claims]
-    # The fine labels' doc ids differ from the processed ones; only the claim id is shared.
-    fine = [{"id": i, "claim": f"Claim {i}", "evidence": {"99": [{"sentences": [0], "label": f}]} if f else {}} for i, _, f in claims]
-    (folder / "processed" / "claims_train.jsonl").write_text("".join(json.dumps(c) + "\n" for c in processed))
-    (folder / "fine-labels" / "claims-train.jsonl").write_text("".join(json.dumps(c) + "\n" for c in fine))
-    by_claim = {p.claim: (p.label, p.kind) for p in citation_integrity_by_fine_labels(tmp_path, "train")}
-    assert by_claim == {"Claim 1.": ("contradiction", "cited"), "Claim 2.": ("neutral", "misstated"), "Claim 4.": ("entailment", "cited")}
-    assert {p.claim: p.label for p in citation_integrity(tmp_path, "train")} == {"Claim 1.": "contradiction", "Claim 2.": "contradiction", "Claim 3.": "contradiction", "Claim 4.": "entailment"}
