@@ -5,6 +5,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { DEFAULT_PDF_LIMITS, readPdf } from '../src/core/fulltext/pdf';
 import { PassagePicker, pickPassages } from '../src/core/fulltext/pick';
 import type { Passage } from '../src/core/fulltext/types';
+import { cleanClaim } from './claims';
 import { PeakMemory } from './stats';
 
 const DATA = process.env.ATTEST_EVAL_DATA ?? path.resolve(__dirname, '../../../shared/data');
@@ -61,10 +62,7 @@ async function citationIntegrity(): Promise<CitationIntegrity | undefined> {
   for (const line of claimsText.split('\n')) {
     if (!line.trim()) continue;
     const row = JSON.parse(line) as { claim: string; evidence: Record<string, { sentences: number[] }[]> };
-    const claim = row.claim
-      .replace(/\[?<\|[a-z_]+\|>\]?/g, '')
-      .replace(/\s+/g, ' ')
-      .trim();
+    const claim = cleanClaim(row.claim);
     for (const [doc, sets] of Object.entries(row.evidence)) {
       const evidence = new Set(sets.flatMap((s) => s.sentences));
       if (docs.has(doc) && evidence.size > 0) rows.push({ claim, doc, evidence });

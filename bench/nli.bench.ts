@@ -9,7 +9,7 @@ import { OnnxNliModel, type NliModel } from '../src/core/models/nli';
 import { WorkerNliModel } from '../src/core/models/pool';
 import { TermStatistics, tfidfRelevance } from '../src/core/verify/relevance';
 import { judgeSupport, shownVerdict, type SupportJudgement, type SupportLabel } from '../src/core/verify/support';
-import { loadClaims, type Dataset } from './claims';
+import { cleanClaim, loadClaims, type Dataset } from './claims';
 import { EVAL_DATA, haveEvalData } from './evalData';
 import { mostRightAtPrecision } from './metrics';
 import { median, percentile } from './stats';
@@ -192,7 +192,12 @@ async function loadCheckCovid(): Promise<Dataset[]> {
   for (const file of ['check-covid/claims_dev_composed.jsonl', 'check-covid/claims_dev_extracted.jsonl']) {
     for (const line of (await fs.readFile(path.join(EVAL_DATA, file), 'utf8')).split('\n')) if (line.trim()) rows.push(JSON.parse(line) as (typeof rows)[number]);
   }
-  const claimOf = (r: (typeof rows)[number]) => ({ id: 0, claim: r.claim.trim(), cited: abstracts.has(r.cord_id) ? [r.cord_id] : [], labels: new Map([[r.cord_id, r.label]]) });
+  const claimOf = (r: (typeof rows)[number]) => ({
+    id: 0,
+    claim: cleanClaim(r.claim),
+    cited: abstracts.has(r.cord_id) ? [r.cord_id] : [],
+    labels: new Map([[r.cord_id, r.label]]),
+  });
   const decided = new Set(rows.filter((r) => r.label !== 'NOTENOUGHINFO').map((r) => `${r.cord_id}\n${r.claim.trim()}`));
   const consistent = rows.filter((r) => r.label !== 'NOTENOUGHINFO' || !decided.has(`${r.cord_id}\n${r.claim.trim()}`));
   const withNamed = new Map(abstracts);
@@ -206,7 +211,7 @@ async function loadCheckCovid(): Promise<Dataset[]> {
       id,
       named.map((i) => sentences[i]),
     );
-    return [{ id: 0, claim: r.claim.trim(), cited: [id], labels: new Map([[id, r.label]]) }];
+    return [{ id: 0, claim: cleanClaim(r.claim), cited: [id], labels: new Map([[id, r.label]]) }];
   });
   return [
     { name: 'Check-COVID dev', claims: rows.map(claimOf), abstracts, titles },

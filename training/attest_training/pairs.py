@@ -45,7 +45,7 @@ class Pair:
 # Citation-Integrity writes a marker where the citation stood, sometimes inside brackets with other
 # numbers ("[<|multi_cit|>,7]"). The extension removes citation commands from the sentence it judges,
 # so the markers go, and any bracket left holding only numbers and separators goes with them.
-_CITATION_MARKER = re.compile(r"<\|(?:multi_)?cit\|>")
+_CITATION_MARKER = re.compile(r"<\|[a-z_]+\|>")
 _EMPTY_BRACKETS = re.compile(r"\s*[\[(][\s\d,;–-]*[\])]")
 
 
@@ -149,7 +149,10 @@ def relevance_order(claim: str, sentences: Sequence[str]) -> list[int]:
         norm = math.sqrt(sum((c * idf.get(w, 1.0)) ** 2 for w, c in bag.items())) or 1.0
         return dot / norm
 
-    return sorted(range(n), key=lambda i: (-score(bags[i]), i))
+    # Rounded, so that a tie is a tie on every machine: libm's logarithms differ in the last bit, and
+    # the extension ranks with the same arithmetic in JavaScript (src/core/verify/premiseOrder.ts).
+    scores = [round(score(bag), 9) for bag in bags]
+    return sorted(range(n), key=lambda i: (-scores[i], i))
 
 
 def select_sentences(

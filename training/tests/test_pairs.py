@@ -1,4 +1,6 @@
+import json
 import random
+from pathlib import Path
 
 from attest_training.pairs import Corpus, Pair, augmented, by_dataset, clean_claim, other_sentences, read_pairs, relevance_order, select_sentences, write_pairs
 
@@ -6,6 +8,13 @@ from attest_training.pairs import Corpus, Pair, augmented, by_dataset, clean_cla
 def test_citation_integrity_markers_leave_the_claim_as_the_extension_sees_it():
     assert clean_claim("Recent studies have uncovered lncRNAs as targets of p53 [<|multi_cit|>,7].") == "Recent studies have uncovered lncRNAs as targets of p53."
     assert clean_claim("miR-211 is repressed <|cit|> in colon cancer.") == "miR-211 is repressed in colon cancer."
+    assert clean_claim("Cirrhosis raises mortality [<|other_cit|>] in COVID-19 (<|cit|>).") == "Cirrhosis raises mortality in COVID-19."
+
+
+def test_the_extension_ranks_an_abstract_as_training_does():
+    """test/fixtures/premise-order.json is what the extension's premiseOrder is tested against."""
+    for case in json.loads((Path(__file__).parents[2] / "test" / "fixtures" / "premise-order.json").read_text(encoding="utf-8")):
+        assert relevance_order(case["claim"], case["sentences"]) == case["order"], case["claim"]
 
 
 def test_a_long_premise_keeps_its_most_relevant_sentences_in_their_order():

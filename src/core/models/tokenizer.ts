@@ -22,6 +22,9 @@ export interface RankedPremise {
   readonly priority: readonly number[];
 }
 
+/** The fewest tokens a ranked premise is fitted to, however long the hypothesis: training's floor. */
+const LEAST_PREMISE_ROOM = 16;
+
 /** One text or pair, special tokens included, not padded. */
 export interface Encoding {
   readonly ids: readonly number[];
@@ -83,12 +86,14 @@ export class TextTokenizer {
   /**
    * Cuts the longer segment first, as tokenizers' `longest_first` does: the shorter keeps all its
    * tokens up to half the room, the longer gets the rest; on a tie the premise gives more. A ranked
-   * premise is first fitted to the room the hypothesis leaves it (`fitSentences`).
+   * premise is first fitted to the room the hypothesis leaves it (`fitSentences`), at least
+   * `LEAST_PREMISE_ROOM` tokens, as training fits its premises (`Encoder.pair` in
+   * training/attest_training/verifier.py).
    */
   encodePair(premise: string | RankedPremise, hypothesis: string): Encoding {
     const second = this.tokenizer.tokenize(hypothesis);
     const room = Math.max(0, this.maxLength - this.specialTokens(true));
-    const first = typeof premise === 'string' ? this.tokenizer.tokenize(premise) : this.fitSentences(premise, room - Math.min(second.length, Math.floor(room / 2)));
+    const first = typeof premise === 'string' ? this.tokenizer.tokenize(premise) : this.fitSentences(premise, Math.max(room - second.length, LEAST_PREMISE_ROOM));
     if (first.length + second.length <= room) return this.assemble(first, second);
     const half = Math.floor(room / 2);
     if (second.length < first.length) {
@@ -101,8 +106,9 @@ export class TextTokenizer {
 
   /**
    * A ranked premise's tokens: every sentence when they fit in `budget`, else the sentences taken by
-   * priority while they fit (one too long is passed over for the next), in their own order; when not
-   * even the first fits, that one, for the pair's truncation to cut.
+   * priority while they fit (one too long is passed over for the next), in their own order. The first
+   * by priority is always taken, even when it alone is over the budget (the pair's truncation then cuts
+   * it), as training's `select_sentences` takes it: the most relevant sentence is the likeliest evidence.
    */
   private fitSentences(premise: RankedPremise, budget: number): string[] {
     const tokens = premise.sentences.map((sentence) => this.tokenizer.tokenize(sentence));
@@ -111,11 +117,10 @@ export class TextTokenizer {
     let left = budget;
     for (const index of premise.priority) {
       const length = tokens[index]?.length;
-      if (length === undefined || kept.has(index) || length > left) continue;
+      if (length === undefined || kept.has(index) || (length > left && kept.size > 0)) continue;
       kept.add(index);
       left -= length;
     }
-    if (kept.size === 0 && tokens[premise.priority[0]] !== undefined) kept.add(premise.priority[0]);
     return tokens.flatMap((t, index) => (kept.has(index) ? t : []));
   }
 

@@ -13,7 +13,7 @@ import type { CitationSupport, FullTextStatus, Verdicts } from './results';
 import { abstractText } from './abstracts';
 import { BackgroundFrequencies } from './background';
 import { TermStatistics, tfidfRelevance, type Analyze } from './relevance';
-import { judgeSupport, thresholdsFor, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
+import { judgeSupport, thresholdsFor, WHOLE_ABSTRACT_RULES, type RelevanceScorer, type SupportDependencies, type SupportJudgement } from './support';
 
 /** An abstract's sentences as text, split as the index splits them ("et al.", "Fig. 2", decimals survive). */
 export function abstractSentences(abstract: string): string[] {
@@ -129,7 +129,9 @@ async function cached(
   // (the user changed one, or a model setting landed before its thresholds) is not this one.
   // A calibrated model's judgement carries how sure it is: judged under another calibration, it is not this one.
   const calibration = deps.nli?.model.judging?.calibration;
-  const judgedBy = `${deps.nli?.id ?? 'relevance'}:${hash(JSON.stringify(calibration ? [thresholdsFor(deps), calibration] : thresholdsFor(deps)))}`;
+  // A model trained on whole abstracts judges the premise its ranking and fitting build: judged under earlier rules, it is not this one.
+  const premise = deps.nli?.model.judging?.premise === 'abstract' ? `:${WHOLE_ABSTRACT_RULES}` : '';
+  const judgedBy = `${deps.nli?.id ?? 'relevance'}${premise}:${hash(JSON.stringify(calibration ? [thresholdsFor(deps), calibration] : thresholdsFor(deps)))}`;
   const key = `support:${judgedBy}:${hash(claim)}:${hash(abstract ?? '')}${read}`;
   const hit = await cache.get(key);
   if (hit?.status === 200) return JSON.parse(hit.body) as SupportJudgement;

@@ -2,6 +2,7 @@ import type { Passage } from '../fulltext/types';
 import { binOf, confidenceOf, type SupportConfidence } from '../models/calibration';
 import type { NliModel, NliScores } from '../models/nli';
 import type { RankedPremise } from '../models/tokenizer';
+import { premiseOrder } from './premiseOrder';
 
 /** Whether a cited abstract backs the sentence that cites it. */
 export type SupportLabel = 'supported' | 'contradicted' | 'unsupported' | 'unverifiable';
@@ -159,7 +160,7 @@ export async function judgeSupport(
   const passagePremises = fullText.map((p): Premise => ({ premise: p.text, shown: p.text, place: placeOf(p) }));
   const premises =
     deps.nli.model.judging?.premise === 'abstract'
-      ? [...wholeAbstract(claim, sentences, deps.relevance), ...passagePremises]
+      ? [...wholeAbstract(claim, sentences), ...passagePremises]
       : [
           ...sentences.map((text): Premise => ({ premise: text, shown: text, place: ABSTRACT })),
           ...(sentences.length > 1 ? [{ premise: sentences.join(' '), shown: sentences.join(' '), place: ABSTRACT }] : []),
@@ -201,14 +202,16 @@ interface Premise {
   readonly place: EvidencePlace;
 }
 
+/** Names how `wholeAbstract` ranks and fits a premise, for caches: judgements made under other rules are not its own. */
+export const WHOLE_ABSTRACT_RULES = 'training-order';
+
 /**
- * The abstract as one premise, its sentences ranked by relevance to the claim (ties in their own
- * order) for the worker to fit the model's length; shown by its sentence closest to the claim.
+ * The abstract as one premise, its sentences ranked as the model's training ranked them (`premiseOrder`)
+ * for the worker to fit the model's length; shown by the first of them.
  */
-function wholeAbstract(claim: string, sentences: readonly string[], relevance: RelevanceScorer): Premise[] {
+function wholeAbstract(claim: string, sentences: readonly string[]): Premise[] {
   if (sentences.length === 0) return [];
-  const scores = sentences.map((sentence) => relevance(claim, [sentence]).score);
-  const priority = sentences.map((_, index) => index).sort((a, b) => scores[b] - scores[a] || a - b);
+  const priority = premiseOrder(claim, sentences);
   return [{ premise: { sentences, priority }, shown: sentences[priority[0]], place: ABSTRACT }];
 }
 

@@ -90,8 +90,23 @@ describe('the tokenizer, on the real all-MiniLM-L6-v2 tokenizer.json', () => {
 
     it('passes over a sentence too long for the room left for a later, shorter one', () => {
       const fitting = minilm(3 + count(HYPOTHESIS) + count(PREMISE) + count(early));
-      const longFirst = { sentences: abstract.sentences, priority: [1, 3, 2, 0] };
-      assert.deepEqual(fitting.encodePair(longFirst, HYPOTHESIS), fitting.encodePair(`${early} ${PREMISE}`, HYPOTHESIS));
+      const longSecond = { sentences: abstract.sentences, priority: [3, 1, 2, 0] };
+      assert.deepEqual(fitting.encodePair(longSecond, HYPOTHESIS), fitting.encodePair(`${early} ${PREMISE}`, HYPOTHESIS));
+    });
+
+    it('keeps the most relevant sentence, cut, when it alone is over the room, as training does, not a less relevant one that fits', () => {
+      const tight = minilm(3 + count(HYPOTHESIS) + count(early) + 1);
+      assert.ok(count(filler) > count(early) + 1);
+      const cut = tight.encodePair({ sentences: [early, filler], priority: [1, 0] }, HYPOTHESIS);
+      assert.deepEqual(cut, tight.encodePair(filler, HYPOTHESIS));
+    });
+
+    it('leaves the premise at least 16 tokens beside a long claim, as training does', () => {
+      const longClaim = `${HYPOTHESIS} ${filler} ${filler}`;
+      const fitting = minilm(3 + count(longClaim) + 16);
+      const ranked = { sentences: [early, filler, PREMISE], priority: [2, 0, 1] };
+      assert.ok(count(PREMISE) + count(early) <= 16 && count(PREMISE) + count(early) + count(filler) > 16, 'the case needs two short sentences and a long one');
+      assert.deepEqual(fitting.encodePair(ranked, longClaim), fitting.encodePair(`${early} ${PREMISE}`, longClaim));
     });
 
     it('cuts the most relevant sentence when not even it fits', () => {

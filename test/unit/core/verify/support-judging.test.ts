@@ -38,7 +38,7 @@ const LONG_ABSTRACT = [
 ];
 
 describe('judging with a model trained on whole abstracts (attest.json premise "abstract")', () => {
-  it('asks the model once, with the whole abstract ranked by relevance to the claim, the late relevant sentence first', async () => {
+  it('asks the model once, with the whole abstract ranked as its training ranked it, the late relevant sentence first', async () => {
     const model = new FixedNli({ entailment: 0.9, contradiction: 0.02, neutral: 0.08 }, WHOLE);
     const j = await judgeSupport('Aspirin reduces the risk of stroke.', LONG_ABSTRACT, { relevance: overlap, nli: { model, id: 'm#1', name: 'attest-nli-minilm-l6 (built in)' } });
     assert.equal(model.pairs.length, 1);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { parseBibliography } from '../../../../src/core/bibliography/parse';
 import { checkManuscript, CheckSession } from '../../../../src/core/check';
+import type { JudgingParameters } from '../../../../src/core/models/judging';
 import { LookupCache } from '../../../../src/core/sources/cache';
 import { isAbstract } from '../../../../src/core/verify/abstracts';
 import { abstractSentences, checkSupport, missingAbstracts, supportFindings } from '../../../../src/core/verify/claims';
@@ -9,7 +11,7 @@ import { BackgroundFrequencies } from '../../../../src/core/verify/background';
 import { TermStatistics, tfidfRelevance } from '../../../../src/core/verify/relevance';
 import type { ExistenceVerdict } from '../../../../src/core/verify/existence';
 import type { Verdicts } from '../../../../src/core/verify/results';
-import { judgeSupport, type RelevanceScorer, type SupportThresholds } from '../../../../src/core/verify/support';
+import { DEFAULT_THRESHOLDS, judgeSupport, type RelevanceScorer, type SupportThresholds } from '../../../../src/core/verify/support';
 import { MemoryWorkspace } from '../../support/helpers';
 import { overlap, RuleNli } from '../../support/ruleNli';
 import { makeTempDir } from '../../support/tempDir';
@@ -221,6 +223,34 @@ describe('checking the citations of a manuscript for support', () => {
       const back = new RuleNli();
       assert.equal((await supports(claim, back, cache))[0].judgement.label, 'supported');
       assert.equal(back.calls, 0, 'the judgement under the first thresholds is still kept');
+    } finally {
+      await temp.remove();
+    }
+  });
+
+  it('judges afresh a pair a model trained on whole abstracts was judged on before its premises were built as its training built them', async () => {
+    class WholeAbstractNli extends RuleNli {
+      readonly judging: JudgingParameters = { premise: 'abstract', thresholds: { entailment: 0.5, contradiction: 0.5 } };
+    }
+    const temp = await makeTempDir();
+    try {
+      const cache = new LookupCache(temp.dir);
+      const claim = 'The cache increases speed.';
+      const abstract = 'Our cache increases speed considerably. It was tested on servers of three sizes, under loads from light to heavy.';
+      // What an earlier Attest cached for this pair, keyed without the premise's rules, and judged otherwise.
+      const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
+      const thresholds = { ...DEFAULT_THRESHOLDS, entailment: 0.5, contradiction: 0.5 };
+      await cache.set(`support:rules:${sha(JSON.stringify(thresholds))}:${sha(claim)}:${sha(abstract)}`, {
+        status: 200,
+        body: JSON.stringify({ label: 'unsupported', relevance: 0.5 }),
+      });
+      const model = new WholeAbstractNli();
+      const judged = await supports('The cache increases speed \\cite{fast}.', model, cache);
+      assert.equal(judged[0].judgement.label, 'supported');
+      assert.ok(model.calls > 0);
+      const again = new WholeAbstractNli();
+      await supports('The cache increases speed \\cite{fast}.', again, cache);
+      assert.equal(again.calls, 0, 'a judgement under the current rules is kept');
     } finally {
       await temp.remove();
     }
