@@ -12,8 +12,8 @@ import { ModelError } from './errors';
 
 /**
  * A premise of several sentences (an abstract), judged whole when it fits the model beside the
- * hypothesis; when it does not, the sentences listed in `priority` are taken in that order while
- * their tokens fit, and kept in their own order. Only the worker holding the tokenizer can count
+ * hypothesis; when it does not, the first sentence listed in `priority`, then the others in that order
+ * while their tokens fit, kept in their own order. Only the worker holding the tokenizer can count
  * tokens, so the choice is made there.
  */
 export interface RankedPremise {

@@ -35,21 +35,18 @@ function counts(terms: readonly string[]): Map<string, number> {
 /** Sentence indices by TF-IDF cosine with the claim (IDF within the abstract), most relevant first; ties in their own order. */
 export function premiseOrder(claim: string, sentences: readonly string[]): number[] {
   const bags = sentences.map((s) => counts(words(s)));
-  const df = new Map<string, number>();
-  for (const bag of bags) for (const term of bag.keys()) df.set(term, (df.get(term) ?? 0) + 1);
-  const idf = (term: string): number => {
-    const d = df.get(term);
-    return d === undefined ? 1 : Math.log((1 + sentences.length) / (1 + d)) + 1;
-  };
+  const df = counts(bags.flatMap((bag) => [...bag.keys()]));
+  const idf = new Map([...df].map(([term, d]) => [term, Math.log((1 + sentences.length) / (1 + d)) + 1]));
   const query = counts(words(claim));
+  // Every term of a sentence has an IDF; the fallback is training's `idf.get(w, 1.0)`.
   const score = (bag: Map<string, number>): number => {
     let dot = 0;
     for (const [term, n] of query) {
       const m = bag.get(term);
-      if (m !== undefined) dot += n * m * square(idf(term));
+      if (m !== undefined) dot += n * m * square(idf.get(term) ?? 1);
     }
     let squares = 0;
-    for (const [term, n] of bag) squares += square(n * idf(term));
+    for (const [term, n] of bag) squares += square(n * (idf.get(term) ?? 1));
     return dot / (Math.sqrt(squares) || 1);
   };
   // Rounded as training rounds them, so that a tie is a tie: libm's logarithms differ in the last bit.
