@@ -29,7 +29,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
 - **Data** (train splits only; checkpoint and thresholds chosen on the dev splits):
 {chr(10).join(f'  - {DATA[name]}' for name in training['datasets'])}
   Pairs: {training['pairs']} ({', '.join(f'{k} {v}' for k, v in training['kinds'].items())}).
-- **Training**: max length {training['max_length']}, {training['epochs']} epochs (best: {training['best_epoch']}), batch {training['batch_size']},
+- **Training**: max length {training['max_length']}, {epochs(training)}, batch {training['batch_size']},
   learning rate {training['learning_rate']}, seed {training['seed']}, {training['seconds']} s on {training['device']} (torch {training['torch']}).
 {two_stage(metrics)}- **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
   {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
@@ -56,6 +56,13 @@ def _threshold(value: float, precision: float) -> str:
     if value > 1:
         return f"none (no threshold reached {precision:.0%} pooled dev precision, so the model never says contradicted)"
     return f"{value} (the lowest reaching {precision:.0%} pooled dev precision)"
+
+
+def epochs(training: dict) -> str:
+    """How long it trained: a schedule run to its end and the epoch dev chose, or a longer schedule stopped early."""
+    if "stopped_after_epoch" in training:
+        return f"a {training['epochs']}-epoch schedule stopped after epoch {training['stopped_after_epoch']}"
+    return f"{training['epochs']} epochs (best: {training['best_epoch']})"
 
 
 def _pct(value: float | None) -> str:

@@ -127,7 +127,7 @@ def train(args) -> dict:
     # As the export carries it into metrics.json and the card reads it there.
     record = {"distilled_from": {"teacher": json.loads((work / "teacher.json").read_text()), "temperature": args.temperature, "soft_weight": args.soft_weight,
                                  "claim_sentences": json.loads((work / "inputs" / "meta.json").read_text())["claim_sentences"]}}
-    return scientific_run(args, student_work, student_work / "stage2" / args.name, Path(args.init), inputs, loss, record)
+    return scientific_run(args, student_work, student_work / "stage2" / args.name, Path(args.init), inputs, loss, record, args.stop_after_epochs)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -159,6 +159,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--batch-size", type=int, default=16)
     step.add_argument("--learning-rate", type=float, default=5e-5)
     step.add_argument("--epochs", type=int, default=2)
+    step.add_argument("--stop-after-epochs", type=int, default=0, help="finish after this many epochs of the --epochs schedule (0: all of them)")
     step.add_argument("--checkpoint-every", type=int, default=200)
     return parser.parse_args(argv)
 

@@ -111,7 +111,7 @@ class Run:
         """
         Takes the steps not yet taken: `loss_of(indices)` gives a batch's loss; `after_step(step)` and
         `after_epoch(epoch, mean loss)` may record into the progress, which the next checkpoint keeps. `stop_after`
-        ends the run after that many steps in all without saving, as a cut-off would (for tests).
+        ends the run after that many steps in all without saving, as a cut-off would (a schedule stopped early, and tests).
         """
         progress = load(self.folder, model, optimizer, schedule) or Progress()
         if progress.step:

@@ -141,7 +141,7 @@ Loss = Callable[[torch.Tensor, torch.Tensor, list[int]], torch.Tensor]
 
 def fit(model, inputs: Inputs, run: Run, args, device, pad_id: int, after_step=None, after_epoch=None, stop_after: int | None = None, loss: Loss | None = None) -> Progress:
     """Trains `model` on `inputs` through `run` (checkpointed, resumable); the loss `loss(logits, labels, indices)`,
-    by default cross-entropy weighed against each label's share; `stop_after` steps in all, it stops as a cut-off would (for tests)."""
+    by default cross-entropy weighed against each label's share; after `stop_after` steps in all, it stops without a checkpoint."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=0.01)
     schedule = get_linear_schedule_with_warmup(optimizer, int(0.1 * run.total_steps), run.total_steps)
     if loss is None:
@@ -201,14 +201,18 @@ def stage2(args) -> dict:
     """The scientific train pairs from `--init` (the base, or stage 1's weights); the epoch best on dev kept in W/stage2/NAME/best."""
     work = Path(args.work)
     init = Path(args.init) if args.init else base_folder(args)
-    return scientific_run(args, work, work / "stage2" / args.name, init, load_inputs(work / "inputs" / "stage2.npz"))
+    return scientific_run(args, work, work / "stage2" / args.name, init, load_inputs(work / "inputs" / "stage2.npz"), stop_after_epochs=args.stop_after_epochs)
 
 
-def scientific_run(args, work: Path, folder: Path, init: Path, inputs: Inputs, loss: Loss | None = None, record: dict | None = None) -> dict:
+def scientific_run(args, work: Path, folder: Path, init: Path, inputs: Inputs, loss: Loss | None = None, record: dict | None = None, stop_after_epochs: int = 0) -> dict:
     """
     Trains from `init` on `inputs` (stage 2's pairs, or a distillation's) as a stage-2 run in `folder`:
     the epoch best on W's dev pairs kept in folder/best, folder/done.json (with `record`) when finished.
+    With `stop_after_epochs` (fewer than `--epochs`), it finishes after that many epochs of the longer
+    schedule, its learning rate not yet decayed: the shipped verifier's stage 2 is epoch 1 of 2.
     """
+    if not 0 <= stop_after_epochs <= args.epochs:
+        raise SystemExit(f"--stop-after-epochs {stop_after_epochs}: give 1 to {args.epochs} epochs of the {args.epochs}-epoch schedule, or 0 for all of it")
     device, _ = setup(args)
     if (folder / "done.json").exists():
         log(f"{folder} is done")
@@ -218,6 +222,7 @@ def scientific_run(args, work: Path, folder: Path, init: Path, inputs: Inputs, l
     gold, dev_inputs = read_dev(work)
     model = classifier(init, device)
     run = Run(folder, len(inputs), args.batch_size, args.epochs, args.seed, args.checkpoint_every)
+    stopped = 0 < stop_after_epochs < args.epochs
 
     def after_epoch(epoch: int, mean_loss: float, progress: Progress) -> None:
         scores = evaluate(model, tokenizer, gold, dev_inputs, device)
@@ -228,8 +233,9 @@ def scientific_run(args, work: Path, folder: Path, init: Path, inputs: Inputs, l
             progress.record.update(best_score=scores["pooled"]["mean_macro_f1"], best_epoch=epoch)
             save_weights(model, tokenizer, folder / "best", {"epoch": epoch, "init": str(init), "machine": machine(device)})
 
-    progress = fit(model, inputs, run, args, device, tokenizer.pad_token_id, after_epoch=after_epoch, loss=loss)
-    done = {"init": str(init), "pairs": len(inputs), "epochs": args.epochs, "batch_size": args.batch_size, "learning_rate": args.learning_rate,
+    progress = fit(model, inputs, run, args, device, tokenizer.pad_token_id, after_epoch=after_epoch, loss=loss,
+                   stop_after=run.steps_per_epoch * stop_after_epochs if stopped else None)
+    done = {"init": str(init), "pairs": len(inputs), "epochs": args.epochs, **({"stopped_after_epoch": stop_after_epochs} if stopped else {}), "batch_size": args.batch_size, "learning_rate": args.learning_rate,
             "best_epoch": progress.record["best_epoch"], "best_score": progress.record["best_score"], "history": progress.record["history"],
             "seconds_this_run": round(time.time() - started), "machine": machine(device), "torch": torch.__version__, "commit": commit(), **(record or {})}
     (folder / "done.json").write_text(json.dumps(done, indent=2) + "\n")
@@ -260,7 +266,7 @@ def curve(args) -> None:
             row = {"pairs": label, "stage1_only": summary(scores)}
             rows.append(row)
         if args.stage2_epochs and "after_stage2" not in row:
-            args_for = argparse.Namespace(**{**vars(args), "init": str(folder), "name": "from-" + label.split(" ")[0], "epochs": args.stage2_epochs})
+            args_for = argparse.Namespace(**{**vars(args), "init": str(folder), "name": "from-" + label.split(" ")[0], "epochs": args.stage2_epochs, "stop_after_epochs": 0})
             finished = stage2(args_for)
             row["after_stage2"] = summary(finished["history"][finished["best_epoch"] - 1]["dev_argmax"]) | {"best_epoch": finished["best_epoch"], "epochs": args.stage2_epochs}
         log(f"curve {label}: {row}")
@@ -350,6 +356,7 @@ def export(args) -> None:
     source = base_record(base_folder(args))
     training = {
         "datasets": meta["stage2"]["datasets"], "max_length": meta["stage2"]["max_length"], "epochs": stage2_done["epochs"], "best_epoch": stage2_done["best_epoch"],
+        **({"stopped_after_epoch": stage2_done["stopped_after_epoch"]} if "stopped_after_epoch" in stage2_done else {}),
         "batch_size": stage2_done["batch_size"], "learning_rate": stage2_done["learning_rate"], "seed": meta["seed"], "seconds": stage2_done["seconds_this_run"],
         "device": stage2_done["machine"], "torch": stage2_done["torch"], "commit": stage2_done["commit"], "exported_at": commit(), "pairs": meta["stage2"]["pairs"],
         "kinds": meta["stage2"]["kinds"], "balance_labels": True, "contradiction_precision": args.contradiction_precision, "neutral_precision": args.neutral_precision,
@@ -466,6 +473,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     training(step, batch=16, rate=5e-5, epochs=2)
     step.add_argument("--init", help="the weights to start from (default: the base)")
     step.add_argument("--name", required=True, help="W/stage2/NAME holds this run")
+    step.add_argument("--stop-after-epochs", type=int, default=0, help="finish after this many epochs of the --epochs schedule (0: all of them)")
     step = steps.add_parser("curve", help="dev macro-F1 at stage 1's kept points")
     training(step, batch=16, rate=5e-5, epochs=2)
     step.add_argument("--stage2-epochs", type=int, default=0, help="also run this many epochs of stage 2 from each point (0: none)")

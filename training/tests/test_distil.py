@@ -1,4 +1,5 @@
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -161,3 +162,22 @@ def test_runs_from_different_starts_are_not_averaged(runs):
     with pytest.raises(SystemExit, match="start from different weights"):
         twostage.main(["soup", *common, "--runs", "from-all", "from-base", "--share", "0.5", "--name", "mixed"])
     assert not (student / "stage2" / "mixed").exists()
+
+
+def test_a_stage2_stopped_after_its_first_epoch_is_that_epoch_of_the_longer_schedule(runs, tmp_path):
+    student = tmp_path / "student"
+    shutil.copytree(runs / "student", student, ignore=shutil.ignore_patterns("stage2"))
+    common = ["--work", str(student), "--base", str(runs / "student-base")]
+    start = ["--init", str(student / "stage1" / "after-all"), "--epochs", "2"]
+    twostage.main(["stage2", *common, *TRAIN, *start, "--name", "whole"])
+    twostage.main(["stage2", *common, *TRAIN, *start, "--name", "stopped", "--stop-after-epochs", "1"])
+    whole, stopped = (json.loads((student / "stage2" / name / "done.json").read_text()) for name in ("whole", "stopped"))
+    assert len(whole["history"]) == 2 and len(stopped["history"]) == 1
+    # The same steps at the same learning rates: epoch 1's loss and dev figures are the longer run's.
+    assert stopped["history"][0] == whole["history"][0]
+    assert (stopped["epochs"], stopped["stopped_after_epoch"], stopped["best_epoch"]) == (2, 1, 1) and "stopped_after_epoch" not in whole
+
+    twostage.main(["export", *common, "--threads", "1", "--weights", str(student / "stage2" / "stopped" / "best"), "--out", str(tmp_path / "model"), "--min-agreement", "0"])
+    assert "a 2-epoch schedule stopped after epoch 1, batch 4" in (tmp_path / "model" / "README.md").read_text()
+    with pytest.raises(SystemExit, match="give 1 to 2 epochs"):
+        twostage.main(["stage2", *common, *TRAIN, *start, "--name", "too-long", "--stop-after-epochs", "3"])
