@@ -106,7 +106,12 @@ def distilled(record: dict | None) -> str:
     if not record:
         return ""
     teacher = record["teacher"]
-    return (f", distilled from the teacher `{teacher['teacher']}` (dev mean macro-F1 {teacher['dev_mean_macro_f1']}): its probabilities at temperature"
+
+    def named(one: dict) -> str:
+        return f"`{one['teacher']}` (dev mean macro-F1 {one['dev_mean_macro_f1']})"
+    whose = (f"the teachers {' and '.join(map(named, teacher['teachers']))}: their probabilities averaged" if "teachers" in teacher
+             else f"the teacher {named(teacher)}: its probabilities")
+    return (f", distilled from {whose} at temperature"
             f" {record['temperature']} were {record['soft_weight']:.0%} of the loss, on {teacher['pairs']} pairs, {record['claim_sentences']} of them a claim against one sentence")
 
 

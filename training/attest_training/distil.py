@@ -7,7 +7,7 @@ probabilities, softened by a temperature, on those pairs and on every train clai
 sentence of the texts it cites (which have no gold label), and the gold labels where there are some:
 
     python -m attest_training.distil prepare --data D --teacher-work TW --teacher-base TB --student-work SW --student-base SB --work DW
-    python -m attest_training.distil label   --work DW --teacher TW/stage2/from-all/best [--device cuda]
+    python -m attest_training.distil label   --work DW --teacher TW/stage2/from-all/best [TW2/...] [--device cuda]
     python -m attest_training.distil train   --work DW --student-work SW --init SW/stage1/after-all [--device cuda]
 
 `train` writes SW/stage2/distilled as a stage-2 run: `twostage export --work SW` takes it when it is the
@@ -80,19 +80,37 @@ def prepare(args) -> None:
 
 
 def label(args) -> None:
-    """DW/teacher.npy: the teacher's probabilities for every pair of DW/inputs/teacher.npz."""
+    """
+    DW/teacher.npy: the teacher's probabilities for every pair of DW/inputs/teacher.npz, or with several
+    teachers their average (Hinton et al. 2015 distilled an ensemble so). Which contradictions one run ranks
+    at the top moves with its seed; two e5 teachers' average ranked more of them right at the top on dev
+    than either (EXPERIMENTS.md).
+    """
     work = Path(args.work)
-    device, teacher = torch.device(args.device), Path(args.teacher)
+    device, teachers = torch.device(args.device), [Path(teacher) for teacher in args.teacher]
     if args.threads:
         torch.set_num_threads(args.threads)
     inputs = load_inputs(work / "inputs" / "teacher.npz")
-    probabilities = predict(classifier(teacher, device), AutoTokenizer.from_pretrained(str(teacher)), inputs, device)
+    probabilities = averaged([predict(classifier(teacher, device), AutoTokenizer.from_pretrained(str(teacher)), inputs, device) for teacher in teachers])
     partial = work / "teacher.partial.npy"
     np.save(partial, probabilities.astype(np.float32))
     partial.replace(work / "teacher.npy")
-    teacher_run = json.loads((teacher.parent / "done.json").read_text()) if (teacher.parent / "done.json").exists() else {}
-    (work / "teacher.json").write_text(json.dumps({"teacher": str(teacher), "dev_mean_macro_f1": teacher_run.get("best_score"), "pairs": len(inputs)}, indent=2) + "\n")
-    log(f"labelled {len(inputs)} pairs with {teacher}")
+    (work / "teacher.json").write_text(json.dumps(teacher_record(teachers, len(inputs)), indent=2) + "\n")
+    log(f"labelled {len(inputs)} pairs with {' and '.join(map(str, teachers))}")
+
+
+def averaged(probabilities: list[np.ndarray]) -> np.ndarray:
+    """The teachers' probabilities averaged pair by pair (one teacher's as they are)."""
+    return np.mean(np.stack(probabilities), axis=0)
+
+
+def teacher_record(teachers: list[Path], pairs: int) -> dict:
+    """What DW/teacher.json says of the teachers (one, or `teachers` for an average), as the card reads it."""
+    def one(teacher: Path) -> dict:
+        run = json.loads((teacher.parent / "done.json").read_text()) if (teacher.parent / "done.json").exists() else {}
+        return {"teacher": str(teacher), "dev_mean_macro_f1": run.get("best_score")}
+    records = [one(teacher) for teacher in teachers]
+    return {**records[0], "pairs": pairs} if len(records) == 1 else {"teachers": records, "pairs": pairs}
 
 
 def distillation_loss(logits: torch.Tensor, teacher: torch.Tensor, labels: torch.Tensor, weights: torch.Tensor, temperature: float, soft_weight: float) -> torch.Tensor:
@@ -143,7 +161,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--max-pairs", type=int, default=0, help="the first N claim–sentence pairs of the seeded order (0: all)")
     step = steps.add_parser("label", help="the teacher's probabilities for every pair")
     step.add_argument("--work", required=True)
-    step.add_argument("--teacher", required=True, help="the teacher's weights (a stage-2 run's best/)")
+    step.add_argument("--teacher", required=True, nargs="+", help="the teacher's weights (a stage-2 run's best/); several: their probabilities averaged")
     step.add_argument("--device", default="cpu")
     step.add_argument("--threads", type=int, default=0)
     step = steps.add_parser("train", help="the student on the teacher's probabilities and the gold labels")

@@ -53,6 +53,16 @@ def test_a_distilled_student_names_its_teacher_and_how_much_of_the_loss_it_was(t
             "on 40000 pairs, 30929 of them a claim against one sentence") in card
 
 
+def test_a_student_of_several_teachers_names_each_and_says_their_probabilities_were_averaged(tmp_path):
+    metrics = json.loads(SHIPPED.read_text())
+    teachers = [{"teacher": "/w/e5/stage2/from-all/best", "dev_mean_macro_f1": 0.59}, {"teacher": "/w/e5-clean/stage2/from-all/best", "dev_mean_macro_f1": 0.56}]
+    metrics["distilled_from"] = {"teacher": {"teachers": teachers, "pairs": 13049}, "temperature": 2.0, "soft_weight": 0.5, "claim_sentences": 4000}
+    write_card(tmp_path, metrics)
+    card = (tmp_path / "README.md").read_text()
+    assert ("distilled from the teachers `/w/e5/stage2/from-all/best` (dev mean macro-F1 0.59) and `/w/e5-clean/stage2/from-all/best` (dev mean macro-F1 0.56): "
+            "their probabilities averaged at temperature 2.0 were 50% of the loss, on 13049 pairs, 4000 of them a claim against one sentence") in card
+
+
 def test_a_one_stage_model_has_no_stage_one_or_curve(tmp_path):
     write_card(tmp_path, one_stage(json.loads(SHIPPED.read_text())))
     card = (tmp_path / "README.md").read_text()

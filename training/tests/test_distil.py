@@ -99,6 +99,23 @@ def _divergence(weights, runs, teacher: np.ndarray) -> float:
     return float(np.mean(np.sum(teacher * (np.log(teacher) - np.log(student)), axis=1)))
 
 
+def test_several_teachers_label_each_pair_with_their_average_and_are_each_named(runs, tmp_path):
+    (tmp_path / "inputs").mkdir()
+    (tmp_path / "inputs" / "teacher.npz").write_bytes((runs / "distil" / "inputs" / "teacher.npz").read_bytes())
+    teachers = [runs / "teacher" / "stage2" / "from-all" / "best", runs / "teacher" / "stage1" / "after-all"]
+
+    def labels(*chosen):
+        distil.main(["label", "--work", str(tmp_path), "--teacher", *map(str, chosen), "--threads", "1"])
+        return np.load(tmp_path / "teacher.npy"), json.loads((tmp_path / "teacher.json").read_text())
+
+    (first, _), (second, _), (both, record) = labels(teachers[0]), labels(teachers[1]), labels(*teachers)
+    # Both tiny teachers are near uniform: they differ in the fourth decimal, which the average keeps to the seventh.
+    assert np.abs(first - second).max() > 1e-4
+    assert np.abs(both - (first + second) / 2).max() < 1e-7
+    stage2 = json.loads((teachers[0].parent / "done.json").read_text())["best_score"]
+    assert record == {"teachers": [{"teacher": str(teachers[0]), "dev_mean_macro_f1": stage2}, {"teacher": str(teachers[1]), "dev_mean_macro_f1": None}], "pairs": len(both)}
+
+
 def test_a_teacher_that_labelled_other_pairs_is_refused(runs, tmp_path):
     (tmp_path / "inputs").mkdir()
     for name in ("student.npz", "meta.json"):
