@@ -79,8 +79,7 @@ def choose_thresholds(
     """
     gold = np.concatenate([g for g, _ in splits.values()])
     probs = np.concatenate([p for _, p in splits.values()])
-    grid = [round(float(x), 2) for x in np.arange(0.30, 0.991, 0.01)]
-    contradiction = next((t for t in grid if _precise(gold, decide(probs, Thresholds(0.0, t, 1.01)), CONTRADICTION, contradiction_precision)), 1.01)
+    contradiction = contradiction_threshold(gold, probs, contradiction_precision)
     best, best_score = Thresholds(1.01, contradiction, 1.01), -1.0
     for t_e in [round(float(x), 2) for x in np.arange(0.20, 0.951, 0.02)]:
         for t_n in [round(float(x), 2) for x in np.arange(0.30, 0.991, 0.02)] + [1.01]:
@@ -91,6 +90,46 @@ def choose_thresholds(
             if score > best_score:
                 best, best_score = candidate, score
     return best, {"mean_macro_f1": best_score}
+
+
+CONTRADICTION_GRID = [round(float(x), 2) for x in np.arange(0.30, 0.991, 0.01)]
+
+
+def contradiction_threshold(gold: np.ndarray, probabilities: np.ndarray, needed: float) -> float:
+    """The lowest threshold of the grid at which `contradicted` is right `needed` of the time (at least 5 said), else never (1.01)."""
+    return next((t for t in CONTRADICTION_GRID if _precise(gold, decide(probabilities, Thresholds(0.0, t, 1.01)), CONTRADICTION, needed)), 1.01)
+
+
+def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], needed: float, repeats: int = 1000, seed: int = 0) -> dict:
+    """
+    How a contradiction threshold chosen for `needed` precision holds on pairs that did not choose it:
+    each dev split halved at random `repeats` times, the threshold chosen on one half as
+    `choose_thresholds` chooses it, then judged on the other. Chosen on all of dev, a threshold's
+    precision there is optimistic; this says by how much, and so how much room the target must leave
+    for `contradicted` to stay right 75% of the time on pairs nobody tuned on.
+    """
+    rng = np.random.default_rng(seed)
+    said = {t: [decide(p, Thresholds(0.0, t, 1.01)) == CONTRADICTION for _, p in splits.values()] for t in CONTRADICTION_GRID}
+    refuting = [g == CONTRADICTION for g, _ in splits.values()]
+    chosen = said_other = right_other = at_75 = 0
+    for _ in range(repeats):
+        first = [rng.permutation(len(g)) < len(g) // 2 for g, _ in splits.values()]
+
+        def counts(t: float, half: bool) -> tuple[int, int]:
+            pick = [s & (f == half) for s, f in zip(said[t], first)]
+            return sum(int(m.sum()) for m in pick), sum(int((m & r).sum()) for m, r in zip(pick, refuting))
+
+        t = next((t for t in CONTRADICTION_GRID if (c := counts(t, True))[0] >= 5 and c[1] >= needed * c[0]), None)
+        if t is None:
+            continue
+        n, right = counts(t, False)
+        chosen, said_other, right_other, at_75 = chosen + 1, said_other + n, right_other + right, at_75 + int(right >= 0.75 * n)
+    return {
+        "needed": needed, "halvings": repeats, "threshold_found": round(chosen / repeats, 3),
+        "right_on_other_half": round(right_other / said_other, 3) if said_other else None,
+        "halves_at_75_percent": round(at_75 / chosen, 3) if chosen else None,
+        "right_per_other_half": round(right_other / chosen, 1) if chosen else None,
+    }
 
 
 def contradictions_right_at(gold: np.ndarray, probabilities: np.ndarray, levels: Sequence[float] = PRECISION_LEVELS) -> dict[str, int]:

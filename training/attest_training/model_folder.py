@@ -17,7 +17,7 @@ import torch
 from .card import write_card
 from .export import export_int8, onnx_probabilities
 from .folders import replaced_when_whole
-from .metrics import choose_thresholds, report
+from .metrics import choose_thresholds, contradiction_held_out, report
 from .pairs import Pair
 from .steps import log
 from .verifier import Inputs, model_name, predict, with_gold
@@ -69,6 +69,7 @@ def write_verdicts(folder: Path, dev: dict[str, list[Pair]], int8: dict[str, np.
         "dev_int8_thresholds": report(with_gold(dev, int8), thresholds),
         "int8_agreement": record["int8_agreement"],
         "thresholds": asdict(thresholds),
+        "contradiction_held_out": contradiction_held_out(with_gold(dev, int8), contradiction_precision),
         "sizes": {GRAPH.name: (folder / GRAPH).stat().st_size},
         **(extra or {}),
     }

@@ -1,6 +1,6 @@
 import numpy as np
 
-from attest_training.metrics import ABSTAIN, Thresholds, choose_thresholds, contradictions_right_at, decide, macro_f1
+from attest_training.metrics import ABSTAIN, Thresholds, choose_thresholds, contradiction_held_out, contradiction_threshold, contradictions_right_at, decide, macro_f1
 
 C, E, N = 0, 1, 2
 
@@ -43,3 +43,38 @@ def test_contradictions_right_at_cannot_part_equal_probabilities():
     gold = np.array([C, E, C])
     probs = np.array([[0.9, 0.1, 0.0], [0.9, 0.1, 0.0], [0.3, 0.7, 0.0]])
     assert contradictions_right_at(gold, probs, (1.0, 0.5)) == {"1.00": 0, "0.50": 2}
+
+
+def _pairs(contradiction: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return gold, np.stack([contradiction, (1 - contradiction) / 2, (1 - contradiction) / 2], axis=1)
+
+
+def test_a_threshold_chosen_on_half_of_dev_holds_on_the_other_half_when_the_ranking_is_real():
+    rng = np.random.default_rng(1)
+    gold = np.array([C] * 60 + [E] * 140)
+    # Refuting pairs score higher: the top of the ranking is mostly right in every half.
+    contradiction = np.where(gold == C, rng.uniform(0.6, 0.99, 200), rng.uniform(0.0, 0.7, 200))
+    held = contradiction_held_out({"a": _pairs(contradiction[:100], gold[:100]), "b": _pairs(contradiction[100:], gold[100:])}, 0.85, repeats=200)
+    assert held["threshold_found"] > 0.95
+    assert held["right_on_other_half"] > 0.8 and held["halves_at_75_percent"] > 0.8
+
+
+def test_a_threshold_precise_on_dev_by_chance_is_not_precise_on_the_other_half():
+    rng = np.random.default_rng(2)
+    gold = np.array([C, E] * 150)
+    rng.shuffle(gold)
+    # Scores that say nothing of the label: any threshold precise on one half is luck.
+    held = contradiction_held_out({"d": _pairs(rng.uniform(0.3, 1.0, 300), gold)}, 0.85, repeats=200)
+    assert held["right_on_other_half"] is None or held["right_on_other_half"] < 0.65
+    assert held["halves_at_75_percent"] is None or held["halves_at_75_percent"] < 0.3
+
+
+def test_the_held_out_threshold_is_chosen_as_the_export_chooses_it():
+    gold = np.array([C] * 40 + [E] * 40)
+    contradiction = np.array([0.9] * 40 + [0.2] * 40)
+    assert contradiction_threshold(gold, _pairs(contradiction, gold)[1], 0.85) == 0.3
+    held = contradiction_held_out({"d": _pairs(contradiction, gold)}, 0.85, repeats=20)
+    # Every refuting pair is above every other: each half's lowest threshold is precise on the other, which holds half the refuting pairs.
+    assert {k: held[k] for k in ("needed", "halvings", "threshold_found", "right_on_other_half", "halves_at_75_percent")} == {
+        "needed": 0.85, "halvings": 20, "threshold_found": 1.0, "right_on_other_half": 1.0, "halves_at_75_percent": 1.0}
+    assert 15 <= held["right_per_other_half"] <= 25
