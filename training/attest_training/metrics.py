@@ -119,7 +119,7 @@ def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], nee
             pick = [s & (f == half) for s, f in zip(said[t], first)]
             return sum(int(m.sum()) for m in pick), sum(int((m & r).sum()) for m, r in zip(pick, refuting))
 
-        t = next((t for t in CONTRADICTION_GRID if (c := counts(t, True))[0] >= 5 and c[1] >= needed * c[0]), None)
+        t = next((t for t in CONTRADICTION_GRID if (c := counts(t, True))[0] >= 5 and c[1] / c[0] >= needed), None)
         if t is None:
             continue
         n, right = counts(t, False)
