@@ -109,20 +109,16 @@ def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], nee
     for `contradicted` to stay right 75% of the time on pairs nobody tuned on.
     """
     rng = np.random.default_rng(seed)
-    said = {t: [decide(p, Thresholds(0.0, t, 1.01)) == CONTRADICTION for _, p in splits.values()] for t in CONTRADICTION_GRID}
-    refuting = [g == CONTRADICTION for g, _ in splits.values()]
+    gold = np.concatenate([g for g, _ in splits.values()])
+    probs = np.concatenate([p for _, p in splits.values()])
     chosen = said_other = right_other = at_75 = 0
     for _ in range(repeats):
-        first = [rng.permutation(len(g)) < len(g) // 2 for g, _ in splits.values()]
-
-        def counts(t: float, half: bool) -> tuple[int, int]:
-            pick = [s & (f == half) for s, f in zip(said[t], first)]
-            return sum(int(m.sum()) for m in pick), sum(int((m & r).sum()) for m, r in zip(pick, refuting))
-
-        t = next((t for t in CONTRADICTION_GRID if (c := counts(t, True))[0] >= 5 and c[1] / c[0] >= needed), None)
-        if t is None:
+        first = np.concatenate([rng.permutation(len(g)) < len(g) // 2 for g, _ in splits.values()])
+        t = contradiction_threshold(gold[first], probs[first], needed)
+        if t > 1:
             continue
-        n, right = counts(t, False)
+        said = decide(probs[~first], Thresholds(0.0, t, 1.01)) == CONTRADICTION
+        n, right = int(said.sum()), int((gold[~first][said] == CONTRADICTION).sum())
         chosen, said_other, right_other, at_75 = chosen + 1, said_other + n, right_other + right, at_75 + int(right >= 0.75 * n)
     return {
         "needed": needed, "halvings": repeats, "threshold_found": round(chosen / repeats, 3),
