@@ -43,22 +43,23 @@ def test_a_two_stage_model_names_stage_ones_data_machine_and_commit_and_gives_th
     assert "distilled" not in card
 
 
-def test_a_distilled_student_names_its_teacher_and_how_much_of_the_loss_it_was(tmp_path):
+def _card_of_a_student(tmp_path, teacher: dict, claim_sentences: int) -> str:
+    """The shipped model's card, as if it had been distilled from `teacher` (teacher.json's record) at temperature 2, half the loss."""
     metrics = json.loads(SHIPPED.read_text())
-    teacher = {"teacher": "/w/bge/stage2/from-all/best", "dev_mean_macro_f1": 0.61, "pairs": 40000}
-    metrics["distilled_from"] = {"teacher": teacher, "temperature": 2.0, "soft_weight": 0.5, "claim_sentences": 30929}
+    metrics["distilled_from"] = {"teacher": teacher, "temperature": 2.0, "soft_weight": 0.5, "claim_sentences": claim_sentences}
     write_card(tmp_path, metrics)
-    card = (tmp_path / "README.md").read_text()
+    return (tmp_path / "README.md").read_text()
+
+
+def test_a_distilled_student_names_its_teacher_and_how_much_of_the_loss_it_was(tmp_path):
+    card = _card_of_a_student(tmp_path, {"teacher": "/w/bge/stage2/from-all/best", "dev_mean_macro_f1": 0.61, "pairs": 40000}, 30929)
     assert ("distilled from the teacher `/w/bge/stage2/from-all/best` (dev mean macro-F1 0.61): its probabilities at temperature 2.0 were 50% of the loss, "
             "on 40000 pairs, 30929 of them a claim against one sentence") in card
 
 
 def test_a_student_of_several_teachers_names_each_and_says_their_probabilities_were_averaged(tmp_path):
-    metrics = json.loads(SHIPPED.read_text())
     teachers = [{"teacher": "/w/e5/stage2/from-all/best", "dev_mean_macro_f1": 0.59}, {"teacher": "/w/e5-clean/stage2/from-all/best", "dev_mean_macro_f1": 0.56}]
-    metrics["distilled_from"] = {"teacher": {"teachers": teachers, "pairs": 13049}, "temperature": 2.0, "soft_weight": 0.5, "claim_sentences": 4000}
-    write_card(tmp_path, metrics)
-    card = (tmp_path / "README.md").read_text()
+    card = _card_of_a_student(tmp_path, {"teachers": teachers, "pairs": 13049}, 4000)
     assert ("distilled from the teachers `/w/e5/stage2/from-all/best` (dev mean macro-F1 0.59) and `/w/e5-clean/stage2/from-all/best` (dev mean macro-F1 0.56): "
             "their probabilities averaged at temperature 2.0 were 50% of the loss, on 13049 pairs, 4000 of them a claim against one sentence") in card
 
