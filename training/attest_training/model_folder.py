@@ -59,17 +59,18 @@ def write_verdicts(folder: Path, dev: dict[str, list[Pair]], int8: dict[str, np.
     holds the graph, `attest.json`, `metrics.json` (`record`'s model, base, training, history and trained
     dev figures, the int8 ones, then `extra`) and the model card. Returns the metrics.
     """
-    thresholds, chosen = choose_thresholds(with_gold(dev, int8), contradiction_precision, neutral_precision)
+    splits = with_gold(dev, int8)
+    thresholds, chosen = choose_thresholds(splits, contradiction_precision, neutral_precision)
     log(f"thresholds {thresholds} ({chosen})")
     # A contradiction threshold above 1 is one no probability reaches: the extension reads null as "never".
     shipped = {k: (None if v > 1 else v) for k, v in asdict(thresholds).items()}
     (folder / "attest.json").write_text(json.dumps({"premise": "abstract", "thresholds": shipped}, indent=2) + "\n")
     metrics = {
         **{key: record[key] for key in ("model", "base", "training", "history", "dev_trained_argmax")},
-        "dev_int8_thresholds": report(with_gold(dev, int8), thresholds),
+        "dev_int8_thresholds": report(splits, thresholds),
         "int8_agreement": record["int8_agreement"],
         "thresholds": asdict(thresholds),
-        "contradiction_held_out": contradiction_held_out(with_gold(dev, int8), contradiction_precision),
+        "contradiction_held_out": contradiction_held_out(splits, contradiction_precision),
         "sizes": {GRAPH.name: (folder / GRAPH).stat().st_size},
         **(extra or {}),
     }
