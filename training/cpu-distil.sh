@@ -26,5 +26,4 @@ distil() { .venv/bin/python -m attest_training.distil "$@" --work "$DISTIL"; }
   --student-work "$STUDENT" --student-base "$CACHE/all-MiniLM-L6-v2" --max-pairs "$CLAIM_SENTENCES"
 [ -f "$DISTIL/teacher.npy" ] || distil label --teacher "$TEACHER/stage2/from-all/best" --threads "$THREADS"
 distil train --student-work "$STUDENT" --init "$STUDENT/stage1/after-all" --threads "$THREADS"
-# The thresholds the shipped model was exported with: 85% contradiction precision, 60% neutral precision.
-.venv/bin/python -m attest_training.twostage export --work "$STUDENT" --out "$OUT" --threads "$THREADS" --contradiction-precision 0.85 --neutral-precision 0.6
+.venv/bin/python -m attest_training.twostage export --work "$STUDENT" --out "$OUT" --threads "$THREADS"

@@ -37,7 +37,7 @@ from transformers import AutoTokenizer, get_linear_schedule_with_warmup
 from .export import onnx_probabilities
 from .folders import replaced_when_whole
 from .metrics import report
-from .model_folder import GRAPH, save_dev_probabilities, write_graph, write_verdicts
+from .model_folder import GRAPH, evaluate_options, export_options, save_dev_probabilities, write_graph, write_verdicts
 from .pairs import DATASETS, Pair, augmented, by_dataset, corpora, kinds, read_pairs, write_pairs
 from .steps import Steps, log
 from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, model_name, predict, save_weights, set_seed, with_gold
@@ -272,16 +272,6 @@ def training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learning-rate", type=float, default=5e-5)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--balance-labels", action="store_true", help="weigh the loss inversely to each label's share of the training pairs")
-
-
-def export_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--min-agreement", type=float, default=0.93)
-
-
-def evaluate_options(parser: argparse.ArgumentParser) -> None:
-    # Issue 19's acceptance asks that 75% of contradicted verdicts be right; dev asks a margin above that.
-    parser.add_argument("--contradiction-precision", type=float, default=0.80)
-    parser.add_argument("--neutral-precision", type=float, default=0.80)
 
 
 # Options that more than one step takes, each given once to a parser.

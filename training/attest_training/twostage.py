@@ -30,7 +30,7 @@ from transformers import AutoTokenizer, get_linear_schedule_with_warmup
 
 from . import base_model, pretrain_pairs
 from .metrics import report
-from .model_folder import write_folder
+from .model_folder import evaluate_options, export_options, write_folder
 from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
 from .resume import Progress, Run
 from .steps import log
@@ -491,9 +491,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     common(step)
     step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
     step.add_argument("--out", required=True)
-    step.add_argument("--contradiction-precision", type=float, default=0.80)
-    step.add_argument("--neutral-precision", type=float, default=0.80)
-    step.add_argument("--min-agreement", type=float, default=0.93)
+    export_options(step)
+    evaluate_options(step)
     step = steps.add_parser("pack", help="the base (fp16) and the inputs, for a GPU machine")
     common(step)
     step.add_argument("--into", required=True)

@@ -1,5 +1,6 @@
 import gzip
 import json
+from pathlib import Path
 
 from attest_training import twostage
 from attest_training.pretrain_pairs import PretrainPair, write
@@ -38,3 +39,10 @@ def test_stage2_takes_trial_findings_stage1_did_not_train_on(tmp_path):
     assert {k: v for k, v in with_findings["kinds"].items() if k.startswith("evidence-inference/")} == {"evidence-inference/contradiction": 1, "evidence-inference/entailment": 1}
     assert with_findings["pairs"] == without["pairs"] + 2
     assert inputs[: len(plain)] == plain
+
+
+def test_the_export_without_precisions_chooses_the_thresholds_as_the_shipped_model_was_chosen():
+    # The prepared recipes (cpu-twostage.sh, gpu-twostage.sh) export without naming them.
+    shipped = json.loads((Path(__file__).resolve().parents[2] / "models" / "attest-nli" / "metrics.json").read_text())["training"]
+    args = twostage.parse_args(["export", "--work", "W", "--out", "O"])
+    assert (args.contradiction_precision, args.neutral_precision) == (shipped["contradiction_precision"], shipped["neutral_precision"])
