@@ -26,7 +26,7 @@ from transformers import AutoTokenizer
 
 from .pairs import DATASETS, LABELS, Pair
 from .steps import log
-from .twostage import load_inputs, save_inputs, scientific_run
+from .twostage import load_inputs, save_inputs, scientific_options, scientific_run
 from .verifier import Encoder, Inputs, class_weights, classifier, commit, predict
 
 # The label of a claim–sentence pair, which only the teacher's probabilities describe.
@@ -171,14 +171,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--name", default="distilled", help="SW/stage2/NAME holds this run")
     step.add_argument("--temperature", type=float, default=2.0)
     step.add_argument("--soft-weight", type=float, default=0.5, help="the teacher's share of the loss; the gold labels have the rest")
-    step.add_argument("--device", default="cpu")
     step.add_argument("--threads", type=int, default=0)
     step.add_argument("--seed", type=int, default=13)
-    step.add_argument("--batch-size", type=int, default=16)
-    step.add_argument("--learning-rate", type=float, default=5e-5)
-    step.add_argument("--epochs", type=int, default=2)
-    step.add_argument("--stop-after-epochs", type=int, default=0, help="finish after this many epochs of the --epochs schedule (0: all of them)")
-    step.add_argument("--checkpoint-every", type=int, default=200)
+    scientific_options(step)
     return parser.parse_args(argv)
 
 

@@ -435,6 +435,23 @@ def write_shards(weights: dict[str, torch.Tensor], folder: Path, limit: int) -> 
     return [folder / name for name in names]
 
 
+STAGE2_SCHEDULE = {"batch": 16, "rate": 5e-5, "epochs": 2}
+
+
+def training_options(step: argparse.ArgumentParser, batch: int, rate: float, epochs: int) -> None:
+    step.add_argument("--device", default="cpu")
+    step.add_argument("--batch-size", type=int, default=batch)
+    step.add_argument("--learning-rate", type=float, default=rate)
+    step.add_argument("--epochs", type=int, default=epochs)
+    step.add_argument("--checkpoint-every", type=int, default=200, help="steps between checkpoints (and one at the end)")
+
+
+def scientific_options(step: argparse.ArgumentParser) -> None:
+    """What `scientific_run` reads besides the folders, the seed and the threads: stage 2's, and a distilled student's."""
+    training_options(step, **STAGE2_SCHEDULE)
+    step.add_argument("--stop-after-epochs", type=int, default=0, help="finish after this many epochs of the --epochs schedule (0: all of them)")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = parser.add_subparsers(dest="step", required=True)
@@ -446,13 +463,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         step.add_argument("--seed", type=int, default=13)
         step.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
 
-    def training(step: argparse.ArgumentParser, batch: int, rate: float, epochs: int) -> None:
-        common(step)
-        step.add_argument("--device", default="cpu")
-        step.add_argument("--batch-size", type=int, default=batch)
-        step.add_argument("--learning-rate", type=float, default=rate)
-        step.add_argument("--epochs", type=int, default=epochs)
-        step.add_argument("--checkpoint-every", type=int, default=200, help="steps between checkpoints (and one at the end)")
 
     step = steps.add_parser("prepare", help="build and tokenise every pair")
     common(step)
@@ -467,15 +477,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--stage2-length", type=int, default=128)
     step.add_argument("--stage2-evidence-inference", type=int, default=0, help="stage 2: also this many Evidence Inference pairs stage 1 did not train on (0: none)")
     step = steps.add_parser("stage1", help="train on the NLI and fact-verification pairs")
-    training(step, batch=32, rate=5e-5, epochs=1)
+    common(step)
+    training_options(step, batch=32, rate=5e-5, epochs=1)
     step.add_argument("--curve-points", type=int, nargs="*", default=list(CURVE_POINTS), help="keep the weights after this many pairs")
     step = steps.add_parser("stage2", help="train on the scientific pairs")
-    training(step, batch=16, rate=5e-5, epochs=2)
+    common(step)
+    scientific_options(step)
     step.add_argument("--init", help="the weights to start from (default: the base)")
     step.add_argument("--name", required=True, help="W/stage2/NAME holds this run")
-    step.add_argument("--stop-after-epochs", type=int, default=0, help="finish after this many epochs of the --epochs schedule (0: all of them)")
     step = steps.add_parser("curve", help="dev macro-F1 at stage 1's kept points")
-    training(step, batch=16, rate=5e-5, epochs=2)
+    common(step)
+    training_options(step, **STAGE2_SCHEDULE)
     step.add_argument("--stage2-epochs", type=int, default=0, help="also run this many epochs of stage 2 from each point (0: none)")
     step = steps.add_parser("premises", help="dev macro-F1 against the whole abstract, its best sentences, both")
     common(step)
