@@ -42,7 +42,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
 |---|---|---|---|---|---|
 {rows}
 
-Mean macro-F1 {dev['pooled']['mean_macro_f1']:.3f}; pooled contradiction precision {_pct(dev['pooled']['contradiction_precision'])}.{held_out(metrics.get('contradiction_held_out'))}
+Mean macro-F1 {dev['pooled']['mean_macro_f1']:.3f}; pooled contradiction precision {_pct(dev['pooled']['contradiction_precision'])}.{held_out(metrics.get('contradiction_held_out'))}{held_out_among(metrics.get('contradiction_held_out_among_runs'))}
 {learning_curve(metrics)}
 ## Limits
 Trained on biomedical and COVID-19 claims; other fields are out of its domain. It sees at most
@@ -61,6 +61,16 @@ def held_out(record: dict | None) -> str:
     return (f" Chosen on one random half of dev for {record['needed']:.0%} precision (found in {record['threshold_found']:.0%} of {record['halvings']} halvings),"
             f" a contradiction threshold was right {record['right_on_other_half']:.1%} of the time on the other half, and at least 75% on"
             f" {record['halves_at_75_percent']:.0%} of them: what to expect of `contradicted` on pairs nobody tuned on.")
+
+
+def held_out_among(record: dict | None) -> str:
+    """The same, the run itself chosen on each choosing half among those it was chosen among (`metrics.contradiction_held_out_among_runs`)."""
+    if not record or record["right_on_other_half"] is None:
+        return ""
+    runs = record["runs_chosen"]
+    return (f" With the run itself chosen on the same half among {len(runs)} (the one whose threshold got the most contradictions right there;"
+            f" this one {runs['this run'] / sum(runs.values()):.0%} of the time), `contradicted` was right {record['right_on_other_half']:.1%}"
+            f" of the time on the other half, and at least 75% on {record['halves_at_75_percent']:.0%} of them: what choosing among runs on dev costs.")
 
 
 def _threshold(value: float, precision: float) -> str:

@@ -100,32 +100,55 @@ def contradiction_threshold(gold: np.ndarray, probabilities: np.ndarray, needed:
     return next((t for t in CONTRADICTION_GRID if _precise(gold, decide(probabilities, Thresholds(0.0, t, 1.01)), CONTRADICTION, needed)), 1.01)
 
 
-def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], needed: float, repeats: int = 1000, seed: int = 0) -> dict:
+def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], needed: float, repeats: int = 1000, seed: int = 0,
+                           rivals: dict[str, dict[str, np.ndarray]] | None = None) -> dict:
     """
     How a contradiction threshold chosen for `needed` precision holds on pairs that did not choose it:
     each dev split halved at random `repeats` times, the threshold chosen on one half as
     `choose_thresholds` chooses it, then judged on the other. Chosen on all of dev, a threshold's
     precision there is optimistic; this says by how much, and so how much room the target must leave
     for `contradicted` to stay right 75% of the time on pairs nobody tuned on.
+
+    `rivals`, other runs' probabilities on the same dev pairs (seeds of one recipe, say), make the run
+    itself a choice too, made as the seed was chosen: on each halving the run whose threshold gets the
+    most contradictions right on the choosing half is the one judged on the other, and `runs_chosen`
+    says how often each was ("this run" for the one `splits` holds).
     """
     rng = np.random.default_rng(seed)
     gold = np.concatenate([g for g, _ in splits.values()])
-    probs = np.concatenate([p for _, p in splits.values()])
+    runs = {"this run": np.concatenate([p for _, p in splits.values()])} | {name: np.concatenate([probs[split] for split in splits]) for name, probs in (rivals or {}).items()}
+    picked = dict.fromkeys(runs, 0)
     chosen = said_other = right_other = at_75 = 0
     for _ in range(repeats):
         first = np.concatenate([rng.permutation(len(g)) < len(g) // 2 for g, _ in splits.values()])
-        t = contradiction_threshold(gold[first], probs[first], needed)
-        if t > 1:
+        choice = _best_on(gold[first], {name: probs[first] for name, probs in runs.items()}, needed)
+        if choice is None:
             continue
-        said = decide(probs[~first], Thresholds(0.0, t, 1.01)) == CONTRADICTION
+        name, t = choice
+        said = decide(runs[name][~first], Thresholds(0.0, t, 1.01)) == CONTRADICTION
         n, right = int(said.sum()), int((gold[~first][said] == CONTRADICTION).sum())
+        picked[name] += 1
         chosen, said_other, right_other, at_75 = chosen + 1, said_other + n, right_other + right, at_75 + int(right >= 0.75 * n)
     return {
         "needed": needed, "halvings": repeats, "threshold_found": round(chosen / repeats, 3),
         "right_on_other_half": round(right_other / said_other, 3) if said_other else None,
         "halves_at_75_percent": round(at_75 / chosen, 3) if chosen else None,
         "right_per_other_half": round(right_other / chosen, 1) if chosen else None,
+        **({"runs_chosen": picked} if rivals else {}),
     }
+
+
+def _best_on(gold: np.ndarray, runs: dict[str, np.ndarray], needed: float) -> tuple[str, float] | None:
+    """Of the runs with a threshold precise enough on these pairs, the one whose threshold gets the most contradictions right (the first of equals), with it."""
+    best: tuple[int, str, float] | None = None
+    for name, probs in runs.items():
+        t = contradiction_threshold(gold, probs, needed)
+        if t > 1:
+            continue
+        right = int((gold[decide(probs, Thresholds(0.0, t, 1.01)) == CONTRADICTION] == CONTRADICTION).sum())
+        if best is None or right > best[0]:
+            best = (right, name, t)
+    return None if best is None else (best[1], best[2])
 
 
 def contradictions_right_at(gold: np.ndarray, probabilities: np.ndarray, levels: Sequence[float] = PRECISION_LEVELS) -> dict[str, int]:

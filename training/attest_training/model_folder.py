@@ -54,11 +54,13 @@ def write_graph(model, tokenizer, dev: dict[str, list[Pair]], dev_inputs: dict[s
     return Graph(report(with_gold(dev, trained), None), agreement, int8)
 
 
-def write_verdicts(folder: Path, dev: dict[str, list[Pair]], int8: dict[str, np.ndarray], record: dict, contradiction_precision: float, neutral_precision: float, extra: dict | None = None) -> dict:
+def write_verdicts(folder: Path, dev: dict[str, list[Pair]], int8: dict[str, np.ndarray], record: dict, contradiction_precision: float, neutral_precision: float,
+                   extra: dict | None = None, rivals: dict[str, dict[str, np.ndarray]] | None = None) -> dict:
     """
     Chooses the thresholds on the int8 graph's dev probabilities `int8` and writes into `folder`, which
     holds the graph, `attest.json`, `metrics.json` (`record`'s model, base, training, history and trained
-    dev figures, the int8 ones, then `extra`) and the model card. Returns the metrics.
+    dev figures, the int8 ones, then `extra`) and the model card. `rivals`, the runs this one was chosen
+    among on dev, are chosen among again in the held-out figure. Returns the metrics.
     """
     splits = with_gold(dev, int8)
     thresholds, chosen = choose_thresholds(splits, contradiction_precision, neutral_precision)
@@ -72,6 +74,7 @@ def write_verdicts(folder: Path, dev: dict[str, list[Pair]], int8: dict[str, np.
         "int8_agreement": record["int8_agreement"],
         "thresholds": asdict(thresholds),
         "contradiction_held_out": contradiction_held_out(splits, contradiction_precision),
+        **({"contradiction_held_out_among_runs": contradiction_held_out(splits, contradiction_precision, rivals=rivals)} if rivals else {}),
         "sizes": {GRAPH.name: (folder / GRAPH).stat().st_size},
         **(extra or {}),
     }
@@ -82,7 +85,15 @@ def write_verdicts(folder: Path, dev: dict[str, list[Pair]], int8: dict[str, np.
 
 def save_dev_probabilities(out: Path, int8: dict[str, np.ndarray]) -> None:
     """The int8 graph's dev probabilities beside the folder `out`, for studying the thresholds again."""
-    np.savez(out.with_name(out.name + ".dev-probabilities.npz"), **int8)
+    np.savez(out.with_name(out.name + DEV_PROBABILITIES), **int8)
+
+
+DEV_PROBABILITIES = ".dev-probabilities.npz"
+
+
+def rival_probabilities(paths: list[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Other exports' dev probabilities as `save_dev_probabilities` wrote them, by the name of their folder."""
+    return {Path(path).name.removesuffix(DEV_PROBABILITIES): dict(np.load(path)) for path in paths}
 
 
 def write_folder(model, tokenizer, dev, dev_inputs, out: Path, source: dict, training: dict, history: list[dict], args, extra: dict | None = None) -> dict:
@@ -91,7 +102,7 @@ def write_folder(model, tokenizer, dev, dev_inputs, out: Path, source: dict, tra
     with replaced_when_whole(out) as folder:
         graph = write_graph(model, tokenizer, dev, dev_inputs, folder, name, args.max_length, args.min_agreement)
         record = {"model": name, "base": source, "training": training, "history": history, "dev_trained_argmax": graph.dev_trained_argmax, "int8_agreement": graph.int8_agreement}
-        metrics = write_verdicts(folder, dev, graph.int8_probabilities, record, args.contradiction_precision, args.neutral_precision, extra)
+        metrics = write_verdicts(folder, dev, graph.int8_probabilities, record, args.contradiction_precision, args.neutral_precision, extra, rival_probabilities(args.rivals))
         save_dev_probabilities(out, graph.int8_probabilities)
     return metrics
 
@@ -122,3 +133,5 @@ def evaluate_options(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("--contradiction-precision", type=float, default=0.85, help="the share of dev `contradicted` verdicts its threshold must get right")
     parser.add_argument("--neutral-precision", type=float, default=0.60, help="the share of dev `unsupported` verdicts its threshold must get right")
+    parser.add_argument("--rivals", nargs="*", default=[], metavar="NPZ",
+                        help="the dev probabilities (FOLDER.dev-probabilities.npz) of the runs this one was chosen among, so that the held-out figure chooses among them too")

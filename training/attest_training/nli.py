@@ -37,7 +37,7 @@ from transformers import AutoTokenizer, get_linear_schedule_with_warmup
 from .export import onnx_probabilities
 from .folders import replaced_when_whole
 from .metrics import report
-from .model_folder import GRAPH, evaluate_options, export_options, save_dev_probabilities, write_graph, write_verdicts
+from .model_folder import GRAPH, evaluate_options, export_options, rival_probabilities, save_dev_probabilities, write_graph, write_verdicts
 from .pairs import DATASETS, Pair, augmented, by_dataset, corpora, kinds, read_pairs, write_pairs
 from .steps import Steps, log
 from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, model_name, predict, save_weights, set_seed, with_gold
@@ -146,7 +146,7 @@ def evaluate_step(args: argparse.Namespace) -> None:
     }
     with replaced_when_whole(out) as folder:
         shutil.copytree(model, folder, ignore=shutil.ignore_patterns("export.json"), dirs_exist_ok=True)
-        write_verdicts(folder, dev, int8, record, args.contradiction_precision, args.neutral_precision)
+        write_verdicts(folder, dev, int8, record, args.contradiction_precision, args.neutral_precision, rivals=rival_probabilities(args.rivals))
         save_dev_probabilities(out, int8)
     log(f"wrote {out}")
 

@@ -78,3 +78,16 @@ def test_a_one_stage_model_has_no_stage_one_or_curve(tmp_path):
     write_card(tmp_path, one_stage(json.loads(SHIPPED.read_text())))
     card = (tmp_path / "README.md").read_text()
     assert "Stage 1" not in card and "Learning curve" not in card
+
+
+def test_the_card_says_what_choosing_the_run_among_others_cost_when_the_export_was_told_them(tmp_path):
+    metrics = json.loads(SHIPPED.read_text())
+    metrics["contradiction_held_out_among_runs"] = {"needed": 0.85, "halvings": 1000, "threshold_found": 0.97, "right_on_other_half": 0.774, "halves_at_75_percent": 0.69,
+                                                    "right_per_other_half": 11.8, "runs_chosen": {"this run": 840, "seed 7": 7, "seed 21": 37, "seed 29": 37, "seed 5": 49}}
+    write_card(tmp_path, {key: value for key, value in metrics.items() if key != "contradiction_held_out_among_runs"})
+    assert "With the run itself" not in (tmp_path / "README.md").read_text()
+    write_card(tmp_path, metrics)
+    card = (tmp_path / "README.md").read_text()
+    assert "a contradiction threshold was right 80.6% of the time on the other half" in card
+    assert ("With the run itself chosen on the same half among 5 (the one whose threshold got the most contradictions right there; this one 87% of the time), "
+            "`contradicted` was right 77.4% of the time on the other half, and at least 75% on 69% of them") in card

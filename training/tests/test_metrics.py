@@ -79,3 +79,28 @@ def test_the_held_out_threshold_is_chosen_as_the_export_chooses_it():
     assert {k: held[k] for k in ("needed", "halvings", "threshold_found", "right_on_other_half", "halves_at_75_percent")} == {
         "needed": 0.85, "halvings": 20, "threshold_found": 1.0, "right_on_other_half": 1.0, "halves_at_75_percent": 1.0}
     assert 15 <= held["right_per_other_half"] <= 25
+
+
+def test_choosing_the_run_on_the_same_halves_costs_precision_when_rivals_are_lucky():
+    rng = np.random.default_rng(3)
+    gold = np.where(rng.uniform(size=300) < 0.6, C, E)
+    real = np.where(gold == C, rng.uniform(0.4, 1.0, 300), rng.uniform(0.3, 0.9, 300))
+    alone = contradiction_held_out({"d": _pairs(real, gold)}, 0.85, repeats=200)
+    # Eight runs whose rankings say nothing of the label: now and then one is luckier on the choosing half than the real one.
+    rivals = {f"chance {i}": {"d": _pairs(rng.uniform(0.3, 1.0, 300), gold)[1]} for i in range(8)}
+    chosen = contradiction_held_out({"d": _pairs(real, gold)}, 0.85, repeats=200, rivals=rivals)
+    assert "runs_chosen" not in alone
+    assert sum(chosen["runs_chosen"].values()) == round(chosen["threshold_found"] * 200)
+    assert 100 < chosen["runs_chosen"]["this run"] < 200
+    assert chosen["right_on_other_half"] < alone["right_on_other_half"] - 0.05
+
+
+def test_a_rival_no_better_than_the_run_changes_nothing():
+    rng = np.random.default_rng(1)
+    gold = np.array([C] * 60 + [E] * 140)
+    contradiction = np.where(gold == C, rng.uniform(0.6, 0.99, 200), rng.uniform(0.0, 0.7, 200))
+    alone = contradiction_held_out({"d": _pairs(contradiction, gold)}, 0.85, repeats=50)
+    # The same probabilities again: on every half they tie, and the first of equals, this run, is the one judged.
+    chosen = contradiction_held_out({"d": _pairs(contradiction, gold)}, 0.85, repeats=50, rivals={"copy": {"d": _pairs(contradiction, gold)[1]}})
+    assert chosen.pop("runs_chosen") == {"this run": round(alone["threshold_found"] * 50), "copy": 0}
+    assert chosen == alone

@@ -138,3 +138,14 @@ def test_the_int8_graph_is_judged_with_exact_products_as_the_extension_runs_it(s
     monkeypatch.setattr(export.onnxruntime, "InferenceSession", recording)
     probabilities = export.onnx_probabilities(stepwise / "attest-nli" / "onnx" / "model_quantized.onnx", [([1, 2, 3], [0, 0, 1], 0)])
     assert asked == ["1"] and probabilities.shape == (1, 3)
+
+
+def test_told_the_runs_it_was_chosen_among_the_export_says_what_the_choice_cost(stepwise, tmp_path):
+    work = stepwise / "work"
+    rival = stepwise / "attest-nli.dev-probabilities.npz"
+    nli.main(["evaluate", "--model", str(work / "graph"), "--pairs", str(work / "pairs"), "--out", str(tmp_path / "chosen"), "--rivals", str(rival)])
+    metrics = json.loads((tmp_path / "chosen" / "metrics.json").read_text())
+    among = metrics["contradiction_held_out_among_runs"]
+    assert set(among["runs_chosen"]) == {"this run", "attest-nli"}
+    assert {k: v for k, v in among.items() if k != "runs_chosen"}.keys() == metrics["contradiction_held_out"].keys()
+    assert "contradiction_held_out_among_runs" not in json.loads((stepwise / "attest-nli" / "metrics.json").read_text())
