@@ -66,7 +66,7 @@ def test_a_student_of_several_teachers_names_each_and_says_their_probabilities_w
 
 def test_the_card_says_how_the_contradiction_threshold_held_on_dev_pairs_that_did_not_choose_it(tmp_path):
     metrics = json.loads(SHIPPED.read_text())
-    write_card(tmp_path, {key: value for key, value in metrics.items() if key != "contradiction_held_out"})
+    write_card(tmp_path, {key: value for key, value in metrics.items() if not key.startswith("contradiction_held_out")})
     assert "other half" not in (tmp_path / "README.md").read_text()
     metrics["contradiction_held_out"] = {"needed": 0.85, "halvings": 1000, "threshold_found": 0.96, "right_on_other_half": 0.806, "halves_at_75_percent": 0.78, "right_per_other_half": 11.8}
     write_card(tmp_path, metrics)
