@@ -114,6 +114,9 @@ def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], nee
     most contradictions right on the choosing half is the one judged on the other, and `runs_chosen`
     says how often each was ("this run" for the one `splits` holds).
     """
+    for name, probs in (rivals or {}).items():
+        if any(split not in probs or probs[split].shape != p.shape for split, (_, p) in splits.items()):
+            raise ValueError(f"the run {name} was not judged on the same dev pairs as this one (its splits: {sorted(probs)})")
     rng = np.random.default_rng(seed)
     gold = np.concatenate([g for g, _ in splits.values()])
     runs = {"this run": np.concatenate([p for _, p in splits.values()])} | {name: np.concatenate([probs[split] for split in splits]) for name, probs in (rivals or {}).items()}

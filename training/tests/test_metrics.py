@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from attest_training.metrics import ABSTAIN, Thresholds, choose_thresholds, contradiction_held_out, contradiction_threshold, contradictions_right_at, decide, macro_f1
 
@@ -104,3 +105,12 @@ def test_a_rival_no_better_than_the_run_changes_nothing():
     chosen = contradiction_held_out({"d": _pairs(contradiction, gold)}, 0.85, repeats=50, rivals={"copy": {"d": _pairs(contradiction, gold)[1]}})
     assert chosen.pop("runs_chosen") == {"this run": round(alone["threshold_found"] * 50), "copy": 0}
     assert chosen == alone
+
+
+def test_a_rival_judged_on_other_pairs_is_refused_by_name():
+    gold = np.array([C] * 10 + [E] * 10)
+    splits = {"d": _pairs(np.linspace(0.1, 0.9, 20), gold)}
+    with pytest.raises(ValueError, match="the run older was not judged on the same dev pairs"):
+        contradiction_held_out(splits, 0.85, repeats=5, rivals={"older": {"d": _pairs(np.linspace(0.1, 0.9, 19), gold[:19])[1]}})
+    with pytest.raises(ValueError, match="the run other-data was not judged"):
+        contradiction_held_out(splits, 0.85, repeats=5, rivals={"other-data": {"e": splits["d"][1]}})
