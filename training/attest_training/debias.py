@@ -1,0 +1,141 @@
+"""
+Stage 2 against what the claim alone gives away (issue 34: `contradicted` must be precise at the top).
+The verifiers' surest contradictions on dev are mostly negated claims, right or wrong ("CHEK2 is not
+associated with breast cancer" ranks among the surest though its abstract supports it): a claim that
+says "not" is a contradiction more often than not in the training pairs, and the model learns the word
+instead of the abstract. Following Clark et al. (2019, "Don't take the easy way out") and He et al.
+(2019), a claim-only model learns what the words of the claim alone say of the label, and the verifier
+trains as a product of experts with it: its log-probabilities are added to the verifier's before the
+loss, so the verifier is paid only for what the claim alone does not tell. At judging time the
+verifier runs alone, as before.
+
+    python -m attest_training.debias train --work W --init W/stage1/after-all --name debiased [stage-2 options]
+
+The claim-only model is a logistic regression on the claim's word pieces (a bag of them): what it can
+learn is what words give away. Its probabilities for each training pair come from a model that did not
+train on that pair's claim (five folds by claim), so they are what words say of unseen claims, not a
+memory of the training labels.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoConfig
+
+from .metrics import macro_f1
+from .steps import log
+from .twostage import load_inputs, read_dev, scientific_options, scientific_run
+from .verifier import Inputs, class_weights, set_seed, with_gold
+
+FOLDS = 5
+
+
+def claim_pieces(inputs: Inputs) -> list[list[int]]:
+    """Each pair's claim: the second segment (token type 1), its closing separator left out."""
+    return [[i for i, t in zip(ids, types) if t == 1][:-1] for ids, types, _ in inputs]
+
+
+class ClaimOnly(torch.nn.Module):
+    """A logistic regression on the mean of the claim's word-piece embeddings, each a row of label scores."""
+
+    def __init__(self, vocabulary: int, labels: int = 3):
+        super().__init__()
+        self.scores = torch.nn.EmbeddingBag(vocabulary, labels, mode="mean")
+        torch.nn.init.zeros_(self.scores.weight)
+        self.bias = torch.nn.Parameter(torch.zeros(labels))
+
+    def forward(self, pieces: list[list[int]]) -> torch.Tensor:
+        flat = torch.tensor([p for claim in pieces for p in claim] or [0], dtype=torch.long)
+        offsets = torch.tensor(np.cumsum([0] + [len(claim) for claim in pieces[:-1]]), dtype=torch.long)
+        return self.scores(flat, offsets) + self.bias
+
+
+def fit_claim_only(pieces: list[list[int]], labels: list[int], vocabulary: int, epochs: int = 40, seed: int = 13) -> ClaimOnly:
+    """The claim-only model on these claims, with the verifier's balanced loss and a little weight decay (few claims, many words)."""
+    torch.manual_seed(seed)
+    model = ClaimOnly(vocabulary)
+    optimiser = torch.optim.Adam(model.parameters(), lr=0.05, weight_decay=1e-5)
+    weights, gold = class_weights(labels), torch.tensor(labels)
+    order = np.random.default_rng(seed)
+    for _ in range(epochs):
+        for batch in np.array_split(order.permutation(len(pieces)), max(1, len(pieces) // 256)):
+            optimiser.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model([pieces[i] for i in batch]), gold[batch], weight=weights)
+            loss.backward()
+            optimiser.step()
+    return model
+
+
+@torch.no_grad()
+def claim_only_probabilities(model: ClaimOnly, pieces: list[list[int]]) -> np.ndarray:
+    return torch.softmax(model(pieces), dim=-1).numpy()
+
+
+def cross_fitted(pieces: list[list[int]], labels: list[int], vocabulary: int, folds: int = FOLDS, seed: int = 13) -> np.ndarray:
+    """Each pair's claim-only probabilities from a model fitted on the other folds; a claim's pairs (one per premise) share a fold."""
+    claims = sorted({tuple(p) for p in pieces})
+    fold_of = dict(zip(claims, np.random.default_rng(seed).permutation(len(claims)) % folds))
+    fold = np.array([fold_of[tuple(p)] for p in pieces])
+    out = np.zeros((len(pieces), 3), dtype=np.float32)
+    for k in range(folds):
+        train = np.flatnonzero(fold != k)
+        model = fit_claim_only([pieces[i] for i in train], [labels[i] for i in train], vocabulary, seed=seed)
+        held = np.flatnonzero(fold == k)
+        out[held] = claim_only_probabilities(model, [pieces[i] for i in held])
+    return out
+
+
+def product_of_experts_loss(logits: torch.Tensor, bias_log_probabilities: torch.Tensor, labels: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """The balanced cross-entropy of the verifier's and the claim-only model's log-probabilities added."""
+    return torch.nn.functional.cross_entropy(torch.log_softmax(logits, dim=-1) + bias_log_probabilities, labels, weight=weights)
+
+
+def train(args) -> dict:
+    """Stage 2 from `--init` on W's scientific pairs as a product of experts with the claim-only model, as the stage-2 run W/stage2/NAME."""
+    set_seed(args.seed)
+    work = Path(args.work)
+    inputs = load_inputs(work / "inputs" / "stage2.npz")
+    pieces, labels = claim_pieces(inputs), [label for *_, label in inputs]
+    vocabulary = AutoConfig.from_pretrained(args.init).vocab_size
+    bias = cross_fitted(pieces, labels, vocabulary, seed=args.seed)
+    gold, dev_inputs = read_dev(work)
+    # What the words of a claim alone tell of the label on dev, from a model fitted on every train claim.
+    on_dev = claim_only_probabilities(fit_claim_only(pieces, labels, vocabulary, seed=args.seed), [p for rows in dev_inputs.values() for p in claim_pieces(rows)])
+    splits = with_gold(gold, dict(zip(dev_inputs, np.split(on_dev, np.cumsum([len(rows) for rows in dev_inputs.values()])[:-1]))))
+    claim_only = {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
+    log(f"claim-only dev macro-F1 {claim_only}")
+    bias_log = torch.from_numpy(np.log(np.clip(bias, 1e-6, 1.0)))
+    device = torch.device(args.device)
+    weights = class_weights(labels).to(device)
+
+    def loss(logits: torch.Tensor, batch_labels: torch.Tensor, indices: list[int]) -> torch.Tensor:
+        return product_of_experts_loss(logits, bias_log[indices].to(device), batch_labels, weights)
+
+    record = {"debiased": {"claim_only": "bag of word pieces, logistic regression", "folds": FOLDS, "claim_only_dev_macro_f1": claim_only}}
+    return scientific_run(args, work, work / "stage2" / args.name, Path(args.init), inputs, loss, record, args.stop_after_epochs)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = parser.add_subparsers(dest="step", required=True)
+    step = steps.add_parser("train", help="stage 2 as a product of experts with a claim-only model")
+    step.add_argument("--work", required=True, help="the two-stage run folder whose scientific pairs it trains on")
+    step.add_argument("--init", required=True, help="the weights to start from (its stage 1's after-all)")
+    step.add_argument("--name", default="debiased", help="W/stage2/NAME holds this run")
+    step.add_argument("--threads", type=int, default=0)
+    step.add_argument("--seed", type=int, default=13)
+    scientific_options(step)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    {"train": train}[args.step](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+import json
+
+import numpy as np
+import torch
+
+from attest_training import debias, twostage
+from attest_training.debias import claim_pieces, claim_only_probabilities, cross_fitted, fit_claim_only, product_of_experts_loss
+from attest_training.metrics import CONTRADICTION, ENTAILMENT, NEUTRAL
+from attest_training.pretrain_pairs import PretrainPair, write
+from tests.tiny import tiny_base, tiny_data
+
+NOT, OTHER_WORDS = 7, range(100, 400)
+
+
+def _pairs_of(claims: list[list[int]], labels: list[int], premises: int = 3) -> tuple[list[list[int]], list[int]]:
+    """Each claim against several premises, as the scientific pairs are: the claim's pieces repeated, its label with them."""
+    return [c for c in claims for _ in range(premises)], [label for label in labels for _ in range(premises)]
+
+
+def test_the_claim_is_the_second_segment_without_its_separator():
+    # [CLS] premise [SEP] claim [SEP], the claim's tokens typed 1.
+    inputs = [([2, 10, 11, 3, 20, 21, 22, 3], [0, 0, 0, 0, 1, 1, 1, 1], 0), ([2, 10, 3, 30, 3], [0, 0, 0, 1, 1], 1)]
+    assert claim_pieces(inputs) == [[20, 21, 22], [30]]
+
+
+def test_a_word_that_gives_the_label_away_is_learnt_from_other_claims():
+    rng = np.random.default_rng(0)
+    negated = rng.uniform(size=300) < 0.3
+    claims = [[NOT, *rng.choice(OTHER_WORDS, 1)] if n else list(rng.choice(OTHER_WORDS, 2)) for n in negated]
+    labels = [CONTRADICTION if n else int(rng.choice([ENTAILMENT, NEUTRAL])) for n in negated]
+    pieces, per_pair = _pairs_of(claims, labels)
+    probabilities = cross_fitted(pieces, per_pair, vocabulary=400)
+    said_not = np.repeat(negated, 3)
+    assert probabilities[said_not, CONTRADICTION].mean() > 0.6 > 0.2 > probabilities[~said_not, CONTRADICTION].mean()
+
+
+def test_a_pair_is_judged_by_a_model_that_never_saw_its_claim_against_another_premise():
+    rng = np.random.default_rng(1)
+    # Each claim its own word and a label at random: nothing to learn but the claims themselves.
+    claims = [[100 + i] for i in range(240)]
+    labels = list(rng.integers(0, 3, 240))
+    pieces, per_pair = _pairs_of(claims, labels)
+    remembered = claim_only_probabilities(fit_claim_only(pieces, per_pair, vocabulary=400), pieces).argmax(1)
+    held = cross_fitted(pieces, per_pair, vocabulary=400).argmax(1)
+    gold = np.array(per_pair)
+    # A model fitted on the claim remembers its label; folds by claim leave each pair's claim unseen, so chance.
+    assert (remembered == gold).mean() > 0.95
+    assert (held == gold).mean() < 0.45
+
+
+def test_the_product_of_experts_pays_the_verifier_less_for_what_the_claim_alone_tells():
+    logits = torch.zeros((2, 3), requires_grad=True)
+    labels = torch.tensor([CONTRADICTION, CONTRADICTION])
+    weights = torch.ones(3)
+    # The claim alone says contradiction for the first pair (a "not"), nothing for the second.
+    bias = torch.log(torch.tensor([[0.9, 0.05, 0.05], [1 / 3, 1 / 3, 1 / 3]]))
+    product_of_experts_loss(logits, bias, labels, weights).backward()
+    told, untold = logits.grad.norm(dim=1)
+    assert told < untold / 3
+    # With a claim-only model that knows nothing, it is the verifier's own balanced cross-entropy.
+    plain = torch.nn.functional.cross_entropy(logits.detach(), labels, weight=weights)
+    assert torch.isclose(product_of_experts_loss(logits.detach(), bias[[1, 1]], labels, weights), plain)
+
+
+def test_the_debiased_run_is_a_stage2_run_that_says_what_the_claim_alone_scored(tmp_path):
+    torch.set_num_threads(1)
+    tiny_data(tmp_path / "data")
+    base = tiny_base(tmp_path / "base")
+    write([PretrainPair("Aspirin lowers the risk of stroke.", "Aspirin lowers stroke risk.", "entailment", "snli")] * 4, tmp_path / "stage1.jsonl.gz")
+    work = tmp_path / "run"
+    common = ["--work", str(work), "--base", str(base)]
+    twostage.main(["prepare", *common, "--data", str(tmp_path / "data"), "--datasets", "scifact", "--stage1-pairs", str(tmp_path / "stage1.jsonl.gz"),
+                   "--stage1-length", "32", "--stage2-length", "48"])
+    debias.main(["train", "--work", str(work), "--init", str(base), "--epochs", "1", "--batch-size", "4", "--threads", "1"])
+    done = json.loads((work / "stage2" / "debiased" / "done.json").read_text())
+    assert set(done["debiased"]["claim_only_dev_macro_f1"]) == {"scifact"}
+    assert (work / "stage2" / "debiased" / "best" / "model.safetensors").exists()
+    assert twostage.best_stage2(work) == work / "stage2" / "debiased" / "best"
