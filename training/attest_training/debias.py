@@ -28,7 +28,7 @@ from transformers import AutoConfig
 
 from .metrics import macro_f1
 from .steps import log
-from .twostage import load_inputs, read_dev, scientific_options, scientific_run
+from .twostage import load_inputs, read_dev, scientific_run, started_run_options
 from .verifier import Inputs, class_weights, set_seed, with_gold
 
 FOLDS = 5
@@ -124,11 +124,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     steps = parser.add_subparsers(dest="step", required=True)
     step = steps.add_parser("train", help="stage 2 as a product of experts with a claim-only model")
     step.add_argument("--work", required=True, help="the two-stage run folder whose scientific pairs it trains on")
-    step.add_argument("--init", required=True, help="the weights to start from (its stage 1's after-all)")
-    step.add_argument("--name", default="debiased", help="W/stage2/NAME holds this run")
-    step.add_argument("--threads", type=int, default=0)
-    step.add_argument("--seed", type=int, default=13)
-    scientific_options(step)
+    started_run_options(step, "debiased")
     return parser.parse_args(argv)
 
 

@@ -452,6 +452,15 @@ def scientific_options(step: argparse.ArgumentParser) -> None:
     step.add_argument("--stop-after-epochs", type=int, default=0, help="finish after this many epochs of the --epochs schedule (0: all of them)")
 
 
+def started_run_options(step: argparse.ArgumentParser, name: str) -> None:
+    """A stage-2 run trained by another step (a distillation's student, a debiased run): where it starts, its name, and what `scientific_run` reads."""
+    step.add_argument("--init", required=True, help="the weights to start from (its stage 1's after-all)")
+    step.add_argument("--name", default=name, help="W/stage2/NAME holds this run")
+    step.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
+    step.add_argument("--seed", type=int, default=13)
+    scientific_options(step)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = parser.add_subparsers(dest="step", required=True)
