@@ -1,5 +1,5 @@
 """
-Stage 2 against what the claim alone gives away (issue 34: `contradicted` must be precise at the top).
+Training against what the claim alone gives away (issue 34: `contradicted` must be precise at the top).
 The verifiers' surest contradictions on dev are mostly negated claims, right or wrong ("CHEK2 is not
 associated with breast cancer" ranks among the surest though its abstract supports it): a claim that
 says "not" is a contradiction more often than not in the training pairs, and the model learns the word
@@ -7,9 +7,7 @@ instead of the abstract. Following Clark et al. (2019, "Don't take the easy way 
 (2019), a claim-only model learns what the words of the claim alone say of the label, and the verifier
 trains as a product of experts with it: its log-probabilities are added to the verifier's before the
 loss, so the verifier is paid only for what the claim alone does not tell. At judging time the
-verifier runs alone, as before.
-
-    python -m attest_training.debias train --work W --init W/stage1/after-all --name debiased [stage-2 options]
+verifier runs alone, as before: `twostage stage1 --claim-only-expert`, `twostage stage2 --claim-only-expert`.
 
 The claim-only model is a logistic regression on the claim's word pieces (a bag of them): what it can
 learn is what words give away. Its probabilities for each training pair come from a model that did not
@@ -18,18 +16,18 @@ memory of the training labels.
 """
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
-from transformers import AutoConfig
 
 from .metrics import macro_f1
+from .pairs import Pair
 from .steps import log
-from .twostage import load_inputs, read_dev, scientific_run, started_run_options
-from .verifier import Inputs, class_weights, set_seed, with_gold
+from .verifier import Inputs, class_weights, with_gold
+
+# As twostage.fit calls it: the batch's logits, gold labels and row numbers in the training inputs.
+Loss = Callable[[torch.Tensor, torch.Tensor, list[int]], torch.Tensor]
 
 FOLDS = 5
 
@@ -94,44 +92,21 @@ def product_of_experts_loss(logits: torch.Tensor, bias_log_probabilities: torch.
     return torch.nn.functional.cross_entropy(torch.log_softmax(logits, dim=-1) + bias_log_probabilities, labels, weight=weights)
 
 
-def train(args) -> dict:
-    """Stage 2 from `--init` on W's scientific pairs as a product of experts with the claim-only model, as the stage-2 run W/stage2/NAME."""
-    set_seed(args.seed)
-    work = Path(args.work)
-    inputs = load_inputs(work / "inputs" / "stage2.npz")
+def claim_only_expert(inputs: Inputs, dev: dict[str, list[Pair]], dev_inputs: dict[str, Inputs], vocabulary: int, seed: int, device: torch.device) -> tuple[Loss, dict]:
+    """
+    The loss that trains a verifier on `inputs` as a product of experts with the claim-only model
+    (cross-fitted on their claims), and what to record of it: what the claim alone scores on dev,
+    from a model fitted on every training claim.
+    """
     pieces, labels = claim_pieces(inputs), [label for *_, label in inputs]
-    vocabulary = AutoConfig.from_pretrained(args.init).vocab_size
-    bias = cross_fitted(pieces, labels, vocabulary, seed=args.seed)
-    gold, dev_inputs = read_dev(work)
-    # What the words of a claim alone tell of the label on dev, from a model fitted on every train claim.
-    on_dev = claim_only_probabilities(fit_claim_only(pieces, labels, vocabulary, seed=args.seed), [p for rows in dev_inputs.values() for p in claim_pieces(rows)])
-    splits = with_gold(gold, dict(zip(dev_inputs, np.split(on_dev, np.cumsum([len(rows) for rows in dev_inputs.values()])[:-1]))))
+    bias = torch.from_numpy(np.log(np.clip(cross_fitted(pieces, labels, vocabulary, seed=seed), 1e-6, 1.0)))
+    on_dev = claim_only_probabilities(fit_claim_only(pieces, labels, vocabulary, seed=seed), [p for rows in dev_inputs.values() for p in claim_pieces(rows)])
+    splits = with_gold(dev, dict(zip(dev_inputs, np.split(on_dev, np.cumsum([len(rows) for rows in dev_inputs.values()])[:-1]))))
     claim_only = {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
     log(f"claim-only dev macro-F1 {claim_only}")
-    bias_log = torch.from_numpy(np.log(np.clip(bias, 1e-6, 1.0)))
-    device = torch.device(args.device)
     weights = class_weights(labels).to(device)
 
     def loss(logits: torch.Tensor, batch_labels: torch.Tensor, indices: list[int]) -> torch.Tensor:
-        return product_of_experts_loss(logits, bias_log[indices].to(device), batch_labels, weights)
+        return product_of_experts_loss(logits, bias[indices].to(device), batch_labels, weights)
 
-    record = {"debiased": {"claim_only": "bag of word pieces, logistic regression", "folds": FOLDS, "claim_only_dev_macro_f1": claim_only}}
-    return scientific_run(args, work, work / "stage2" / args.name, Path(args.init), inputs, loss, record, args.stop_after_epochs)
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    steps = parser.add_subparsers(dest="step", required=True)
-    step = steps.add_parser("train", help="stage 2 as a product of experts with a claim-only model")
-    step.add_argument("--work", required=True, help="the two-stage run folder whose scientific pairs it trains on")
-    started_run_options(step, "debiased")
-    return parser.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
-    {"train": train}[args.step](args)
-
-
-if __name__ == "__main__":
-    main()
+    return loss, {"claim_only_expert": {"model": "logistic regression on the claim's word pieces", "folds": FOLDS, "dev_macro_f1": claim_only}}

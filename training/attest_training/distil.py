@@ -26,7 +26,7 @@ from transformers import AutoTokenizer
 
 from .pairs import DATASETS, LABELS, Pair
 from .steps import log
-from .twostage import load_inputs, save_inputs, scientific_run, started_run_options
+from .twostage import load_inputs, save_inputs, scientific_options, scientific_run
 from .verifier import Encoder, Inputs, class_weights, classifier, commit, predict
 
 # The label of a claim–sentence pair, which only the teacher's probabilities describe.
@@ -169,7 +169,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--student-work", required=True)
     step.add_argument("--temperature", type=float, default=2.0)
     step.add_argument("--soft-weight", type=float, default=0.5, help="the teacher's share of the loss; the gold labels have the rest")
-    started_run_options(step, "distilled")
+    step.add_argument("--init", required=True, help="the student's weights to start from (its stage 1's after-all)")
+    step.add_argument("--name", default="distilled", help="SW/stage2/NAME holds this run")
+    step.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
+    step.add_argument("--seed", type=int, default=13)
+    scientific_options(step)
     return parser.parse_args(argv)
 
 

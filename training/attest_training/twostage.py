@@ -21,14 +21,14 @@ import platform
 import shutil
 import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import safetensors.torch
 import torch
-from transformers import AutoTokenizer, get_linear_schedule_with_warmup
+from transformers import AutoConfig, AutoTokenizer, get_linear_schedule_with_warmup
 
 from . import base_model, pretrain_pairs
+from .debias import Loss, claim_only_expert
 from .metrics import report
 from .model_folder import evaluate_options, export_options, write_folder
 from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
@@ -136,7 +136,6 @@ def machine(device: torch.device) -> str:
     return f"CPU {platform.machine()}, {torch.get_num_threads()} threads"
 
 
-Loss = Callable[[torch.Tensor, torch.Tensor, list[int]], torch.Tensor]
 
 
 def fit(model, inputs: Inputs, run: Run, args, device, pad_id: int, after_step=None, after_epoch=None, stop_after: int | None = None, loss: Loss | None = None) -> Progress:
@@ -189,9 +188,10 @@ def stage1(args) -> None:
                 save_weights(model, tokenizer, folder / f"after-{point}", {"pairs": seen, "step": step, "machine": machine(device)})
                 log(f"stage 1: kept the weights after {point} pairs")
 
-    progress = fit(model, inputs, run, args, device, tokenizer.pad_token_id, after_step=after_step)
+    loss, expert = claim_only(args, work, inputs, base)
+    progress = fit(model, inputs, run, args, device, tokenizer.pad_token_id, after_step=after_step, loss=loss)
     record = {"pairs": len(inputs), "epochs": args.epochs, "steps": progress.step, "batch_size": args.batch_size, "learning_rate": args.learning_rate,
-              "seconds_this_run": round(time.time() - started), "machine": machine(device), "torch": torch.__version__, "commit": commit()}
+              "seconds_this_run": round(time.time() - started), "machine": machine(device), "torch": torch.__version__, "commit": commit(), **expert}
     save_weights(model, tokenizer, folder / "after-all", record)
     (folder / "done.json").write_text(json.dumps({**record, "points": points}, indent=2) + "\n")
     log(f"stage 1 done: {record}")
@@ -201,7 +201,17 @@ def stage2(args) -> dict:
     """The scientific train pairs from `--init` (the base, or stage 1's weights); the epoch best on dev kept in W/stage2/NAME/best."""
     work = Path(args.work)
     init = Path(args.init) if args.init else base_folder(args)
-    return scientific_run(args, work, work / "stage2" / args.name, init, load_inputs(work / "inputs" / "stage2.npz"), stop_after_epochs=args.stop_after_epochs)
+    inputs = load_inputs(work / "inputs" / "stage2.npz")
+    loss, expert = claim_only(args, work, inputs, init)
+    return scientific_run(args, work, work / "stage2" / args.name, init, inputs, loss, expert, args.stop_after_epochs)
+
+
+def claim_only(args, work: Path, inputs: Inputs, start: Path) -> tuple[Loss | None, dict]:
+    """With --claim-only-expert, the loss of a product of experts with a claim-only model and its record (debias.py); else the default loss."""
+    if not args.claim_only_expert:
+        return None, {}
+    gold, dev_inputs = read_dev(work)
+    return claim_only_expert(inputs, gold, dev_inputs, AutoConfig.from_pretrained(str(start)).vocab_size, args.seed, torch.device(args.device))
 
 
 def scientific_run(args, work: Path, folder: Path, init: Path, inputs: Inputs, loss: Loss | None = None, record: dict | None = None, stop_after_epochs: int = 0) -> dict:
@@ -266,7 +276,7 @@ def curve(args) -> None:
             row = {"pairs": label, "stage1_only": summary(scores)}
             rows.append(row)
         if args.stage2_epochs and "after_stage2" not in row:
-            args_for = argparse.Namespace(**{**vars(args), "init": str(folder), "name": "from-" + label.split(" ")[0], "epochs": args.stage2_epochs, "stop_after_epochs": 0})
+            args_for = argparse.Namespace(**{**vars(args), "init": str(folder), "name": "from-" + label.split(" ")[0], "epochs": args.stage2_epochs, "stop_after_epochs": 0, "claim_only_expert": False})
             finished = stage2(args_for)
             row["after_stage2"] = summary(finished["history"][finished["best_epoch"] - 1]["dev_argmax"]) | {"best_epoch": finished["best_epoch"], "epochs": args.stage2_epochs}
         log(f"curve {label}: {row}")
@@ -452,15 +462,6 @@ def scientific_options(step: argparse.ArgumentParser) -> None:
     step.add_argument("--stop-after-epochs", type=int, default=0, help="finish after this many epochs of the --epochs schedule (0: all of them)")
 
 
-def started_run_options(step: argparse.ArgumentParser, name: str) -> None:
-    """A stage-2 run trained by another step (a distillation's student, a debiased run): where it starts, its name, and what `scientific_run` reads."""
-    step.add_argument("--init", required=True, help="the weights to start from (its stage 1's after-all)")
-    step.add_argument("--name", default=name, help="W/stage2/NAME holds this run")
-    step.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
-    step.add_argument("--seed", type=int, default=13)
-    scientific_options(step)
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = parser.add_subparsers(dest="step", required=True)
@@ -489,11 +490,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     common(step)
     training_options(step, batch=32, rate=5e-5, epochs=1)
     step.add_argument("--curve-points", type=int, nargs="*", default=list(CURVE_POINTS), help="keep the weights after this many pairs")
+    step.add_argument("--claim-only-expert", action="store_true", help="train as a product of experts with a claim-only model, against what the claim's words alone give away")
     step = steps.add_parser("stage2", help="train on the scientific pairs")
     common(step)
     scientific_options(step)
     step.add_argument("--init", help="the weights to start from (default: the base)")
     step.add_argument("--name", required=True, help="W/stage2/NAME holds this run")
+    step.add_argument("--claim-only-expert", action="store_true", help="train as a product of experts with a claim-only model, against what the claim's words alone give away")
     step = steps.add_parser("curve", help="dev macro-F1 at stage 1's kept points")
     common(step)
     training_options(step, **STAGE2_SCHEDULE)

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import torch
 
-from attest_training import debias, twostage
+from attest_training import twostage
 from attest_training.debias import claim_pieces, claim_only_probabilities, cross_fitted, fit_claim_only, product_of_experts_loss
 from attest_training.metrics import CONTRADICTION, ENTAILMENT, NEUTRAL
 from attest_training.pretrain_pairs import PretrainPair, write
@@ -62,17 +62,18 @@ def test_the_product_of_experts_pays_the_verifier_less_for_what_the_claim_alone_
     assert torch.isclose(product_of_experts_loss(logits.detach(), bias[[1, 1]], labels, weights), plain)
 
 
-def test_the_debiased_run_is_a_stage2_run_that_says_what_the_claim_alone_scored(tmp_path):
+def test_both_stages_train_against_the_claim_alone_and_say_what_it_scored(tmp_path):
     torch.set_num_threads(1)
     tiny_data(tmp_path / "data")
     base = tiny_base(tmp_path / "base")
-    write([PretrainPair("Aspirin lowers the risk of stroke.", "Aspirin lowers stroke risk.", "entailment", "snli")] * 4, tmp_path / "stage1.jsonl.gz")
+    write([PretrainPair("Aspirin lowers the risk of stroke.", "Aspirin does not lower stroke risk.", "contradiction", "snli"),
+           PretrainPair("Aspirin lowers the risk of stroke.", "Aspirin lowers stroke risk.", "entailment", "snli")] * 4, tmp_path / "stage1.jsonl.gz")
     work = tmp_path / "run"
-    common = ["--work", str(work), "--base", str(base)]
-    twostage.main(["prepare", *common, "--data", str(tmp_path / "data"), "--datasets", "scifact", "--stage1-pairs", str(tmp_path / "stage1.jsonl.gz"),
+    common = ["--work", str(work), "--base", str(base), "--batch-size", "4", "--threads", "1", "--claim-only-expert"]
+    twostage.main(["prepare", *common[:4], "--data", str(tmp_path / "data"), "--datasets", "scifact", "--stage1-pairs", str(tmp_path / "stage1.jsonl.gz"),
                    "--stage1-length", "32", "--stage2-length", "48"])
-    debias.main(["train", "--work", str(work), "--init", str(base), "--epochs", "1", "--batch-size", "4", "--threads", "1"])
-    done = json.loads((work / "stage2" / "debiased" / "done.json").read_text())
-    assert set(done["debiased"]["claim_only_dev_macro_f1"]) == {"scifact"}
-    assert (work / "stage2" / "debiased" / "best" / "model.safetensors").exists()
+    twostage.main(["stage1", *common, "--curve-points"])
+    twostage.main(["stage2", *common, "--init", str(work / "stage1" / "after-all"), "--name", "debiased", "--epochs", "1"])
+    for done in (work / "stage1" / "done.json", work / "stage2" / "debiased" / "done.json"):
+        assert set(json.loads(done.read_text())["claim_only_expert"]["dev_macro_f1"]) == {"scifact"}
     assert twostage.best_stage2(work) == work / "stage2" / "debiased" / "best"
