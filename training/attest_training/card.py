@@ -116,10 +116,19 @@ def two_stage(metrics: dict) -> str:
     sources = sorted({kind.split("/")[0] for kind in stage1["kinds"]})
     return f"""- **Stage 1** (before the scientific pairs): {stage1['pairs']} pairs ({', '.join(f'{k} {v}' for k, v in stage1['kinds'].items())}),
   max length {stage1['max_length']}, {stage1['epochs']} epoch, batch {stage1['batch_size']}, learning rate {stage1['learning_rate']}, loss weighed
-  against each label's share; on {stage1['machine']} (torch {stage1['torch']}), commit `{stage1['commit']}`, {stage1['seconds_this_run']} s in its last run.
+  against each label's share{against_the_claim(stage1.get('claim_only_expert'))}; on {stage1['machine']} (torch {stage1['torch']}), commit `{stage1['commit']}`, {stage1['seconds_this_run']} s in its last run.
 {chr(10).join(f'  - {PRETRAIN_DATA[s]}' for s in sources)}
-- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`){distilled(metrics.get('distilled_from'))}{souped(metrics.get('soup'))}; exported on {metrics['export_machine']}.
+- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`){distilled(metrics.get('distilled_from'))}{souped(metrics.get('soup'))}{against_the_claim(metrics.get('claim_only_expert'))}; exported on {metrics['export_machine']}.
 """
+
+
+def against_the_claim(record: dict | None) -> str:
+    """For a stage trained as a product of experts with a claim-only model (`debias.py`): so, and what the claim alone scored on dev."""
+    if not record:
+        return ""
+    scores = record["dev_macro_f1"]
+    return (f", as a product of experts with a claim-only model ({record['model']}, cross-fitted in {record['folds']} folds by claim), which alone scores"
+            f" {' / '.join(f'{scores[name]:.3f}' for name in scores)} dev macro-F1 ({', '.join(scores)})")
 
 
 def distilled(record: dict | None) -> str:

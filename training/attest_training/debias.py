@@ -47,7 +47,7 @@ class ClaimOnly(torch.nn.Module):
         self.bias = torch.nn.Parameter(torch.zeros(labels))
 
     def forward(self, pieces: list[list[int]]) -> torch.Tensor:
-        flat = torch.tensor([p for claim in pieces for p in claim] or [0], dtype=torch.long)
+        flat = torch.tensor([p for claim in pieces for p in claim], dtype=torch.long)
         offsets = torch.tensor(np.cumsum([0] + [len(claim) for claim in pieces[:-1]]), dtype=torch.long)
         return self.scores(flat, offsets) + self.bias
 

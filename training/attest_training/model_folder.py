@@ -24,6 +24,7 @@ from .steps import log
 from .verifier import Inputs, model_name, predict, with_gold
 
 GRAPH = Path("onnx") / "model_quantized.onnx"
+DEV_PROBABILITIES = ".dev-probabilities.npz"
 
 
 @dataclass
@@ -86,9 +87,6 @@ def write_verdicts(folder: Path, dev: dict[str, list[Pair]], int8: dict[str, np.
 def save_dev_probabilities(out: Path, int8: dict[str, np.ndarray]) -> None:
     """The int8 graph's dev probabilities beside the folder `out`, for studying the thresholds again."""
     np.savez(out.with_name(out.name + DEV_PROBABILITIES), **int8)
-
-
-DEV_PROBABILITIES = ".dev-probabilities.npz"
 
 
 def rival_probabilities(paths: list[str]) -> dict[str, dict[str, np.ndarray]]:

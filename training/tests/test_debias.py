@@ -77,3 +77,7 @@ def test_both_stages_train_against_the_claim_alone_and_say_what_it_scored(tmp_pa
     for done in (work / "stage1" / "done.json", work / "stage2" / "debiased" / "done.json"):
         assert set(json.loads(done.read_text())["claim_only_expert"]["dev_macro_f1"]) == {"scifact"}
     assert twostage.best_stage2(work) == work / "stage2" / "debiased" / "best"
+    twostage.main(["export", *common[:4], "--threads", "1", "--out", str(tmp_path / "model"), "--min-agreement", "0"])
+    card = (tmp_path / "model" / "README.md").read_text()
+    # Both stages say so in the card, each with what the claim alone scored.
+    assert card.count("as a product of experts with a claim-only model (logistic regression on the claim's word pieces, cross-fitted in 5 folds by claim)") == 2
