@@ -100,8 +100,8 @@ def claim_only_expert(inputs: Inputs, dev: dict[str, list[Pair]], dev_inputs: di
     """
     pieces, labels = claim_pieces(inputs), [label for *_, label in inputs]
     bias = torch.from_numpy(np.log(np.clip(cross_fitted(pieces, labels, vocabulary, seed=seed), 1e-6, 1.0)))
-    on_dev = claim_only_probabilities(fit_claim_only(pieces, labels, vocabulary, seed=seed), [p for rows in dev_inputs.values() for p in claim_pieces(rows)])
-    splits = with_gold(dev, dict(zip(dev_inputs, np.split(on_dev, np.cumsum([len(rows) for rows in dev_inputs.values()])[:-1]))))
+    fitted = fit_claim_only(pieces, labels, vocabulary, seed=seed)
+    splits = with_gold(dev, {name: claim_only_probabilities(fitted, claim_pieces(rows)) for name, rows in dev_inputs.items()})
     claim_only = {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
     log(f"claim-only dev macro-F1 {claim_only}")
     weights = class_weights(labels).to(device)

@@ -128,8 +128,7 @@ def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], nee
         if choice is None:
             continue
         name, t = choice
-        said = decide(runs[name][~first], Thresholds(0.0, t, 1.01)) == CONTRADICTION
-        n, right = int(said.sum()), int((gold[~first][said] == CONTRADICTION).sum())
+        n, right = _said_and_right(gold[~first], runs[name][~first], t)
         picked[name] += 1
         chosen, said_other, right_other, at_75 = chosen + 1, said_other + n, right_other + right, at_75 + int(right >= 0.75 * n)
     return {
@@ -148,10 +147,16 @@ def _best_on(gold: np.ndarray, runs: dict[str, np.ndarray], needed: float) -> tu
         t = contradiction_threshold(gold, probs, needed)
         if t > 1:
             continue
-        right = int((gold[decide(probs, Thresholds(0.0, t, 1.01)) == CONTRADICTION] == CONTRADICTION).sum())
+        right = _said_and_right(gold, probs, t)[1]
         if best is None or right > best[0]:
             best = (right, name, t)
     return None if best is None else (best[1], best[2])
+
+
+def _said_and_right(gold: np.ndarray, probabilities: np.ndarray, threshold: float) -> tuple[int, int]:
+    """How often a contradiction threshold says `contradicted` on these pairs, and how often rightly."""
+    said = decide(probabilities, Thresholds(0.0, threshold, 1.01)) == CONTRADICTION
+    return int(said.sum()), int((gold[said] == CONTRADICTION).sum())
 
 
 def contradictions_right_at(gold: np.ndarray, probabilities: np.ndarray, levels: Sequence[float] = PRECISION_LEVELS) -> dict[str, int]:

@@ -136,8 +136,6 @@ def machine(device: torch.device) -> str:
     return f"CPU {platform.machine()}, {torch.get_num_threads()} threads"
 
 
-
-
 def fit(model, inputs: Inputs, run: Run, args, device, pad_id: int, after_step=None, after_epoch=None, stop_after: int | None = None, loss: Loss | None = None) -> Progress:
     """Trains `model` on `inputs` through `run` (checkpointed, resumable); the loss `loss(logits, labels, indices)`,
     by default cross-entropy weighed against each label's share; after `stop_after` steps in all, it stops without a checkpoint."""
@@ -474,6 +472,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         step.add_argument("--seed", type=int, default=13)
         step.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
 
+    def claim_only_option(step: argparse.ArgumentParser) -> None:
+        step.add_argument("--claim-only-expert", action="store_true", help="train as a product of experts with a claim-only model, against what the claim's words alone give away")
 
     step = steps.add_parser("prepare", help="build and tokenise every pair")
     common(step)
@@ -491,13 +491,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     common(step)
     training_options(step, batch=32, rate=5e-5, epochs=1)
     step.add_argument("--curve-points", type=int, nargs="*", default=list(CURVE_POINTS), help="keep the weights after this many pairs")
-    step.add_argument("--claim-only-expert", action="store_true", help="train as a product of experts with a claim-only model, against what the claim's words alone give away")
+    claim_only_option(step)
     step = steps.add_parser("stage2", help="train on the scientific pairs")
     common(step)
     scientific_options(step)
     step.add_argument("--init", help="the weights to start from (default: the base)")
     step.add_argument("--name", required=True, help="W/stage2/NAME holds this run")
-    step.add_argument("--claim-only-expert", action="store_true", help="train as a product of experts with a claim-only model, against what the claim's words alone give away")
+    claim_only_option(step)
     step = steps.add_parser("curve", help="dev macro-F1 at stage 1's kept points")
     common(step)
     training_options(step, **STAGE2_SCHEDULE)
