@@ -219,6 +219,9 @@ export class PaperLibrary implements EvidenceFinder {
     let done = 0;
     for (const [at, chunk] of chunks.entries()) {
       const vectors = await (next as Promise<Float32Array[]>);
+      // Vectors that came in while the chunk before was saved are not saved after a stop that came meanwhile:
+      // once a stop has reached this thread, what the library holds no longer changes.
+      signal?.throwIfAborted();
       // The next chunk is embedded while this one is saved: the encoder's workers never wait for the store.
       next = at + 1 < chunks.length ? embed(chunks[at + 1]) : undefined;
       try {

@@ -675,6 +675,23 @@ describe('the paper library', () => {
       );
     });
 
+    it('saves nothing more once stopped, not even the vectors that came in while the chunk before was saved', async () => {
+      const embedder = await encoder();
+      const { library } = await PaperLibrary.open(path.join(dir, 'library'));
+      // Three chunks of the library's embedding (512 papers each).
+      await library.add(Array.from({ length: 1_100 }, (_, i) => paper(`p${i}`, `Paper ${i} on stroke`, `Stroke care study ${i}.`)));
+      // Its vectors come back whatever the stop, as those already on their way from the extension host do.
+      const deaf = { embed: (texts: readonly string[], kind: TextKind) => embedder.embed(texts, kind), dispose: async () => undefined };
+      const encoding = new PaperLibrary(library.store, { encoder: { model: 'all-MiniLM-L6-v2', embedder: deaf } });
+      const stop = new AbortController();
+      // Stopped as the first chunk's save ends, while the second chunk is embedded.
+      const stopping = encoding.embedMissing({ signal: stop.signal, onProgress: (done) => done > 0 && stop.abort(new Error('Stopped.')) });
+      await assert.rejects(stopping, /Stopped\./);
+      assert.equal(library.store.countWithoutVectors('all-MiniLM-L6-v2'), 1_100 - 512);
+      const { store } = await PaperStore.open(path.join(dir, 'library'));
+      assert.equal(store.countWithoutVectors('all-MiniLM-L6-v2'), 1_100 - 512, 'as saved');
+    });
+
     it('embeds every paper again for another encoder, whose vectors replace the old ones', async () => {
       const embedder = await encoder();
       const { library } = await PaperLibrary.open(path.join(dir, 'library'), { encoder: { model: 'all-MiniLM-L6-v2', embedder } });
