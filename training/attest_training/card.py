@@ -31,7 +31,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
   Pairs: {training['pairs']} ({', '.join(f'{k} {v}' for k, v in training['kinds'].items())}).
 - **Training**: max length {training['max_length']}, {epochs(training)}, batch {training['batch_size']},
   learning rate {training['learning_rate']}, seed {training['seed']}, {training['seconds']} s on {training['device']} (torch {training['torch']}).
-{two_stage(metrics)}- **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
+{two_stage(metrics)}{chosen(metrics.get('choice'))}- **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
   {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
 - **Thresholds** (`attest.json`): contradiction {_threshold(metrics['thresholds']['contradiction'], training['contradiction_precision'])}, then entailment {metrics['thresholds']['entailment']} and
   neutral {'none (no threshold was that precise, so the model never says unsupported)' if metrics['thresholds']['neutral'] > 1 else metrics['thresholds']['neutral']} (best mean macro-F1 with {training['neutral_precision']:.0%} pooled neutral precision). Below
@@ -71,6 +71,15 @@ def held_out_among(record: dict | None) -> str:
     return (f" With the run itself chosen on the same half among {len(runs)} (the one whose threshold got the most contradictions right there;"
             f" this one {runs['this run'] / sum(runs.values()):.0%} of the time), `contradicted` was right {record['right_on_other_half']:.1%}"
             f" of the time on the other half, and at least 75% on {record['halves_at_75_percent']:.0%} of them: what choosing among runs on dev costs.")
+
+
+def chosen(choice: dict | None) -> str:
+    """How the run was chosen among a sweep's (`twostage choose`, `metrics.choice`); nothing for a run trained alone."""
+    if not choice:
+        return ""
+    mine = choice["runs"][choice["chosen"]]
+    return (f"- **Chosen** on dev among {len(choice['runs'])} stage-2 runs ({', '.join(choice['runs'])}): the one with the most `contradicted`\n"
+            f"  right at {choice['contradiction_precision']:.0%} precision ({mine['contradicted_right']} of {mine['contradicted_said']} said), then the best mean macro-F1.\n")
 
 
 def _threshold(value: float, precision: float) -> str:

@@ -1,7 +1,7 @@
 """Label metrics and the choice of decision thresholds, on probabilities the model gave."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import numpy as np
@@ -138,6 +138,24 @@ def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], nee
         "right_per_other_half": round(right_other / chosen, 1) if chosen else None,
         **({"runs_chosen": picked} if rivals else {}),
     }
+
+
+def choose_run(runs: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]], contradiction_precision: float, neutral_precision: float) -> tuple[str, dict[str, dict]]:
+    """
+    Of runs judged on the same dev pairs (a sweep of seeds and recipes), the one to export: the most
+    contradictions right at the threshold `choose_thresholds` gives it, since a precise `contradicted`
+    is what the runs of one recipe differ in most (issue 34); of equals, the best mean macro-F1 with its
+    thresholds. Returns its name and what each run scored.
+    """
+    figures = {}
+    for name, splits in runs.items():
+        thresholds, _ = choose_thresholds(splits, contradiction_precision, neutral_precision)
+        judged = report(splits, thresholds)
+        said, right = _said_and_right(np.concatenate([g for g, _ in splits.values()]), np.concatenate([p for _, p in splits.values()]), thresholds.contradiction)
+        figures[name] = {"contradicted_said": said, "contradicted_right": right, "mean_macro_f1": judged["pooled"]["mean_macro_f1"],
+                         "macro_f1": {split: judged[split]["macro_f1"] for split in splits}, "thresholds": asdict(thresholds)}
+    chosen = max(figures, key=lambda name: (figures[name]["contradicted_right"], figures[name]["mean_macro_f1"]))
+    return chosen, figures
 
 
 def _best_on(gold: np.ndarray, runs: dict[str, np.ndarray], needed: float) -> tuple[str, float] | None:

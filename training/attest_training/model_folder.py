@@ -123,7 +123,7 @@ def export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-agreement", type=float, default=0.93, help="the share of dev labels the int8 graph must give as the trained model does")
 
 
-def evaluate_options(parser: argparse.ArgumentParser) -> None:
+def precision_options(parser: argparse.ArgumentParser) -> None:
     """
     The precisions the thresholds are chosen for, the shipped model's by default: chosen for 85% on dev,
     `contradicted` stayed about 80% right on pairs that did not choose it (`contradiction_held_out`),
@@ -131,5 +131,10 @@ def evaluate_options(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("--contradiction-precision", type=float, default=0.85, help="the share of dev `contradicted` verdicts its threshold must get right")
     parser.add_argument("--neutral-precision", type=float, default=0.60, help="the share of dev `unsupported` verdicts its threshold must get right")
+
+
+def evaluate_options(parser: argparse.ArgumentParser) -> None:
+    """The precisions, and the runs this one was chosen among."""
+    precision_options(parser)
     parser.add_argument("--rivals", nargs="*", default=[], metavar="NPZ",
                         help="the dev probabilities (FOLDER.dev-probabilities.npz) of the runs this one was chosen among, so that the held-out figure chooses among them too")

@@ -29,8 +29,8 @@ from transformers import AutoConfig, AutoTokenizer, get_linear_schedule_with_war
 
 from . import base_model, pretrain_pairs
 from .debias import Loss, claim_only_expert
-from .metrics import report
-from .model_folder import evaluate_options, export_options, write_folder
+from .metrics import choose_run, report
+from .model_folder import evaluate_options, export_options, precision_options, save_dev_probabilities, write_folder
 from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
 from .resume import Progress, Run
 from .steps import log
@@ -347,6 +347,36 @@ def best_stage2(work: Path) -> Path:
     return max(runs, key=lambda run: run[0])[1] / "best"
 
 
+def choose(args) -> dict:
+    """
+    Of the finished stage-2 runs (a sweep of seeds and recipes; `--runs` names them, else every one),
+    the one `choose_run` picks on the dev splits, recorded in W/choice.json with what each run scored.
+    Each run's dev probabilities are kept beside its folder (W/stage2/NAME.dev-probabilities.npz) for
+    the export's --rivals, whose held-out figure then counts the cost of this choice.
+    """
+    device, work = setup(args)
+    gold, dev_inputs = read_dev(work)
+    runs = {}
+    for done in sorted((work / "stage2").glob("*/done.json")):
+        if args.runs and done.parent.name not in args.runs:
+            continue
+        weights = done.parent / "best"
+        model, tokenizer = classifier(weights, device), AutoTokenizer.from_pretrained(str(weights))
+        probabilities = {name: predict(model, tokenizer, inputs, device) for name, inputs in dev_inputs.items()}
+        save_dev_probabilities(done.parent, probabilities)
+        runs[done.parent.name] = with_gold(gold, probabilities)
+    if not runs:
+        raise SystemExit(f"no finished stage-2 run {'of ' + ', '.join(args.runs) + ' ' if args.runs else ''}in {work / 'stage2'}")
+    chosen, figures = choose_run(runs, args.contradiction_precision, args.neutral_precision)
+    for name, scored in figures.items():
+        log(f"{name}: contradicted right {scored['contradicted_right']} of {scored['contradicted_said']} said, mean macro-F1 {scored['mean_macro_f1']:.3f}")
+    record = {"chosen": chosen, "contradiction_precision": args.contradiction_precision, "neutral_precision": args.neutral_precision, "machine": machine(device),
+              "commit": commit(), "runs": figures}
+    (work / "choice.json").write_text(json.dumps(record, indent=2) + "\n")
+    log(f"chosen: {chosen}")
+    return record
+
+
 def export(args) -> None:
     """The chosen stage-2 weights as the folder the extension ships, its card naming each step's machine and figures and the curve."""
     work = Path(args.work)
@@ -370,12 +400,14 @@ def export(args) -> None:
         "kinds": meta["stage2"]["kinds"], "balance_labels": True, "contradiction_precision": args.contradiction_precision, "neutral_precision": args.neutral_precision,
     }
     curve_path = work / "curve.json"
+    choice = json.loads((work / "choice.json").read_text()) if (work / "choice.json").exists() else None
     extra = {
         "stage1": {**meta["stage1"], **stage1_done},
         "stage2_init": stage2_done["init"],
         **({"distilled_from": stage2_done["distilled_from"]} if "distilled_from" in stage2_done else {}),
         **({"soup": stage2_done["soup"]} if "soup" in stage2_done else {}),
         **({"claim_only_expert": stage2_done["claim_only_expert"]} if "claim_only_expert" in stage2_done else {}),
+        **({"choice": choice} if choice and choice["chosen"] == weights.parent.name else {}),
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
         "premises": json.loads((work / "premises.json").read_text()) if (work / "premises.json").exists() else None,
         "export_machine": machine(torch.device("cpu")),
@@ -512,6 +544,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     step.add_argument("--runs", nargs=2, required=True, metavar=("FIRST", "SECOND"), help="two finished runs in W/stage2/")
     step.add_argument("--share", type=float, required=True, help="the first run's part of the average, between 0 and 1")
     step.add_argument("--name", required=True, help="W/stage2/NAME holds the average")
+    step = steps.add_parser("choose", help="of the finished stage-2 runs, the one with the most contradictions right on dev (W/choice.json)")
+    common(step)
+    step.add_argument("--device", default="cpu")
+    step.add_argument("--runs", nargs="*", default=[], metavar="NAME", help="the runs in W/stage2/ to choose among (default: every finished one)")
+    precision_options(step)
     step = steps.add_parser("export", help="int8 ONNX, thresholds, card")
     common(step)
     step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
@@ -528,7 +565,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    {"prepare": prepare, "stage1": stage1, "stage2": stage2, "curve": curve, "premises": premises, "soup": soup, "export": export, "pack": pack}[args.step](args)
+    {"prepare": prepare, "stage1": stage1, "stage2": stage2, "curve": curve, "premises": premises, "soup": soup, "choose": choose, "export": export, "pack": pack}[args.step](args)
 
 
 if __name__ == "__main__":

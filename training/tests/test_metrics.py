@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from attest_training.metrics import ABSTAIN, Thresholds, choose_thresholds, contradiction_held_out, contradiction_threshold, contradictions_right_at, decide, macro_f1
+from attest_training.metrics import ABSTAIN, Thresholds, choose_run, choose_thresholds, contradiction_held_out, contradiction_threshold, contradictions_right_at, decide, macro_f1
 
 C, E, N = 0, 1, 2
 
@@ -114,3 +114,32 @@ def test_a_rival_judged_on_other_pairs_is_refused_by_name():
         contradiction_held_out(splits, 0.85, repeats=5, rivals={"older": {"d": _pairs(np.linspace(0.1, 0.9, 19), gold[:19])[1]}})
     with pytest.raises(ValueError, match="the run other-data was not judged"):
         contradiction_held_out(splits, 0.85, repeats=5, rivals={"other-data": {"e": splits["d"][1]}})
+
+
+
+# Ten refuting, ten supported and ten neutral dev pairs, for runs of a sweep.
+SWEEP_GOLD = np.array([C] * 10 + [E] * 10 + [N] * 10)
+# Six refuting pairs surely contradicted, and no other pair; the other refuting pairs and every neutral one taken for supported.
+SURE_TOP = [[0.95, 0.03, 0.02]] * 6 + [[0.3, 0.6, 0.1]] * 4 + [[0.02, 0.95, 0.03]] * 5 + [[0.6, 0.35, 0.05]] * 5 + [[0.3, 0.6, 0.1]] * 10
+# Every refuting pair contradicted, but as surely as two neutral ones (83%, under the 85% asked); the rest right.
+VAGUE_TOP = [[0.7, 0.2, 0.1]] * 10 + [[0.02, 0.95, 0.03]] * 10 + [[0.7, 0.2, 0.1]] * 2 + [[0.05, 0.05, 0.9]] * 8
+
+
+def test_the_run_chosen_among_a_sweep_is_the_one_whose_contradicted_is_right_most_often():
+    chosen, figures = choose_run({"vague": {"d": (SWEEP_GOLD, np.array(VAGUE_TOP))}, "sure": {"d": (SWEEP_GOLD, np.array(SURE_TOP))}},
+                                 contradiction_precision=0.85, neutral_precision=0.6)
+    assert chosen == "sure"
+    assert (figures["sure"]["contradicted_right"], figures["sure"]["contradicted_said"]) == (6, 6)
+    # The run passed over never says `contradicted` and has the better macro-F1: the scarce figure decides first.
+    assert figures["vague"]["contradicted_said"] == 0
+    assert figures["vague"]["mean_macro_f1"] > figures["sure"]["mean_macro_f1"]
+
+
+def test_of_runs_with_as_many_contradictions_right_the_one_with_the_better_macro_f1_is_chosen():
+    # The same top, with six of the neutral pairs told apart.
+    better = SURE_TOP[:20] + [[0.05, 0.05, 0.9]] * 6 + SURE_TOP[26:]
+    chosen, figures = choose_run({"worse": {"d": (SWEEP_GOLD, np.array(SURE_TOP))}, "better": {"d": (SWEEP_GOLD, np.array(better))}},
+                                 contradiction_precision=0.85, neutral_precision=0.6)
+    assert chosen == "better"
+    assert figures["better"]["contradicted_right"] == figures["worse"]["contradicted_right"] == 6
+    assert figures["better"]["macro_f1"]["d"] > figures["worse"]["macro_f1"]["d"]

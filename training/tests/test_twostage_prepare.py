@@ -42,7 +42,7 @@ def test_stage2_takes_trial_findings_stage1_did_not_train_on(tmp_path):
 
 
 def test_the_export_without_precisions_chooses_the_thresholds_as_the_shipped_model_was_chosen():
-    # The prepared recipes (cpu-twostage.sh, gpu-twostage.sh) export without naming them.
+    # The CPU recipe (cpu-twostage.sh) exports its one run without naming them; gpu-twostage.sh, choosing among a sweep, asks 90%.
     shipped = json.loads((Path(__file__).resolve().parents[2] / "models" / "attest-nli" / "metrics.json").read_text())["training"]
     args = twostage.parse_args(["export", "--work", "W", "--out", "O"])
     assert (args.contradiction_precision, args.neutral_precision) == (shipped["contradiction_precision"], shipped["neutral_precision"])
