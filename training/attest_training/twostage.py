@@ -407,7 +407,8 @@ def export(args) -> None:
         **({"distilled_from": stage2_done["distilled_from"]} if "distilled_from" in stage2_done else {}),
         **({"soup": stage2_done["soup"]} if "soup" in stage2_done else {}),
         **({"claim_only_expert": stage2_done["claim_only_expert"]} if "claim_only_expert" in stage2_done else {}),
-        **({"choice": choice} if choice and choice["chosen"] == weights.parent.name else {}),
+        # A run chosen among others: a choice of one run is none.
+        **({"choice": choice} if choice and choice["chosen"] == weights.parent.name and len(choice["runs"]) > 1 else {}),
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
         "premises": json.loads((work / "premises.json").read_text()) if (work / "premises.json").exists() else None,
         "export_machine": machine(torch.device("cpu")),

@@ -37,6 +37,9 @@ def test_a_sweep_is_chosen_among_and_its_export_says_so_and_what_the_choice_cost
     assert set(metrics["contradiction_held_out_among_runs"]["runs_chosen"]) == {"this run", other}
     assert "- **Chosen** on dev among 2 stage-2 runs (seed13, seed7): the one with the most `contradicted`" in (tmp_path / "model" / "README.md").read_text()
 
-    # Another run of the sweep, exported, was not the one chosen: its card does not say it was.
+    # Another run of the sweep, exported, was not the one chosen; nor is a run "chosen" among itself alone: neither card says it was.
     twostage.main(["export", *common, "--weights", str(work / "stage2" / other / "best"), "--out", str(tmp_path / "other"), "--min-agreement", "0"])
     assert "choice" not in json.loads((tmp_path / "other" / "metrics.json").read_text())
+    twostage.choose(twostage.parse_args(["choose", *common, "--runs", "seed7"]))
+    twostage.main(["export", *common, "--weights", str(work / "stage2" / "seed7" / "best"), "--out", str(tmp_path / "alone"), "--min-agreement", "0"])
+    assert "choice" not in json.loads((tmp_path / "alone" / "metrics.json").read_text())
