@@ -133,6 +133,12 @@ export class PaperLibrary implements EvidenceFinder {
     return missing.length;
   }
 
+  /** How many papers have no vector from this library's encoder; undefined without one. */
+  unembedded(): number | undefined {
+    const { encoder } = this.options;
+    return encoder ? this.store.countWithoutVectors(encoder.model) : undefined;
+  }
+
   /** `batch`, the vectors of `chunk`, without those of papers whose text the library no longer holds. */
   private stillCurrent(chunk: readonly Paper[], batch: VectorBatch): VectorBatch {
     const current = chunk.map((paper) => !this.textChanged(paper));

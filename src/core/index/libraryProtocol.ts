@@ -45,6 +45,8 @@ export type LibraryTask =
   /** Reads a JSONL, BibTeX or RIS file in the worker and adds its papers; with `embedLater`, unembedded. */
   | { readonly type: 'import'; readonly file: string; readonly format: PaperFormat; readonly embedLater?: boolean }
   | { readonly type: 'embedMissing' }
+  /** How many papers have no vector of the encoder: after a stop, what is left, since nothing more is saved. */
+  | { readonly type: 'unembedded' }
   /** Citation completion: the papers that match `typed`, best first, each with the key it would be cited by. */
   | { readonly type: 'complete'; readonly typed: string; readonly limit: number };
 
@@ -64,6 +66,8 @@ export interface LibraryAnswers {
   readonly add: number;
   readonly import: ImportSummary;
   readonly embedMissing: number;
+  /** Undefined without an encoder. */
+  readonly unembedded: number | undefined;
   readonly complete: readonly PaperMatch[];
 }
 

@@ -98,6 +98,14 @@ export class LibraryThread implements EvidenceFinder {
   }
 
   /**
+   * How many papers have no vector of the encoder (undefined without one). Asked after a stop, it
+   * counts what the stop left: the thread has taken the stop before this task, and saves nothing after it.
+   */
+  unembedded(): Promise<number | undefined> {
+    return this.task({ type: 'unembedded' }, {});
+  }
+
+  /**
    * Citation completion: the library's papers that match `typed`, best first, at most `limit`, each
    * with the key it would be cited by. Matched in the worker, which indexes its papers for this at the
    * first call and those added since at each later one, meanwhile answering from what it has indexed:

@@ -157,6 +157,8 @@ async function run(id: number, task: LibraryTask, signal: AbortSignal): Promise<
       return importFile(ready, task, signal, onProgress);
     case 'embedMissing':
       return ready.embedMissing({ signal, onProgress });
+    case 'unembedded':
+      return ready.unembedded();
     case 'complete':
       return collection ? (await collection).complete(task.typed, task.limit, signal) : complete(ready.store, task.typed, task.limit, signal);
   }

@@ -19,11 +19,6 @@ export class EmbeddingProgress {
 
   constructor(private readonly stop: () => void) {}
 
-  /** What is left of the work last reported, in papers; undefined before the first report. */
-  get left(): number | undefined {
-    return this.latest && this.latest.total - this.latest.done;
-  }
-
   report(done: number, total: number): void {
     this.latest = { done, total };
     const long = total >= NOTIFIED_FROM;

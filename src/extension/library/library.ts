@@ -232,7 +232,8 @@ export class EvidenceLibrary implements vscode.Disposable {
     }
     if (!run.stoppedByUser) return;
     const resume = vscode.l10n.t('Resume');
-    const left = progress.left;
+    // Counted by the library's thread once it has taken the stop: the progress last reported may be a chunk behind.
+    const left = await this.thread.unembedded().catch(() => undefined);
     const answer = await vscode.window.showInformationMessage(
       left === undefined
         ? vscode.l10n.t('Attest stopped embedding the library: Find Evidence ranks the papers not embedded yet by their words alone until they are.')

@@ -318,6 +318,7 @@ describe('the paper library in a worker thread', () => {
     const papers: Paper[] = Array.from({ length: 600 }, (_, i) => ({ id: `p${i}`, title: `Aspirin trial ${i}`, abstract: 'Aspirin and stroke.', authors: [] }));
     await thread.setUp({ dir });
     await thread.add(papers);
+    assert.equal(await thread.unembedded(), undefined, 'without an encoder there is nothing to count');
     const letters = new LetterEmbedder();
     const stop = new AbortController();
     let search: ReturnType<LibraryThread['find']> | undefined;
@@ -336,7 +337,9 @@ describe('the paper library in a worker thread', () => {
     await assert.rejects(thread.embedMissing({ signal: stop.signal }), /Stopped by the user/);
     assert.ok(search, 'the embedding reached its second chunk');
     assert.deepEqual((await search).notes, ['88 of 600 papers are not embedded with letters yet; they are ranked by their words alone.']);
+    assert.equal(await thread.unembedded(), 88, 'what the stop left, as the message after it says');
     assert.equal(await thread.embedMissing(), 88);
+    assert.equal(await thread.unembedded(), 0);
     assert.deepEqual((await thread.find({ text: 'aspirin stroke', limit: 3 })).notes, []);
   });
 
