@@ -12,8 +12,9 @@
 #   SEEDS="13 7" training/gpu-twostage.sh     (the sweep's seeds; default 13 7 21 29 5; SEEDS="" for none, as for a distillation's teacher)
 # Chosen among many runs, `contradicted` holds less well on pairs nobody tuned on: among the 26 runs of
 # the CPU sessions, a threshold chosen for 85% on dev was right 72.1% of the time on held-out halves, one
-# chosen for 90% 74.6%, for 95% 76.0% (training/EXPERIMENTS.md). Among its own ten runs at most, this
-# recipe asks 90% (CONTRADICTION_PRECISION); its card says what the choice cost.
+# chosen for 90% 74.6%, for 95% 76.0%; among the ten of this sweep's shape (five seeds of each recipe),
+# 74.8% for 85%, 77.2% for 90% (training/EXPERIMENTS.md). So this recipe asks 90%
+# (CONTRADICTION_PRECISION); its card says what the choice cost.
 # Made here, before the call (see training/README.md):
 #   twostage prepare --data … --work W --stage1-pairs stage1.jsonl.gz; twostage pack --work W --into .gpu
 set -uo pipefail
