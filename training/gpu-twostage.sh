@@ -81,8 +81,8 @@ cp "$WORK/curve.json" "$WORK/premises.json" "$OUT/" 2>/dev/null
 precision=${CONTRADICTION_PRECISION:-0.90}
 # Among the sweep's finished runs alone, not the curve's, which start from other points than stage 1's end.
 step choose --device "$DEVICE" --contradiction-precision "$precision" --runs $sweep || exit 1
-chosen=$(python3 -c "import json; print(json.load(open('$WORK/choice.json'))['chosen'])")
-rivals=$(python3 -c "import json; print(' '.join(f'$WORK/stage2/{run}.dev-probabilities.npz' for run in json.load(open('$WORK/choice.json'))['runs'] if run != '$chosen'))")
+# The chosen run, then the others' dev probabilities, which `choose` kept beside their folders.
+read -r chosen rivals < <(python3 -c "import json; c = json.load(open('$WORK/choice.json')); print(c['chosen'], *(f'$WORK/stage2/{run}.dev-probabilities.npz' for run in c['runs'] if run != c['chosen']))")
 cp "$WORK/choice.json" "$OUT/"
 step export --threads 16 --min-agreement "${MIN_AGREEMENT:-0.93}" --weights "$WORK/stage2/$chosen/best" --contradiction-precision "$precision" \
   --rivals $rivals --out "$WORK/attest-nli" || exit 1

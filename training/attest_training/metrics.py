@@ -64,6 +64,11 @@ def confusion(gold: Sequence[int], predicted: Sequence[int], classes: int = 3) -
     return table.tolist()
 
 
+def pooled(splits: dict[str, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Every dataset's gold labels and probabilities as one set of pairs, in the datasets' order."""
+    return np.concatenate([g for g, _ in splits.values()]), np.concatenate([p for _, p in splits.values()])
+
+
 def choose_thresholds(
     splits: dict[str, tuple[np.ndarray, np.ndarray]],
     contradiction_precision: float,
@@ -77,8 +82,7 @@ def choose_thresholds(
     the writer after a citation that was fine), or with neutral never said when no threshold is that
     precise; below both, the model abstains.
     """
-    gold = np.concatenate([g for g, _ in splits.values()])
-    probs = np.concatenate([p for _, p in splits.values()])
+    gold, probs = pooled(splits)
     contradiction = contradiction_threshold(gold, probs, contradiction_precision)
     best, best_score = Thresholds(1.01, contradiction, 1.01), -1.0
     for t_e in [round(float(x), 2) for x in np.arange(0.20, 0.951, 0.02)]:
@@ -118,8 +122,8 @@ def contradiction_held_out(splits: dict[str, tuple[np.ndarray, np.ndarray]], nee
         if any(split not in probs or probs[split].shape != p.shape for split, (_, p) in splits.items()):
             raise ValueError(f"the run {name} was not judged on the same dev pairs as this one (its splits: {sorted(probs)})")
     rng = np.random.default_rng(seed)
-    gold = np.concatenate([g for g, _ in splits.values()])
-    runs = {"this run": np.concatenate([p for _, p in splits.values()])} | {name: np.concatenate([probs[split] for split in splits]) for name, probs in (rivals or {}).items()}
+    gold, mine = pooled(splits)
+    runs = {"this run": mine} | {name: np.concatenate([theirs[split] for split in splits]) for name, theirs in (rivals or {}).items()}
     picked = dict.fromkeys(runs, 0)
     chosen = said_other = right_other = at_75 = 0
     for _ in range(repeats):
@@ -151,7 +155,7 @@ def choose_run(runs: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]], contra
     for name, splits in runs.items():
         thresholds, _ = choose_thresholds(splits, contradiction_precision, neutral_precision)
         judged = report(splits, thresholds)
-        said, right = _said_and_right(np.concatenate([g for g, _ in splits.values()]), np.concatenate([p for _, p in splits.values()]), thresholds.contradiction)
+        said, right = _said_and_right(*pooled(splits), thresholds.contradiction)
         figures[name] = {"contradicted_said": said, "contradicted_right": right, "mean_macro_f1": judged["pooled"]["mean_macro_f1"],
                          "macro_f1": {split: judged[split]["macro_f1"] for split in splits}, "thresholds": asdict(thresholds)}
     chosen = max(figures, key=lambda name: (figures[name]["contradicted_right"], figures[name]["mean_macro_f1"]))
@@ -214,8 +218,8 @@ def report(splits: dict[str, tuple[np.ndarray, np.ndarray]], thresholds: Thresho
             "abstained": int((predicted == ABSTAIN).sum()),
             "confusion_rows_gold_c_e_n_cols_verdict_c_e_n_abstain": confusion(gold, predicted),
         }
-    gold = np.concatenate([g for g, _ in splits.values()])
-    predicted = np.concatenate([decide(p, thresholds) for _, p in splits.values()])
+    gold, probs = pooled(splits)
+    predicted = decide(probs, thresholds)
     out["pooled"] = {
         "mean_macro_f1": round(float(np.mean([out[n]["macro_f1"] for n in splits])), 4),
         "contradiction_precision": _rounded(precision(gold, predicted, CONTRADICTION)),
@@ -223,7 +227,7 @@ def report(splits: dict[str, tuple[np.ndarray, np.ndarray]], thresholds: Thresho
         "neutral_precision": _rounded(precision(gold, predicted, NEUTRAL)),
         "abstained": int((predicted == ABSTAIN).sum()),
         "refuting": int((gold == CONTRADICTION).sum()),
-        "contradictions_right_at": contradictions_right_at(gold, np.concatenate([p for _, p in splits.values()])),
+        "contradictions_right_at": contradictions_right_at(gold, probs),
     }
     return out
 

@@ -21,7 +21,7 @@ from .folders import replaced_when_whole
 from .metrics import choose_thresholds, contradiction_held_out, report
 from .pairs import Pair
 from .steps import log
-from .verifier import Inputs, model_name, predict, with_gold
+from .verifier import Inputs, model_name, predict_splits, with_gold
 
 GRAPH = Path("onnx") / "model_quantized.onnx"
 DEV_PROBABILITIES = ".dev-probabilities.npz"
@@ -42,7 +42,7 @@ def write_graph(model, tokenizer, dev: dict[str, list[Pair]], dev_inputs: dict[s
     labels agree with the trained model's on at least `min_agreement` of each dev set.
     """
     model.cpu().eval()
-    trained = {dataset: predict(model, tokenizer, inputs, torch.device("cpu")) for dataset, inputs in dev_inputs.items()}
+    trained = predict_splits(model, tokenizer, dev_inputs, torch.device("cpu"))
     graph = export_int8(model, folder / GRAPH.parent, workdir=folder / "fp32")
     shutil.rmtree(folder / "fp32")
     int8 = {dataset: onnx_probabilities(graph, inputs) for dataset, inputs in dev_inputs.items()}

@@ -40,7 +40,7 @@ from .metrics import report
 from .model_folder import GRAPH, evaluate_options, export_options, rival_probabilities, save_dev_probabilities, write_graph, write_verdicts
 from .pairs import DATASETS, Pair, augmented, by_dataset, corpora, kinds, read_pairs, write_pairs
 from .steps import Steps, log
-from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, model_name, predict, save_weights, set_seed, with_gold
+from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, model_name, predict_splits, save_weights, set_seed, with_gold
 
 STEPS = ("pairs", "train", "export", "evaluate")
 # What training.json keeps of the train step's options (metrics.json's `training` reports them).
@@ -183,7 +183,7 @@ def train(model, tokenizer, train_inputs, dev, dev_inputs, args, device) -> tupl
     for epoch in range(1, args.epochs + 1):
         epoch_started = time.time()
         loss = train_epoch(model, tokenizer, train_inputs, optimizer, schedule, args, device, epoch, weights)
-        probabilities = {name: predict(model, tokenizer, inputs, device) for name, inputs in dev_inputs.items()}
+        probabilities = predict_splits(model, tokenizer, dev_inputs, device)
         scores = report(with_gold(dev, probabilities), None)
         history.append({"epoch": epoch, "loss": round(loss, 4), "seconds": round(time.time() - epoch_started, 1), "dev_argmax": scores})
         log(f"epoch {epoch}: loss {loss:.4f}, {time.time() - epoch_started:.0f} s, dev macro-F1 " + ", ".join(f"{n} {scores[n]['macro_f1']:.3f}" for n in dev) + f", mean {scores['pooled']['mean_macro_f1']:.3f}")

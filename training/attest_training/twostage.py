@@ -34,7 +34,7 @@ from .model_folder import evaluate_options, export_options, precision_options, s
 from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
 from .resume import Progress, Run
 from .steps import log
-from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, predict, save_weights, set_seed, with_gold
+from .verifier import Encoder, Inputs, base_folder, base_record, batches, class_weights, classifier, commit, predict_splits, save_weights, set_seed, with_gold
 
 CURVE_POINTS = (25_000, 50_000, 100_000)
 
@@ -251,8 +251,7 @@ def scientific_run(args, work: Path, folder: Path, init: Path, inputs: Inputs, l
 
 
 def evaluate(model, tokenizer, gold, dev_inputs, device) -> dict:
-    probabilities = {name: predict(model, tokenizer, inputs, device) for name, inputs in dev_inputs.items()}
-    return report(with_gold(gold, probabilities), None)
+    return report(with_gold(gold, predict_splits(model, tokenizer, dev_inputs, device)), None)
 
 
 def curve(args) -> None:
@@ -299,8 +298,7 @@ def premises(args) -> None:
     model = classifier(weights, device)
     gold, whole = read_dev(work)
     _, best = read_dev(work, ".best")
-    p_whole = {name: predict(model, tokenizer, inputs, device) for name, inputs in whole.items()}
-    p_best = {name: predict(model, tokenizer, inputs, device) for name, inputs in best.items()}
+    p_whole, p_best = predict_splits(model, tokenizer, whole, device), predict_splits(model, tokenizer, best, device)
     both = {name: (p_whole[name] + p_best[name]) / 2 for name in gold}
     result = {"weights": str(weights), **{label: summary(report(with_gold(gold, p), None)) for label, p in (("whole", p_whole), ("best_sentences", p_best), ("mean_of_both", both))}}
     (work / "premises.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -362,7 +360,7 @@ def choose(args) -> dict:
             continue
         weights = done.parent / "best"
         model, tokenizer = classifier(weights, device), AutoTokenizer.from_pretrained(str(weights))
-        probabilities = {name: predict(model, tokenizer, inputs, device) for name, inputs in dev_inputs.items()}
+        probabilities = predict_splits(model, tokenizer, dev_inputs, device)
         save_dev_probabilities(done.parent, probabilities)
         runs[done.parent.name] = with_gold(gold, probabilities)
     if not runs:

@@ -99,6 +99,11 @@ def predict(model, tokenizer, inputs: Inputs, device: torch.device) -> np.ndarra
     return np.concatenate(out)
 
 
+def predict_splits(model, tokenizer, splits: dict[str, Inputs], device: torch.device) -> dict[str, np.ndarray]:
+    """`predict` on each dataset's inputs, by dataset."""
+    return {name: predict(model, tokenizer, inputs, device) for name, inputs in splits.items()}
+
+
 def with_gold(dev: dict[str, list[Pair]], probabilities: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return {name: (np.array([LABEL_ID[p.label] for p in pairs]), probabilities[name]) for name, pairs in dev.items()}
 
