@@ -127,7 +127,7 @@ def two_stage(metrics: dict) -> str:
   max length {stage1['max_length']}, {stage1['epochs']} epoch, batch {stage1['batch_size']}, learning rate {stage1['learning_rate']}, loss weighed
   against each label's share{against_the_claim(stage1.get('claim_only_expert'))}; on {stage1['machine']} (torch {stage1['torch']}), commit `{stage1['commit']}`, {stage1['seconds_this_run']} s in its last run.
 {chr(10).join(f'  - {PRETRAIN_DATA[s]}' for s in sources)}
-- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`){distilled(metrics.get('distilled_from'))}{souped(metrics.get('soup'))}{against_the_claim(metrics.get('claim_only_expert'))}; exported on {metrics['export_machine']}.
+- **Stage 2** from stage 1's weights (`{Path(metrics['stage2_init']).name}`){distilled(metrics.get('distilled_from'))}{souped(metrics.get('soup'))}{against_the_claim(metrics.get('claim_only_expert'))}; exported on {metrics['export_machine']}{corrected(metrics.get('claim_only_correction'))}.
 """
 
 
@@ -135,9 +135,20 @@ def against_the_claim(record: dict | None) -> str:
     """For a stage trained as a product of experts with a claim-only model (`debias.py`): so, and what the claim alone scored on dev."""
     if not record:
         return ""
-    scores = record["dev_macro_f1"]
     return (f", as a product of experts with a claim-only model ({record['model']}, cross-fitted in {record['folds']} folds by claim), which alone scores"
-            f" {' / '.join(f'{scores[name]:.3f}' for name in scores)} dev macro-F1 ({', '.join(scores)})")
+            f" {claim_alone(record['dev_macro_f1'])}")
+
+
+def corrected(record: dict | None) -> str:
+    """For a graph with a claim-only model taken out at judging time (`debias.ClaimCorrected`): its weight, and what the claim alone scored."""
+    if not record:
+        return ""
+    return (f". The graph judges with a claim-only model ({record['model']}; alone {claim_alone(record['dev_macro_f1'])}) taken out:"
+            f" its log-probabilities less {record['weight']} times the claim-only model's, so that the claim's words alone no longer decide a verdict")
+
+
+def claim_alone(scores: dict[str, float]) -> str:
+    return f"{' / '.join(f'{scores[name]:.3f}' for name in scores)} dev macro-F1 ({', '.join(scores)})"
 
 
 def distilled(record: dict | None) -> str:

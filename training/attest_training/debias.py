@@ -9,6 +9,12 @@ trains as a product of experts with it: its log-probabilities are added to the v
 loss, so the verifier is paid only for what the claim alone does not tell. At judging time the
 verifier runs alone, as before: `twostage stage1 --claim-only-expert`, `twostage stage2 --claim-only-expert`.
 
+The same claim-only model can instead be taken out at judging time, from a verifier trained as usual
+(`twostage export --claim-only-correction WEIGHT`, after the question-only branch Niu et al. (2021,
+"Counterfactual VQA") subtract at inference): the graph gives the verifier's log-probabilities less
+WEIGHT times the claim-only model's, so a "not" in the claim no longer pushes a pair towards
+contradiction by itself. It lives inside the ONNX graph, so Attest judges with it unchanged.
+
 The claim-only model is a logistic regression on the claim's word pieces (a bag of them): what it can
 learn is what words give away. Its probabilities for each training pair come from a model that did not
 train on that pair's claim (five folds by claim), so they are what words say of unseen claims, not a
@@ -20,6 +26,8 @@ from typing import Callable
 
 import numpy as np
 import torch
+
+from transformers.modeling_outputs import SequenceClassifierOutput
 
 from .metrics import macro_f1
 from .pairs import Pair
@@ -85,6 +93,38 @@ def cross_fitted(pieces: list[list[int]], labels: list[int], vocabulary: int, fo
         held = np.flatnonzero(fold == k)
         out[held] = claim_only_probabilities(model, [pieces[i] for i in held])
     return out
+
+
+class ClaimCorrected(torch.nn.Module):
+    """
+    `model` with the claim-only model taken out: its logits are the verifier's log-probabilities less
+    `weight` times the claim-only model's, whose claim is the pair's second segment (token type 1)
+    without its separators, as `claim_pieces` reads it. Called as the verifier is, with its config.
+    """
+
+    def __init__(self, model, claim_only: ClaimOnly, weight: float, separator_id: int):
+        super().__init__()
+        self.model, self.config, self.weight, self.separator_id = model, model.config, weight, separator_id
+        self.register_buffer("claim_scores", claim_only.scores.weight.detach().clone())
+        self.register_buffer("claim_bias", claim_only.bias.detach().clone())
+
+    def forward(self, input_ids, attention_mask, token_type_ids) -> SequenceClassifierOutput:
+        logits = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).logits
+        in_claim = ((token_type_ids == 1) & (input_ids != self.separator_id) & (attention_mask == 1)).unsqueeze(-1).to(logits.dtype)
+        pieces = torch.nn.functional.embedding(input_ids, self.claim_scores) * in_claim
+        claim_only = pieces.sum(dim=1) / in_claim.sum(dim=1).clamp(min=1.0) + self.claim_bias
+        return SequenceClassifierOutput(logits=torch.log_softmax(logits, dim=-1) - self.weight * torch.log_softmax(claim_only, dim=-1))
+
+
+def claim_corrected(model, separator_id: int, inputs: Inputs, dev: dict[str, list[Pair]], dev_inputs: dict[str, Inputs], weight: float, seed: int) -> tuple[ClaimCorrected, dict]:
+    """`model` corrected by a claim-only model fitted on every training claim of `inputs`, and what to record of it."""
+    pieces, labels = claim_pieces(inputs), [label for *_, label in inputs]
+    fitted = fit_claim_only(pieces, labels, model.config.vocab_size, seed=seed)
+    splits = with_gold(dev, {name: claim_only_probabilities(fitted, claim_pieces(rows)) for name, rows in dev_inputs.items()})
+    claim_only = {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
+    log(f"claim-only dev macro-F1 {claim_only}; taken out at weight {weight}")
+    record = {"weight": weight, "model": "logistic regression on the claim's word pieces, fitted on stage 2's training pairs", "seed": seed, "dev_macro_f1": claim_only}
+    return ClaimCorrected(model, fitted, weight, separator_id), record
 
 
 def product_of_experts_loss(logits: torch.Tensor, bias_log_probabilities: torch.Tensor, labels: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:

@@ -28,7 +28,7 @@ import torch
 from transformers import AutoConfig, AutoTokenizer, get_linear_schedule_with_warmup
 
 from . import base_model, pretrain_pairs
-from .debias import Loss, claim_only_expert
+from .debias import Loss, claim_corrected, claim_only_expert
 from .metrics import choose_run, report
 from .model_folder import evaluate_options, export_options, precision_options, save_dev_probabilities, write_folder
 from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
@@ -389,6 +389,9 @@ def export(args) -> None:
     tokenizer = AutoTokenizer.from_pretrained(str(weights))
     model = classifier(weights, torch.device("cpu"))
     gold, dev_inputs = read_dev(work)
+    correction = None
+    if args.claim_only_correction:
+        model, correction = claim_corrected(model, tokenizer.sep_token_id, load_inputs(work / "inputs" / "stage2.npz"), gold, dev_inputs, args.claim_only_correction, args.seed)
     source = base_record(base_folder(args))
     training = {
         "datasets": meta["stage2"]["datasets"], "max_length": meta["stage2"]["max_length"], "epochs": stage2_done["epochs"], "best_epoch": stage2_done["best_epoch"],
@@ -405,6 +408,7 @@ def export(args) -> None:
         **({"distilled_from": stage2_done["distilled_from"]} if "distilled_from" in stage2_done else {}),
         **({"soup": stage2_done["soup"]} if "soup" in stage2_done else {}),
         **({"claim_only_expert": stage2_done["claim_only_expert"]} if "claim_only_expert" in stage2_done else {}),
+        **({"claim_only_correction": correction} if correction else {}),
         # A run chosen among others: a choice of one run is none.
         **({"choice": choice} if choice and choice["chosen"] == weights.parent.name and len(choice["runs"]) > 1 else {}),
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
@@ -552,6 +556,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     common(step)
     step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
     step.add_argument("--out", required=True)
+    step.add_argument("--claim-only-correction", type=float, default=0.0, metavar="WEIGHT",
+                      help="take a claim-only model out of the graph's log-probabilities at this weight (0: none); see debias.py")
     export_options(step)
     evaluate_options(step)
     step = steps.add_parser("pack", help="the base (fp16) and the inputs, for a GPU machine")

@@ -4,10 +4,13 @@ import numpy as np
 import torch
 
 from attest_training import twostage
-from attest_training.debias import claim_pieces, claim_only_probabilities, cross_fitted, fit_claim_only, product_of_experts_loss
+from attest_training.debias import ClaimCorrected, claim_pieces, claim_only_probabilities, cross_fitted, fit_claim_only, product_of_experts_loss
+from attest_training.export import onnx_probabilities
 from attest_training.metrics import CONTRADICTION, ENTAILMENT, NEUTRAL
 from attest_training.pretrain_pairs import PretrainPair, write
 from tests.tiny import tiny_base, tiny_data
+from transformers import BertConfig
+from transformers.modeling_outputs import SequenceClassifierOutput
 
 NOT, OTHER_WORDS = 7, range(100, 400)
 
@@ -81,3 +84,55 @@ def test_both_stages_train_against_the_claim_alone_and_say_what_it_scored(tmp_pa
     card = (tmp_path / "model" / "README.md").read_text()
     # Both stages say so in the card, each with what the claim alone scored.
     assert card.count("as a product of experts with a claim-only model (logistic regression on the claim's word pieces, cross-fitted in 5 folds by claim)") == 2
+
+
+class _Unsure(torch.nn.Module):
+    """A verifier that reads nothing and leans to contradiction a little, whatever the pair."""
+
+    config = BertConfig(vocab_size=400)
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        return SequenceClassifierOutput(logits=torch.tensor([[0.4, 0.0, 0.0]]).expand(len(input_ids), 3))
+
+
+def test_the_claim_alone_is_taken_out_at_judging_time_and_only_the_claim_counts():
+    rng = np.random.default_rng(0)
+    negated = rng.uniform(size=300) < 0.3
+    claims = [[NOT, *rng.choice(OTHER_WORDS, 1)] if n else list(rng.choice(OTHER_WORDS, 2)) for n in negated]
+    labels = [CONTRADICTION if n else int(rng.choice([ENTAILMENT, NEUTRAL])) for n in negated]
+    claim_only = fit_claim_only(claims, labels, vocabulary=400)
+    corrected = ClaimCorrected(_Unsure(), claim_only, weight=0.5, separator_id=3)
+    # [CLS] premise [SEP] claim [SEP] and padding; the premise says "not" too, and it must not count.
+    ids = torch.tensor([[2, NOT, 3, NOT, 150, 3, 0], [2, NOT, 3, 150, 160, 3, 0]])
+    types = torch.tensor([[0, 0, 0, 1, 1, 1, 0], [0, 0, 0, 1, 1, 1, 0]])
+    mask = torch.tensor([[1, 1, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1, 0]])
+    probabilities = torch.softmax(corrected(input_ids=ids, attention_mask=mask, token_type_ids=types).logits, dim=-1).numpy()
+    alone = claim_only_probabilities(claim_only, [[NOT, 150], [150, 160]])
+    expected = np.log(torch.softmax(torch.tensor([0.4, 0.0, 0.0]), dim=-1).numpy()) - 0.5 * np.log(alone)
+    expected = np.exp(expected) / np.exp(expected).sum(axis=1, keepdims=True)
+    assert np.allclose(probabilities, expected, atol=1e-5)
+    # The verifier alone leans to contradiction for both; with the claim's "not" taken out, the negated claim leans less.
+    assert probabilities[0, CONTRADICTION] < probabilities[1, CONTRADICTION]
+
+
+def test_the_export_builds_the_correction_into_the_graph_and_the_card_says_so(tmp_path):
+    torch.set_num_threads(1)
+    tiny_data(tmp_path / "data")
+    base = tiny_base(tmp_path / "base")
+    work = tmp_path / "run"
+    common = ["--work", str(work), "--base", str(base), "--batch-size", "4", "--threads", "1"]
+    write([PretrainPair("Aspirin lowers the risk of stroke.", "Aspirin lowers stroke risk.", "entailment", "snli")] * 4, tmp_path / "stage1.jsonl.gz")
+    twostage.main(["prepare", *common[:4], "--data", str(tmp_path / "data"), "--datasets", "scifact", "--stage1-pairs", str(tmp_path / "stage1.jsonl.gz"),
+                   "--stage1-length", "32", "--stage2-length", "48"])
+    twostage.main(["stage1", *common, "--curve-points"])
+    twostage.main(["stage2", *common, "--init", str(work / "stage1" / "after-all"), "--name", "plain", "--epochs", "1"])
+    for name, weight in (("plain", "0"), ("corrected", "2")):
+        twostage.main(["export", *common[:4], "--threads", "1", "--out", str(tmp_path / name), "--min-agreement", "0", "--claim-only-correction", weight])
+    _, dev_inputs = twostage.read_dev(work)
+    plain, corrected = (onnx_probabilities(tmp_path / name / "onnx" / "model_quantized.onnx", dev_inputs["scifact"]) for name in ("plain", "corrected"))
+    # The graph itself judges differently; the tokenizer and thresholds the extension reads come with it.
+    assert not np.allclose(plain, corrected, atol=0.01)
+    metrics = json.loads((tmp_path / "corrected" / "metrics.json").read_text())
+    assert metrics["claim_only_correction"]["weight"] == 2.0 and set(metrics["claim_only_correction"]["dev_macro_f1"]) == {"scifact"}
+    assert "claim_only_correction" not in json.loads((tmp_path / "plain" / "metrics.json").read_text())
+    assert "less 2.0 times the claim-only model's" in (tmp_path / "corrected" / "README.md").read_text()
