@@ -5,7 +5,8 @@
 # plain and against the claim alone (--claim-only-expert), while BUDGET seconds allow; the learning
 # curve (stage 2 from the base and from the weights after 25k, 50k, 100k pairs) with what is left; the
 # run with the most contradictions right on dev chosen (`twostage choose`) and exported with the others
-# as its rivals, so that its card counts what the choice costs. Back in $OUT: the model folder as a tar
+# as its rivals, so that its card counts what the choice costs; both judge with the claim-only model
+# taken out at CLAIM_ONLY_CORRECTION (0.5; 0 for none), as the shipped model does. Back in $OUT: the model folder as a tar
 # in parts under 16 MiB, its metrics, the choice, the curve, the log, and for a distillation's teacher
 # (`pack --distil`) its probabilities on the student's pairs.
 #   training/gpu-twostage.sh        (BUDGET=540 by default: the whole script, export included)
@@ -79,13 +80,14 @@ step premises --device "$DEVICE" || true
 # The figures come back even when the choice or the export fails (the export's int8 check: MIN_AGREEMENT of the dev labels).
 cp "$WORK/curve.json" "$WORK/premises.json" "$OUT/" 2>/dev/null
 precision=${CONTRADICTION_PRECISION:-0.90}
+correction=${CLAIM_ONLY_CORRECTION:-0.5}
 # Among the sweep's finished runs alone, not the curve's, which start from other points than stage 1's end.
-step choose --device "$DEVICE" --contradiction-precision "$precision" --runs $sweep || exit 1
+step choose --device "$DEVICE" --contradiction-precision "$precision" --claim-only-correction "$correction" --runs $sweep || exit 1
 # The chosen run, then the others' dev probabilities, which `choose` kept beside their folders.
 read -r chosen rivals < <(python3 -c "import json; c = json.load(open('$WORK/choice.json')); print(c['chosen'], *(f'$WORK/stage2/{run}.dev-probabilities.npz' for run in c['runs'] if run != c['chosen']))")
 cp "$WORK/choice.json" "$OUT/"
 step export --threads 16 --min-agreement "${MIN_AGREEMENT:-0.93}" --weights "$WORK/stage2/$chosen/best" --contradiction-precision "$precision" \
-  --rivals $rivals --out "$WORK/attest-nli" || exit 1
+  --claim-only-correction "$correction" --rivals $rivals --out "$WORK/attest-nli" || exit 1
 cp "$WORK/attest-nli/metrics.json" "$OUT/"
 tar -C "$WORK" -cf - attest-nli attest-nli.dev-probabilities.npz | split -b 15M - "$OUT/attest-nli.tar.part-"
 ls -l "$OUT"

@@ -30,7 +30,7 @@ hypothesis = the claim. Trained by `training/` in the Attest repository at commi
 {chr(10).join(f'  - {DATA[name]}' for name in training['datasets'])}
   Pairs: {training['pairs']} ({', '.join(f'{k} {v}' for k, v in training['kinds'].items())}).
 - **Training**: max length {training['max_length']}, {epochs(training)}, batch {training['batch_size']},
-  learning rate {training['learning_rate']}, seed {training['seed']}, {training['seconds']} s on {training['device']} (torch {training['torch']}).
+  learning rate {training['learning_rate']}, seed {training['seed']}, {trained_on(training)} (torch {training['torch']}).
 {two_stage(metrics)}{chosen(metrics.get('choice'))}- **Graph**: ONNX, int8 dynamic quantisation, {size_mb:.1f} MB; its labels agree with the trained model's on
   {', '.join(f'{k} {v:.1%}' for k, v in metrics['int8_agreement'].items())} of the dev pairs.
 - **Thresholds** (`attest.json`): contradiction {_threshold(metrics['thresholds']['contradiction'], training['contradiction_precision'])}, then entailment {metrics['thresholds']['entailment']} and
@@ -93,6 +93,13 @@ def epochs(training: dict) -> str:
     if "stopped_after_epoch" in training:
         return f"a {training['epochs']}-epoch schedule stopped after epoch {training['stopped_after_epoch']}"
     return f"{training['epochs']} epochs (best: {training['best_epoch']})"
+
+
+def trained_on(training: dict) -> str:
+    """How long it trained, and where; weights averaged from runs (`twostage soup`) trained apart, so no time of their own."""
+    if training["seconds"] is None:
+        return f"the weights of two runs averaged (below) on {training['device']}"
+    return f"{training['seconds']} s on {training['device']}"
 
 
 def _pct(value: float | None) -> str:

@@ -116,15 +116,14 @@ class ClaimCorrected(torch.nn.Module):
         return SequenceClassifierOutput(logits=torch.log_softmax(logits, dim=-1) - self.weight * torch.log_softmax(claim_only, dim=-1))
 
 
-def claim_corrected(model, separator_id: int, inputs: Inputs, dev: dict[str, list[Pair]], dev_inputs: dict[str, Inputs], weight: float, seed: int) -> tuple[ClaimCorrected, dict]:
-    """`model` corrected by a claim-only model fitted on every training claim of `inputs`, and what to record of it."""
+def correction(inputs: Inputs, dev: dict[str, list[Pair]], dev_inputs: dict[str, Inputs], vocabulary: int, weight: float, seed: int) -> tuple[ClaimOnly, dict]:
+    """The claim-only model to take out at `weight`, fitted on every training claim of `inputs`, and what to record of it."""
     pieces, labels = claim_pieces(inputs), [label for *_, label in inputs]
-    fitted = fit_claim_only(pieces, labels, model.config.vocab_size, seed=seed)
+    fitted = fit_claim_only(pieces, labels, vocabulary, seed=seed)
     splits = with_gold(dev, {name: claim_only_probabilities(fitted, claim_pieces(rows)) for name, rows in dev_inputs.items()})
     claim_only = {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
     log(f"claim-only dev macro-F1 {claim_only}; taken out at weight {weight}")
-    record = {"weight": weight, "model": "logistic regression on the claim's word pieces, fitted on stage 2's training pairs", "seed": seed, "dev_macro_f1": claim_only}
-    return ClaimCorrected(model, fitted, weight, separator_id), record
+    return fitted, {"weight": weight, "model": "logistic regression on the claim's word pieces, fitted on stage 2's training pairs", "seed": seed, "dev_macro_f1": claim_only}
 
 
 def product_of_experts_loss(logits: torch.Tensor, bias_log_probabilities: torch.Tensor, labels: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:

@@ -28,7 +28,7 @@ import torch
 from transformers import AutoConfig, AutoTokenizer, get_linear_schedule_with_warmup
 
 from . import base_model, pretrain_pairs
-from .debias import Loss, claim_corrected, claim_only_expert
+from .debias import ClaimCorrected, Loss, claim_only_expert, correction
 from .metrics import choose_run, report
 from .model_folder import evaluate_options, export_options, precision_options, save_dev_probabilities, write_folder
 from .pairs import DATASETS, LABEL_ID, LABELS, Pair, augmented, corpora, kinds, relevance_order
@@ -354,12 +354,17 @@ def choose(args) -> dict:
     """
     device, work = setup(args)
     gold, dev_inputs = read_dev(work)
+    claim_only = None
     runs = {}
     for done in sorted((work / "stage2").glob("*/done.json")):
         if args.runs and done.parent.name not in args.runs:
             continue
         weights = done.parent / "best"
         model, tokenizer = classifier(weights, device), AutoTokenizer.from_pretrained(str(weights))
+        if args.claim_only_correction:
+            if claim_only is None:
+                claim_only, _ = correction(load_inputs(work / "inputs" / "stage2.npz"), gold, dev_inputs, model.config.vocab_size, args.claim_only_correction, args.seed)
+            model = ClaimCorrected(model, claim_only, args.claim_only_correction, tokenizer.sep_token_id).to(device)
         probabilities = predict_splits(model, tokenizer, dev_inputs, device)
         save_dev_probabilities(done.parent, probabilities)
         runs[done.parent.name] = with_gold(gold, probabilities)
@@ -368,7 +373,8 @@ def choose(args) -> dict:
     chosen, figures = choose_run(runs, args.contradiction_precision, args.neutral_precision)
     for name, scored in figures.items():
         log(f"{name}: contradicted right {scored['contradicted_right']} of {scored['contradicted_said']} said, mean macro-F1 {scored['mean_macro_f1']:.3f}")
-    record = {"chosen": chosen, "contradiction_precision": args.contradiction_precision, "neutral_precision": args.neutral_precision, "machine": machine(device),
+    record = {"chosen": chosen, "contradiction_precision": args.contradiction_precision, "neutral_precision": args.neutral_precision,
+              "claim_only_correction": args.claim_only_correction, "machine": machine(device),
               "commit": commit(), "runs": figures}
     (work / "choice.json").write_text(json.dumps(record, indent=2) + "\n")
     log(f"chosen: {chosen}")
@@ -389,9 +395,10 @@ def export(args) -> None:
     tokenizer = AutoTokenizer.from_pretrained(str(weights))
     model = classifier(weights, torch.device("cpu"))
     gold, dev_inputs = read_dev(work)
-    correction = None
+    corrected = None
     if args.claim_only_correction:
-        model, correction = claim_corrected(model, tokenizer.sep_token_id, load_inputs(work / "inputs" / "stage2.npz"), gold, dev_inputs, args.claim_only_correction, args.seed)
+        claim_only, corrected = correction(load_inputs(work / "inputs" / "stage2.npz"), gold, dev_inputs, model.config.vocab_size, args.claim_only_correction, args.seed)
+        model = ClaimCorrected(model, claim_only, args.claim_only_correction, tokenizer.sep_token_id)
     source = base_record(base_folder(args))
     training = {
         "datasets": meta["stage2"]["datasets"], "max_length": meta["stage2"]["max_length"], "epochs": stage2_done["epochs"], "best_epoch": stage2_done["best_epoch"],
@@ -408,7 +415,7 @@ def export(args) -> None:
         **({"distilled_from": stage2_done["distilled_from"]} if "distilled_from" in stage2_done else {}),
         **({"soup": stage2_done["soup"]} if "soup" in stage2_done else {}),
         **({"claim_only_expert": stage2_done["claim_only_expert"]} if "claim_only_expert" in stage2_done else {}),
-        **({"claim_only_correction": correction} if correction else {}),
+        **({"claim_only_correction": corrected} if corrected else {}),
         # A run chosen among others: a choice of one run is none.
         **({"choice": choice} if choice and choice["chosen"] == weights.parent.name and len(choice["runs"]) > 1 else {}),
         "learning_curve": json.loads(curve_path.read_text()) if curve_path.exists() else [],
@@ -507,6 +514,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         step.add_argument("--seed", type=int, default=13)
         step.add_argument("--threads", type=int, default=0, help="torch's CPU threads (0: its default)")
 
+    def correction_option(step: argparse.ArgumentParser) -> None:
+        step.add_argument("--claim-only-correction", type=float, default=0.0, metavar="WEIGHT",
+                          help="judge with a claim-only model taken out of the verifier's log-probabilities at this weight (0: none); see debias.py")
+
     def claim_only_option(step: argparse.ArgumentParser) -> None:
         step.add_argument("--claim-only-expert", action="store_true", help="train as a product of experts with a claim-only model, against what the claim's words alone give away")
 
@@ -551,13 +562,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     common(step)
     step.add_argument("--device", default="cpu")
     step.add_argument("--runs", nargs="*", default=[], metavar="NAME", help="the runs in W/stage2/ to choose among (default: every finished one)")
+    correction_option(step)
     precision_options(step)
     step = steps.add_parser("export", help="int8 ONNX, thresholds, card")
     common(step)
     step.add_argument("--weights", help="a stage-2 run's best/ folder (default: that of the run best on dev)")
     step.add_argument("--out", required=True)
-    step.add_argument("--claim-only-correction", type=float, default=0.0, metavar="WEIGHT",
-                      help="take a claim-only model out of the graph's log-probabilities at this weight (0: none); see debias.py")
+    correction_option(step)
     export_options(step)
     evaluate_options(step)
     step = steps.add_parser("pack", help="the base (fp16) and the inputs, for a GPU machine")

@@ -25,9 +25,13 @@ def test_a_sweep_is_chosen_among_and_its_export_says_so_and_what_the_choice_cost
     assert set(choice["runs"]) == {"seed13", "seed7"}
     assert json.loads((work / "choice.json").read_text()) == choice
     # Each run's dev probabilities are kept for the export's --rivals, in the order of the dev pairs.
-    for name in choice["runs"]:
-        kept = np.load(work / "stage2" / f"{name}.dev-probabilities.npz")
-        assert kept["scifact"].shape[1] == 3
+    kept = {name: np.load(work / "stage2" / f"{name}.dev-probabilities.npz")["scifact"] for name in choice["runs"]}
+    assert all(probabilities.shape[1] == 3 for probabilities in kept.values())
+    # Chosen as they would judge with the claim alone taken out, the runs are judged, and kept, so.
+    corrected = twostage.choose(twostage.parse_args(["choose", *common, "--claim-only-correction", "2"]))
+    assert corrected["claim_only_correction"] == 2.0
+    assert not any(np.allclose(kept[name], np.load(work / "stage2" / f"{name}.dev-probabilities.npz")["scifact"], atol=0.01) for name in kept)
+    choice = twostage.choose(twostage.parse_args(["choose", *common]))
 
     chosen, other = choice["chosen"], ({"seed13", "seed7"} - {choice["chosen"]}).pop()
     twostage.main(["export", *common, "--weights", str(work / "stage2" / chosen / "best"), "--out", str(tmp_path / "model"), "--min-agreement", "0",

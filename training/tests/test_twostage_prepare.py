@@ -41,8 +41,10 @@ def test_stage2_takes_trial_findings_stage1_did_not_train_on(tmp_path):
     assert inputs[: len(plain)] == plain
 
 
-def test_the_export_without_precisions_chooses_the_thresholds_as_the_shipped_model_was_chosen():
-    # The CPU recipe (cpu-twostage.sh) exports its one run without naming them; gpu-twostage.sh, choosing among a sweep, asks 90%.
+def test_the_export_without_precisions_asks_what_one_run_needs_and_the_shipped_model_chosen_among_runs_asked_more():
+    # The CPU recipe (cpu-twostage.sh) exports its one run without naming them: 85%, which held about 80% on held-out
+    # halves for one run. The shipped model, chosen among many runs (as gpu-twostage.sh chooses), asked more.
     shipped = json.loads((Path(__file__).resolve().parents[2] / "models" / "attest-nli" / "metrics.json").read_text())["training"]
     args = twostage.parse_args(["export", "--work", "W", "--out", "O"])
-    assert (args.contradiction_precision, args.neutral_precision) == (shipped["contradiction_precision"], shipped["neutral_precision"])
+    assert (args.contradiction_precision, args.neutral_precision) == (0.85, shipped["neutral_precision"])
+    assert shipped["contradiction_precision"] > args.contradiction_precision
