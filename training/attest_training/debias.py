@@ -26,7 +26,6 @@ from typing import Callable
 
 import numpy as np
 import torch
-
 from transformers.modeling_outputs import SequenceClassifierOutput
 
 from .metrics import macro_f1
@@ -95,6 +94,12 @@ def cross_fitted(pieces: list[list[int]], labels: list[int], vocabulary: int, fo
     return out
 
 
+def dev_macro_f1(claim_only: ClaimOnly, dev: dict[str, list[Pair]], dev_inputs: dict[str, Inputs]) -> dict[str, float]:
+    """What the claim alone scores on each dev set, read from its words alone."""
+    splits = with_gold(dev, {name: claim_only_probabilities(claim_only, claim_pieces(rows)) for name, rows in dev_inputs.items()})
+    return {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
+
+
 class ClaimCorrected(torch.nn.Module):
     """
     `model` with the claim-only model taken out: its logits are the verifier's log-probabilities less
@@ -118,10 +123,8 @@ class ClaimCorrected(torch.nn.Module):
 
 def correction(inputs: Inputs, dev: dict[str, list[Pair]], dev_inputs: dict[str, Inputs], vocabulary: int, weight: float, seed: int) -> tuple[ClaimOnly, dict]:
     """The claim-only model to take out at `weight`, fitted on every training claim of `inputs`, and what to record of it."""
-    pieces, labels = claim_pieces(inputs), [label for *_, label in inputs]
-    fitted = fit_claim_only(pieces, labels, vocabulary, seed=seed)
-    splits = with_gold(dev, {name: claim_only_probabilities(fitted, claim_pieces(rows)) for name, rows in dev_inputs.items()})
-    claim_only = {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
+    fitted = fit_claim_only(claim_pieces(inputs), [label for *_, label in inputs], vocabulary, seed=seed)
+    claim_only = dev_macro_f1(fitted, dev, dev_inputs)
     log(f"claim-only dev macro-F1 {claim_only}; taken out at weight {weight}")
     return fitted, {"weight": weight, "model": "logistic regression on the claim's word pieces, fitted on stage 2's training pairs", "seed": seed, "dev_macro_f1": claim_only}
 
@@ -139,9 +142,7 @@ def claim_only_expert(inputs: Inputs, dev: dict[str, list[Pair]], dev_inputs: di
     """
     pieces, labels = claim_pieces(inputs), [label for *_, label in inputs]
     bias = torch.from_numpy(np.log(np.clip(cross_fitted(pieces, labels, vocabulary, seed=seed), 1e-6, 1.0)))
-    fitted = fit_claim_only(pieces, labels, vocabulary, seed=seed)
-    splits = with_gold(dev, {name: claim_only_probabilities(fitted, claim_pieces(rows)) for name, rows in dev_inputs.items()})
-    claim_only = {name: round(macro_f1(g, p.argmax(1)), 4) for name, (g, p) in splits.items()}
+    claim_only = dev_macro_f1(fit_claim_only(pieces, labels, vocabulary, seed=seed), dev, dev_inputs)
     log(f"claim-only dev macro-F1 {claim_only}")
     weights = class_weights(labels).to(device)
 
