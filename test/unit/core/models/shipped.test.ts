@@ -8,8 +8,9 @@ import { attest } from '../../support/cli';
 // The model built into Attest, its tokenizer and the judging pipeline together, as a user gets them at
 // install: `attest verify --pairs` with no --nli-model, on real dev pairs of Check-COVID and
 // Citation-Integrity (test/fixtures/claims/, MIT). SciFact stays out of the repository. The pairs are
-// ones the shipped model judges right, a contradiction among them, so a change to the model file, the
-// tokenizer or the pipeline that changes its verdicts fails here.
+// ones the shipped model judges right, a contradiction among them and a supported claim that says "not"
+// (which a "not" alone must not make a contradiction), so a change to the model file, the tokenizer or
+// the pipeline that changes its verdicts fails here.
 
 const EXPECTED: Readonly<Record<string, string>> = { SUPPORT: 'supported', REFUTE: 'contradicted', CONTRADICT: 'contradicted', NOTENOUGHINFO: 'unsupported', NEI: 'unsupported' };
 const PAIRS = ['check-covid', 'citation-integrity'].map((set) => path.join(FIXTURES, 'claims', set, 'dev-pairs.jsonl'));
