@@ -4,7 +4,8 @@
 # encoder npm run models:fetch laid out: bge-small-en-v1.5, the default, or e5-small-v2) on
 # the first PAIRS pairs of stage 1 as cpu-twostage.sh trains them (so that it is measured beside the
 # 6-layer run of as many pairs), its probabilities on the student's pairs and CLAIM_SENTENCES claims
-# against one sentence, the student's distillation, and the export of the student's run best on dev.
+# against one sentence, the student's distillation, and the export of the student's run best on dev,
+# judging with the claim-only model taken out at CLAIM_ONLY_CORRECTION (0.5, as the shipped model; 0 for none).
 # Each step continues from its last checkpoint: run the same command again after a cut-off.
 #   DATA=../../shared/data TEACHER=~/attest-twostage/teacher-bge STUDENT=~/attest-twostage/run60k OUT=/work/candidates/attest-nli-distilled training/cpu-distil.sh
 set -euo pipefail
@@ -26,4 +27,4 @@ distil() { .venv/bin/python -m attest_training.distil "$@" --work "$DISTIL"; }
   --student-work "$STUDENT" --student-base "$CACHE/all-MiniLM-L6-v2" --max-pairs "$CLAIM_SENTENCES"
 [ -f "$DISTIL/teacher.npy" ] || distil label --teacher "$TEACHER/stage2/from-all/best" --threads "$THREADS"
 distil train --student-work "$STUDENT" --init "$STUDENT/stage1/after-all" --threads "$THREADS"
-.venv/bin/python -m attest_training.twostage export --work "$STUDENT" --out "$OUT" --threads "$THREADS"
+.venv/bin/python -m attest_training.twostage export --work "$STUDENT" --out "$OUT" --threads "$THREADS" --claim-only-correction "${CLAIM_ONLY_CORRECTION:-0.5}"
