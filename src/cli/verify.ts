@@ -8,7 +8,8 @@ import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
 
 Judges whether each abstract supports its claim. Input lines: {"id", "claim", "abstract"} with the
-abstract a string or a list of sentences. Output lines: {"id", "label", "confidence", "onDev", "entailment",
+abstract a string or a list of sentences ("premise" is read as "abstract", as NLI data names it; a line
+with neither is judged unverifiable). Output lines: {"id", "label", "confidence", "onDev", "entailment",
 "contradiction", "relevance", "sentence", "model"}; label is supported, contradicted, unsupported or
 unverifiable; confidence, for supported, is strong (at the level the model's calibration found right
 85% of the time on the dev claims) or weak ("may support"), and onDev {"verdicts", "right"} says how
@@ -94,12 +95,13 @@ function parsePairs(text: string): Pair[] {
       throw new Error(`${where} is not JSON`);
     }
     if (typeof value !== 'object' || value === null) throw new Error(`${where} is not an object`);
-    const { id, claim, abstract } = value as Record<string, unknown>;
+    const { id, claim, abstract, premise } = value as Record<string, unknown>;
     if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`${where} has no "id"`);
     if (typeof claim !== 'string') throw new Error(`${where} has no "claim" string`);
-    const sentences =
-      typeof abstract === 'string' ? abstractSentences(abstract) : Array.isArray(abstract) && abstract.every((s) => typeof s === 'string') ? (abstract as string[]) : undefined;
-    if (sentences === undefined && abstract !== undefined && abstract !== null) throw new Error(`${where}: "abstract" must be a string or a list of strings`);
+    if (abstract !== undefined && premise !== undefined) throw new Error(`${where} has both "abstract" and "premise": give the text to judge against once`);
+    const [field, text] = abstract !== undefined ? ['abstract', abstract] : ['premise', premise];
+    const sentences = typeof text === 'string' ? abstractSentences(text) : Array.isArray(text) && text.every((s) => typeof s === 'string') ? (text as string[]) : undefined;
+    if (sentences === undefined && text !== undefined && text !== null) throw new Error(`${where}: "${field}" must be a string or a list of strings`);
     pairs.push({ id, claim, sentences: sentences ?? [] });
   });
   return pairs;

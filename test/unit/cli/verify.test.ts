@@ -107,6 +107,8 @@ describe('attest verify', () => {
       [
         { id: 'string', claim: 'Daily aspirin lowers the risk of stroke.', abstract: evidence },
         { id: 'list', claim: 'Daily aspirin lowers the risk of stroke.', abstract: [evidence] },
+        // NLI data names the text a premise.
+        { id: 'premise', claim: 'Daily aspirin lowers the risk of stroke.', premise: evidence },
       ]
         .map((p) => JSON.stringify(p))
         .join('\n'),
@@ -119,6 +121,7 @@ describe('attest verify', () => {
       [
         ['string', 'number', 'number', evidence],
         ['list', 'number', 'number', evidence],
+        ['premise', 'number', 'number', evidence],
       ],
     );
   });
@@ -129,6 +132,12 @@ describe('attest verify', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.err, /line 2 has no "claim"/);
     assert.deepEqual(bad.lines, []);
+    await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "abstract": "fine.", "premise": "other."}\n');
+    const both = await run('--pairs', pairs);
+    assert.equal(both.code, 2);
+    assert.match(both.err, /line 1 has both "abstract" and "premise"/);
+    await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "premise": 7}\n');
+    assert.match((await run('--pairs', pairs)).err, /line 1: "premise" must be a string or a list of strings/);
     const noModel = await run('--pairs', pairs, '--nli-model', path.join(dir, 'nothing'));
     assert.equal(noModel.code, 2);
     await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "abstract": "fine."}\n');
