@@ -2,13 +2,13 @@
 # The two-stage verifier on a GPU machine (the device tool's H200), in one command from the repository
 # root, with training/.gpu carried (made here by `twostage prepare` then `twostage pack`, see README):
 # stage 1 on every prepared pair; stage 2 from its end, then a sweep of stage 2 over SEEDS while BUDGET
-# seconds allow; the learning
-# curve (stage 2 from the base and from the weights after 25k, 50k, 100k pairs) with what is left; the
-# run with the most contradictions right on dev chosen (`twostage choose`) and exported with the others
-# as its rivals, so that its card counts what the choice costs; both judge with the claim-only model
-# taken out at CLAIM_ONLY_CORRECTION (0.5; 0 for none), as the shipped model does. Back in $OUT: the model folder as a tar
-# in parts under 16 MiB, its metrics, the choice, the curve, the log, and for a distillation's teacher
-# (`pack --distil`) its probabilities on the student's pairs.
+# seconds allow; the learning curve (stage 2 from the base and from the weights after 25k, 50k, 100k
+# pairs) with what is left; the run with the most contradictions right on dev chosen (`twostage
+# choose`) and exported with the others as its rivals, so that its card counts what the choice costs;
+# both judge with the claim-only model taken out at CLAIM_ONLY_CORRECTION (0.5; 0 for none), as the
+# shipped model does. Back in $OUT: the model folder as a tar in parts under 16 MiB, its metrics, the
+# choice, the curve, the log, and for a distillation's teacher (`pack --distil`) its probabilities on
+# the student's pairs.
 #   training/gpu-twostage.sh        (BUDGET=540 by default: the whole script, export included)
 #   SEEDS="13 7" training/gpu-twostage.sh     (the sweep's seeds; default 13 7 21 29 5 1 2 3; SEEDS="" for none, as for a distillation's teacher)
 # Chosen among many runs, `contradicted` holds less well on pairs nobody tuned on: among the CPU
