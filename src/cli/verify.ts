@@ -8,8 +8,9 @@ import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
 
 Judges whether each abstract supports its claim. Input lines: {"id", "claim", "abstract"} with the
-abstract a string or a list of sentences ("premise" is read as "abstract", as NLI data names it; a line
-with neither is judged unverifiable). Output lines: {"id", "label", "confidence", "onDev", "entailment",
+abstract a string or a list of sentences ("premise" or "evidence" is read as "abstract", as NLI and
+fact-checking data name it; a line with none is judged unverifiable; without "id", a line's id is its
+line number). Output lines: {"id", "label", "confidence", "onDev", "entailment",
 "contradiction", "relevance", "sentence", "model"}; label is supported, contradicted, unsupported or
 unverifiable; confidence, for supported, is strong (at the level the model's calibration found right
 85% of the time on the dev claims) or weak ("may support"), and onDev {"verdicts", "right"} says how
@@ -83,6 +84,9 @@ export async function verify(args: readonly string[], io: Console): Promise<numb
   return 0;
 }
 
+/** The names a pair's text goes by: Attest's own, then NLI data's, then fact-checking data's (FEVER, COVID-Fact, HealthVer). */
+const TEXT_FIELDS = ['abstract', 'premise', 'evidence'] as const;
+
 function parsePairs(text: string): Pair[] {
   const pairs: Pair[] = [];
   text.split('\n').forEach((line, index) => {
@@ -95,11 +99,14 @@ function parsePairs(text: string): Pair[] {
       throw new Error(`${where} is not JSON`);
     }
     if (typeof value !== 'object' || value === null) throw new Error(`${where} is not an object`);
-    const { id, claim, abstract, premise } = value as Record<string, unknown>;
-    if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`${where} has no "id"`);
+    const fields = value as Record<string, unknown>;
+    const { id = index + 1, claim } = fields;
+    if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`${where}: "id" must be a string or a number`);
     if (typeof claim !== 'string') throw new Error(`${where} has no "claim" string`);
-    if (abstract !== undefined && premise !== undefined) throw new Error(`${where} has both "abstract" and "premise": give the text to judge against once`);
-    const [field, text] = abstract !== undefined ? ['abstract', abstract] : ['premise', premise];
+    const given = TEXT_FIELDS.filter((name) => fields[name] !== undefined);
+    if (given.length > 1) throw new Error(`${where} has ${given.map((name) => `"${name}"`).join(' and ')}: give the text to judge against once`);
+    const field = given[0] ?? 'abstract';
+    const text = fields[field];
     const sentences = typeof text === 'string' ? abstractSentences(text) : Array.isArray(text) && text.every((s) => typeof s === 'string') ? (text as string[]) : undefined;
     if (sentences === undefined && text !== undefined && text !== null) throw new Error(`${where}: "${field}" must be a string or a list of strings`);
     pairs.push({ id, claim, sentences: sentences ?? [] });

@@ -99,7 +99,7 @@ describe('attest verify', () => {
     assert.ok(lines.slice(0, 2).every((l) => typeof l.entailment === 'number' && typeof l.contradiction === 'number' && l.model === 'model'));
   });
 
-  it('judges a premise of one sentence as it is handed, whether a string or a list', async () => {
+  it('judges a premise of one sentence as it is handed, whether a string or a list, under the names data gives it', async () => {
     // Health-claim sets give one to three sentences of evidence; the filter for what is no abstract belongs to the manuscript check.
     const evidence = 'Daily aspirin reduced stroke risk by 20%.';
     await fs.writeFile(
@@ -107,8 +107,10 @@ describe('attest verify', () => {
       [
         { id: 'string', claim: 'Daily aspirin lowers the risk of stroke.', abstract: evidence },
         { id: 'list', claim: 'Daily aspirin lowers the risk of stroke.', abstract: [evidence] },
-        // NLI data names the text a premise.
+        // NLI data names the text a premise, fact-checking data (COVID-Fact, HealthVer) evidence; COVID-Fact's lines have no id.
         { id: 'premise', claim: 'Daily aspirin lowers the risk of stroke.', premise: evidence },
+        { id: 'evidence', claim: 'Daily aspirin lowers the risk of stroke.', evidence: [evidence] },
+        { claim: 'Daily aspirin lowers the risk of stroke.', evidence },
       ]
         .map((p) => JSON.stringify(p))
         .join('\n'),
@@ -122,6 +124,8 @@ describe('attest verify', () => {
         ['string', 'number', 'number', evidence],
         ['list', 'number', 'number', evidence],
         ['premise', 'number', 'number', evidence],
+        ['evidence', 'number', 'number', evidence],
+        [5, 'number', 'number', evidence],
       ],
     );
   });
@@ -135,7 +139,11 @@ describe('attest verify', () => {
     await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "abstract": "fine.", "premise": "other."}\n');
     const both = await run('--pairs', pairs);
     assert.equal(both.code, 2);
-    assert.match(both.err, /line 1 has both "abstract" and "premise"/);
+    assert.match(both.err, /line 1 has "abstract" and "premise": give the text to judge against once/);
+    await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "premise": "fine.", "evidence": ["other."]}\n');
+    assert.match((await run('--pairs', pairs)).err, /line 1 has "premise" and "evidence"/);
+    await fs.writeFile(pairs, '{"id": [1], "claim": "ok", "evidence": "fine."}\n');
+    assert.match((await run('--pairs', pairs)).err, /line 1: "id" must be a string or a number/);
     await fs.writeFile(pairs, '{"id": 1, "claim": "ok", "premise": 7}\n');
     assert.match((await run('--pairs', pairs)).err, /line 1: "premise" must be a string or a list of strings/);
     const noModel = await run('--pairs', pairs, '--nli-model', path.join(dir, 'nothing'));
