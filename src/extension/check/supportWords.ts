@@ -43,5 +43,5 @@ function meaningOf({ entailment, onDev }: SupportJudgement, t: Localize): string
   const probability = t("The model's probability that the cited text supports the sentence: {0}.", entailment.toFixed(2));
   if (onDev === undefined || onDev.verdicts === 0) return `${probability} ${t('The model was not measured at this level on the dev claims, so the verdict is not shown as sure.')}`;
   const inTen = Math.round((10 * onDev.right) / onDev.verdicts);
-  return `${probability} ${t('On the dev claims, {0} in 10 verdicts at this level were right ({1} of {2}).', inTen, onDev.right, onDev.verdicts)}`;
+  return `${probability} ${t('On the dev claims it was measured on (SciFact, Citation-Integrity, Check-COVID), {0} in 10 verdicts at this level were right ({1} of {2}); on claims of other kinds it is right less often.', inTen, onDev.right, onDev.verdicts)}`;
 }

@@ -74,7 +74,9 @@ function panelStrings(): PanelStrings {
       unverifiable: t('Not judged'),
     } satisfies Record<ShownVerdict, string>,
     entailment: t('entailment {0}'),
-    onDev: t('On the dev claims, {0} in 10 verdicts at this level were right ({1} of {2}).'),
+    onDev: t(
+      'On the dev claims it was measured on (SciFact, Citation-Integrity, Check-COVID), {0} in 10 verdicts at this level were right ({1} of {2}); on claims of other kinds it is right less often.',
+    ),
     judging: t('Judging whether each paper supports the claim…'),
     updating: t('From your library so far, before its final order: still searching the open sources, whose papers will update this list.'),
     fullText: t('Full text, {0}:'),

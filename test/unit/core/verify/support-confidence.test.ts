@@ -82,7 +82,10 @@ describe('the hover and the Find Evidence badge at each level', () => {
     const w = words(await judge(0.92, CALIBRATED));
     assert.equal(w.icon, 'pass');
     assert.equal(w.verdict, 'supported');
-    assert.equal(w.meaning, "The model's probability that the cited text supports the sentence: 0.92. On the dev claims, 9 in 10 verdicts at this level were right (36 of 40).");
+    assert.equal(
+      w.meaning,
+      "The model's probability that the cited text supports the sentence: 0.92. On the dev claims it was measured on (SciFact, Citation-Integrity, Check-COVID), 9 in 10 verdicts at this level were right (36 of 40); on claims of other kinds it is right less often.",
+    );
     assert.equal(verdictView(await judge(0.92, CALIBRATED)).label, 'supported');
   });
 
@@ -91,7 +94,10 @@ describe('the hover and the Find Evidence badge at each level', () => {
     const w = words(j);
     assert.notEqual(w.icon, 'pass');
     assert.equal(w.verdict, 'may support the sentence; the model is not sure');
-    assert.equal(w.meaning, "The model's probability that the cited text supports the sentence: 0.45. On the dev claims, 4 in 10 verdicts at this level were right (40 of 100).");
+    assert.equal(
+      w.meaning,
+      "The model's probability that the cited text supports the sentence: 0.45. On the dev claims it was measured on (SciFact, Citation-Integrity, Check-COVID), 4 in 10 verdicts at this level were right (40 of 100); on claims of other kinds it is right less often.",
+    );
     assert.deepEqual(verdictView(j), { label: 'may-support', entailment: 0.45, onDev: { verdicts: 100, right: 40 } });
   });
 
