@@ -24,38 +24,46 @@ const HEALTHVER_DEV = 'healthver/healthver_dev.csv';
 const COVID_FACT_DEV = 'covidfact/RTE-covidfact/dev.tsv';
 
 /** HealthVer's labels as the bench's gold labels name them (`goldLabel`): Neutral is not enough information. */
-const HEALTHVER_LABELS: Readonly<Partial<Record<string, string>>> = { Supports: 'SUPPORT', Refutes: 'REFUTE', Neutral: 'NOTENOUGHINFO' };
+const HEALTHVER_LABELS: ReadonlyMap<string, string> = new Map([
+  ['Supports', 'SUPPORT'],
+  ['Refutes', 'REFUTE'],
+  ['Neutral', 'NOTENOUGHINFO'],
+]);
 /** COVID-Fact has two labels: a claim its evidence entails, and a counter-claim made from it by changing a word or two. */
-const COVID_FACT_LABELS: Readonly<Partial<Record<string, string>>> = { entailment: 'SUPPORT', not_entailment: 'REFUTE' };
+const COVID_FACT_LABELS: ReadonlyMap<string, string> = new Map([
+  ['entailment', 'SUPPORT'],
+  ['not_entailment', 'REFUTE'],
+]);
 
 /** HealthVer's CSV (id, evidence, claim, label, …): evidence quoted, with commas and line breaks in it. */
 export function readHealthVer(text: string): Dataset {
-  const rows = parse(text, { columns: true, skip_empty_lines: true }) as Partial<Record<string, string>>[];
+  const rows = parse(text, { bom: true, columns: true, skip_empty_lines: true }) as Partial<Record<string, string>>[];
   return pairsDataset(
     'HealthVer dev (real health claims, never trained on)',
-    rows.map((r) => ({ id: r.id, claim: r.claim, evidence: r.evidence, label: HEALTHVER_LABELS[r.label ?? ''] })),
+    rows.map((r) => ({ id: r.id, claim: r.claim, evidence: r.evidence, label: r.label, gold: HEALTHVER_LABELS.get(r.label ?? '') })),
   );
 }
 
 /** COVID-Fact's RTE file (index, sentence1 = the evidence, Sentence2 = the claim, entailment = the label). */
 export function readCovidFact(text: string): Dataset {
   // The file is tab-separated without quoting: a quote inside a claim is text.
-  const rows = parse(text, { columns: true, delimiter: '\t', quote: false, skip_empty_lines: true }) as Partial<Record<string, string>>[];
+  const rows = parse(text, { bom: true, columns: true, delimiter: '\t', quote: false, skip_empty_lines: true }) as Partial<Record<string, string>>[];
   return pairsDataset(
     'COVID-Fact dev (COVID claims, never trained on)',
-    rows.map((r) => ({ id: r.index, claim: r.Sentence2, evidence: r.sentence1, label: COVID_FACT_LABELS[r.entailment ?? ''] })),
+    rows.map((r) => ({ id: r.index, claim: r.Sentence2, evidence: r.sentence1, label: r.entailment, gold: COVID_FACT_LABELS.get(r.entailment ?? '') })),
   );
 }
 
-/** Pairs of a claim and its evidence, each pair its own "abstract"; a row whose label the set does not name is an error, not a guess. */
-function pairsDataset(name: string, rows: readonly { id?: string; claim?: string; evidence?: string; label?: string }[]): Dataset {
+/** Pairs of a claim and its evidence, each pair its own "abstract"; a row without a claim, evidence or a label the set has is an error that names it, not a guess. */
+function pairsDataset(name: string, rows: readonly { id?: string; claim?: string; evidence?: string; label?: string; gold?: string }[]): Dataset {
   const abstracts = new Map<string, readonly string[]>();
   const claims: Claim[] = rows.map((row, index) => {
-    if (row.label === undefined || row.claim === undefined || row.evidence === undefined)
-      throw new Error(`${name}: row ${index + 1} (id ${row.id ?? 'none'}) has no claim, evidence or known label`);
+    const where = `${name}: row ${index + 1} (id ${row.id ?? 'none'})`;
+    if (row.claim === undefined || row.evidence === undefined) throw new Error(`${where} has no claim or no evidence`);
+    if (row.gold === undefined) throw new Error(`${where} has the label ${JSON.stringify(row.label ?? null)}, which the set does not have`);
     const doc = `${index}`;
     abstracts.set(doc, abstractSentences(row.evidence));
-    return { id: index, claim: row.claim.trim(), cited: [doc], labels: new Map([[doc, row.label]]) };
+    return { id: index, claim: row.claim.trim(), cited: [doc], labels: new Map([[doc, row.gold]]) };
   });
   return { name, claims, abstracts, titles: new Map() };
 }

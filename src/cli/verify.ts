@@ -10,7 +10,7 @@ export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-mode
 Judges whether each abstract supports its claim. Input lines: {"id", "claim", "abstract"} with the
 abstract a string or a list of sentences ("premise" or "evidence" is read as "abstract", as NLI and
 fact-checking data name it; a line with none is judged unverifiable; without "id", a line's id is its
-line number). Output lines: {"id", "label", "confidence", "onDev", "entailment",
+line number in the file). Output lines: {"id", "label", "confidence", "onDev", "entailment",
 "contradiction", "relevance", "sentence", "model"}; label is supported, contradicted, unsupported or
 unverifiable; confidence, for supported, is strong (at the level the model's calibration found right
 85% of the time on the dev claims) or weak ("may support"), and onDev {"verdicts", "right"} says how
@@ -100,10 +100,11 @@ function parsePairs(text: string): Pair[] {
     }
     if (typeof value !== 'object' || value === null) throw new Error(`${where} is not an object`);
     const fields = value as Record<string, unknown>;
-    const { id = index + 1, claim } = fields;
+    const id = fields.id ?? index + 1;
+    const { claim } = fields;
     if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`${where}: "id" must be a string or a number`);
     if (typeof claim !== 'string') throw new Error(`${where} has no "claim" string`);
-    const given = TEXT_FIELDS.filter((name) => fields[name] !== undefined);
+    const given = TEXT_FIELDS.filter((name) => fields[name] !== undefined && fields[name] !== null);
     if (given.length > 1) throw new Error(`${where} has ${given.map((name) => `"${name}"`).join(' and ')}: give the text to judge against once`);
     const field = given[0] ?? 'abstract';
     const text = fields[field];

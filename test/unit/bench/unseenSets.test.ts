@@ -40,6 +40,8 @@ describe('the claim sets nothing is trained on, read as their files lay them out
 
   it('refuses a row whose label the set does not have, naming it, rather than guessing', () => {
     const csv = 'id,evidence,claim,label\n7,Some evidence.,A claim,Maybe';
-    assert.throws(() => readHealthVer(csv), /row 1 \(id 7\)/);
+    assert.throws(() => readHealthVer(csv), /row 1 \(id 7\) has the label "Maybe", which the set does not have/);
+    // A name every object has is no label either.
+    assert.throws(() => readCovidFact('index\tsentence1\tSentence2\tentailment\n0\tEvidence.\tA claim\ttoString'), /has the label "toString"/);
   });
 });

@@ -111,6 +111,8 @@ describe('attest verify', () => {
         { id: 'premise', claim: 'Daily aspirin lowers the risk of stroke.', premise: evidence },
         { id: 'evidence', claim: 'Daily aspirin lowers the risk of stroke.', evidence: [evidence] },
         { claim: 'Daily aspirin lowers the risk of stroke.', evidence },
+        // A field given as null is not given.
+        { id: null, claim: 'Daily aspirin lowers the risk of stroke.', abstract: null, evidence },
       ]
         .map((p) => JSON.stringify(p))
         .join('\n'),
@@ -126,6 +128,7 @@ describe('attest verify', () => {
         ['premise', 'number', 'number', evidence],
         ['evidence', 'number', 'number', evidence],
         [5, 'number', 'number', evidence],
+        [6, 'number', 'number', evidence],
       ],
     );
   });
