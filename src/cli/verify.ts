@@ -106,11 +106,11 @@ function parsePairs(text: string): Pair[] {
     if (typeof claim !== 'string') throw new Error(`${where} has no "claim" string`);
     const given = TEXT_FIELDS.filter((name) => fields[name] !== undefined && fields[name] !== null);
     if (given.length > 1) throw new Error(`${where} has ${given.map((name) => `"${name}"`).join(' and ')}: give the text to judge against once`);
-    const field = given[0] ?? 'abstract';
-    const text = fields[field];
+    const [field] = given;
+    const text = field === undefined ? [] : fields[field];
     const sentences = typeof text === 'string' ? abstractSentences(text) : Array.isArray(text) && text.every((s) => typeof s === 'string') ? (text as string[]) : undefined;
-    if (sentences === undefined && text !== undefined && text !== null) throw new Error(`${where}: "${field}" must be a string or a list of strings`);
-    pairs.push({ id, claim, sentences: sentences ?? [] });
+    if (sentences === undefined) throw new Error(`${where}: "${field}" must be a string or a list of strings`);
+    pairs.push({ id, claim, sentences });
   });
   return pairs;
 }
