@@ -2,7 +2,7 @@ import { abstractSentences, analyze, judgeSupport, supportConfidence, TermStatis
 import { ModelError } from '../core/app/models';
 import { parseCommandLine, usageError } from './args';
 import type { Console } from './console';
-import { LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/app/text';
+import { isStringList, LARGEST_TEXT_BYTES, readNamedTextFile } from '../core/app/text';
 import { chooseNliModel, NO_MODEL_MESSAGE } from './nli';
 
 export const VERIFY_USAGE = `Usage: attest verify --pairs FILE.jsonl [--nli-model DIR] [--format jsonl]
@@ -108,7 +108,7 @@ function parsePairs(text: string): Pair[] {
     if (given.length > 1) throw new Error(`${where} has ${given.map((name) => `"${name}"`).join(' and ')}: give the text to judge against once`);
     const [field] = given;
     const text = field === undefined ? [] : fields[field];
-    const sentences = typeof text === 'string' ? abstractSentences(text) : Array.isArray(text) && text.every((s) => typeof s === 'string') ? (text as string[]) : undefined;
+    const sentences = typeof text === 'string' ? abstractSentences(text) : isStringList(text) ? text : undefined;
     if (sentences === undefined) throw new Error(`${where}: "${field}" must be a string or a list of strings`);
     pairs.push({ id, claim, sentences });
   });

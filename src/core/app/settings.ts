@@ -3,6 +3,7 @@
  * CLI's `--config` file give the same keys, so both read them here. A value of the wrong type is
  * reported and replaced by its default, so one typo does not stop every check.
  */
+import { isStringList } from '../json';
 import { DEFAULT_FULL_TEXT, fullTextConfigFrom, type FullTextConfig } from '../fulltext/config';
 import { DEFAULT_ENABLED, DEFAULT_SOURCES, DEFAULT_TIME_LIMIT_SECONDS, SOURCE_IDS, sourcesConfigFrom, type SettingOrigin, type SourcesConfig } from '../sources/config';
 import { SUGGEST_DEFAULTS, suggestConfigFrom, type SuggestConfig } from '../suggest/config';
@@ -171,10 +172,6 @@ function isBoolean(value: unknown): value is boolean {
 
 function isString(value: unknown): value is string {
   return typeof value === 'string';
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every(isString);
 }
 
 function isPositive(value: unknown): value is number {

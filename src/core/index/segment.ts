@@ -25,6 +25,7 @@
 import { endianness } from 'node:os';
 import * as path from 'node:path';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { isStringList } from '../json';
 import type { Paper } from '../papers/paper';
 import { NotRegularFileError, notRegularKind } from '../text/readFile';
 import type { Bm25Part } from './bm25';
@@ -197,7 +198,7 @@ export class DiskSegment {
       if (header.papersBytes !== papers.size) throw new DamagedSegment(`${files.papers} holds ${papers.size} bytes, not the ${header.papersBytes} its index says`);
       const section = (which: Section): Uint8Array => readAt(fd, header.sections[which][1], header.sections[which][0], name);
       const ids: unknown = JSON.parse(Buffer.from(section('ids').buffer).toString('utf8'));
-      if (!Array.isArray(ids) || ids.length !== header.count || !ids.every((id) => typeof id === 'string')) throw new DamagedSegment(`${name} does not list ${header.count} ids`);
+      if (!isStringList(ids) || ids.length !== header.count) throw new DamagedSegment(`${name} does not list ${header.count} ids`);
       const offsets = numbers(section('offsets'), Float64Array, header.count + 1, name);
       const lengths = numbers(section('lengths'), Uint32Array, FIELDS * header.count, name);
       const terms = termTable(section('terms'), header, name);

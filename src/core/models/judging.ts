@@ -22,6 +22,7 @@
  * attest.json) every `supported` verdict is shown as "may support": nothing says it is more.
  * A folder without attest.json (any Hugging Face NLI export) is judged sentence by sentence.
  */
+import { isStringList } from '../json';
 import type { Calibration, CalibrationBin } from './calibration';
 import { ModelError } from './errors';
 
@@ -69,9 +70,9 @@ function readCalibration(value: unknown, wrong: (what: string) => ModelError): C
   const probability = (x: unknown): x is number => typeof x === 'number' && x > 0 && x <= 1;
   if (strongEntailment !== null && !probability(strongEntailment)) throw wrong(`"calibration.strongEntailment" should be a probability or null, not ${JSON.stringify(strongEntailment) ?? 'missing'}`);
   if (!probability(precision)) throw wrong(`"calibration.precision" should be a probability, not ${JSON.stringify(precision) ?? 'missing'}`);
-  if (!Array.isArray(dev) || dev.length > MOST_LISTED || !dev.every((f) => typeof f === 'string')) throw wrong('"calibration.dev" should list the dev files');
+  if (!Array.isArray(dev) || dev.length > MOST_LISTED || !isStringList(dev)) throw wrong('"calibration.dev" should list the dev files');
   if (!Array.isArray(bins) || bins.length > MOST_LISTED || !bins.every(isBin)) throw wrong('"calibration.bins" should list bins of { from, to, verdicts, right }, from below to');
-  return { strongEntailment: strongEntailment ?? Number.POSITIVE_INFINITY, precision, dev: dev as string[], bins: bins.map(({ from, to, verdicts, right }: CalibrationBin) => ({ from, to, verdicts, right })) };
+  return { strongEntailment: strongEntailment ?? Number.POSITIVE_INFINITY, precision, dev, bins: bins.map(({ from, to, verdicts, right }: CalibrationBin) => ({ from, to, verdicts, right })) };
 }
 
 function isBin(value: unknown): value is CalibrationBin {

@@ -1,6 +1,7 @@
 /** The vector segments: one encoder's unit vectors, little-endian float32 row by row, and their ids. */
 import { endianness } from 'node:os';
 import * as path from 'node:path';
+import { isStringList } from '../../json';
 import { LARGEST_TEXT_BYTES } from '../../text/readFile';
 import { DenseIndex, type DenseIndexData } from '../dense';
 import { prepareScoring } from '../scoring';
@@ -69,9 +70,8 @@ export function readVectorIdsSync(dir: string, segment: VectorSegment): string[]
 
 export function vectorIds(text: string, segment: VectorSegment): string[] {
   const ids: unknown = JSON.parse(text);
-  if (!Array.isArray(ids) || ids.length !== segment.count || !ids.every((id) => typeof id === 'string'))
-    throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
-  return ids as string[];
+  if (!isStringList(ids) || ids.length !== segment.count) throw new DamagedStore(`${segment.ids} does not list ${segment.count} ids`);
+  return ids;
 }
 
 /** The unsaved vectors as unit rows, the last of an id winning; undefined when there are none. */

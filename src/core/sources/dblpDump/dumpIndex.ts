@@ -26,7 +26,7 @@ import * as path from 'node:path';
 import type * as Lockfile from 'proper-lockfile';
 import { openRegular } from '../../index/segment';
 import { replaceFile } from '../../index/store/files';
-import { isObject, parseJson, text } from '../../json';
+import { isObject, isStringList, parseJson, text } from '../../json';
 import { NotRegularFileError } from '../../text/readFile';
 import { isDblpKey, type DblpPublication } from '../dblp';
 import { bytesOf, DamagedIndex, float64s, readAt, TitleIndex, TitleIndexWriter, titleTerms, type RunPlace } from './titleIndex';
@@ -285,9 +285,8 @@ function parsePublication(line: string): DblpPublication | undefined {
   if (!isObject(json)) return undefined;
   const key = text(json.key);
   const title = text(json.title);
-  const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
   const optional = (value: unknown): value is string | undefined => value === undefined || typeof value === 'string';
-  if (key === undefined || !isDblpKey(key) || title === undefined || !strings(json.authors) || !strings(json.ee)) return undefined;
+  if (key === undefined || !isDblpKey(key) || title === undefined || !isStringList(json.authors) || !isStringList(json.ee)) return undefined;
   if (!optional(json.year) || !optional(json.venue) || !optional(json.doi)) return undefined;
   return { key, title, authors: json.authors, year: json.year, venue: json.venue, doi: json.doi, ee: json.ee };
 }
